@@ -1,0 +1,197 @@
+"""Classifier statuses Λ as discriminant functions g(X) -> (n, J) (paper eq 5, SPEC §1.1).
+
+One adapter type, :class:`Discriminant`, wraps any source: an SVC (``decision_function``), an MLP or
+any probabilistic model (``log predict_proba``), the prototype classifier (eq 35), or a plain callable.
+Status factories build the statuses a sweep walks through: an SVC at γ, an MLP at an epoch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.spatial.distance import cdist
+
+from buviz._validation import check_int, check_real, check_X, check_Xy
+
+__all__ = [
+    "Discriminant",
+    "as_discriminant",
+    "PrototypeClassifier",
+    "svm_status",
+    "mlp_statuses",
+    "top2",
+    "near_boundaryness",
+    "boundary_score",
+]
+
+
+@dataclass
+class Discriminant:
+    """A classifier status Λ seen through its discriminants g(X) (eq 5).
+
+    Calling it returns an array (n, J); column j is g_j, larger means "more class j".
+    ``n_calls`` and ``n_evaluated`` count classifier calls and evaluated samples (paper §5 costs).
+    """
+
+    func: Callable[[np.ndarray], np.ndarray]
+    n_classes: int
+    name: str = ""
+    estimator: object | None = None
+    n_calls: int = field(default=0, compare=False)
+    n_evaluated: int = field(default=0, compare=False)
+
+    def __call__(self, X) -> np.ndarray:
+        X = np.asarray(X, dtype=float)
+        g = np.asarray(self.func(X), dtype=float)
+        if g.ndim == 1 and self.n_classes == 2:
+            g = np.column_stack([-g, g])
+        if g.shape != (len(X), self.n_classes):
+            raise ValueError(f"discriminant must return shape ({len(X)}, {self.n_classes}), got {g.shape}")
+        self.n_calls += 1
+        self.n_evaluated += len(X)
+        return g
+
+    def predict(self, X) -> np.ndarray:
+        return np.argmax(self(X), axis=1)
+
+
+def as_discriminant(source, n_classes: int | None = None, name: str = "") -> Discriminant:
+    """Adapt a fitted scikit-learn classifier or a callable to a :class:`Discriminant`.
+
+    - objects with ``decision_function``: for J = 2, g = [-s, s]; for J > 2 the (n, J) ovr scores;
+    - otherwise objects with ``predict_proba``: g = log P (clipped at 1e-300);
+    - a plain callable X -> (n, J) is used as is (``n_classes`` required).
+    Class columns follow ``estimator.classes_``, which must be the codes 0..J-1 of a :class:`Dataset`.
+    """
+    if isinstance(source, Discriminant):
+        return source
+    if hasattr(source, "classes_"):
+        J = len(source.classes_)
+        if not np.array_equal(source.classes_, np.arange(J)):
+            raise ValueError("the estimator must be fitted on integer labels 0..J-1 (Dataset codes)")
+        if hasattr(source, "decision_function"):
+            def func(X, est=source):
+                s = est.decision_function(X)
+                return np.column_stack([-s, s]) if s.ndim == 1 else s
+        elif hasattr(source, "predict_proba"):
+            def func(X, est=source):
+                return np.log(np.clip(est.predict_proba(X), 1e-300, None))
+        else:
+            raise ValueError("the estimator needs decision_function or predict_proba")
+        return Discriminant(func, J, name=name or type(source).__name__, estimator=source)
+    if callable(source):
+        if n_classes is None:
+            raise ValueError("n_classes is required to adapt a plain callable")
+        return Discriminant(source, check_int(n_classes, "n_classes", low=2), name=name or "callable")
+    raise ValueError(f"cannot adapt {type(source).__name__} to a discriminant")
+
+
+def top2(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Top-2 predicted indexes {i(x;Λ), j(x;Λ)} ordered i < j (SPEC §1.1)."""
+    if g.shape[1] == 2:
+        n = len(g)
+        return np.zeros(n, dtype=np.intp), np.ones(n, dtype=np.intp)
+    best2 = np.argpartition(-g, 1, axis=1)[:, :2]
+    return best2.min(1), best2.max(1)
+
+
+def near_boundaryness(g: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """f_ij(x;Λ) = g_i(x) - g_j(x) (eq 12) for given per-row class pairs."""
+    rows = np.arange(len(g))
+    return g[rows, i] - g[rows, j]
+
+
+class PrototypeClassifier:
+    """Prototype-based classifier (PBC, eq 35): g_j(x) = -min_k ||x - p_j^k||.
+
+    Prototypes are found by class-wise K-means (scikit-learn ``KMeans`` with ``max_iter`` = i_K).
+    ``n_prototypes`` is an int (same K for all classes) or a sequence (K_j per class).
+    """
+
+    def __init__(self, n_prototypes=1, *, max_iter: int = 20, n_init: int = 1, random_state=0):
+        self.n_prototypes = n_prototypes
+        self.max_iter = max_iter
+        self.n_init = n_init
+        self.random_state = random_state
+
+    def fit(self, X, y) -> PrototypeClassifier:
+        from sklearn.cluster import KMeans
+
+        X, y, classes = check_Xy(X, y)
+        J = len(classes)
+        ks = np.broadcast_to(np.asarray(self.n_prototypes), (J,))
+        self.prototypes_: list[np.ndarray] = []
+        for j in range(J):
+            Xj = X[y == j]
+            k = check_int(ks[j], "n_prototypes", low=1, high=len(Xj))
+            km = KMeans(k, max_iter=self.max_iter, n_init=self.n_init, random_state=self.random_state).fit(Xj)
+            self.prototypes_.append(km.cluster_centers_)
+        self.classes_ = np.arange(J)
+        return self
+
+    @classmethod
+    def from_prototypes(cls, prototypes: list[np.ndarray]) -> PrototypeClassifier:
+        obj = cls(n_prototypes=[len(p) for p in prototypes])
+        obj.prototypes_ = [np.atleast_2d(np.asarray(p, dtype=float)) for p in prototypes]
+        obj.classes_ = np.arange(len(prototypes))
+        return obj
+
+    def decision_function(self, X) -> np.ndarray:
+        X = np.asarray(X, dtype=float)
+        return np.column_stack([-cdist(X, p).min(1) for p in self.prototypes_])
+
+    def predict(self, X) -> np.ndarray:
+        return np.argmax(self.decision_function(X), axis=1)
+
+
+def svm_status(X, y, gamma: float, C: float = 1.0, **svc_kwargs) -> Discriminant:
+    """Fit an RBF SVC at (γ, C) on (X, y) and return its discriminant (SPEC §1.8)."""
+    from sklearn.svm import SVC
+
+    gamma = check_real(gamma, "gamma", low=0, low_open=True)
+    C = check_real(C, "C", low=0, low_open=True)
+    X, y, _ = check_Xy(X, y)
+    svc = SVC(kernel="rbf", gamma=gamma, C=C, decision_function_shape="ovr", **svc_kwargs).fit(X, y)
+    return as_discriminant(svc, name=f"SVC(gamma=2^{np.log2(gamma):.3g}, C={C:g})")
+
+
+def mlp_statuses(X, y, epochs, *, hidden_layer_sizes=(128, 64), learning_rate_init: float = 1e-3,
+                 batch_size: int = 200, random_state=0) -> Iterator[tuple[int, Discriminant]]:
+    """Train one MLP (ReLU, Adam) with ``partial_fit`` and yield ``(epoch, status)`` at the given epochs.
+
+    The statuses share one network (Fig 9): each yielded discriminant is a snapshot copy, so later
+    training does not change it.
+    """
+    import copy
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.neural_network import MLPClassifier
+
+    X, y, classes = check_Xy(X, y)
+    epochs = sorted({check_int(e, "epochs", low=1) for e in np.atleast_1d(epochs)})
+    rng = np.random.default_rng(random_state)
+    mlp = MLPClassifier(hidden_layer_sizes=hidden_layer_sizes, activation="relu", solver="adam",
+                        learning_rate_init=learning_rate_init, batch_size=min(batch_size, len(X)),
+                        random_state=random_state)
+    done = 0
+    all_classes = np.arange(len(classes))
+    for target in epochs:
+        while done < target:
+            order = rng.permutation(len(X))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                for start in range(0, len(X), mlp.batch_size):
+                    idx = order[start:start + mlp.batch_size]
+                    mlp.partial_fit(X[idx], y[idx], classes=all_classes)
+            done += 1
+        snap = copy.deepcopy(mlp)
+        yield target, as_discriminant(snap, name=f"MLP(epoch={target})")
+
+
+def boundary_score(discriminant: Discriminant, X) -> np.ndarray:
+    """f(x;Λ) = f_{i(x;Λ) j(x;Λ)}(x;Λ): near-boundary-ness with the top-2 pair taken at x itself (eq 12)."""
+    g = discriminant(check_X(X))
+    return near_boundaryness(g, *top2(g))

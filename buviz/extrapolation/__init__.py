@@ -1,0 +1,71 @@
+"""Accuracy extrapolation through D̄(u) (Zheng, Achanta & Benjamini; seeds 003/004, SPEC §2).
+
+Pure numpy/scipy/scikit-learn (never imports panel or holoviews).
+
+- Ranks and exact subsampled accuracies: :func:`ranks_from_margins`, :func:`test_accuracy` (eq 1-2),
+  :func:`average_accuracy_from_ranks` (eq 3, log-space binomials).
+- Theorem 4.1 and the moment method: :func:`fit_dbar` -> :class:`DbarFit` (eq 9-14),
+  :func:`moment_matrix` (closed-form H_lk).
+- Estimators and the API entry point: :func:`extrapolate`, :func:`fit_extrapolator` ("moment",
+  "classexreg", "kde", "best").
+- Toy bivariate-normal model (§4.1) with the corrected U_x(y): :func:`toy_average_risk` etc.
+- Populations with ground truth and classifiers' margins: :func:`make_population`,
+  :func:`margin_matrix`, :func:`ground_truth`, :func:`compare_classifiers`.
+"""
+
+from ._core import (
+    average_accuracy,
+    average_accuracy_bruteforce,
+    average_accuracy_from_ranks,
+    check_ks,
+    ranks_from_margins,
+    test_accuracy,
+)
+from ._estimators import (
+    METHODS,
+    Extrapolation,
+    default_ks,
+    extrapolate,
+    fit_extrapolator,
+    gaussian_basis,
+    kde_favorability,
+)
+from ._moment import BASES, DbarFit, basis_functions, fit_dbar, moment_matrix
+from ._population import (
+    CLASSIFIERS,
+    MARGINAL,
+    NON_MARGINAL,
+    LabelPopulation,
+    compare_classifiers,
+    ground_truth,
+    load_digits_population,
+    make_population,
+    margin_matrix,
+    peers_benchmark_margins,
+    population_margins,
+    subsample_classes,
+)
+from ._toy import (
+    toy_average_accuracy,
+    toy_average_risk,
+    toy_conditional_accuracy,
+    toy_dbar,
+    toy_label_set_accuracy,
+    toy_monte_carlo,
+    toy_polynomial_error,
+    toy_printed_error,
+    toy_risk_distribution,
+)
+
+__all__ = [
+    "BASES", "CLASSIFIERS", "MARGINAL", "METHODS", "NON_MARGINAL",
+    "DbarFit", "Extrapolation", "LabelPopulation",
+    "average_accuracy", "average_accuracy_bruteforce", "average_accuracy_from_ranks", "basis_functions",
+    "check_ks", "compare_classifiers", "default_ks", "extrapolate", "fit_dbar", "fit_extrapolator",
+    "gaussian_basis", "ground_truth", "kde_favorability", "load_digits_population", "make_population",
+    "margin_matrix", "moment_matrix", "peers_benchmark_margins", "population_margins",
+    "ranks_from_margins", "subsample_classes", "test_accuracy",
+    "toy_average_accuracy", "toy_average_risk", "toy_conditional_accuracy", "toy_dbar",
+    "toy_label_set_accuracy", "toy_monte_carlo", "toy_polynomial_error", "toy_printed_error",
+    "toy_risk_distribution",
+]

@@ -1,0 +1,210 @@
+"""Ranks, test accuracy (eq 1-2) and the exact subsampling estimate AverageTA_k (eq 3).
+
+Notation follows Zheng, Achanta & Benjamini, *Extrapolating expected accuracies for multi-class
+classification* (seeds 003/004): ``k1`` observed classes, ``r2`` test points per class, margin
+matrix ``M[i, j, l]`` = score of class ``l`` at the ``j``-th test point of class ``i``.
+
+Rank convention (SPEC §2): ``R_iji = sum_m I{M_iji >= M_ijm}`` **including** ``m = i``, so the rank of
+the correct label is ``k1`` exactly when it is predicted (the printed sum over ``m != l`` is
+inconsistent with the text's own claim that the top rank is ``k1``).
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+from scipy.special import gammaln
+
+from .._validation import check_int
+
+__all__ = [
+    "ranks_from_margins",
+    "test_accuracy",
+    "average_accuracy_from_ranks",
+    "average_accuracy",
+    "average_accuracy_bruteforce",
+    "check_ks",
+]
+
+
+def check_ks(ks, name: str = "ks", *, k_max: int | None = None, low: int = 2) -> np.ndarray:
+    """Validate a scalar or 1-D sequence of class counts ``k``; return a 1-D int array.
+
+    Raises ``ValueError`` naming ``name`` when an entry is not an integer, is below ``low`` (``k < 2``
+    is meaningless: one class is always right) or above ``k_max`` (e.g. ``k > k1`` in eq 3).
+    """
+    try:
+        arr = np.asarray(ks)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an integer or a 1-D sequence of integers, got {ks!r}") from None
+    if arr.ndim > 1 or arr.size == 0:
+        raise ValueError(f"{name} must be an integer or a non-empty 1-D sequence of integers, got {ks!r}")
+    out = np.array([check_int(v, name, low=low, high=k_max) for v in np.atleast_1d(arr).tolist()],
+                   dtype=np.int64)
+    return out
+
+
+def ranks_from_margins(margins, labels, *, ties: str = "max", random_state=0) -> np.ndarray:
+    """Rank of the true label among all ``k1`` classes for each test point (text above eq 2).
+
+    Parameters
+    ----------
+    margins : array (n_test, k1)
+        Score ``m_l(x)`` of every observed class ``l`` at each test point (higher = more likely).
+    labels : array (n_test,)
+        Index ``0 .. k1-1`` of the true class of each test point.
+    ties : {"max", "random"}
+        ``"max"``: ``R = #{m : M_true >= M_m}`` (SPEC convention; ties count in favour of the true
+        label). ``"random"``: ties are broken by a random priority order (drawn with
+        ``random_state``), which is an honest tie-breaking rule -- eq 3 then stays exact for it.
+        Use ``"random"`` for scores with many ties (k-NN vote shares).
+
+    Returns
+    -------
+    ranks : int array (n_test,), in ``1 .. k1``; 1 = worst, ``k1`` = correctly classified.
+    """
+    M = np.asarray(margins, dtype=float)
+    if M.ndim != 2 or M.shape[0] == 0:
+        raise ValueError(f"margins must be a non-empty 2-D array (n_test, k1), got shape {M.shape}")
+    if M.shape[1] < 2:
+        raise ValueError(f"margins must hold at least 2 classes (columns), got {M.shape[1]}")
+    if not np.all(np.isfinite(M)):
+        raise ValueError("margins contains NaN or infinite values")
+    y = _check_labels(labels, M.shape)
+    true = M[np.arange(len(y)), y][:, None]
+    if ties == "max":
+        return np.count_nonzero(M <= true, axis=1).astype(np.int64)
+    if ties == "random":
+        rng = np.random.default_rng(random_state)
+        below = np.count_nonzero(M < true, axis=1)
+        tied = np.count_nonzero(M == true, axis=1) - 1          # other classes tied with the truth
+        return (below + 1 + rng.integers(0, tied + 1)).astype(np.int64)
+    raise ValueError(f"ties must be 'max' or 'random', got {ties!r}")
+
+
+def _check_labels(labels, shape) -> np.ndarray:
+    y = np.asarray(labels)
+    if y.ndim != 1 or len(y) != shape[0]:
+        raise ValueError(f"labels must be 1-D of length n_test={shape[0]}, got shape {y.shape}")
+    if y.size and not np.issubdtype(y.dtype, np.integer):
+        if not (np.issubdtype(y.dtype, np.floating) and np.all(np.mod(y, 1) == 0)):
+            raise ValueError("labels must hold integer class indexes 0 .. k1-1")
+    y = y.astype(np.int64)
+    if y.size and (y.min() < 0 or y.max() >= shape[1]):
+        raise ValueError(f"labels must lie in 0 .. k1-1 = {shape[1] - 1}")
+    return y
+
+
+def test_accuracy(ranks, k1: int | None = None) -> float:
+    """Test accuracy TA = (1 / (r2 k1)) sum_ij I{R_iji = k1} (eq 1-2)."""
+    r = np.asarray(ranks)
+    if k1 is None:
+        if r.ndim != 2:
+            raise ValueError("k1 is required when ranks is not a (k1, r2) array")
+        k1 = r.shape[0]
+    return float(np.mean(r == k1))
+
+
+def _log_comb(n, k):
+    """log C(n, k) for arrays, -inf where k > n (overflow-safe via gammaln)."""
+    n = np.asarray(n, dtype=float)
+    k = np.asarray(k, dtype=float)
+    with np.errstate(invalid="ignore"):
+        out = gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)
+    return np.where((k > n) | (k < 0), -np.inf, out)
+
+
+def _kernel_weights(ks: np.ndarray, k1: int) -> np.ndarray:
+    """W[a, r-1] = C(r-1, k_a-1) / C(k1-1, k_a-1) for r = 1..k1 (log-space, no overflow)."""
+    r = np.arange(1, k1 + 1, dtype=float)
+    kk = ks[:, None].astype(float)
+    logw = _log_comb(r[None, :] - 1, kk - 1) - _log_comb(k1 - 1, kk - 1)
+    return np.exp(logw)
+
+
+def average_accuracy_from_ranks(ranks, ks, *, k1: int | None = None, groups=None) -> np.ndarray:
+    """Exact subsampling estimate AverageTA_k of eq 3, for every k in ``ks``.
+
+    ``AverageTA_k = [1/C(k1,k)] [1/(r2 k)] sum_i sum_j C(R_iji - 1, k - 1)``, the test accuracy
+    averaged over **all** C(k1, k) subsets of k of the k1 observed classes, computed without
+    resampling. Using ``k C(k1, k) = k1 C(k1-1, k-1)`` it is the mean over test points of
+    ``C(R-1, k-1)/C(k1-1, k-1)``, evaluated in log space with ``gammaln`` (safe for k1 in the
+    thousands). The work is O(k1 * len(ks)) after a histogram of the ranks.
+
+    Parameters
+    ----------
+    ranks : int array (k1, r2), or 1-D with ``k1`` given
+        Rank of the true label among the k1 classes (1 = worst, k1 = correct; see
+        :func:`ranks_from_margins`).
+    ks : int or sequence of int, each in 2..k1
+    k1 : int, optional
+        Number of observed classes; required for 1-D ``ranks``.
+    groups : array (n_test,), optional
+        True class of each entry of a 1-D ``ranks``: classes are then weighted equally even if
+        they hold different numbers of test points (eq 3 assumes r2 points per class).
+
+    Returns
+    -------
+    float array of len(ks) (a float if ``ks`` is a scalar).
+    """
+    r = np.asarray(ranks)
+    if r.size == 0:
+        raise ValueError("ranks is empty")
+    if not (np.issubdtype(r.dtype, np.integer) or (np.issubdtype(r.dtype, np.floating)
+                                                   and np.all(np.mod(r, 1) == 0))):
+        raise ValueError("ranks must be integers in 1..k1")
+    if k1 is None:
+        if r.ndim != 2:
+            raise ValueError("k1 is required when ranks is not a (k1, r2) array")
+        k1 = r.shape[0]
+    k1 = check_int(k1, "k1", low=2)
+    r = r.astype(np.int64).ravel()
+    if r.min() < 1 or r.max() > k1:
+        raise ValueError(f"ranks must lie in 1..k1 = {k1}")
+    scalar = np.ndim(ks) == 0
+    ks_arr = check_ks(ks, "ks", k_max=k1)
+    W = _kernel_weights(ks_arr, k1)                         # (len(ks), k1)
+    if groups is None:
+        counts = np.bincount(r - 1, minlength=k1).astype(float)
+        out = W @ counts / r.size
+    else:
+        g = np.asarray(groups)
+        if g.shape != r.shape:
+            raise ValueError("groups must have one entry per rank")
+        _, gi = np.unique(g, return_inverse=True)
+        n_g = gi.max() + 1
+        per_point = W[:, r - 1]                             # (len(ks), n)
+        sums = np.zeros((len(ks_arr), n_g))
+        np.add.at(sums.T, gi, per_point.T)
+        out = (sums / np.bincount(gi)[None, :]).mean(axis=1)
+    return float(out[0]) if scalar else out
+
+
+def average_accuracy(margins, labels, ks, *, ties: str = "max", random_state=0) -> np.ndarray:
+    """AverageTA_k (eq 3) straight from a margin matrix; classes are weighted equally."""
+    M = np.asarray(margins, dtype=float)
+    ranks = ranks_from_margins(M, labels, ties=ties, random_state=random_state)
+    return average_accuracy_from_ranks(ranks, ks, k1=M.shape[1], groups=np.asarray(labels))
+
+
+def average_accuracy_bruteforce(margins, labels, k: int) -> float:
+    """Test accuracy averaged over every k-subset of the classes, by enumeration (for checks).
+
+    For each subset S the classifier restricted to S is evaluated on the test points of S's
+    classes (``argmax`` over S, ties in favour of the truth as in ``ties="max"``).
+    """
+    M = np.asarray(margins, dtype=float)
+    y = _check_labels(labels, M.shape)
+    k1 = M.shape[1]
+    k = check_int(k, "k", low=2, high=k1)
+    accs = []
+    for S in combinations(range(k1), k):
+        S = np.array(S)
+        per_class = []
+        for c in S:
+            rows = M[y == c][:, S]
+            true = M[y == c, c][:, None]
+            per_class.append(np.mean(np.all(true >= rows, axis=1)))
+        accs.append(np.mean(per_class))
+    return float(np.mean(accs))

@@ -1,0 +1,171 @@
+"""The moment method (eq 9-14): a linear model for D̄(u) fitted to AverageTA_k.
+
+Theorem 4.1: ``AGA_k = 1 - (k-1) ∫_0^1 D̄(u) u^(k-2) du``. With ``D̄(u) = Σ_l β_l h_l(u)`` (eq 9)
+the k-class risk is linear in β: ``1 - AGA_k = Σ_l β_l H_lk`` with ``H_lk = (k-1) ∫ h_l(u) u^(k-2) du``
+(eq 13). **Sign slip in the paper:** eq 10-12 print ``1 - AGA_k = 1 - (k-1)∫...`` and
+``= 1 - Σ β H``; the correct identity (which eq 14 uses) is ``1 - AGA_k = Σ β H``; checked in
+``tests/test_extrapolation.py`` by quadrature.
+
+Bases (closed-form H, checked against numerical integrals):
+
+``"linear_spline"``  h_l(u) = [u - t_l]_+, t_l = (l-1)/m, β >= 0 (NNLS), as in §5.1 (m = 10000 there).
+                      H_lk = t^k/k - t + (k-1)/k. D̄ is then convex, increasing, D̄(0) = 0.
+``"polynomial"``     h_l(u) = u^l, l = 1..m, unconstrained least squares; H_lk = (k-1)/(k+l-1).
+``"monotone"``       D̄ = Σ β_l G_l with G_l the CDF of the uniform law on bin l of a knot grid,
+                      β >= 0 and Σβ = 1, i.e. a piecewise-linear CDF: monotone, D̄(0) = 0, D̄(1) = 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import nnls
+
+from .._validation import check_int
+from ._core import check_ks
+
+__all__ = ["BASES", "DbarFit", "fit_dbar", "moment_matrix", "basis_functions"]
+
+BASES = ("linear_spline", "polynomial", "monotone")
+_DEFAULT_M = {"linear_spline": 100, "polynomial": 6, "monotone": 100}
+
+
+def _knots(basis: str, m: int, knots: str) -> np.ndarray:
+    if basis == "polynomial":
+        return np.arange(1, m + 1, dtype=float)              # the powers
+    if knots == "uniform":
+        grid = np.linspace(0.0, 1.0, m + 1)
+    elif knots == "tail":
+        # denser towards u = 1, where the large-k moments live: 1 - u geometric from 1 to 1e-5
+        grid = np.concatenate([[0.0], 1.0 - np.geomspace(1.0, 1e-5, m)[1:], [1.0]])
+    else:
+        raise ValueError(f"knots must be 'uniform' or 'tail', got {knots!r}")
+    if basis == "linear_spline":
+        return grid[:-1]                                     # t_l = (l-1)/m for uniform knots
+    return grid                                              # bin edges for the monotone basis
+
+
+def _spline_H(t: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """H for h(u) = [u - t]_+ : (k-1)/k - t + t^k/k, shape (len(k), len(t))."""
+    k = k[:, None].astype(float)
+    return (k - 1) / k - t[None, :] + t[None, :] ** k / k
+
+
+def moment_matrix(basis: str, ks, *, m: int | None = None, knots: str = "uniform",
+                  params: np.ndarray | None = None) -> np.ndarray:
+    """The moments H_lk of eq 13 in closed form, shape (len(ks), n_basis).
+
+    ``params`` overrides the knot grid (spline knots, polynomial powers or monotone bin edges).
+    """
+    basis = _check_basis(basis)
+    ks = check_ks(ks, "ks")
+    if params is None:
+        m = _DEFAULT_M[basis] if m is None else check_int(m, "m", low=1)
+        params = _knots(basis, m, knots)
+    params = np.asarray(params, dtype=float)
+    if basis == "linear_spline":
+        return _spline_H(params, ks)
+    if basis == "polynomial":
+        k = ks[:, None].astype(float)
+        return (k - 1) / (k + params[None, :] - 1)
+    a, b = params[:-1], params[1:]
+    Hs = _spline_H(params, ks)
+    # ramp_l = ([u-a]_+ - [u-b]_+)/(b-a)  =>  H = (Hs(a) - Hs(b))/(b-a)
+    return (Hs[:, :-1] - Hs[:, 1:]) / (b - a)[None, :]
+
+
+def basis_functions(basis: str, u, params: np.ndarray) -> np.ndarray:
+    """Evaluate every basis function h_l at the points ``u``; shape (len(u), n_basis)."""
+    u = np.atleast_1d(np.asarray(u, dtype=float))[:, None]
+    p = np.asarray(params, dtype=float)[None, :]
+    if basis == "linear_spline":
+        return np.maximum(u - p, 0.0)
+    if basis == "polynomial":
+        return u ** p
+    a, b = p[:, :-1], p[:, 1:]
+    return np.clip((u - a) / (b - a), 0.0, 1.0)
+
+
+def _check_basis(basis) -> str:
+    if basis not in BASES:
+        raise ValueError(f"basis must be one of {BASES}, got {basis!r}")
+    return basis
+
+
+@dataclass
+class DbarFit:
+    """A fitted D̄(u) = Σ β_l h_l(u) (eq 9) and the accuracies it implies (eq 14).
+
+    Attributes
+    ----------
+    basis : name of the basis; params : knots / powers / bin edges; beta : coefficients;
+    ks, accuracies : the data fitted (AverageTA_k); residual : root-mean-square residual on them.
+    """
+
+    basis: str
+    params: np.ndarray
+    beta: np.ndarray
+    ks: np.ndarray
+    accuracies: np.ndarray
+    residual: float = 0.0
+    meta: dict = field(default_factory=dict)
+
+    def dbar(self, u) -> np.ndarray:
+        """D̄(u) of the fitted model (eq 9), for u in [0, 1]."""
+        return basis_functions(self.basis, u, self.params) @ self.beta
+
+    def risk(self, k) -> np.ndarray:
+        """Average k-class risk Σ_l β_l H_lk (eq 12 with the sign corrected)."""
+        scalar = np.ndim(k) == 0
+        out = moment_matrix(self.basis, k, params=self.params) @ self.beta
+        return float(out[0]) if scalar else out
+
+    def accuracy(self, k) -> np.ndarray:
+        """Extrapolated average accuracy ÂGA_k = 1 - Σ_l β̂_l H_lk (eq 14), any k >= 2."""
+        scalar = np.ndim(k) == 0
+        out = np.clip(1.0 - np.atleast_1d(self.risk(k)), 0.0, 1.0)
+        return float(out[0]) if scalar else out
+
+
+def fit_dbar(ks, accuracies, basis: str = "linear_spline", m: int | None = None, *, weights=None,
+             knots: str = "uniform") -> DbarFit:
+    """Moment-method fit of D̄ to average accuracies (eq 9-14).
+
+    ``β̂ = argmin Σ_k w_k ((1 - TA_k) - Σ_l β_l H_lk)^2`` with the constraints of the basis
+    (β >= 0 for ``"linear_spline"``; β >= 0, Σβ = 1 for ``"monotone"``; none for ``"polynomial"``).
+
+    Parameters
+    ----------
+    ks : sequence of int >= 2; accuracies : AverageTA_k for those k (eq 3), in [0, 1].
+    basis : "linear_spline" (paper), "polynomial" or "monotone" (D̄ a CDF: monotone, D̄(1) = 1).
+    m : number of basis functions (default 100, or degree 6 for polynomials).
+    weights : positive w_k (default 1).
+    knots : "uniform" (t_l = (l-1)/m, the paper's) or "tail" (denser near u = 1).
+    """
+    basis = _check_basis(basis)
+    ks = check_ks(ks, "ks")
+    acc = np.asarray(accuracies, dtype=float).ravel()
+    if acc.shape != ks.shape:
+        raise ValueError(f"accuracies must have one value per k: {acc.shape} vs {ks.shape}")
+    if not np.all(np.isfinite(acc)) or acc.min() < 0 or acc.max() > 1:
+        raise ValueError("accuracies must be finite and within [0, 1]")
+    m = _DEFAULT_M[basis] if m is None else check_int(m, "m", low=1, high=100000)
+    w = np.ones(len(ks)) if weights is None else np.asarray(weights, dtype=float).ravel()
+    if w.shape != ks.shape or np.any(~np.isfinite(w)) or np.any(w <= 0):
+        raise ValueError("weights must be positive, one per k")
+    params = _knots(basis, m, knots)
+    H = moment_matrix(basis, ks, params=params)
+    sw = np.sqrt(w)[:, None]
+    A, b = H * sw, (1.0 - acc) * sw[:, 0]
+    if basis == "linear_spline":
+        beta, _ = nnls(A, b, maxiter=50 * A.shape[1])
+    elif basis == "polynomial":
+        beta = np.linalg.lstsq(A, b, rcond=None)[0]
+    else:
+        big = 1e3 * max(1.0, float(np.abs(A).max()))
+        A2 = np.vstack([A, big * np.ones(A.shape[1])])
+        beta, _ = nnls(A2, np.append(b, big), maxiter=50 * A.shape[1])
+    res = float(np.sqrt(np.mean((H @ beta - (1.0 - acc)) ** 2)))
+    return DbarFit(basis=basis, params=params, beta=beta, ks=ks, accuracies=acc, residual=res,
+                   meta={"m": m, "knots": knots})

@@ -1,0 +1,215 @@
+"""The toy bivariate-normal model of §4.1 (Figs 5-8), with the corrected formulas.
+
+``(Y, X)`` is bivariate normal with correlation ρ: ``Y ~ N(0, 1)``, ``X | Y=y ~ N(ρy, 1-ρ²)``; the
+Bayes rule for a label set assigns ``x`` to the nearest centre ``ρ y_i``.
+
+**Printing error (SPEC §2):** the paper's ``Φ((x+|ρy-x|)/ρ) - Φ((x-|ρy-x|)/ρ)`` is the probability that a
+random wrong label ``Y`` has its centre *closer* to ``x`` than ``ρy`` -- the two-class **error**.
+The conditional accuracy is one minus it:
+
+    U_x(y) = 1 - [Φ((x + |ρy - x|)/ρ) - Φ((x - |ρy - x|)/ρ)],
+
+which is highest near ``x = ρy`` as the text says. Writing ``x = ρy + s e`` (``s = √(1-ρ²)``,
+``e ~ N(0,1)``) gives ``U = 1 - |Φ(y + 2 s e / ρ) - Φ(y)|``, which this module integrates exactly
+(one-dimensional quadrature, no Monte Carlo). At ρ = 0 all classes coincide, U is uniform,
+``D̄(u) = u`` and ``AGA_k = 1/k`` (random tie-breaking).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import linprog
+from scipy.special import ndtr, ndtri
+
+from .._validation import check_int, check_real
+from ._core import check_ks
+
+__all__ = [
+    "toy_conditional_accuracy",
+    "toy_printed_error",
+    "toy_dbar",
+    "toy_average_accuracy",
+    "toy_average_risk",
+    "toy_label_set_accuracy",
+    "toy_risk_distribution",
+    "toy_monte_carlo",
+    "toy_polynomial_error",
+]
+
+
+def _check_rho(rho) -> float:
+    rho = check_real(rho, "rho", low=0.0)
+    if rho >= 1.0:
+        raise ValueError(f"rho must be < 1, got {rho}")
+    return rho
+
+
+def toy_printed_error(x, y, rho: float) -> np.ndarray:
+    """The paper's printed closed form Φ((x+|ρy-x|)/ρ) - Φ((x-|ρy-x|)/ρ): the two-class *error*."""
+    rho = _check_rho(rho)
+    x, y = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float))
+    if rho == 0.0:
+        return np.full(x.shape, 0.5)
+    d = np.abs(rho * y - x)
+    return ndtr((x + d) / rho) - ndtr((x - d) / rho)
+
+
+def toy_conditional_accuracy(x, y, rho: float) -> np.ndarray:
+    """U_x(y): probability that the Bayes rule is right in the two-class problem {y, Y}, Y ~ N(0,1)."""
+    rho = _check_rho(rho)
+    x, y = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float))
+    if rho == 0.0:
+        return np.where(x >= 0, ndtr(y), ndtr(-y))          # limit ρ -> 0 (ties broken by the sign of x)
+    return 1.0 - toy_printed_error(x, y, rho)
+
+
+_Y_NODES = np.linspace(-9.0, 9.0, 3601)
+_Y_W = np.exp(-0.5 * _Y_NODES**2) / np.sqrt(2 * np.pi) * (_Y_NODES[1] - _Y_NODES[0])
+
+
+def toy_dbar(u, rho: float) -> np.ndarray:
+    """D̄(u) = P(U_X(Y) <= u) for the toy model (eq 8), exact up to 1-D quadrature over y.
+
+    ``U <= u`` iff ``|Φ(y + c e) - Φ(y)| >= 1 - u`` (``c = 2√(1-ρ²)/ρ``), i.e. ``e`` beyond two
+    thresholds given in closed form for each ``y``.
+    """
+    rho = _check_rho(rho)
+    u = np.asarray(u, dtype=float)
+    if np.any((u < 0) | (u > 1)) or not np.all(np.isfinite(u)):
+        raise ValueError("u must lie in [0, 1]")
+    if rho == 0.0:
+        return u.copy()
+    return _toy_dbar_cached(rho, u.ravel().tobytes()).reshape(u.shape)
+
+
+@lru_cache(maxsize=64)
+def _toy_dbar_cached(rho: float, ub: bytes) -> np.ndarray:
+    u = np.frombuffer(ub, dtype=float)
+    c = 2.0 * np.sqrt(1.0 - rho**2) / rho
+    y = _Y_NODES[None, :]
+    Py = ndtr(y)
+    uu = u[:, None]
+    up = Py + 1.0 - uu                                        # need Φ(y + c e) >= up
+    lo = Py - (1.0 - uu)                                      # or  Φ(y + c e) <= lo
+    with np.errstate(divide="ignore", invalid="ignore"):
+        e_hi = (ndtri(np.clip(up, 0.0, 1.0)) - y) / c
+        e_lo = (ndtri(np.clip(lo, 0.0, 1.0)) - y) / c
+    p_hi = np.where(up < 1.0, ndtr(-e_hi), 0.0)
+    p_lo = np.where(lo > 0.0, ndtr(e_lo), 0.0)
+    p = np.where(uu >= 1.0, 1.0, p_hi + p_lo)
+    out = np.clip(p @ _Y_W, 0.0, 1.0)
+    return out
+
+
+_U_GL = np.polynomial.legendre.leggauss(400)
+
+
+def toy_average_accuracy(ks, rho: float) -> np.ndarray:
+    """AGA_k = 1 - (k-1) ∫_0^1 D̄(u) u^(k-2) du (Theorem 4.1, eq 4) for the toy model's Bayes rule."""
+    scalar = np.ndim(ks) == 0
+    ks = check_ks(ks, "ks")
+    rho = _check_rho(rho)
+    if rho == 0.0:
+        out = 1.0 / ks
+    else:
+        # split [0, 1] at 0.9 and 0.99: D̄ bends sharply near u = 1 for large ρ
+        out = np.zeros(len(ks))
+        for a, b in ((0.0, 0.9), (0.9, 0.99), (0.99, 1.0)):
+            x, w = _U_GL
+            u = 0.5 * (b - a) * x + 0.5 * (b + a)
+            w = 0.5 * (b - a) * w
+            D = toy_dbar(u, rho)
+            out += ((ks[:, None] - 1) * u[None, :] ** (ks[:, None] - 2) * D[None, :]) @ w
+        out = 1.0 - out
+    return float(out[0]) if scalar else out
+
+
+def toy_average_risk(ks, rho: float) -> np.ndarray:
+    """Exact toy AvRisk_k = 1 - AGA_k = (k-1) ∫ D̄(u) u^(k-2) du (Thm 4.1; sign of eq 10-12 fixed)."""
+    acc = toy_average_accuracy(ks, rho)
+    return 1.0 - acc
+
+
+def toy_label_set_accuracy(labels, rho: float) -> np.ndarray:
+    """GA_k of the Bayes rule for given label sets (closed form from neighbouring midpoints).
+
+    ``labels`` has shape (..., k); the Bayes region of the i-th sorted centre ``ρ y_(i)`` is the
+    interval between the midpoints with its neighbours, so
+    ``GA = (1/k) Σ_i [Φ((b_i - ρy_(i))/s) - Φ((a_i - ρy_(i))/s)]``, ``s = √(1-ρ²)``.
+    """
+    rho = _check_rho(rho)
+    y = np.sort(np.asarray(labels, dtype=float), axis=-1)
+    if y.shape[-1] < 2:
+        raise ValueError("labels must hold at least 2 labels per set")
+    k = y.shape[-1]
+    if rho == 0.0:
+        return np.full(y.shape[:-1], 1.0 / k)
+    s = np.sqrt(1.0 - rho**2)
+    c = rho * y
+    mid = 0.5 * (c[..., 1:] + c[..., :-1])
+    inf = np.full(y.shape[:-1] + (1,), np.inf)
+    a = np.concatenate([-inf, mid], axis=-1)
+    b = np.concatenate([mid, inf], axis=-1)
+    return np.mean(ndtr((b - c) / s) - ndtr((a - c) / s), axis=-1)
+
+
+def toy_risk_distribution(ks=range(2, 11), rho: float = 0.7, n_sets: int = 500,
+                          random_state=0) -> pd.DataFrame:
+    """Risk(Y_1..Y_k) = 1 - GA for random label sets (Fig 6): columns ``k, risk``."""
+    ks = check_ks(list(ks), "ks")
+    n_sets = check_int(n_sets, "n_sets", low=1)
+    rng = np.random.default_rng(random_state)
+    frames = [pd.DataFrame({"k": k, "risk": 1.0 - toy_label_set_accuracy(rng.standard_normal((n_sets, k)),
+                                                                         rho)}) for k in ks]
+    return pd.concat(frames, ignore_index=True)
+
+
+def toy_monte_carlo(ks, rho: float, n: int = 100_000, random_state=0) -> pd.DataFrame:
+    """Monte Carlo of the Bayes rule (labels *and* test points drawn): mean risk and its std error.
+
+    Independent of D̄ and of the closed forms, so it checks Theorem 4.1 and the corrected U.
+    """
+    ks = check_ks(ks, "ks")
+    rho = _check_rho(rho)
+    n = check_int(n, "n", low=2)
+    rng = np.random.default_rng(random_state)
+    s = np.sqrt(1.0 - rho**2)
+    rows = []
+    for k in ks:
+        y = rng.standard_normal((n, k))
+        x = rho * y[:, 0] + s * rng.standard_normal(n)
+        dist = np.abs(rho * y - x[:, None])
+        if rho == 0.0:
+            correct = rng.integers(0, k, n) == 0
+        else:
+            correct = np.argmin(dist, axis=1) == 0
+        err = 1.0 - correct.astype(float)
+        rows.append({"k": int(k), "risk": err.mean(), "se": err.std(ddof=1) / np.sqrt(n)})
+    return pd.DataFrame(rows)
+
+
+def toy_polynomial_error(rho: float, degrees=range(1, 11), n_grid: int = 400) -> pd.DataFrame:
+    """Best ℓ∞ error of a degree-d polynomial approximation of D̄ on [0, 1] (Fig 8c).
+
+    Minimax by linear programming on a Chebyshev grid (Chebyshev basis for conditioning).
+    """
+    rho = _check_rho(rho)
+    n_grid = check_int(n_grid, "n_grid", low=10)
+    u = 0.5 - 0.5 * np.cos(np.linspace(0, np.pi, n_grid))
+    D = toy_dbar(u, rho)
+    rows = []
+    for d in degrees:
+        d = check_int(d, "degree", low=0)
+        V = np.polynomial.chebyshev.chebvander(2 * u - 1, d)          # (n, d+1)
+        nc = d + 1
+        # variables: coefficients c (free) and t >= 0; minimise t s.t. |V c - D| <= t
+        cost = np.zeros(nc + 1)
+        cost[-1] = 1.0
+        A = np.block([[V, -np.ones((n_grid, 1))], [-V, -np.ones((n_grid, 1))]])
+        b = np.concatenate([D, -D])
+        res = linprog(cost, A_ub=A, b_ub=b, bounds=[(None, None)] * nc + [(0, None)], method="highs")
+        rows.append({"rho": rho, "degree": d, "linf_error": float(res.x[-1]) if res.success else np.nan})
+    return pd.DataFrame(rows)

@@ -1,0 +1,27 @@
+"""Boundary uncertainty of classifier statuses (seed 000): Proposal 2 (Û⁽³⁾) and the Proposal 1 baseline."""
+
+from buviz.uncertainty.neighbours import PERTURBATION_MODES, neighbourhoods, perturbed_training_set
+from buviz.uncertainty.proposal2 import (
+    U_MAX,
+    U_MIN,
+    BoundaryUncertainty,
+    BoundaryUncertaintyResult,
+    local_uncertainty,
+    silverman_bandwidth,
+)
+from buviz.uncertainty.prototypes import TruePairEstimate, class_aic, estimate_true_pairs
+
+__all__ = [
+    "BoundaryUncertainty",
+    "BoundaryUncertaintyResult",
+    "TruePairEstimate",
+    "estimate_true_pairs",
+    "class_aic",
+    "neighbourhoods",
+    "perturbed_training_set",
+    "local_uncertainty",
+    "silverman_bandwidth",
+    "PERTURBATION_MODES",
+    "U_MAX",
+    "U_MIN",
+]

@@ -1,0 +1,56 @@
+"""Shared, per-dataset step of Proposal 2: M-neighbourhoods and the perturbed set T̃ (Alg 1, eq 26, 41-42)."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from buviz._validation import check_real
+
+__all__ = ["neighbourhoods", "perturbed_training_set", "PERTURBATION_MODES"]
+
+#: ``"features"``: an independent uniform draw per feature (default); ``"scalar"``: one draw per sample.
+PERTURBATION_MODES = ("features", "scalar")
+
+
+def neighbourhoods(X: np.ndarray, M: int, *, workers: int = -1) -> tuple[np.ndarray, np.ndarray]:
+    """N^M(x) for every training sample (eq 26) and the distance to the nearest *other* sample.
+
+    Returns ``(indices, nn_distance)``: ``indices`` (N, M) holds x itself in column 0 followed by its
+    M - 1 nearest neighbours; ``nn_distance`` (N,) is ||x - x^(1)|| (0 for duplicated points).
+    The KD-tree query runs on all cores (``workers=-1``).
+    """
+    tree = cKDTree(X)
+    k = max(M, 2)
+    dist, idx = tree.query(X, k=k, workers=workers)
+    idx = idx.astype(np.intp, copy=False)
+    rows = np.arange(len(X))
+    # With duplicates the query may list a twin before x itself: put x in column 0 so N^M(x) ∋ x.
+    where_self = idx == rows[:, None]
+    has_self = where_self.any(1)
+    pos = np.where(has_self, where_self.argmax(1), k - 1)
+    idx[rows, pos] = idx[:, 0]
+    idx[:, 0] = rows
+    nn_distance = dist[:, 1].copy()
+    return idx[:, :M], nn_distance
+
+
+def perturbed_training_set(X: np.ndarray, nn_distance: np.ndarray, amplitude: float = 0.5,
+                           mode: str = "features", random_state=None) -> np.ndarray:
+    """T̃ (Algorithm 1, §4.2.2): x̃ = x + r_x ⊙ ||x - x^(1)||, r_x uniform on [-a, a].
+
+    The algorithm box is missing from every public copy of the paper; the text says only that the
+    perturbation is "uniform across the features" and "adaptively small". ``mode="features"`` draws
+    r_x independently per feature, ``mode="scalar"`` draws one number per sample for all its
+    features. ``amplitude=0`` gives T̃ = T (the paper's "without T̃" panels). Duplicated points
+    (||x - x^(1)|| = 0) are not moved.
+    """
+    amplitude = check_real(amplitude, "perturbation", low=0.0)
+    if mode not in PERTURBATION_MODES:
+        raise ValueError(f"perturbation_mode must be one of {PERTURBATION_MODES}, got {mode!r}")
+    if amplitude == 0:
+        return X.copy()
+    rng = np.random.default_rng(random_state)
+    n, d = X.shape
+    r = rng.uniform(-amplitude, amplitude, size=(n, d) if mode == "features" else (n, 1))
+    return X + r * nn_distance[:, None]

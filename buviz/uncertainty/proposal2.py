@@ -1,0 +1,352 @@
+"""Proposal 2: boundary uncertainty Û⁽³⁾ of a classifier status from the training set (§4.4-4.6, eq 25-40).
+
+``fit`` does the work shared by all statuses once (neighbourhoods, T̃, Î*: eq 41-42); ``evaluate``
+does the per-status work (eq 43) as (N, M) array operations, in row chunks so memory stays bounded,
+spread over threads (numpy releases the GIL in its ufuncs).
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from buviz._validation import check_int, check_real, check_Xy
+from buviz.classifiers import Discriminant, as_discriminant, boundary_score, top2
+from buviz.uncertainty.neighbours import neighbourhoods, perturbed_training_set
+from buviz.uncertainty.prototypes import DEFAULT_K_RANGE, TruePairEstimate, estimate_true_pairs
+
+__all__ = ["BoundaryUncertainty", "BoundaryUncertaintyResult", "U_MAX", "U_MIN", "local_uncertainty",
+           "silverman_bandwidth"]
+
+U_MAX = 1.0
+U_MIN = 0.0
+_SQRT_2PI = np.sqrt(2 * np.pi)
+
+
+def local_uncertainty(posterior: np.ndarray) -> np.ndarray:
+    """Triangle local uncertainty Û(x) = 1 − |2 P̂(C_m|x) − 1| (eq 37)."""
+    return 1.0 - np.abs(2.0 * posterior - 1.0)
+
+
+def _row_quartile_gap(F: np.ndarray) -> np.ndarray:
+    """Row-wise IQR with numpy's linear interpolation, through one partition (cheaper than percentile)."""
+    M = F.shape[1]
+    q = np.array([0.25, 0.75]) * (M - 1)
+    lo = np.floor(q).astype(int)
+    hi = np.minimum(lo + 1, M - 1)
+    kth = np.unique(np.concatenate([lo, hi]))
+    P = np.partition(F, kth, axis=1)
+    frac = q - lo
+    q1 = P[:, lo[0]] * (1 - frac[0]) + P[:, hi[0]] * frac[0]
+    q3 = P[:, lo[1]] * (1 - frac[1]) + P[:, hi[1]] * frac[1]
+    return q3 - q1
+
+
+def silverman_bandwidth(F: np.ndarray) -> np.ndarray:
+    """h_x = 0.9 · min(σ̂_x, IQR_x / 1.34) · M^(−1/5) per row of F (eq 32).
+
+    The paper typesets M^(−1/5) inside the min; the standard rule (and this code) has it outside.
+    Where min(σ̂, IQR/1.34) = 0 the rule falls back to σ̂ (§4.4.2); a row with σ̂ = 0 gets h = 0.
+    """
+    M = F.shape[1]
+    sd = F.std(axis=1, ddof=1)
+    spread = np.minimum(sd, _row_quartile_gap(F) / 1.34)
+    spread = np.where(spread > 0, spread, sd)
+    return 0.9 * spread * M ** (-0.2)
+
+
+@dataclass
+class _Chunk:
+    h: np.ndarray
+    k_i: np.ndarray
+    k_j: np.ndarray
+
+
+class BoundaryUncertainty:
+    """Boundary uncertainty of classifier statuses, Proposal 2 (Û⁽³⁾, eq 40).
+
+    Parameters
+    ----------
+    M : int, default 40
+        Neighbourhood size |N^M(x)| (x and its M − 1 nearest neighbours, eq 26); 2 ≤ M ≤ N.
+    K : "aic", int or sequence of int, default "aic"
+        Prototypes per class for Î* (§4.4.3): chosen per class by AIC over ``K_range``, or fixed.
+        Unused for two classes (Î* = {{1, 2}}).
+    perturbation : float, default 0.5
+        Amplitude a of T̃: x̃ = x + r ⊙ ||x − x⁽¹⁾||, r ~ U[−a, a] (Alg 1). 0 gives T̃ = T.
+    perturbation_mode : {"features", "scalar"}, default "features"
+        One draw per feature, or one per sample shared by its features.
+    K_range : iterable of int, default (1, 3, ..., 39)
+    kmeans_iter : int, default 20
+        i_K, K-means iterations.
+    aic_form : {"literal", "isotropic"}, default "literal"
+        Eq 48 as printed, or its d-dimensional isotropic version.
+    weight_tol : float, default 1e-8
+        w_kl below this (in kernel-weighted sample counts) is treated as zero (eq 39): Gaussian
+        tails never vanish exactly in floating point, and a boundary whose nearest samples lie
+        many bandwidths away carries no information about the posteriors on it.
+    chunk_size : int or None
+        Rows of the (N, M) work done at once; None picks about 2·10⁶ array cells per chunk.
+    n_jobs : int, default 2
+        Threads for the chunked (N, M) work and the KD-tree query (-1: all cores).
+    random_state : int, Generator or None
+        Seeds T̃ and K-means.
+
+    Attributes (after ``fit``)
+    --------------------------
+    X_, y_ : the training set (labels as codes 0..J-1); n_classes_ : J.
+    neighbours_ : (N, M) indices of N^M(x), x itself in column 0.
+    nn_distance_ : (N,) ||x − x⁽¹⁾||.
+    X_tilde_ : (N, d) the perturbed training set T̃.
+    true_pairs_ : :class:`~buviz.uncertainty.prototypes.TruePairEstimate` (Î*, B̂*(k,l), K_j).
+    fit_time_ : seconds spent in ``fit``.
+    """
+
+    def __init__(self, M: int = 40, K="aic", perturbation: float = 0.5, perturbation_mode: str = "features",
+                 *, K_range=DEFAULT_K_RANGE, kmeans_iter: int = 20, aic_form: str = "literal",
+                 weight_tol: float = 1e-8, chunk_size: int | None = None, n_jobs: int = 2,
+                 random_state=0):
+        self.M = M
+        self.K = K
+        self.perturbation = perturbation
+        self.perturbation_mode = perturbation_mode
+        self.K_range = K_range
+        self.kmeans_iter = kmeans_iter
+        self.aic_form = aic_form
+        self.weight_tol = weight_tol
+        self.chunk_size = chunk_size
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    # -- shared work -------------------------------------------------------------------------
+    def fit(self, X, y) -> BoundaryUncertainty:
+        """Shared precomputation for a training set: N^M(x), T̃ and Î* (eq 41-42)."""
+        t0 = time.perf_counter()
+        X, y, classes = check_Xy(X, y)
+        N = len(X)
+        M = check_int(self.M, "M", low=2, high=N)
+        check_real(self.weight_tol, "weight_tol", low=0.0)
+        if self.chunk_size is not None:
+            check_int(self.chunk_size, "chunk_size", low=1)
+        if not isinstance(self.K, str):
+            counts = np.bincount(y)
+            ks = np.broadcast_to(np.asarray(self.K), (len(classes),))
+            for j, k in enumerate(ks):
+                check_int(k, "K", low=1, high=int(counts[j]))
+        rng = np.random.default_rng(self.random_state)
+        self.X_, self.y_, self.classes_ = X, y, classes
+        self.n_classes_ = len(classes)
+        self.neighbours_, self.nn_distance_ = neighbourhoods(X, M, workers=self._workers())
+        self.X_tilde_ = perturbed_training_set(X, self.nn_distance_, self.perturbation,
+                                               self.perturbation_mode, random_state=rng)
+        self.true_pairs_: TruePairEstimate = estimate_true_pairs(
+            X, y, self.n_classes_, self.K, K_range=self.K_range, max_iter=self.kmeans_iter,
+            aic_form=self.aic_form, random_state=int(rng.integers(2**31)))
+        self.fit_time_ = time.perf_counter() - t0
+        return self
+
+    def _workers(self) -> int:
+        return -1 if self.n_jobs in (None, -1) else max(1, int(self.n_jobs))
+
+    # -- per-status work ---------------------------------------------------------------------
+    def evaluate(self, discriminant) -> BoundaryUncertaintyResult:
+        """Û⁽³⁾(Λ) of one classifier status (eq 27-40).
+
+        ``discriminant``: a :class:`~buviz.classifiers.Discriminant`, a fitted scikit-learn classifier
+        or a callable X -> (n, J). It is evaluated once on T̃ (and, for J > 2, once on T to get the
+        classifier's top-2 pair {i(x;Λ), j(x;Λ)} at each training sample).
+        """
+        if not hasattr(self, "neighbours_"):
+            raise ValueError("call fit(X, y) before evaluate")
+        disc = as_discriminant(discriminant, n_classes=self.n_classes_)
+        if disc.n_classes != self.n_classes_:
+            raise ValueError(f"discriminant has {disc.n_classes} classes, the training set has {self.n_classes_}")
+        t0 = time.perf_counter()
+        J, N = self.n_classes_, len(self.X_)
+        g_tilde = disc(self.X_tilde_)
+        t_classifier = time.perf_counter() - t0
+        if not np.all(np.isfinite(g_tilde)):
+            raise ValueError("discriminant returned NaN or infinite values on T̃")
+        if J == 2:
+            pair_i = np.zeros(N, dtype=np.intp)
+            pair_j = np.ones(N, dtype=np.intp)
+            f_all = g_tilde[:, 0] - g_tilde[:, 1]
+        else:
+            t1 = time.perf_counter()
+            pair_i, pair_j = top2(disc(self.X_))
+            t_classifier += time.perf_counter() - t1
+            f_all = None
+
+        chunks = self._chunks(N)
+        parts = self._map(lambda sl: self._chunk_work(sl, g_tilde, f_all, pair_i, pair_j), chunks)
+        h = np.concatenate([p.h for p in parts])
+        k_i = np.concatenate([p.k_i for p in parts])
+        k_j = np.concatenate([p.k_j for p in parts])
+        k = k_i + k_j
+        with np.errstate(invalid="ignore", divide="ignore"):
+            posterior = np.where(k > 0, k_i / k, 0.0)  # eq 38
+        local = local_uncertainty(posterior)  # eq 37
+
+        tp = self.true_pairs_
+        est = np.asarray(tp.pairs)[tp.pair_index]
+        pair_match = (pair_i == est[:, 0]) & (pair_j == est[:, 1])
+        P = len(tp.pairs)
+        w = np.bincount(tp.pair_index, weights=k, minlength=P)  # eq 29
+        mis = (np.argmax(g_tilde, axis=1) != self.y_).astype(float)
+        size = np.bincount(tp.pair_index, minlength=P)
+        err_tilde = np.bincount(tp.pair_index, weights=mis, minlength=P) / np.maximum(size, 1)
+        weighted = w >= max(self.weight_tol, np.finfo(float).tiny)
+        w_safe = np.where(weighted, w, 1.0)
+        weights = np.where(weighted[tp.pair_index], k / w_safe[tp.pair_index], 0.0)
+        contribution = np.bincount(tp.pair_index, weights=weights * local * pair_match, minlength=P)
+        u_pair = np.where(weighted, contribution, np.where(err_tilde == 0, U_MAX, U_MIN))  # eq 39
+        p_pair = size / N
+        value = float(np.clip(np.dot(p_pair, u_pair), 0.0, 1.0))  # eq 40
+        elapsed = time.perf_counter() - t0
+        return BoundaryUncertaintyResult(
+            value=value, pairs=list(tp.pairs), pair_values=u_pair, pair_probabilities=p_pair,
+            pair_weights=w, pair_error_tilde=err_tilde, pair_weighted=weighted,
+            g_tilde=g_tilde, pair_i=pair_i, pair_j=pair_j, true_pair_index=tp.pair_index.copy(),
+            pair_match=pair_match, bandwidth=h, k_i=k_i, k_j=k_j, k=k, posterior=posterior,
+            local_uncertainty=local, near_boundary_weights=weights,
+            evaluate_time=elapsed, classifier_time=t_classifier,
+            _estimator=self, _discriminant=disc,
+        )
+
+    def _chunks(self, N: int) -> list[slice]:
+        M = self.neighbours_.shape[1]
+        size = self.chunk_size or max(1, 2_000_000 // M)
+        if self.chunk_size is None and self._workers() != 1:
+            size = min(size, max(1, -(-N // 2)))  # at least two chunks to keep both cores busy
+        return [slice(s, min(s + size, N)) for s in range(0, N, size)]
+
+    def _map(self, fn, chunks):
+        workers = self._workers()
+        if workers == -1:
+            import os
+            workers = os.cpu_count() or 1
+        if workers == 1 or len(chunks) == 1:
+            return [fn(c) for c in chunks]
+        with ThreadPoolExecutor(workers) as pool:
+            return list(pool.map(fn, chunks))
+
+    def neighbourhood_values(self, g_tilde: np.ndarray, pair_i: np.ndarray, pair_j: np.ndarray,
+                             rows: slice | np.ndarray = slice(None)) -> np.ndarray:
+        """F[x, m] = f_{i(x;Λ) j(x;Λ)}(x̃'_m; Λ) for x'_m ∈ N^M(x) (eq 27's argument), rows of T."""
+        nbr = self.neighbours_[rows]
+        if self.n_classes_ == 2:
+            return (g_tilde[:, 0] - g_tilde[:, 1])[nbr]
+        return g_tilde[nbr, pair_i[rows][:, None]] - g_tilde[nbr, pair_j[rows][:, None]]
+
+    def _chunk_work(self, sl: slice, g_tilde, f_all, pair_i, pair_j) -> _Chunk:
+        nbr = self.neighbours_[sl]
+        F = f_all[nbr] if f_all is not None else self.neighbourhood_values(g_tilde, pair_i, pair_j, sl)
+        h = silverman_bandwidth(F)
+        with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
+            z = F / np.where(h > 0, h, np.inf)[:, None]
+            phi = np.exp(-0.5 * z * z) / _SQRT_2PI  # Gaussian kernel at 0 − F (eq 27)
+        phi[h == 0] = 0.0  # σ̂_x = 0: k̂^m(x) = 0 (§4.4.2)
+        labels = self.y_[nbr]
+        k_i = (phi * (labels == pair_i[sl, None])).sum(1)
+        k_j = (phi * (labels == pair_j[sl, None])).sum(1)
+        return _Chunk(h, k_i, k_j)
+
+
+@dataclass(eq=False)
+class BoundaryUncertaintyResult:
+    """Everything Proposal 2 computed for one classifier status (eq 27-40).
+
+    Scalars and per-pair arrays (aligned with ``pairs`` = Î*)
+    ----------------------------------------------------------
+    value : Û⁽³⁾(Λ) ∈ [0, 1] (eq 40); 1 is best (U_max), plots show −Û.
+    pairs : list of class pairs (k, l) in Î*.
+    pair_values : Û_kl⁽³⁾ (eq 39).  pair_probabilities : P̂(C_kl) (eq 33-34).
+    pair_weights : w_kl (eq 29).  pair_error_tilde : L̃_tr^kl, error rate on perturbed B̂*(k,l).
+    pair_weighted : True where w_kl ≥ weight_tol (third branch of eq 39).
+
+    Per training sample x (arrays of length N)
+    -------------------------------------------
+    g_tilde : (N, J) discriminants on T̃.  pair_i, pair_j : the classifier's top-2 pair at x.
+    true_pair_index : index into ``pairs`` of x's estimated true pair (x ∈ B̂*(k,l)).
+    pair_match : {i(x;Λ), j(x;Λ)} = {î*(x), ĵ*(x)} (eq 18/36).
+    bandwidth : h_x (eq 32).  k_i, k_j, k : k̂^i, k̂^j, k̂ (eq 27-28).
+    posterior : P̂(C_i | x) (eq 38).  local_uncertainty : Û(x) (eq 37).
+    near_boundary_weights : probability weights k̂(x)/w_kl (eq 30), 0 outside weighted pairs.
+    f_tilde : f(x̃;Λ) with the pair at x̃ (the f(T̃) map).  f_train : f(x;Λ) on T (computed on first use).
+    F : (N, M) neighbourhood values (computed on first use; large for big N).
+    evaluate_time, classifier_time : seconds (total, and of which in the classifier).
+    """
+
+    value: float
+    pairs: list
+    pair_values: np.ndarray
+    pair_probabilities: np.ndarray
+    pair_weights: np.ndarray
+    pair_error_tilde: np.ndarray
+    pair_weighted: np.ndarray
+    g_tilde: np.ndarray
+    pair_i: np.ndarray
+    pair_j: np.ndarray
+    true_pair_index: np.ndarray
+    pair_match: np.ndarray
+    bandwidth: np.ndarray
+    k_i: np.ndarray
+    k_j: np.ndarray
+    k: np.ndarray
+    posterior: np.ndarray
+    local_uncertainty: np.ndarray
+    near_boundary_weights: np.ndarray
+    evaluate_time: float
+    classifier_time: float
+    _estimator: BoundaryUncertainty
+    _discriminant: Discriminant
+
+    @property
+    def neighbours(self) -> np.ndarray:
+        """(N, M) indices of N^M(x) (shared by all statuses of the fitted estimator)."""
+        return self._estimator.neighbours_
+
+    @property
+    def X_tilde(self) -> np.ndarray:
+        return self._estimator.X_tilde_
+
+    @cached_property
+    def f_tilde(self) -> np.ndarray:
+        g = self.g_tilde
+        i, j = top2(g)
+        return g[np.arange(len(g)), i] - g[np.arange(len(g)), j]
+
+    @cached_property
+    def f_train(self) -> np.ndarray:
+        return boundary_score(self._discriminant, self._estimator.X_)
+
+    @cached_property
+    def F(self) -> np.ndarray:
+        return self._estimator.neighbourhood_values(self.g_tilde, self.pair_i, self.pair_j)
+
+    def sample_view(self, index: int) -> dict:
+        """The Fig 4 picture for one training sample: its cluster, F values, labels, h_x, k̂^i, k̂^j, Û(x)."""
+        index = check_int(index, "index", low=0, high=len(self.k) - 1)
+        est = self._estimator
+        nbr = est.neighbours_[index]
+        F = est.neighbourhood_values(self.g_tilde, self.pair_i, self.pair_j, np.array([index]))[0]
+        return {
+            "index": index,
+            "neighbours": nbr,
+            "F": F,
+            "labels": est.y_[nbr],
+            "pair": (int(self.pair_i[index]), int(self.pair_j[index])),
+            "bandwidth": float(self.bandwidth[index]),
+            "k_i": float(self.k_i[index]),
+            "k_j": float(self.k_j[index]),
+            "posterior": float(self.posterior[index]),
+            "local_uncertainty": float(self.local_uncertainty[index]),
+            "weight": float(self.near_boundary_weights[index]),
+        }
+
+    def __repr__(self) -> str:
+        return f"BoundaryUncertaintyResult(value={self.value:.4f}, pairs={self.pairs})"

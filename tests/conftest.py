@@ -1,0 +1,14 @@
+import numpy as np
+import pytest
+
+from buviz import datasets
+
+
+@pytest.fixture(scope="session")
+def gmm_small():
+    return datasets.load("gmm", n_train=600, n_test=3000, random_state=0)
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(12345)
