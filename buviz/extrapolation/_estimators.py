@@ -176,8 +176,11 @@ def _row_bandwidth(W: np.ndarray, bw) -> np.ndarray:
     raise ValueError(f"bw must be a positive number or one of {KDE_BANDWIDTHS}, got {bw!r}")
 
 
-def kde_favorability(margins, labels, bw="ucv", scale: float = 1.0) -> np.ndarray:
-    """Per test point ``a = mean_{wrong l} Φ((m_true - m_l) / (scale · bw))`` (Kay's KDE, as in ClassEx)."""
+def kde_favorability(margins, labels, bw="ucv", scale=1.0) -> np.ndarray:
+    """Per test point ``a = mean_{wrong l} Φ((m_true - m_l) / (scale · bw))`` (Kay's KDE, as in ClassEx).
+
+    ``scale`` may be a sequence: the result then has shape (len(scale), n_test) (bandwidths computed once).
+    """
     M, y = _check_problem(margins, labels)
     n, k1 = M.shape
     true = M[np.arange(n), y]
@@ -188,8 +191,12 @@ def kde_favorability(margins, labels, bw="ucv", scale: float = 1.0) -> np.ndarra
         h = np.full(n, 1e-12)
     else:
         h = _row_bandwidth(W, bw)
-    h = np.maximum(scale * h, 1e-12 * (1.0 + np.abs(true)))
-    return ndtr((true[:, None] - W) / h[:, None]).mean(axis=1)
+    diff = true[:, None] - W
+    out = []
+    for sc in np.atleast_1d(scale):
+        hs = np.maximum(sc * h, 1e-12 * (1.0 + np.abs(true)))
+        out.append(ndtr(diff / hs[:, None]).mean(axis=1))
+    return out[0] if np.ndim(scale) == 0 else np.array(out)
 
 
 def _class_mean(values: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -260,21 +267,22 @@ def _fit_classexreg(M, y, ks, obs, *, bandwidths, n_boot, ties, rng, extra_kde=N
         obs_k1 = obs[-1] if ks[-1] == k1 else average_accuracy_from_ranks(
             ranks_from_margins(M, y, ties=ties, random_state=rng), k1, k1=k1, groups=y)
         errs = np.zeros((n_boot, len(cands)))
+        n_cer = len(bandwidths)
         for b in range(n_boot):
             cls = np.sort(rng.choice(k1, half, replace=False))
             ata = _subsets_ata(M, y, ks_half, cls, ties, rng)
-            for c, (kind, par) in enumerate(cands):
-                if kind == "classexreg":
-                    X = gaussian_basis(ks_half, par, max_mu)
-                    Xt = gaussian_basis(targets, par, max_mu)
-                    pred = _nnls_predict(X, ata, Xt)[0][0]
-                else:
-                    sel = np.isin(y, cls)
-                    remap = np.full(k1, -1)
-                    remap[cls] = np.arange(half)
-                    a = kde_favorability(M[np.ix_(sel, cls)], remap[y[sel]], bw=extra_kde["bw"], scale=par)
-                    pred = _kde_curve(a, remap[y[sel]], targets)[0]
-                errs[b, c] = pred - obs_k1
+            for c, h in enumerate(bandwidths):
+                X = gaussian_basis(ks_half, h, max_mu)
+                Xt = gaussian_basis(targets, h, max_mu)
+                errs[b, c] = _nnls_predict(X, ata, Xt)[0][0] - obs_k1
+            if extra_kde is not None:
+                sel = np.isin(y, cls)
+                remap = np.full(k1, -1)
+                remap[cls] = np.arange(half)
+                A = kde_favorability(M[np.ix_(sel, cls)], remap[y[sel]], bw=extra_kde["bw"],
+                                     scale=list(extra_kde["scales"]))
+                for c, a in enumerate(A):
+                    errs[b, n_cer + c] = _kde_curve(a, remap[y[sel]], targets)[0] - obs_k1
         scores = np.sqrt(np.mean(errs**2, axis=0))
         best = int(np.argmin(scores))
     kind, par = cands[best]

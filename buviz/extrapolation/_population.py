@@ -161,9 +161,14 @@ def margin_matrix(classifier: str, X_train, y_train, X_test, *, qda_reg: float =
         from sklearn.neighbors import KNeighborsClassifier
 
         return KNeighborsClassifier(n_neighbors=5).fit(A, ytr).predict_proba(B)
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
     from sklearn.neural_network import MLPClassifier
 
-    mlp = MLPClassifier(hidden_layer_sizes=(64,), max_iter=300, random_state=random_state).fit(A, ytr)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        mlp = MLPClassifier(hidden_layer_sizes=(64,), max_iter=200, random_state=random_state).fit(A, ytr)
     return np.log(np.clip(mlp.predict_proba(B), 1e-300, None))
 
 

@@ -1,0 +1,208 @@
+"""Panel view: accuracy extrapolation through D̄(u) (seeds 003/004, SPEC §2).
+
+``ExtrapolationView().__panel__()`` returns a layout with two tabs:
+
+(a) *Toy model* -- the bivariate-normal example with a ρ slider: U_x(y) level sets, D̄(u), the
+    k-class risk distribution with Theorem 4.1's average, polynomial approximation error of D̄.
+(b) *Extrapolation* -- a population (synthetic Gaussian labels or ``load_digits``), a classifier, the
+    number K of observed classes, the estimator and the moment method's basis; the curves show
+    AverageTA_k (eq 3) on the K classes, each extrapolation and the ground truth. A button runs the
+    Table-1-style comparison of classifiers (K = 20 -> k = 400).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+import panel as pn
+import param
+
+from buviz import extrapolation as ex
+from buviz.plots import extrapolation as plots
+
+__all__ = ["ExtrapolationView"]
+
+_POPULATIONS = ("gaussian", "digits")
+_N_CLASSES = 400
+
+_TOY_MD = r"""
+**Toy model (§4.1).** $Y \sim N(0,1)$, $X \mid Y=y \sim N(\rho y, 1-\rho^2)$, Bayes rule.
+Conditional accuracy (the paper prints its complement, the error):
+$U_x(y) = 1 - [\Phi(\tfrac{x+|\rho y-x|}{\rho}) - \Phi(\tfrac{x-|\rho y-x|}{\rho})]$,
+$\bar D(u) = P(U \le u)$ and (Theorem 4.1, sign of eq 10-12 corrected)
+$\mathrm{AvRisk}_k = 1 - \mathrm{AGA}_k = (k-1)\int_0^1 \bar D(u)\,u^{k-2}\,du$.
+"""
+
+_EXT_MD = r"""
+**Extrapolation.** Exact subsampled accuracy (eq 3):
+$\mathrm{AverageTA}_k = \binom{k_1}{k}^{-1} \frac{1}{r_2 k}\sum_{i,j}\binom{R_{iji}-1}{k-1}$.
+Moment method: $\bar D = \sum_\ell \beta_\ell h_\ell$,
+$\widehat{\mathrm{AGA}}_k = 1-\sum_\ell \hat\beta_\ell H_{\ell k}$ (eq 14).
+ClassExReg regresses $\mathrm{AverageTA}_k$ on $E[\Phi(Z)^{k-1}]$, $Z\sim N(t_\ell,h^2)$; KDE uses
+$\widehat{\mathrm{AGA}}_k = \overline{a^{k-1}}$.
+*Measured (see benchmarks/bench_extrapolation.py):* the seed's plain linear-spline moment method is far
+less accurate than ClassExReg on the peers' 1-NN benchmark, and no estimator is reliable for a
+20x extrapolation from K = 20 classes -- treat the curves as indications, not guarantees.
+"""
+
+
+@lru_cache(maxsize=8)
+def _population(name: str, rho: float, seed: int) -> ex.LabelPopulation:
+    if name == "digits":
+        return ex.load_digits_population(random_state=seed)
+    return ex.make_population(_N_CLASSES, 10, rho=rho, n_train=5, n_test=20, random_state=seed)
+
+
+@lru_cache(maxsize=32)
+def _margins(name: str, rho: float, seed: int, classifier: str, classes: tuple | None):
+    pop = _population(name, rho, seed)
+    if classes is not None:
+        pop = ex.subsample_classes(pop, np.array(classes))
+    return ex.population_margins(pop, classifier, random_state=seed)
+
+
+@lru_cache(maxsize=16)
+def _toy_cached(rho: float):
+    return (ex.toy_risk_distribution(range(2, 11), rho, n_sets=300, random_state=0),
+            pd.concat([ex.toy_polynomial_error(r, range(1, 11), n_grid=200)
+                       for r in sorted({0.3, 0.5, 0.7, 0.9, rho} - {0.0})], ignore_index=True))
+
+
+class ExtrapolationView(pn.viewable.Viewer):
+    """Toy model and accuracy-extrapolation dashboard (mount ``__panel__()`` as a tab)."""
+
+    rho = param.Number(default=0.7, bounds=(0.0, 0.95), step=0.05, doc="Toy-model correlation ρ")
+    population = param.Selector(default="gaussian", objects=list(_POPULATIONS))
+    pop_rho = param.Number(default=0.8, bounds=(0.3, 0.95), step=0.05,
+                           doc="ρ of the synthetic Gaussian label population")
+    classifier = param.Selector(default="nearest_centroid", objects=list(ex.CLASSIFIERS))
+    K = param.Integer(default=20, bounds=(2, 200), doc="Number K of observed classes")
+    method = param.Selector(default="all", objects=["all", *ex.METHODS])
+    basis = param.Selector(default="linear_spline", objects=list(ex.BASES))
+    seed = param.Integer(default=0, bounds=(0, 10_000))
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._table = pn.pane.Markdown("*Press the button to compare classifiers (K = 20 → k = 400).*")
+        self._button = pn.widgets.Button(name="Compare classifiers (Table 1 style)", button_type="primary")
+        self._button.on_click(self._run_table)
+        self._table_holder = pn.Column(self._table)
+        self.table: pd.DataFrame | None = None
+        self.last_error: str | None = None
+
+    # ------------------------------------------------------------------ data (no widgets; testable)
+    def toy_data(self) -> dict:
+        """Everything the toy tab draws, for the current ρ."""
+        dist, perr = _toy_cached(float(self.rho))
+        return {"distribution": dist, "polynomial_error": perr,
+                "avrisk": ex.toy_average_risk(np.arange(2, 11), self.rho)}
+
+    def toy_plots(self):
+        """HoloViews elements of the toy tab (Figs 6, 7a, 7b/8b, 8c)."""
+        d = self.toy_data()
+        rhos = sorted({0.3, 0.5, 0.7, 0.9, float(self.rho)})
+        return {
+            "level_sets": plots.toy_level_sets(self.rho),
+            "dbar": plots.dbar_curves(rhos),
+            "risk": plots.risk_distribution(d["distribution"], self.rho),
+            "polynomial_error": plots.polynomial_error(d["polynomial_error"]),
+        }
+
+    def extrapolation_data(self) -> dict:
+        """Observed AverageTA_k on K random classes, each estimator's curve, and the ground truth."""
+        pop = _population(self.population, float(self.pop_rho), int(self.seed))
+        n = pop.n_classes
+        K = int(self.K)
+        if K < 2 or K >= n:
+            raise ValueError(f"K must be between 2 and {n - 1} for this population ({n} classes)")
+        rng = np.random.default_rng(self.seed)
+        classes = tuple(int(c) for c in np.sort(rng.choice(n, K, replace=False)))
+        ties = "random" if self.classifier == "knn" else "max"
+        Mf, yf = _margins(self.population, float(self.pop_rho), int(self.seed), self.classifier, None)
+        rf = ex.ranks_from_margins(Mf, yf, ties=ties, random_state=self.seed)
+        k_truth = ex.default_ks(n, n=60) if n > 61 else np.arange(2, n + 1)
+        truth = (k_truth, ex.average_accuracy_from_ranks(rf, k_truth, k1=n, groups=yf))
+        M, y = _margins(self.population, float(self.pop_rho), int(self.seed), self.classifier, classes)
+        methods = ex.METHODS if self.method == "all" else (self.method,)
+        k_out = np.unique(np.round(np.geomspace(2, n, 60)).astype(int))
+        curves, details = {}, {}
+        observed = None
+        for meth in methods:
+            fit = ex.fit_extrapolator(M, y, meth, random_state=self.seed, basis=self.basis, ties=ties,
+                                      n_boot=10)
+            observed = (fit.ks, fit.observed)
+            label = f"moment ({self.basis})" if meth == "moment" else meth
+            curves[label] = (k_out, fit.accuracy(k_out))
+            details[label] = fit
+        return {"observed": observed, "estimates": curves, "truth": truth, "fits": details, "K": K,
+                "n_classes": n}
+
+    def extrapolation_plot(self):
+        d = self.extrapolation_data()
+        return plots.extrapolation_curves(d["observed"], d["estimates"], d["truth"], k_observed=d["K"])
+
+    # ------------------------------------------------------------------ panes
+    def _safe(self, fn):
+        try:
+            self.last_error = None
+            return fn()
+        except Exception as exc:  # shown to the user, never a crash
+            self.last_error = f"{type(exc).__name__}: {exc}"
+            return pn.pane.Alert(f"Could not compute: {self.last_error}", alert_type="danger")
+
+    @param.depends("rho")
+    def _toy_view(self):
+        def build():
+            p = self.toy_plots()
+            return pn.Column(
+                pn.Row(pn.pane.HoloViews(p["level_sets"].opts(width=420, height=360)),
+                       pn.pane.HoloViews(p["dbar"].opts(width=420, height=360))),
+                pn.Row(pn.pane.HoloViews(p["risk"].opts(width=420, height=360)),
+                       pn.pane.HoloViews(p["polynomial_error"].opts(width=420, height=360))))
+        return self._safe(build)
+
+    @param.depends("population", "pop_rho", "classifier", "K", "method", "basis", "seed")
+    def _ext_view(self):
+        def build():
+            d = self.extrapolation_data()
+            el = plots.extrapolation_curves(d["observed"], d["estimates"], d["truth"], k_observed=d["K"])
+            rows = [{"estimator": name, f"predicted at k={d['n_classes']}": float(a[-1]),
+                     "truth": float(d["truth"][1][-1]), "error": float(a[-1] - d["truth"][1][-1])}
+                    for name, (_, a) in d["estimates"].items()]
+            items = [pn.pane.HoloViews(el.opts(width=760, height=420)),
+                     pn.widgets.Tabulator(pd.DataFrame(rows), disabled=True, show_index=False)]
+            fit = d["fits"].get(f"moment ({self.basis})")
+            if fit is not None and fit.dbar_fit is not None:
+                items.append(pn.pane.HoloViews(plots.dbar_fit_vs_true(fit.dbar_fit).opts(width=420,
+                                                                                       height=300)))
+            return pn.Column(*items)
+        return self._safe(build)
+
+    def _run_table(self, event=None):
+        self._button.loading = True
+        try:
+            pop = _population("gaussian", float(self.pop_rho), int(self.seed))
+            df = ex.compare_classifiers(pop, ex.CLASSIFIERS, K=20, k_target=_N_CLASSES, method="best",
+                                        random_state=self.seed)
+            self.table = df
+            self._table_holder[:] = [pn.widgets.Tabulator(df.round(3), disabled=True, show_index=False)]
+        except Exception as exc:
+            self._table_holder[:] = [pn.pane.Alert(f"Comparison failed: {exc}", alert_type="danger")]
+        finally:
+            self._button.loading = False
+
+    def __panel__(self):
+        throttled = {"rho": {"type": pn.widgets.FloatSlider, "throttled": True},
+                     "pop_rho": {"type": pn.widgets.FloatSlider, "throttled": True},
+                     "K": {"type": pn.widgets.IntSlider, "throttled": True}}
+        toy_controls = pn.Param(self.param, parameters=["rho"], widgets=throttled, show_name=False)
+        ext_controls = pn.Param(self.param, parameters=["population", "pop_rho", "classifier", "K", "method",
+                                                        "basis", "seed"], widgets=throttled, show_name=False)
+        toy = pn.Row(pn.Column(toy_controls, pn.pane.Markdown(_TOY_MD, width=320)),
+                     pn.panel(self._toy_view, loading_indicator=True, defer_load=False))
+        ext = pn.Row(pn.Column(ext_controls, pn.pane.Markdown(_EXT_MD, width=320)),
+                     pn.Column(pn.panel(self._ext_view, loading_indicator=True), self._button,
+                               self._table_holder))
+        return pn.Tabs(("Toy model", toy), ("Extrapolation", ext), dynamic=True)

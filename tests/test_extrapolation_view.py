@@ -1,0 +1,54 @@
+"""ExtrapolationView without a browser: build it, change ρ / K, check the data behind the elements."""
+
+from __future__ import annotations
+
+import holoviews as hv
+import numpy as np
+import pytest
+
+pn = pytest.importorskip("panel")
+
+from buviz import extrapolation as ex  # noqa: E402
+from buviz.app.extrapolation import ExtrapolationView  # noqa: E402
+
+
+def _curves(overlay):
+    return {el.label: el for el in overlay if isinstance(el, hv.Curve)}
+
+
+def test_view_toy_tab_follows_rho():
+    view = ExtrapolationView(rho=0.5)
+    layout = view.__panel__()
+    assert isinstance(layout, pn.Tabs) and len(layout) == 2
+    plots = view.toy_plots()
+    img = [el for el in plots["level_sets"] if isinstance(el, hv.Image)][0]
+    U = img.dimension_values("U")
+    assert 0 <= U.min() and U.max() <= 1
+    theo = _curves(plots["risk"])["AvRisk_k (Thm 4.1)"]
+    np.testing.assert_allclose(theo.dimension_values("risk"), ex.toy_average_risk(np.arange(2, 11), 0.5))
+    view.rho = 0.9
+    theo9 = _curves(view.toy_plots()["risk"])["AvRisk_k (Thm 4.1)"].dimension_values("risk")
+    np.testing.assert_allclose(theo9, ex.toy_average_risk(np.arange(2, 11), 0.9))
+    assert np.all(theo9 < theo.dimension_values("risk"))
+    assert "ρ = 0.9" in _curves(view.toy_plots()["dbar"])
+    assert view._toy_view() is not None and view.last_error is None
+
+
+def test_view_extrapolation_follows_K_and_reports_bad_input():
+    view = ExtrapolationView(population="digits", classifier="nearest_centroid", K=4, method="moment")
+    el = view.extrapolation_plot()
+    curves = _curves(el)
+    obs = curves["AverageTA_k (observed, eq 3)"]
+    assert obs.dimension_values("k").max() == 4
+    truth = curves["ground truth"]
+    assert truth.dimension_values("k").max() == 10
+    view.K = 7
+    obs7 = _curves(view.extrapolation_plot())["AverageTA_k (observed, eq 3)"]
+    assert obs7.dimension_values("k").max() == 7
+    acc = obs7.dimension_values("accuracy")
+    assert np.all((acc >= 0) & (acc <= 1)) and np.all(np.diff(acc) <= 1e-12)
+    view._ext_view()
+    assert view.last_error is None
+    view.K = 12                                   # more than the 10 digit classes: a message, no crash
+    pane = view._ext_view()
+    assert isinstance(pane, pn.pane.Alert) and "K must be" in view.last_error
