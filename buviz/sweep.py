@@ -1,0 +1,372 @@
+"""Error estimates and boundary uncertainty over a sweep of classifier statuses (SPEC §1.6, §1.8).
+
+The only place that loops over statuses. Work is split into tasks per (status, fold) -- the full
+training set, the 75/25 hold-out split and each CV fold -- run in parallel with joblib; each
+status's row is assembled as soon as its tasks are done, so callers (the app) can fill a view as
+rows arrive (:func:`iter_svm_gamma_sweep`). Finished rows are kept in an on-disk cache keyed by the
+dataset key and every parameter, so a repeated sweep is instant.
+
+Columns of the tidy table (one row per status)
+----------------------------------------------
+status : "gamma" or "epoch";  gamma / log2_gamma / C (SVM) or epoch (MLP)
+L_tr, L_val : mean train-fold and validation-fold error of stratified k-fold CV
+L_ho : error of one stratified 75/25 hold-out split;  L_te : test error of the status trained on T
+U_tr : Û⁽³⁾ on T (Proposal 2);  U_te : Û⁽³⁾ with the test set as input (§6.4.1)
+U1_tr : Proposal 1 on T (only with ``proposal1=True``)
+time_fit, time_cv, time_ho, time_u_tr, time_u_te, time_classifier : seconds
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+
+from buviz._validation import check_int, check_real
+from buviz.classifiers import Discriminant, mlp_statuses, svm_status
+from buviz.datasets import Dataset
+from buviz.uncertainty import BoundaryUncertainty
+
+__all__ = ["svm_gamma_sweep", "iter_svm_gamma_sweep", "mlp_epoch_sweep", "RowCache", "default_cache",
+           "SWEEP_COLUMNS"]
+
+SWEEP_COLUMNS = ["L_tr", "L_val", "L_ho", "L_te", "U_tr", "U_te"]
+Progress = Callable[[int, int], None]
+
+
+class RowCache:
+    """One JSON file per sweep row under ``directory`` (floats round-trip exactly through JSON).
+
+    ``max_entries`` bounds the directory: the least recently written rows are removed beyond it.
+    """
+
+    def __init__(self, directory: str | os.PathLike, max_entries: int = 20_000):
+        self.directory = Path(directory)
+        self.max_entries = max_entries
+
+    @staticmethod
+    def key(**parts) -> str:
+        text = json.dumps(parts, sort_keys=True, default=repr)
+        return hashlib.sha1(text.encode()).hexdigest()
+
+    def get(self, key: str) -> dict | None:
+        path = self.directory / f"{key}.json"
+        try:
+            return json.loads(path.read_text())
+        except (OSError, ValueError):
+            return None
+
+    def put(self, key: str, row: dict) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        tmp = self.directory / f".{key}.{os.getpid()}.tmp"
+        tmp.write_text(json.dumps(row))
+        os.replace(tmp, self.directory / f"{key}.json")  # atomic: readers never see half a row
+        files = sorted(self.directory.glob("*.json"), key=lambda p: p.stat().st_mtime)
+        for old in files[: max(0, len(files) - self.max_entries)]:
+            old.unlink(missing_ok=True)
+
+    def clear(self) -> None:
+        for p in self.directory.glob("*.json"):
+            p.unlink(missing_ok=True)
+
+
+def default_cache() -> RowCache:
+    """The cache in ``$BUVIZ_CACHE_DIR`` or ``~/.cache/buviz/sweeps``."""
+    root = os.environ.get("BUVIZ_CACHE_DIR") or Path.home() / ".cache" / "buviz"
+    return RowCache(Path(root) / "sweeps")
+
+
+def _resolve_cache(cache) -> RowCache | None:
+    if cache is True:
+        return default_cache()
+    if cache in (False, None):
+        return None
+    if isinstance(cache, RowCache):
+        return cache
+    return RowCache(cache)
+
+
+def _error(d: Discriminant, X, y) -> float:
+    return float(np.mean(d.predict(X) != y)) if len(y) else float("nan")
+
+
+def _splits(y, cv: int, random_state) -> list[tuple[np.ndarray, np.ndarray]]:
+    from sklearn.model_selection import StratifiedKFold
+
+    return list(StratifiedKFold(cv, shuffle=True, random_state=random_state).split(np.zeros(len(y)), y))
+
+
+def _holdout_split(y, random_state) -> tuple[np.ndarray, np.ndarray]:
+    from sklearn.model_selection import train_test_split
+
+    idx = np.arange(len(y))
+    tr, te = train_test_split(idx, test_size=0.25, stratify=y, random_state=random_state)
+    return tr, te
+
+
+def _check_common(ds: Dataset, cv: int, M: int) -> int:
+    if not isinstance(ds, Dataset):
+        raise ValueError("ds must be a buviz Dataset (see buviz.datasets.load)")
+    counts = np.bincount(ds.y_train)
+    cv = check_int(cv, "cv", low=2)
+    if cv > counts.min():
+        raise ValueError(f"cv={cv} folds need at least {cv} samples per class; the smallest class has "
+                         f"{counts.min()}")
+    check_int(M, "M", low=2, high=len(ds.X_train))
+    return cv
+
+
+# -- SVM γ sweep ------------------------------------------------------------------------------
+def _svm_fold_task(X, y, tr, va, gamma, C):
+    t0 = time.perf_counter()
+    d = svm_status(X[tr], y[tr], gamma, C)
+    return _error(d, X[tr], y[tr]), _error(d, X[va], y[va]), time.perf_counter() - t0
+
+
+def _svm_full_task(ds: Dataset, gamma, C, bu_tr, bu_te, p1):
+    out = {}
+    t0 = time.perf_counter()
+    d = svm_status(ds.X_train, ds.y_train, gamma, C)
+    out["time_fit"] = time.perf_counter() - t0
+    out["L_te"] = _error(d, ds.X_test, ds.y_test)
+    r = bu_tr.evaluate(d)
+    out["U_tr"], out["time_u_tr"], out["time_classifier"] = r.value, r.evaluate_time, r.classifier_time
+    if bu_te is not None:
+        r = bu_te.evaluate(d)
+        out["U_te"], out["time_u_te"] = r.value, r.evaluate_time
+    else:
+        out["U_te"], out["time_u_te"] = float("nan"), 0.0
+    if p1 is not None:
+        t1 = time.perf_counter()
+        out["U1_tr"] = p1.evaluate(d).value
+        out["time_u1_tr"] = time.perf_counter() - t1
+    return out
+
+
+def _fit_estimators(ds: Dataset, M, K, perturbation, perturbation_mode, random_state, proposal1):
+    kw = dict(M=M, K=K, perturbation=perturbation, perturbation_mode=perturbation_mode,
+              random_state=random_state)
+    bu_tr = BoundaryUncertainty(**kw).fit(ds.X_train, ds.y_train)
+    enough_test = len(ds.y_test) > M and len(np.unique(ds.y_test)) == ds.n_classes
+    bu_te = BoundaryUncertainty(**kw).fit(ds.X_test, ds.y_test) if enough_test else None
+    p1 = None
+    if proposal1:
+        from buviz.uncertainty import Proposal1
+
+        p1 = Proposal1(random_state=random_state).fit(ds.X_train, ds.y_train)
+    return bu_tr, bu_te, p1
+
+
+def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, cv: int = 10, M: int = 40,
+                         K="aic", *, perturbation: float = 0.5, perturbation_mode: str = "features",
+                         proposal1: bool = False, random_state=0, n_jobs: int = 2, cache=True,
+                         scheduler=None, progress: Progress | None = None) -> Iterator[dict]:
+    """Yield one row (a dict, columns as in the module docstring) per γ, in the order of ``gammas``.
+
+    Rows found in the cache are yielded at once; the others are computed in parallel
+    (``n_jobs`` joblib workers, or a Dask cluster at ``scheduler``) and yielded as they complete.
+    ``progress(done, total)`` is called after every finished task.
+    """
+    gammas = [check_real(g, "gammas", low=0, low_open=True) for g in np.atleast_1d(gammas)]
+    if not gammas:
+        raise ValueError("gammas must hold at least one value")
+    C = check_real(C, "C", low=0, low_open=True)
+    cv = _check_common(ds, cv, M)
+    store = _resolve_cache(cache)
+    keys = [RowCache.key(kind="svm", ds=ds.key, gamma=g, C=C, cv=cv, M=M, K=K, perturbation=perturbation,
+                         mode=perturbation_mode, p1=proposal1, seed=repr(random_state)) for g in gammas]
+    cached = {k: store.get(k) for k in keys} if store else {}
+    todo = [i for i, k in enumerate(keys) if not cached.get(k)]
+    n_tasks_per_status = cv + 2
+    total = len(todo) * n_tasks_per_status
+    done = 0
+    if progress:
+        progress(0, total)
+    if not todo:
+        for k in keys:
+            yield cached[k]
+        return
+
+    bu_tr, bu_te, p1 = _fit_estimators(ds, M, K, perturbation, perturbation_mode, random_state, proposal1)
+    X, y = ds.X_train, ds.y_train
+    folds = _splits(y, cv, random_state)
+    ho = _holdout_split(y, random_state)
+    tasks, owners = [], []
+    for i in todo:
+        g = gammas[i]
+        tasks.append(delayed(_svm_full_task)(ds, g, C, bu_tr, bu_te, p1))
+        owners.append((i, "full"))
+        tasks.append(delayed(_svm_fold_task)(X, y, ho[0], ho[1], g, C))
+        owners.append((i, "ho"))
+        for tr, va in folds:
+            tasks.append(delayed(_svm_fold_task)(X, y, tr, va, g, C))
+            owners.append((i, "cv"))
+
+    partial: dict[int, dict] = {i: {"cv": []} for i in todo}
+    ready: dict[int, dict] = {}
+    next_out = 0
+    with _backend(scheduler):
+        outputs = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
+        for (i, kind), out in zip(owners, outputs, strict=True):
+            p = partial[i]
+            if kind == "full":
+                p.update(out)
+            elif kind == "ho":
+                p["L_ho"], p["time_ho"] = out[1], out[2]
+            else:
+                p["cv"].append(out)
+            done += 1
+            if progress:
+                progress(done, total)
+            if len(p["cv"]) == cv and "L_ho" in p and "U_tr" in p:
+                folds_out = np.array(p.pop("cv"))
+                g = gammas[i]
+                row = {"status": "gamma", "gamma": g, "log2_gamma": float(np.log2(g)), "C": C,
+                       "L_tr": float(folds_out[:, 0].mean()), "L_val": float(folds_out[:, 1].mean()),
+                       "time_cv": float(folds_out[:, 2].sum()), **p}
+                if store:
+                    store.put(keys[i], row)
+                ready[i] = row
+            # yield in the order of gammas, cached rows included
+            while next_out < len(gammas) and (next_out in ready or cached.get(keys[next_out])):
+                yield ready.pop(next_out, None) or cached[keys[next_out]]
+                next_out += 1
+    while next_out < len(gammas):
+        yield ready.pop(next_out, None) or cached[keys[next_out]]
+        next_out += 1
+
+
+def svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, cv: int = 10, M: int = 40, K="aic",
+                    *, perturbation: float = 0.5, perturbation_mode: str = "features",
+                    proposal1: bool = False, random_state=0, n_jobs: int = 2, cache=True,
+                    scheduler=None, progress: Progress | None = None) -> pd.DataFrame:
+    """Tidy table, one row per γ of an RBF SVC (Figs 6-8): errors L_tr, L_val, L_ho, L_te and Û_tr, Û_te.
+
+    Parameters
+    ----------
+    ds : :class:`~buviz.datasets.Dataset`.
+    gammas : RBF kernel parameters (e.g. ``2.0 ** np.arange(-10, 11)``).
+    C : SVC regularisation. cv : folds of stratified k-fold CV (10 to 40 in the paper).
+    M, K, perturbation, perturbation_mode : Proposal 2 settings (see
+        :class:`~buviz.uncertainty.BoundaryUncertainty`).
+    proposal1 : also compute Proposal 1 on T (column ``U1_tr``).
+    random_state : seeds folds, hold-out split, T̃ and K-means.
+    n_jobs : joblib workers. cache : True (default directory), False, a path or a :class:`RowCache`.
+    scheduler : a Dask scheduler address (``"tcp://host:port"``) or ``distributed.Client``.
+    progress : ``progress(done, total)`` after each task.
+    """
+    rows = list(iter_svm_gamma_sweep(ds, gammas, C, cv, M, K, perturbation=perturbation,
+                                     perturbation_mode=perturbation_mode, proposal1=proposal1,
+                                     random_state=random_state, n_jobs=n_jobs, cache=cache,
+                                     scheduler=scheduler, progress=progress))
+    return pd.DataFrame(rows)
+
+
+# -- MLP epoch sweep --------------------------------------------------------------------------
+def _mlp_errors_task(X, y, tr, va, epochs, mlp_kw):
+    t0 = time.perf_counter()
+    out = [(e, _error(d, X[tr], y[tr]), _error(d, X[va], y[va])) for e, d in
+           mlp_statuses(X[tr], y[tr], epochs, **mlp_kw)]
+    return out, time.perf_counter() - t0
+
+
+def _mlp_full_task(ds: Dataset, epochs, mlp_kw, bu_tr, bu_te):
+    rows = []
+    t0 = time.perf_counter()
+    for e, d in mlp_statuses(ds.X_train, ds.y_train, epochs, **mlp_kw):
+        r = bu_tr.evaluate(d)
+        row = {"epoch": e, "L_te": _error(d, ds.X_test, ds.y_test), "U_tr": r.value, "time_u_tr": r.evaluate_time,
+               "time_classifier": r.classifier_time}
+        if bu_te is not None:
+            rt = bu_te.evaluate(d)
+            row["U_te"], row["time_u_te"] = rt.value, rt.evaluate_time
+        else:
+            row["U_te"], row["time_u_te"] = float("nan"), 0.0
+        rows.append(row)
+    return rows, time.perf_counter() - t0
+
+
+def mlp_epoch_sweep(ds: Dataset, epochs: Iterable[int], cv: int = 10, M: int = 40, K="aic", *,
+                    hidden_layer_sizes=(128, 64), learning_rate_init: float = 1e-3,
+                    perturbation: float = 0.5, perturbation_mode: str = "features", random_state=0,
+                    n_jobs: int = 2, cache=True, scheduler=None,
+                    progress: Progress | None = None) -> pd.DataFrame:
+    """Tidy table, one row per training epoch of one MLP (Fig 9), columns as for the γ sweep.
+
+    Each fold (and the full training set, and the hold-out split) trains one network with
+    ``partial_fit`` and is read off at the requested epochs, so the statuses of a row share a
+    trajectory, as in the paper.
+    """
+    epochs = sorted({check_int(e, "epochs", low=1) for e in np.atleast_1d(epochs)})
+    if not epochs:
+        raise ValueError("epochs must hold at least one value")
+    cv = _check_common(ds, cv, M)
+    mlp_kw = dict(hidden_layer_sizes=tuple(hidden_layer_sizes), learning_rate_init=learning_rate_init,
+                  random_state=random_state)
+    store = _resolve_cache(cache)
+    key = RowCache.key(kind="mlp", ds=ds.key, epochs=epochs, cv=cv, M=M, K=K, perturbation=perturbation,
+                       mode=perturbation_mode, mlp=mlp_kw, seed=repr(random_state))
+    if store and (hit := store.get(key)):
+        if progress:
+            progress(0, 0)
+        return pd.DataFrame(hit["rows"])
+    bu_tr, bu_te, _ = _fit_estimators(ds, M, K, perturbation, perturbation_mode, random_state, False)
+    X, y = ds.X_train, ds.y_train
+    folds = _splits(y, cv, random_state)
+    ho = _holdout_split(y, random_state)
+    tasks = [delayed(_mlp_full_task)(ds, epochs, mlp_kw, bu_tr, bu_te),
+             delayed(_mlp_errors_task)(X, y, ho[0], ho[1], epochs, mlp_kw)]
+    tasks += [delayed(_mlp_errors_task)(X, y, tr, va, epochs, mlp_kw) for tr, va in folds]
+    results = []
+    with _backend(scheduler):
+        for n, out in enumerate(Parallel(n_jobs=n_jobs, return_as="generator")(tasks)):
+            results.append(out)
+            if progress:
+                progress(n + 1, len(tasks))
+    (full, t_full), (ho_rows, t_ho), cv_out = results[0], results[1], results[2:]
+    cv_err = np.array([[r[1:] for r in rows] for rows, _ in cv_out])  # (cv, epochs, 2)
+    table = []
+    for n, e in enumerate(epochs):
+        table.append({"status": "epoch", "epoch": e, "L_tr": float(cv_err[:, n, 0].mean()),
+                      "L_val": float(cv_err[:, n, 1].mean()), "L_ho": ho_rows[n][2], **full[n],
+                      "time_fit": t_full, "time_cv": float(sum(t for _, t in cv_out)), "time_ho": t_ho})
+    if store:
+        store.put(key, {"rows": table})
+    return pd.DataFrame(table)
+
+
+class _backend:
+    """Context manager: joblib's default backend, or Dask's when a scheduler is given."""
+
+    def __init__(self, scheduler):
+        self.scheduler = scheduler
+        self._ctx = None
+        self._client = None
+
+    def __enter__(self):
+        if self.scheduler is None:
+            return self
+        try:
+            from distributed import Client
+        except ImportError:
+            raise ValueError("scheduler= needs dask.distributed (pip install 'buviz[dask]')") from None
+        from joblib import parallel_config
+
+        self._client = self.scheduler if isinstance(self.scheduler, Client) else Client(self.scheduler)
+        self._ctx = parallel_config(backend="dask")
+        self._ctx.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self._ctx is not None:
+            self._ctx.__exit__(*exc)
+        if self._client is not None and self._client is not self.scheduler:
+            self._client.close()
+        return False
