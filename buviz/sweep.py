@@ -14,6 +14,7 @@ L_ho : error of one stratified 75/25 hold-out split;  L_te : test error of the s
 U_tr : Û⁽³⁾ on T (Proposal 2);  U_te : Û⁽³⁾ with the test set as input (§6.4.1)
 U1_tr : Proposal 1 on T (only with ``proposal1=True``)
 time_fit, time_cv, time_ho, time_u_tr, time_u_te, time_classifier : seconds
+retries : how many of the row's tasks had to be run again (a worker died or a task raised)
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import hashlib
 import json
 import os
 import time
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -212,9 +214,10 @@ def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, c
     partial: dict[int, dict] = {i: {"cv": []} for i in todo}
     ready: dict[int, dict] = {}
     next_out = 0
+    retried: dict[int, int] = {}
     with _backend(scheduler):
-        outputs = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
-        for (i, kind), out in zip(owners, outputs, strict=True):
+        for t, out in _run_tasks(tasks, n_jobs, retried):
+            i, kind = owners[t]
             p = partial[i]
             if kind == "full":
                 p.update(out)
@@ -230,7 +233,8 @@ def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, c
                 g = gammas[i]
                 row = {"status": "gamma", "gamma": g, "log2_gamma": float(np.log2(g)), "C": C,
                        "L_tr": float(folds_out[:, 0].mean()), "L_val": float(folds_out[:, 1].mean()),
-                       "time_cv": float(folds_out[:, 2].sum()), **p}
+                       "time_cv": float(folds_out[:, 2].sum()), **p,
+                       "retries": sum(n for t2, n in retried.items() if owners[t2][0] == i)}
                 if store:
                     store.put(keys[i], row)
                 ready[i] = row
@@ -325,9 +329,10 @@ def mlp_epoch_sweep(ds: Dataset, epochs: Iterable[int], cv: int = 10, M: int = 4
              delayed(_mlp_errors_task)(X, y, ho[0], ho[1], epochs, mlp_kw)]
     tasks += [delayed(_mlp_errors_task)(X, y, tr, va, epochs, mlp_kw) for tr, va in folds]
     results = []
+    results = [None] * len(tasks)
     with _backend(scheduler):
-        for n, out in enumerate(Parallel(n_jobs=n_jobs, return_as="generator")(tasks)):
-            results.append(out)
+        for n, (t, out) in enumerate(_run_tasks(tasks, n_jobs, {})):
+            results[t] = out
             if progress:
                 progress(n + 1, len(tasks))
     (full, t_full), (ho_rows, t_ho), cv_out = results[0], results[1], results[2:]
@@ -340,6 +345,32 @@ def mlp_epoch_sweep(ds: Dataset, epochs: Iterable[int], cv: int = 10, M: int = 4
     if store:
         store.put(key, {"rows": table})
     return pd.DataFrame(table)
+
+
+def _run_tasks(tasks: list, n_jobs: int, retried: dict[int, int], retries: int = 2) -> Iterator[tuple[int, object]]:
+    """Run joblib tasks, yielding ``(task index, output)`` in order as each finishes.
+
+    A task that raises, or whose worker dies (a killed process, a lost Dask worker), is run again,
+    up to ``retries`` more times, with a warning each time; ``retried[index]`` counts the re-runs.
+    A task that still fails raises ``RuntimeError``: no result is silently dropped.
+    """
+    pending = list(range(len(tasks)))
+    attempt = 0
+    while pending:
+        batch = list(pending)
+        try:
+            outputs = Parallel(n_jobs=n_jobs, return_as="generator")(tasks[t] for t in batch)
+            for t, out in zip(batch, outputs, strict=True):
+                pending.remove(t)
+                yield t, out
+        except Exception as exc:  # a task error or a dead worker: both are retried the same way
+            attempt += 1
+            if attempt > retries:
+                raise RuntimeError(f"{len(pending)} sweep task(s) failed after {retries} retries: {exc!r}") from exc
+            warnings.warn(f"{len(pending)} sweep task(s) interrupted ({type(exc).__name__}: {exc}); "
+                          f"retrying (attempt {attempt} of {retries})", RuntimeWarning, stacklevel=2)
+            for t in pending:
+                retried[t] = retried.get(t, 0) + 1
 
 
 class _backend:

@@ -13,26 +13,35 @@ __all__ = ["neighbourhoods", "perturbed_training_set", "PERTURBATION_MODES"]
 PERTURBATION_MODES = ("features", "scalar")
 
 
-def neighbourhoods(X: np.ndarray, M: int, *, workers: int = -1) -> tuple[np.ndarray, np.ndarray]:
+def neighbourhoods(X: np.ndarray, M: int, *, workers: int = -1,
+                   chunk_size: int = 1 << 17) -> tuple[np.ndarray, np.ndarray]:
     """N^M(x) for every training sample (eq 26) and the distance to the nearest *other* sample.
 
     Returns ``(indices, nn_distance)``: ``indices`` (N, M) holds x itself in column 0 followed by its
-    M - 1 nearest neighbours; ``nn_distance`` (N,) is ||x - x^(1)|| (0 for duplicated points).
-    The KD-tree query runs on all cores (``workers=-1``).
+    M - 1 nearest neighbours (int32 when N < 2^31, to halve the memory of the largest array);
+    ``nn_distance`` (N,) is ||x - x^(1)|| (0 for duplicated points). The KD-tree is queried in
+    chunks of ``chunk_size`` rows, so the distances never exist as one (N, M) array, and each
+    query runs on all cores (``workers=-1``).
     """
+    N = len(X)
     tree = cKDTree(X)
     k = max(M, 2)
-    dist, idx = tree.query(X, k=k, workers=workers)
-    idx = idx.astype(np.intp, copy=False)
-    rows = np.arange(len(X))
-    # With duplicates the query may list a twin before x itself: put x in column 0 so N^M(x) ∋ x.
-    where_self = idx == rows[:, None]
-    has_self = where_self.any(1)
-    pos = np.where(has_self, where_self.argmax(1), k - 1)
-    idx[rows, pos] = idx[:, 0]
-    idx[:, 0] = rows
-    nn_distance = dist[:, 1].copy()
-    return idx[:, :M], nn_distance
+    idx_type = np.int32 if N < 2**31 else np.intp
+    indices = np.empty((N, M), dtype=idx_type)
+    nn_distance = np.empty(N)
+    for start in range(0, N, chunk_size):
+        stop = min(start + chunk_size, N)
+        dist, idx = tree.query(X[start:stop], k=k, workers=workers)
+        rows = np.arange(start, stop)
+        r = np.arange(stop - start)
+        # With duplicates the query may list a twin before x itself: put x in column 0 so N^M(x) ∋ x.
+        where_self = idx == rows[:, None]
+        pos = np.where(where_self.any(1), where_self.argmax(1), k - 1)
+        idx[r, pos] = idx[:, 0]
+        idx[:, 0] = rows
+        indices[start:stop] = idx[:, :M]
+        nn_distance[start:stop] = dist[:, 1]
+    return indices, nn_distance
 
 
 def perturbed_training_set(X: np.ndarray, nn_distance: np.ndarray, amplitude: float = 0.5,
