@@ -1,6 +1,9 @@
 """Boundary uncertainty of classifier statuses (seed 000): Proposal 2 (Û⁽³⁾) and the Proposal 1 baseline."""
 
+from buviz.uncertainty import costs
+from buviz.uncertainty.costs import OpCounts, gains, proposal1_costs, proposal2_costs, table3
 from buviz.uncertainty.neighbours import PERTURBATION_MODES, neighbourhoods, perturbed_training_set
+from buviz.uncertainty.proposal1 import Proposal1, Proposal1Result, binary_entropy
 from buviz.uncertainty.proposal2 import (
     U_MAX,
     U_MIN,
@@ -24,4 +27,13 @@ __all__ = [
     "PERTURBATION_MODES",
     "U_MAX",
     "U_MIN",
+    "Proposal1",
+    "Proposal1Result",
+    "binary_entropy",
+    "costs",
+    "OpCounts",
+    "proposal1_costs",
+    "proposal2_costs",
+    "gains",
+    "table3",
 ]

@@ -1,0 +1,235 @@
+"""Elementary time costs of Proposal 1 and Proposal 2 per classifier status (§5, eq 43-47; Table 3).
+
+The paper counts, for one classifier status Λ, additions c_add, multiplications c_mul, comparisons
+c_comp, exponentials c_exp and classifications c_CL(d, J, Λ), and reports in Table 3 the gains
+G_op(Λ) = c_op⁽¹⁾(Λ) / c_op⁽²⁾(Λ) of Proposal 2 over Proposal 1 (§6.10.1). Only the per-status costs
+are compared; the shared costs of Proposal 2 (eq 42) and ``Proposal1.fit`` (a KD-tree) are left out.
+
+Two kinds of counts are offered:
+
+- ``"paper"``: the §5 formulas with every O(·) constant set to 1 — eq 43 for Proposal 2, eq 46-47
+  for Proposal 1 (logarithms in base 2, N_max = 40). This is what Table 3 was computed from; with
+  R_A = N, i_max = 20, R_T = 10, i_K = 20, M = 40 it reproduces four of the five printed rows to the
+  printed digit (Cardiotocography gives 8E+02 where 7E+02 is printed), see :func:`table3`.
+- ``"counted"``: the operations our implementations perform. For Proposal 1 they are tallied
+  during :meth:`~buviz.uncertainty.Proposal1.evaluate` from the actual array sizes and iteration
+  counts (:class:`OpCounts` per step in ``Proposal1Result.costs``); the KD-tree query is the one
+  exception, counted with §5.2.1's ⌈log₂ N⌉ distance computations per query because SciPy does not
+  report its work. For Proposal 2 there are no data-dependent iterations: the counts are per-element
+  tallies of the array operations in ``BoundaryUncertainty.evaluate`` times the (N, M) sizes
+  (:func:`proposal2_costs`, ``mode="counted"``).
+
+A squared Euclidean distance in d dimensions counts 2d − 1 additions (subtractions included) and
+d multiplications; an arg-max over J values J − 1 comparisons; a top-2 selection 2J − 3.
+Logarithms (the entropies of eq 9, a handful per cluster) are kept in their own ``log`` field and
+left out of the gains, like c_exp, which Proposal 1 does not use (§6.10.1).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, fields
+
+import numpy as np
+import pandas as pd
+
+from buviz._validation import check_int
+
+__all__ = ["OpCounts", "OPS", "distance_ops", "proposal1_costs", "proposal2_costs", "gains", "table3",
+           "TABLE2", "TABLE3_PRINTED"]
+
+#: Elementary costs compared by Table 3 (plus c_exp, which has no gain: Proposal 1 has none).
+OPS = ("add", "mul", "comp", "exp", "CL")
+
+#: (N, d, J) of the real-life datasets of Table 3 (from Table 2 of the paper).
+TABLE2 = {
+    "Abalone": (4177, 7, 3),
+    "Cardiotocography": (1831, 30, 2),
+    "Letter Recognition": (10000, 16, 26),
+    "Landsat": (6435, 36, 7),
+    "Spambase": (4601, 57, 2),
+}
+#: Table 3 as printed: G_add, G_mul, G_comp, G_CL.
+TABLE3_PRINTED = {
+    "Abalone": (2e2, 2e2, 2e1, 2e1),
+    "Cardiotocography": (7e2, 7e2, 2e1, 2e1),
+    "Letter Recognition": (6e2, 6e2, 2e1, 2e1),
+    "Landsat": (1e3, 1e3, 2e1, 2e1),
+    "Spambase": (2e3, 2e3, 2e1, 2e1),
+}
+
+
+@dataclass
+class OpCounts:
+    """Counts of elementary operations (§5): additions, multiplications, comparisons, exponentials,
+    logarithms, classifier calls and classified samples (c_CL is charged per classified sample)."""
+
+    add: float = 0.0
+    mul: float = 0.0
+    comp: float = 0.0
+    exp: float = 0.0
+    log: float = 0.0
+    cl_calls: float = 0.0
+    cl_samples: float = 0.0
+
+    def __add__(self, other: OpCounts) -> OpCounts:
+        return OpCounts(**{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)})
+
+    def __mul__(self, k: float) -> OpCounts:
+        return OpCounts(**{f.name: getattr(self, f.name) * k for f in fields(self)})
+
+    __rmul__ = __mul__
+
+    def as_dict(self) -> dict[str, float]:
+        return asdict(self)
+
+    def get(self, op: str) -> float:
+        """Count of one op of :data:`OPS` (``"CL"`` is the number of classified samples)."""
+        return self.cl_samples if op == "CL" else getattr(self, op)
+
+    @staticmethod
+    def total(parts) -> OpCounts:
+        out = OpCounts()
+        for p in parts:
+            out = out + p
+        return out
+
+
+def distance_ops(n_distances: float, d: int) -> OpCounts:
+    """n squared Euclidean distances in d dimensions: (2d − 1) additions and d multiplications each."""
+    return OpCounts(add=n_distances * (2 * d - 1), mul=n_distances * d)
+
+
+def _jlogj(J: int) -> float:
+    return J * math.log2(J)
+
+
+def proposal1_costs(source=None, *, N: int | None = None, d: int | None = None, J: int | None = None,
+                    R_A: int | None = None, i_max: int = 20, R_T: int = 10, i_K: int = 20,
+                    N_max: int = 40) -> OpCounts:
+    """Per-status costs c⁽¹⁾(Λ) of Proposal 1 (eq 44-47).
+
+    ``source`` a :class:`~buviz.uncertainty.Proposal1Result`: the counts tallied during that run
+    (``"counted"``, actual array sizes and iterations; see the module docstring).
+    ``source`` a fitted :class:`~buviz.uncertainty.Proposal1`, or None with N, d, J given: the §5
+    formulas (``"paper"``) with every O(·) constant 1, logarithms in base 2:
+
+    - c_add⁽¹⁾ = R_A·i_max·d + R_A·log N + R_T·i_K·d·N·log(N/N_max)  (eq 46 + eq 47)
+    - c_mul⁽¹⁾ = R_A·log N + R_T·i_K·d·N·log(N/N_max)
+    - c_comp⁽¹⁾ = R_A·i_max·J·log J  (the printed c_comp⁽¹⁾ = c_add⁽¹'¹⁾ is a slip for c_comp⁽¹'¹⁾: Table 3's
+      G_comp = 2E+01 = i_max is only obtained this way)
+    - c_CL⁽¹⁾ = R_A·i_max classified samples (the N classifications of T needed to find pairs with
+      f > 0 and f < 0 are not counted by the paper; the counted mode includes them).
+
+    R_A defaults to N (§6.10.1: "we optimistically assumed R_A ∼ N"); log(N/N_max) is clipped at 0.
+    """
+    from buviz.uncertainty.proposal1 import Proposal1, Proposal1Result
+
+    if isinstance(source, Proposal1Result):
+        return OpCounts.total(source.costs.values())
+    if isinstance(source, Proposal1):
+        if not hasattr(source, "X_"):
+            raise ValueError("source: call fit(X, y) before counting its costs")
+        N, d = source.X_.shape
+        J = source.n_classes_
+        R_A, i_max, R_T, i_K, N_max = (source.R_A_, source.i_max, source.R_T, source.i_K, source.N_max)
+    elif source is not None:
+        raise ValueError("source must be a Proposal1Result, a fitted Proposal1 or None, "
+                         f"got {type(source).__name__}")
+    N = check_int(N, "N", low=1)
+    d = check_int(d, "d", low=1)
+    J = check_int(J, "J", low=2)
+    R_A = N if R_A is None else check_int(R_A, "R_A", low=1)
+    i_max = check_int(i_max, "i_max", low=1)
+    R_T = check_int(R_T, "R_T", low=1)
+    i_K = check_int(i_K, "i_K", low=1)
+    N_max = check_int(N_max, "N_max", low=1)
+    tdc = R_T * i_K * d * N * max(math.log2(N / N_max), 0.0)
+    return OpCounts(add=R_A * i_max * d + R_A * math.log2(N) + tdc,
+                    mul=R_A * math.log2(N) + tdc,
+                    comp=R_A * i_max * _jlogj(J),
+                    cl_calls=R_A * i_max, cl_samples=R_A * i_max)
+
+
+def proposal2_costs(source=None, *, N: int | None = None, M: int = 40, J: int | None = None,
+                    d: int | None = None, mode: str = "paper") -> OpCounts:
+    """Per-status costs c⁽²⁾(Λ) of Proposal 2 (eq 43).
+
+    ``source``: a :class:`~buviz.uncertainty.BoundaryUncertaintyResult` or a fitted
+    :class:`~buviz.uncertainty.BoundaryUncertainty` (N, M, J, d are read from it), or None with N, J
+    (and M) given. d does not enter the per-status costs (eq 43); it is accepted for symmetry.
+
+    ``mode="paper"``: eq 43 with constants 1 — N·M additions, multiplications and exponentials,
+    N·J·log₂J comparisons, N classified samples.
+    ``mode="counted"``: per-element tallies of ``BoundaryUncertainty.evaluate`` (J = 2 unless noted):
+    g on T̃ (N samples, 1 call; J > 2: also g on T, N more samples, and a top-2 selection, N(2J − 3)
+    comparisons, and the F gather g_i − g_j, N·M additions); f = g₁ − g₂ on T̃ (N additions);
+    per row of F (M values): Silverman σ̂ (3M additions, M + 3 multiplications), IQR by partition
+    (≈ 2M comparisons + 7 operations), kernel z = F/h, z², −½z², exp, /√2π (4M multiplications,
+    M exponentials), label masks (2M comparisons), masked sums (2M multiplications, 2M additions);
+    per sample: k̂, P̂, Û, the pair match, the error on T̃ and the weighted bincounts (8 additions,
+    5 multiplications, J + 4 comparisons).
+    """
+    from buviz.uncertainty.proposal2 import BoundaryUncertainty, BoundaryUncertaintyResult
+
+    if isinstance(source, BoundaryUncertaintyResult):
+        source = source._estimator
+    if isinstance(source, BoundaryUncertainty):
+        if not hasattr(source, "neighbours_"):
+            raise ValueError("source: call fit(X, y) before counting its costs")
+        N, M = source.neighbours_.shape
+        J = source.n_classes_
+        d = source.X_.shape[1]
+    elif source is not None:
+        raise ValueError("source must be a BoundaryUncertaintyResult, a fitted BoundaryUncertainty or None, "
+                         f"got {type(source).__name__}")
+    N = check_int(N, "N", low=1)
+    M = check_int(M, "M", low=2)
+    J = check_int(J, "J", low=2)
+    if d is not None:
+        check_int(d, "d", low=1)
+    if mode == "paper":
+        return OpCounts(add=N * M, mul=N * M, comp=N * _jlogj(J), exp=N * M, cl_calls=1, cl_samples=N)
+    if mode != "counted":
+        raise ValueError(f"mode must be 'paper' or 'counted', got {mode!r}")
+    row = OpCounts(add=5 * M + 3, mul=7 * M + 9, comp=4 * M + 3, exp=M)
+    post = OpCounts(add=8, mul=5, comp=J + 4)
+    out = (row + post) * N + OpCounts(add=N, cl_calls=1, cl_samples=N)
+    if J > 2:
+        out = out + OpCounts(add=N * M, comp=N * (2 * J - 3), cl_calls=1, cl_samples=N)
+    return out
+
+
+def gains(p1: OpCounts, p2: OpCounts) -> pd.DataFrame:
+    """Table 3 gains G_op = c_op⁽¹⁾ / c_op⁽²⁾ for op in add, mul, comp, exp, CL (classified samples),
+    plus CL_calls (classifier calls). NaN where a count is 0 (c_exp: Proposal 1 has none, §6.10.1)."""
+    rows = []
+    for op in (*OPS, "CL_calls"):
+        a = p1.cl_calls if op == "CL_calls" else p1.get(op)
+        b = p2.cl_calls if op == "CL_calls" else p2.get(op)
+        rows.append({"op": op, "proposal1": float(a), "proposal2": float(b),
+                     "gain": float(a) / float(b) if a > 0 and b > 0 else np.nan})
+    return pd.DataFrame(rows).set_index("op")
+
+
+def table3(datasets: dict | None = None, *, M: int = 40, i_max: int = 20, R_T: int = 10, i_K: int = 20,
+           N_max: int = 40, R_A: int | None = None) -> pd.DataFrame:
+    """Table 3 from the §5 formulas (``"paper"`` mode of both proposals) for datasets {name: (N, d, J)}.
+
+    Defaults: the five datasets of Table 3 (:data:`TABLE2`), R_A = N, i_max = 20, R_T = 10, i_K = 20,
+    M = 40 (§6.10.1) and N_max = 40 (unpublished). Columns N, d, J, G_add, G_mul, G_comp, G_CL and,
+    for the paper's datasets, the printed values (``printed_G_*``).
+    """
+    datasets = TABLE2 if datasets is None else datasets
+    rows = []
+    for name, (N, d, J) in datasets.items():
+        p1 = proposal1_costs(N=N, d=d, J=J, R_A=R_A, i_max=i_max, R_T=R_T, i_K=i_K, N_max=N_max)
+        p2 = proposal2_costs(N=N, M=M, J=J, d=d, mode="paper")
+        g = gains(p1, p2)["gain"]
+        row = {"dataset": name, "N": N, "d": d, "J": J, "G_add": g["add"], "G_mul": g["mul"],
+               "G_comp": g["comp"], "G_CL": g["CL"]}
+        if name in TABLE3_PRINTED:
+            row.update(zip(("printed_G_add", "printed_G_mul", "printed_G_comp", "printed_G_CL"),
+                           TABLE3_PRINTED[name], strict=True))
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("dataset")
