@@ -1,0 +1,68 @@
+"""HoloViews builders for the discrete case (Nedelko 2009): Tables 1-2, Fig 1, Fig 2.
+
+Pure functions from arrays / DataFrames to HoloViews elements; no widgets, no panel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import holoviews as hv
+import numpy as np
+import pandas as pd
+
+LABELS = {
+    "resubstitution": "1: resubstitution",
+    "loo": "2: leave-one-out",
+    "bootstrap632": "3: .632 bootstrap",
+    "balanced_optimal": "4: balanced-optimal x*",
+}
+
+
+def table_frame(x: np.ndarray, N: int, *, units: str = "count", n_rows: int = 9, m_cols: int = 6) -> pd.DataFrame:
+    """Table 1-2 layout: rows n, columns m; ``units="count"`` prints the paper's ``N * x``."""
+    if units not in ("count", "probability"):
+        raise ValueError(f"units must be 'count' or 'probability', got {units!r}")
+    x = np.asarray(x, dtype=float)[:n_rows, :m_cols]
+    vals = x * N if units == "count" else x
+    df = pd.DataFrame(vals, index=pd.Index(range(x.shape[0]), name="n"), columns=[f"m={m}" for m in range(x.shape[1])])
+    return df
+
+
+def table_element(df: pd.DataFrame, *, decimals: int = 4) -> hv.Table:
+    """hv.Table from :func:`table_frame` (empty cells m > n left blank)."""
+    out = df.round(decimals).reset_index()
+    out = out.astype(object).where(pd.notna(out), "")
+    return hv.Table(out, kdims=["n"], vdims=[c for c in out.columns if c != "n"])
+
+
+def fig1_estimates(tables: Mapping[str, np.ndarray], n: int, N: int, *, units: str = "count") -> hv.Overlay:
+    """Fig 1: each estimate's per-cell value ``x[n, m]`` against m at fixed n."""
+    scale = N if units == "count" else 1.0
+    m = np.arange(n + 1)
+    elements = []
+    for method, x in tables.items():
+        y = np.asarray(x, dtype=float)[n, : n + 1] * scale
+        label = LABELS.get(method, method)
+        elements.append(hv.Curve((m, y), "m", "x[n, m]", label=label))
+        elements.append(hv.Scatter((m, y), "m", "x[n, m]", label=label))
+    ylabel = "N·x[n, m] (errors)" if units == "count" else "x[n, m] (probability)"
+    return hv.Overlay(elements).opts(title=f"Fig 1: per-cell estimates at n = {n}", ylabel=ylabel)
+
+
+def fig2_rms(p: np.ndarray, S: Mapping[str, np.ndarray], *, p_mark: float | None = None) -> hv.Overlay:
+    """Fig 2: exact ``S = sqrt(E(f - g)^2)`` against p for each estimator."""
+    elements = [hv.Curve((np.asarray(p), np.asarray(s)), "p", "S", label=LABELS.get(k, k)) for k, s in S.items()]
+    if p_mark is not None:
+        elements.append(hv.VLine(float(p_mark)))
+    return hv.Overlay(elements).opts(title="Fig 2: RMS deviation S against p")
+
+
+def mc_points(frame: pd.DataFrame) -> hv.Overlay:
+    """Monte Carlo overlay: ``frame`` has columns method, p, S, se; points with ±2 SE bars."""
+    elements = []
+    for method, sub in frame.groupby("method", sort=False):
+        label = LABELS.get(method, method) + " (MC)"
+        elements.append(hv.Scatter(sub, "p", "S", label=label))
+        elements.append(hv.ErrorBars((sub["p"], sub["S"], 2 * sub["se"]), "p", ["S", "yerr"]))
+    return hv.Overlay(elements)
