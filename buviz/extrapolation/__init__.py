@@ -22,6 +22,7 @@ from ._core import (
     test_accuracy,
 )
 from ._estimators import (
+    EXTRA_METHODS,
     METHODS,
     Extrapolation,
     default_ks,
@@ -58,7 +59,7 @@ from ._toy import (
 )
 
 __all__ = [
-    "BASES", "CLASSIFIERS", "MARGINAL", "METHODS", "NON_MARGINAL",
+    "BASES", "CLASSIFIERS", "EXTRA_METHODS", "MARGINAL", "METHODS", "NON_MARGINAL",
     "DbarFit", "Extrapolation", "LabelPopulation",
     "average_accuracy", "average_accuracy_bruteforce", "average_accuracy_from_ranks", "basis_functions",
     "check_ks", "compare_classifiers", "default_ks", "extrapolate", "fit_dbar", "fit_extrapolator",

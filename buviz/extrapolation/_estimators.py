@@ -12,6 +12,9 @@ Estimators (all take the margin matrix of the k1 observed classes and the true l
 ``"kde"``         Kay's KDE estimator as in ClassEx: per test point, ``a = mean over wrong labels of
                   Φ((m_true - m_wrong)/bw)`` with a per-point bandwidth (``"ucv"``, ``"bcv"``,
                   ``"silverman"``, ``"scott"``), and ``ÂGA_k = mean a^(k-1)``.
+``"probit_ml"``   (extra, experimental) a two-parameter model ``U = Φ(Z)``, ``Z ~ N(μ, s²)``, fitted by
+                  maximum likelihood to the per-test-point counts ``c_i`` of wrong labels scoring at least
+                  as high as the true one (``c_i | U ~ Binomial(k1 - 1, 1 - U)``); ``ÂGA_k = E[Φ(Z)^(k-1)]``.
 ``"best"``        the project's recommendation (see :func:`fit_extrapolator`): the subsample-and-predict
                   bootstrap of ClassExReg used to choose among a family of candidates -- ClassExReg
                   bandwidths *and* KDE bandwidth multipliers -- with the choice validated at two
@@ -33,6 +36,7 @@ from ._moment import DbarFit, fit_dbar
 
 __all__ = [
     "METHODS",
+    "EXTRA_METHODS",
     "Extrapolation",
     "default_ks",
     "fit_extrapolator",
@@ -42,6 +46,7 @@ __all__ = [
 ]
 
 METHODS = ("moment", "classexreg", "kde", "best")
+EXTRA_METHODS = ("probit_ml",)   # accepted by fit_extrapolator/extrapolate; not shown in the app
 CLASSEXREG_BANDWIDTHS = tuple(np.round(np.arange(1, 11) / 10, 1))
 KDE_BANDWIDTHS = ("ucv", "bcv", "silverman", "scott")
 
@@ -215,6 +220,45 @@ def _kde_curve(a: np.ndarray, y: np.ndarray, ks: np.ndarray) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------------------------------
+# probit-normal model fitted by likelihood on the per-test-point counts
+# ----------------------------------------------------------------------------------------------------
+_HZ, _HW = np.polynomial.hermite_e.hermegauss(80)
+_LHW = np.log(_HW / _HW.sum())
+
+
+def _probit_ml_fit(M, y):
+    """(μ, s) of ``Z ~ N(μ, s²)``, ``U = Φ(Z)``, maximising Σ_i log ∫ Binom(c_i; k1-1, 1-Φ(z)) dN(z; μ, s²)."""
+    from scipy.optimize import minimize
+    from scipy.special import gammaln, logsumexp
+
+    n, k1 = M.shape
+    true = M[np.arange(n), y]
+    c = np.count_nonzero(M >= true[:, None], axis=1) - 1        # wrong labels scoring >= the true one
+    nw = k1 - 1
+    vals, mult = np.unique(c, return_counts=True)
+    lb = gammaln(nw + 1) - gammaln(vals + 1) - gammaln(nw - vals + 1)
+
+    def nll(p):
+        z = p[0] + np.exp(p[1]) * _HZ
+        lp = lb[:, None] + (nw - vals)[:, None] * log_ndtr(z) + vals[:, None] * log_ndtr(-z) + _LHW
+        v = -(mult * logsumexp(lp, axis=1)).sum()
+        return v if np.isfinite(v) else 1e300
+
+    best = None
+    for mu0 in (0.5, 1.5, 2.5, 3.5):
+        r = minimize(nll, [mu0, np.log(0.7)], method="Nelder-Mead",
+                     options={"maxiter": 2000, "xatol": 1e-5, "fatol": 1e-8})
+        if best is None or r.fun < best.fun:
+            best = r
+    return float(best.x[0]), float(np.exp(best.x[1]))
+
+
+def _probit_ml_predict(mu, s, ks):
+    ks = np.asarray(ks, dtype=float)
+    return np.exp((ks[:, None] - 1.0) * log_ndtr(mu + s * _HZ)[None, :] + _LHW[None, :]).sum(axis=1)
+
+
+# ----------------------------------------------------------------------------------------------------
 # Result object and the dispatcher
 # ----------------------------------------------------------------------------------------------------
 @dataclass
@@ -313,7 +357,7 @@ def fit_extrapolator(margins, labels, method: str = "classexreg", *, ks=None, ra
     ----------
     margins : array (n_test, k1) -- score of every observed class for each test point.
     labels : array (n_test,) -- true class index 0..k1-1; every class needs a test point.
-    method : "moment", "classexreg", "kde" or "best".
+    method : "moment", "classexreg", "kde", "best" (or the experimental "probit_ml").
     ks : the k (2..k1) at which AverageTA_k (eq 3) is computed and fitted; default :func:`default_ks`.
     random_state : seed of the bootstrap (ClassExReg, best) and of random tie-breaking.
     basis, m, knots : the moment method's D̄ basis (:func:`fit_dbar`).
@@ -321,8 +365,8 @@ def fit_extrapolator(margins, labels, method: str = "classexreg", *, ks=None, ra
     bandwidths, n_boot : ClassExReg's kernel widths h and the number of bootstrap rounds.
     ties : rank convention for eq 3 ("max" as in SPEC, or "random").
     """
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if method not in METHODS + EXTRA_METHODS:
+        raise ValueError(f"method must be one of {METHODS + EXTRA_METHODS}, got {method!r}")
     M, y = _check_problem(margins, labels)
     k1 = M.shape[1]
     ks = default_ks(k1) if ks is None else np.unique(check_ks(ks, "ks", k_max=k1))
@@ -333,6 +377,10 @@ def fit_extrapolator(margins, labels, method: str = "classexreg", *, ks=None, ra
     if method == "moment":
         fit = fit_dbar(ks, obs, basis=basis, m=m, knots=knots)
         return Extrapolation("moment", k1, ks, obs, {"fit": fit, "basis": basis}, fit.accuracy)
+    if method == "probit_ml":
+        mu, s = _probit_ml_fit(M, y)
+        return Extrapolation("probit_ml", k1, ks, obs, {"mu": mu, "s": s},
+                             lambda kt: _probit_ml_predict(mu, s, kt))
     if method == "kde":
         a = kde_favorability(M, y, bw=bw)
         return Extrapolation("kde", k1, ks, obs, {"bw": bw, "favorability": a},
