@@ -222,8 +222,8 @@ class BoundaryUncertainty:
     def _chunks(self, N: int) -> list[slice]:
         M = self.neighbours_.shape[1]
         size = self.chunk_size or max(1, 2_000_000 // M)
-        if self.chunk_size is None and self._workers() != 1:
-            size = min(size, max(1, -(-N // 2)))  # at least two chunks to keep both cores busy
+        if self.chunk_size is None and self._workers() != 1 and N * M >= 1_000_000:
+            size = min(size, max(1, -(-N // 2)))  # at least two chunks, so both cores work (threads cost ~1 ms)
         return [slice(s, min(s + size, N)) for s in range(0, N, size)]
 
     def _map(self, fn, chunks):
