@@ -12,4 +12,5 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 python3 -m pip install -q -e ".[test]"
 python3 -m ruff check buviz tests benchmarks apps
-python3 -m pytest -n 2 --dist loadgroup "$@"
+# tests/ and the teaching notebooks (executed top to bottom by nbmake)
+python3 -m pytest -n 2 --dist loadgroup --nbmake tests notebooks "$@"
