@@ -40,6 +40,7 @@ import numpy as np
 from scipy import stats
 from scipy.special import gammaln
 
+from buviz._math import log_comb
 from buviz._validation import check_int, check_real
 
 __all__ = [
@@ -139,8 +140,7 @@ def binom_pmf(m, n, p) -> np.ndarray:
     ok = (m >= 0) & (m <= n)
     mm = np.where(ok, m, 0.0)
     nn = np.where(ok, n, 0.0)
-    logc = gammaln(nn + 1) - gammaln(mm + 1) - gammaln(nn - mm + 1)
-    lp = logc + _xlogy(mm, p) + _xlogy(nn - mm, 1.0 - p)
+    lp = log_comb(nn, mm) + _xlogy(mm, p) + _xlogy(nn - mm, 1.0 - p)
     return np.where(ok, np.exp(lp), 0.0)
 
 
@@ -164,9 +164,8 @@ def _cell_grid(n_max: int):
 
 
 def _log_binom_coef(n_max: int) -> np.ndarray:
-    n, m, valid = _cell_grid(n_max)
-    mm = np.where(valid, m, 0)
-    return np.where(valid, gammaln(n + 1.0) - gammaln(mm + 1.0) - gammaln(n - mm + 1.0), -np.inf)
+    n, m, _ = _cell_grid(n_max)
+    return log_comb(n, m)
 
 
 def _binom_cube(n_max: int, p: np.ndarray, logc: np.ndarray | None = None) -> np.ndarray:

@@ -14,8 +14,8 @@ from __future__ import annotations
 from itertools import combinations
 
 import numpy as np
-from scipy.special import gammaln
 
+from .._math import log_comb
 from .._validation import check_int
 
 __all__ = [
@@ -106,20 +106,11 @@ def test_accuracy(ranks, k1: int | None = None) -> float:
     return float(np.mean(r == k1))
 
 
-def _log_comb(n, k):
-    """log C(n, k) for arrays, -inf where k > n (overflow-safe via gammaln)."""
-    n = np.asarray(n, dtype=float)
-    k = np.asarray(k, dtype=float)
-    with np.errstate(invalid="ignore"):
-        out = gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)
-    return np.where((k > n) | (k < 0), -np.inf, out)
-
-
 def _kernel_weights(ks: np.ndarray, k1: int) -> np.ndarray:
     """W[a, r-1] = C(r-1, k_a-1) / C(k1-1, k_a-1) for r = 1..k1 (log-space, no overflow)."""
     r = np.arange(1, k1 + 1, dtype=float)
     kk = ks[:, None].astype(float)
-    logw = _log_comb(r[None, :] - 1, kk - 1) - _log_comb(k1 - 1, kk - 1)
+    logw = log_comb(r[None, :] - 1, kk - 1) - log_comb(k1 - 1, kk - 1)
     return np.exp(logw)
 
 
