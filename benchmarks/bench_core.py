@@ -9,7 +9,7 @@ Part B -- cheap discriminant (prototype classifier), N = 1e4, 1e5, 1e6, M = 40, 
     process: fit (neighbourhood search), evaluate, peak resident memory of the process.
     targets: evaluate <= 2 s at N = 1e6 and grows linearly; fit <= 15 s.
 
-Run:  python benchmarks/bench_core.py [--quick]
+Run:  python benchmarks/bench_core.py [--quick | --huge]   (--huge: Part B up to N = 1e7)
 """
 
 from __future__ import annotations
@@ -94,8 +94,11 @@ def part_b(sizes):
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
+    ap.add_argument("--huge", action="store_true", help="only Part B at N = 1e5, 1e6, 1e7 (issue 9)")
     args = ap.parse_args()
-    if args.quick:
+    if args.huge:
+        part_b([100_000, 1_000_000, 10_000_000])
+    elif args.quick:
         part_a([2000], [1.0])
         part_b([10_000, 100_000])
     else:
