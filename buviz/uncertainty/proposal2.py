@@ -91,6 +91,11 @@ class BoundaryUncertainty:
         bandwidths away. Below a thousandth of a sample the boundary runs through no data.
     chunk_size : int or None
         Rows of the (N, M) work done at once; None picks about 2·10⁶ array cells per chunk.
+    array_backend : {"numpy", "torch"}, default "numpy"
+        Where the per-status (N, M) work runs. "torch" runs it with PyTorch on ``device`` (e.g.
+        "cuda" for a GPU; PyTorch is then required); results equal the numpy path to rounding.
+    device : str or None
+        PyTorch device for ``array_backend="torch"`` (default "cuda" if available, else "cpu").
     n_jobs : int, default 2
         Threads for the chunked (N, M) work and the KD-tree query (-1: all cores).
     random_state : int, Generator or None
@@ -109,8 +114,8 @@ class BoundaryUncertainty:
 
     def __init__(self, M: int = 40, K="aic", perturbation: float = 0.5, perturbation_mode: str = "features",
                  *, K_range=DEFAULT_K_RANGE, kmeans_iter: int = 20, aic_form: str = "literal",
-                 weight_tol: float = 1e-3, chunk_size: int | None = None, n_jobs: int = 2,
-                 random_state=0):
+                 weight_tol: float = 1e-3, chunk_size: int | None = None, array_backend: str = "numpy",
+                 device: str | None = None, n_jobs: int = 2, random_state=0):
         self.M = M
         self.K = K
         self.perturbation = perturbation
@@ -120,6 +125,8 @@ class BoundaryUncertainty:
         self.aic_form = aic_form
         self.weight_tol = weight_tol
         self.chunk_size = chunk_size
+        self.array_backend = array_backend
+        self.device = device
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -133,6 +140,13 @@ class BoundaryUncertainty:
         check_real(self.weight_tol, "weight_tol", low=0.0)
         if self.chunk_size is not None:
             check_int(self.chunk_size, "chunk_size", low=1)
+        if self.array_backend not in ("numpy", "torch"):
+            raise ValueError(f"array_backend must be 'numpy' or 'torch', got {self.array_backend!r}")
+        if self.array_backend == "torch":
+            try:
+                import torch  # noqa: F401
+            except ImportError:
+                raise ValueError("array_backend='torch' needs PyTorch installed") from None
         if not isinstance(self.K, str):
             counts = np.bincount(y)
             ks = np.broadcast_to(np.asarray(self.K), (len(classes),))
@@ -184,7 +198,12 @@ class BoundaryUncertainty:
             f_all = None
 
         chunks = self._chunks(N)
-        parts = self._map(lambda sl: self._chunk_work(sl, g_tilde, f_all, pair_i, pair_j), chunks)
+        if self.array_backend == "torch":
+            from buviz.uncertainty._torch import chunk_work_torch
+
+            parts = [_Chunk(*chunk_work_torch(self, sl, g_tilde, f_all, pair_i, pair_j)) for sl in chunks]
+        else:
+            parts = self._map(lambda sl: self._chunk_work(sl, g_tilde, f_all, pair_i, pair_j), chunks)
         h = np.concatenate([p.h for p in parts])
         k_i = np.concatenate([p.k_i for p in parts])
         k_j = np.concatenate([p.k_j for p in parts])

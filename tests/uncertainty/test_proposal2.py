@@ -221,3 +221,22 @@ def test_bad_data_raise(gmm_bu):
         bu.evaluate(as_discriminant(lambda Z: np.zeros((len(Z), 3)), n_classes=2))
     with pytest.raises(ValueError, match="fit"):
         BoundaryUncertainty().evaluate(linear())
+
+
+@pytest.mark.parametrize("name", ["gmm", "gmm3"])
+def test_torch_backend_equals_numpy(name):
+    pytest.importorskip("torch")
+    ds = datasets.load(name, n_train=400, n_test=0, random_state=0)
+    d = svm_status(ds.X_train, ds.y_train, 2.0)
+    ref = BoundaryUncertainty(M=20, random_state=0).fit(ds.X_train, ds.y_train).evaluate(d)
+    tb = BoundaryUncertainty(M=20, random_state=0, array_backend="torch", device="cpu", chunk_size=97)
+    got = tb.fit(ds.X_train, ds.y_train).evaluate(d)
+    assert abs(got.value - ref.value) < 1e-12
+    np.testing.assert_allclose(got.k, ref.k, rtol=1e-10, atol=1e-300)
+    np.testing.assert_allclose(got.bandwidth, ref.bandwidth, rtol=1e-12)
+
+
+def test_unknown_array_backend():
+    ds = datasets.load("gmm", 100, 0, random_state=0)
+    with pytest.raises(ValueError, match="array_backend"):
+        BoundaryUncertainty(M=10, array_backend="jax").fit(ds.X_train, ds.y_train)
