@@ -1,0 +1,183 @@
+"""The explorer's template: sidebar controls, tabs of views, URL sync, reset, sweep polling.
+
+``build_app()`` returns a ``pn.template.BootstrapTemplate``; ``apps/explorer.py`` calls it and
+``.servable()``. Every control is a widget on :class:`~buviz.app.state.ExplorerState`; sliders are
+throttled (the state sees ``value_throttled``, i.e. the value when the mouse is released).
+"""
+
+from __future__ import annotations
+
+import panel as pn
+import param
+
+from buviz.app.boundary import tab_views
+from buviz.app.state import CONTROL_PARAMS, ExplorerState
+
+__all__ = ["ExplorerApp", "build_app", "URL_PARAMS"]
+
+#: Controls mirrored in the URL query string (name in the URL = parameter name).
+URL_PARAMS = tuple(p for p in CONTROL_PARAMS)
+
+_TITLE = "buviz · boundary-uncertainty explorer"
+_ABOUT = """
+Explore how a classifier status Λ is judged by **boundary uncertainty** (Proposal 2 of the seed paper)
+next to the usual error estimates. Pick a dataset and a classifier on the left; every view follows the
+current status. The γ sweep runs in the background and fills the curves as rows arrive.
+"""
+
+_MIXTURE_HELP = """Classes → components `{"weight", "mean": [x, y], "cov"}`; `cov` is a number, two
+numbers (diagonal) or a 2×2 matrix. Press *Apply mixture*."""
+
+
+def _throttled(widget_type, **kw):
+    return {"type": widget_type, "throttled": True, **kw}
+
+
+def _extrapolation_tab():
+    try:
+        from buviz.app.extrapolation import ExtrapolationView
+
+        return ExtrapolationView()
+    except Exception as exc:  # another tab must never take the explorer down
+        return pn.pane.Alert(f"Extrapolation view unavailable: {exc}", alert_type="warning")
+
+
+def _discrete_tab():
+    try:
+        from buviz.app.discrete import DiscreteEstimatorsView
+
+        return DiscreteEstimatorsView()
+    except Exception as exc:
+        return pn.pane.Alert(f"Discrete-case view unavailable: {exc}", alert_type="warning")
+
+
+class ExplorerApp(pn.viewable.Viewer):
+    """State + views + controls; ``template()`` builds the served page."""
+
+    state = param.ClassSelector(class_=ExplorerState)
+    poll_period = param.Integer(default=400, doc="ms between polls of the background sweep")
+
+    def __init__(self, **params):
+        if "state" not in params:
+            params["state"] = ExplorerState()
+        super().__init__(**params)
+        self.views = tab_views(self.state, on_select=self._show_sample)
+        self.tabs = pn.Tabs(*[(name, view) for name, view in self.views.items()], dynamic=True,
+                            sizing_mode="stretch_width")
+        self._add_other_tabs()
+        self._controls = self._build_controls()
+        self._periodic = None
+
+    # ------------------------------------------------------------------ tabs
+    def _add_other_tabs(self):
+        """Extrapolation and Discrete tabs, built only when first shown (they compute eagerly)."""
+        self.tabs.append(("Extrapolation", pn.param.ParamFunction(_extrapolation_tab, lazy=True)))
+        self.tabs.append(("Discrete", pn.param.ParamFunction(_discrete_tab, lazy=True)))
+
+    def _show_sample(self, index: int):
+        names = list(self.views)
+        self.tabs.active = names.index("One sample")
+
+    # ------------------------------------------------------------------ controls
+    def _build_controls(self):
+        s = self.state
+        data = pn.Param(s, parameters=["dataset", "n_train", "seed"], show_name=False, widgets={
+            "dataset": {"type": pn.widgets.Select, "name": "Dataset"},
+            "n_train": _throttled(pn.widgets.IntSlider, name="N (training samples)", step=10),
+            "seed": {"type": pn.widgets.IntInput, "name": "Random seed"},
+        })
+        clf = pn.Param(s, parameters=["classifier", "log2_gamma", "log2_C", "epoch"], show_name=False,
+                       widgets={
+                           "classifier": {"type": pn.widgets.RadioButtonGroup, "name": "Classifier"},
+                           "log2_gamma": _throttled(pn.widgets.IntSlider, name="log₂ γ (RBF kernel)"),
+                           "log2_C": _throttled(pn.widgets.IntSlider, name="log₂ C"),
+                           "epoch": _throttled(pn.widgets.IntSlider, name="MLP epoch"),
+                       })
+        est = pn.Param(s, parameters=["M", "K", "perturbation", "perturbation_mode", "tilde", "cv"],
+                       show_name=False, widgets={
+                           "M": {"type": pn.widgets.IntInput, "name": "M (neighbourhood size)"},
+                           "K": {"type": pn.widgets.Select, "name": "K prototypes per class"},
+                           "perturbation": _throttled(pn.widgets.FloatSlider, name="T̃ amplitude a"),
+                           "perturbation_mode": {"type": pn.widgets.Select, "name": "T̃ mode"},
+                           "tilde": {"type": pn.widgets.Checkbox, "name": "Use T̃ (off: f on T)"},
+                           "cv": {"type": pn.widgets.IntInput, "name": "CV folds (sweep)"},
+                       })
+        self.widgets = {**data._widgets, **clf._widgets, **est._widgets}
+        is_svm = s.param.classifier.rx() == "SVM"
+        self.widgets["log2_gamma"].visible = is_svm
+        self.widgets["log2_C"].visible = is_svm
+        self.widgets["epoch"].visible = s.param.classifier.rx() == "MLP"
+
+        self.mixture_text = pn.widgets.TextAreaInput(value=s.mixture_json, height=160, label="Mixture (JSON)",
+                                                     sizing_mode="stretch_width")
+        apply_mix = pn.widgets.Button(label="Apply mixture", color="primary")
+        apply_mix.on_click(lambda e: s.set_mixture(self.mixture_text.value))
+        s.param.watch(lambda e: setattr(self.mixture_text, "value", e.new), "mixture_json")
+        mixture = pn.Card(pn.pane.Markdown(_MIXTURE_HELP), self.mixture_text, apply_mix,
+                          title="Custom mixture editor", collapsed=True, sizing_mode="stretch_width")
+
+        self.file_input = pn.widgets.FileInput(accept=".csv", multiple=False, sizing_mode="stretch_width")
+        self.file_input.param.watch(self._on_upload, "value")
+        upload = pn.Card(pn.pane.Markdown("Two numeric feature columns and a label column (last), "
+                                          "header row, at most 5 MB."), self.file_input,
+                         title="Upload a CSV", collapsed=False, sizing_mode="stretch_width")
+
+        reset = pn.widgets.Button(label="Reset all controls", color="warning", sizing_mode="stretch_width")
+        reset.on_click(lambda e: s.reset())
+        return [pn.pane.Markdown("### Data"), data, mixture, upload,
+                pn.pane.Markdown("### Classifier status Λ"), clf,
+                pn.pane.Markdown("### Proposal 2 estimator"), est, reset]
+
+    def _on_upload(self, event):
+        if event.new:
+            self.state.upload_csv(event.new, self.file_input.filename or "upload.csv")
+
+    # ------------------------------------------------------------------ messages
+    @param.depends("state.message")
+    def message_pane(self):
+        msg = self.state.message
+        if msg and pn.state.notifications is not None:
+            pn.state.notifications.error(msg, duration=6000)
+        return pn.pane.Alert(msg, alert_type="danger", visible=bool(msg), sizing_mode="stretch_width",
+                             css_classes=["buviz-message"])
+
+    # ------------------------------------------------------------------ page
+    def main(self):
+        return pn.Column(self.message_pane, self.tabs, sizing_mode="stretch_width")
+
+    def __panel__(self):
+        return pn.Row(pn.Column(*self._controls, width=330), self.main())
+
+    def start_server_hooks(self):
+        """URL sync and the periodic sweep poll; only inside a served session."""
+        if pn.state.location is not None:
+            pn.state.location.sync(self.state, {p: p for p in URL_PARAMS})
+        doc = pn.state.curdoc
+        if doc is not None:
+            self.state._freeze = doc.models.freeze
+        if pn.state.curdoc is not None and self._periodic is None:
+            self._periodic = pn.state.add_periodic_callback(self.state.poll_sweep, period=self.poll_period)
+            pn.state.onload(self._start_sweeping)
+            pn.state.on_session_destroyed(lambda ctx: self.state.cancel_sweep())
+
+    def _start_sweeping(self):
+        """After the first render: the sweep may now use the CPU (it would slow the first paint)."""
+        self.state.auto_sweep = True
+        self.state.start_sweep()
+
+    def template(self):
+        # Bootstrap rather than Fast: the Fast theme always links Google Fonts, which an offline
+        # server cannot serve (a console error and a slower first paint).
+        tmpl = pn.template.BootstrapTemplate(
+            title=_TITLE, sidebar=[pn.pane.Markdown(_ABOUT), *self._controls], main=[self.main()],
+            header_background="#1f3f7f", sidebar_width=350,
+        )
+        self.start_server_hooks()
+        return tmpl
+
+
+def build_app(**state_params):
+    """The served page (``panel serve apps/explorer.py``)."""
+    pn.extension("mathjax", notifications=True, loading_indicator=True, sizing_mode="fixed")
+    state_params.setdefault("auto_sweep", pn.state.curdoc is None)  # served: start after the first render
+    return ExplorerApp(state=ExplorerState(**state_params)).template()

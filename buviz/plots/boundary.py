@@ -1,0 +1,427 @@
+"""HoloViews builders for boundary uncertainty (seed 000): pure functions from results to elements.
+
+No widgets, no state, no model fitting: every builder takes arrays, :class:`~buviz.datasets.GridField`
+maps, sweep tables or the dict of :meth:`BoundaryUncertaintyResult.sample_view` and returns a
+HoloViews element or overlay (Bokeh options set; the elements themselves are backend-agnostic).
+
+- :func:`sample_space` -- training points by class, predicted regions, B(Λ) and B* (Figs 5, 15).
+- :func:`weights_map` -- probability weights k̂(x)/w_kl on the training samples (Fig 14).
+- :func:`shift_map`, :func:`shift_maps`, :func:`shift_histograms` -- f(T), f(T̃), f(X_te) (Fig 10).
+- :func:`error_curves`, :func:`parametric_curve` -- errors and −Û against the status (Figs 6-9).
+- :func:`cluster_highlight`, :func:`cluster_zoom` -- one sample's N^M(x) and its 1-D count (Fig 4).
+- :func:`sensitivity_curves` -- −Û_tr for several M or K (Figs 12, 13).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import holoviews as hv
+import holoviews.plotting.bokeh  # noqa: F401  (registers the bokeh backend so .opts works headless)
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "CLASS_COLORS",
+    "BOUNDARY_COLOR",
+    "BAYES_COLOR",
+    "WEIGHT_CMAP",
+    "DIVERGING_CMAP",
+    "zero_contours",
+    "boundary_path",
+    "training_points",
+    "region_image",
+    "sample_space",
+    "weights_map",
+    "shift_map",
+    "shift_maps",
+    "shift_histograms",
+    "symmetric_limit",
+    "error_curves",
+    "parametric_curve",
+    "cluster_highlight",
+    "cluster_zoom",
+    "sensitivity_curves",
+    "CURVE_STYLES",
+]
+
+#: Class colours: yellow and purple for the first two classes, as in the paper's Figs 10 and 14.
+CLASS_COLORS = ("#e0a800", "#6a3d9a", "#1b9e77", "#e7298a", "#386cb0", "#66a61e", "#a6761d", "#666666")
+BOUNDARY_COLOR = "#1f5fbf"  # B(Λ), blue as in Fig 4
+BAYES_COLOR = "#111111"  # B*, black dashed
+#: Fig 14: probability weights from cyan (small) to pink (large).
+WEIGHT_CMAP = "cool"
+
+
+def _diverging(n: int = 256) -> list[str]:
+    """Cyan (negative f) -> light grey (f = 0) -> pink (positive f), Fig 10's convention."""
+    anchors = np.array([[0.0, 0.72, 0.92], [0.55, 0.86, 0.96], [0.95, 0.95, 0.95], [1.0, 0.66, 0.84],
+                        [0.93, 0.16, 0.58]])
+    t = np.linspace(0, 1, n)
+    pos = np.linspace(0, 1, len(anchors))
+    rgb = np.column_stack([np.interp(t, pos, anchors[:, c]) for c in range(3)])
+    return ["#" + "".join(f"{int(round(255 * v)):02x}" for v in row) for row in rgb]
+
+
+DIVERGING_CMAP = _diverging()
+
+#: Colour and dash of each sweep column (Figs 6-8 conventions: L_te red, L_val green, L_ho dotted
+#: black, L_tr orange, −Û_tr blue, −Û_te black, Proposal 1 purple).
+CURVE_STYLES = {
+    "L_te": ("#d62728", "solid", "L_te (test)"),
+    "L_val": ("#2ca02c", "solid", "L_val (CV)"),
+    "L_ho": ("#000000", "dotted", "L_HO (hold-out)"),
+    "L_tr": ("#ff7f0e", "solid", "L_tr (CV train)"),
+    "U_tr": ("#1f77b4", "solid", "−Û_tr"),
+    "U_te": ("#000000", "solid", "−Û_te"),
+    "U1_tr": ("#9467bd", "dashed", "−Û1_tr (Proposal 1)"),
+}
+
+_ERROR_DIM = hv.Dimension("error", label="error rate")
+_NEG_U_DIM = hv.Dimension("neg_U", label="−Û (best −1)")
+
+
+def _kdims(feature_names: Sequence[str] | None):
+    names = list(feature_names or ["x1", "x2"])[:2]
+    return [hv.Dimension("x1", label=names[0]), hv.Dimension("x2", label=names[1])]
+
+
+def _class_names(n_classes: int, classes=None) -> list[str]:
+    if classes is None:
+        return [f"C{j + 1}" for j in range(n_classes)]
+    return [str(c) for c in classes]
+
+
+def _n_classes(y: np.ndarray, classes) -> int:
+    if classes is not None:
+        return len(classes)
+    return int(y.max()) + 1 if len(y) else 2
+
+
+def _class_cmap(names: Sequence[str]) -> dict[str, str]:
+    return {n: CLASS_COLORS[j % len(CLASS_COLORS)] for j, n in enumerate(names)}
+
+
+# -- boundaries -----------------------------------------------------------------------------------
+def zero_contours(field, level: float = 0.0) -> list[np.ndarray]:
+    """Polylines (each an (n, 2) array) of the ``level`` set of a :class:`GridField` (NaN = masked).
+
+    Uses contourpy (marching squares with linear interpolation), so every vertex lies on a grid edge
+    where the field changes sign.
+    """
+    import contourpy
+
+    values = np.ma.masked_invalid(np.asarray(field.values, dtype=float))
+    if values.count() == 0:
+        return []
+    gen = contourpy.contour_generator(np.asarray(field.xs, float), np.asarray(field.ys, float), values,
+                                      line_type=contourpy.LineType.Separate)
+    return [np.asarray(line) for line in gen.lines(level) if len(line) >= 2]
+
+
+def boundary_path(fields, *, label: str = "B(Λ)", color: str = BOUNDARY_COLOR, dash: str = "solid",
+                  width: float = 2.5, feature_names=None) -> hv.Path:
+    """All zero-level polylines of a dict of boundary fields (one per class pair) as one Path.
+
+    ``fields`` is a dict pair -> :class:`GridField`, a single GridField, a list of polylines, or None
+    (an empty path, so a DynamicMap keeps its structure).
+    """
+    if fields is None:
+        lines = []
+    elif isinstance(fields, Mapping):
+        lines = [ln for f in fields.values() for ln in zero_contours(f)]
+    elif hasattr(fields, "values") and hasattr(fields, "xs"):
+        lines = zero_contours(fields)
+    else:
+        lines = [np.asarray(ln) for ln in fields]
+    return hv.Path(lines, kdims=_kdims(feature_names), label=label).opts(
+        color=color, line_width=width, line_dash=dash, show_legend=True)
+
+
+def training_points(X, y, classes=None, *, size: float = 4, alpha: float = 0.75, label: str = "T",
+                    feature_names=None) -> hv.Points:
+    """Training points coloured by class (categorical colour map)."""
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=int)
+    n_classes = _n_classes(y, classes)
+    names = _class_names(n_classes, classes)
+    labels = np.array(names, dtype=object)[y] if len(y) else np.array([], dtype=object)
+    data = {"x1": X[:, 0], "x2": X[:, 1], "class": labels}
+    return hv.Points(data, kdims=_kdims(feature_names), vdims=["class"], label=label).opts(
+        color="class", cmap=_class_cmap(names), size=size, alpha=alpha, line_color=None, show_legend=True,
+        tools=["hover", "tap"], nonselection_alpha=alpha, selection_alpha=alpha)
+
+
+def region_image(xs, ys, predicted, n_classes: int, *, alpha: float = 0.16, feature_names=None) -> hv.Image:
+    """Predicted-class regions on the grid (``predicted`` (len(ys), len(xs)) of class codes)."""
+    pred = np.asarray(predicted, dtype=float)
+    colors = [CLASS_COLORS[j % len(CLASS_COLORS)] for j in range(n_classes)]
+    return hv.Image((np.asarray(xs), np.asarray(ys), pred), kdims=_kdims(feature_names),
+                    vdims=[hv.Dimension("predicted", range=(-0.5, n_classes - 0.5))]).opts(
+        cmap=colors, clim=(-0.5, n_classes - 0.5), alpha=alpha, colorbar=False)
+
+
+def sample_space(X, y, fields, *, bayes_fields=None, grid_predicted=None, grid_xs=None, grid_ys=None,
+                 classes=None, feature_names=None, title: str = "Sample space") -> hv.Overlay:
+    """Training points by class, predicted regions, B(Λ) (f = 0 on the grid) and B* (dashed).
+
+    The overlay always has the same four layers (empty ones when absent), so it can be returned by
+    a DynamicMap whose inputs change.
+    """
+    y = np.asarray(y, dtype=int)
+    n_classes = _n_classes(y, classes)
+    if grid_predicted is not None:
+        region = region_image(grid_xs, grid_ys, grid_predicted, n_classes, feature_names=feature_names)
+    else:
+        region = hv.Image(np.full((2, 2), np.nan), kdims=_kdims(feature_names)).opts(alpha=0)
+    pts = training_points(X, y, classes, feature_names=feature_names)
+    b = boundary_path(fields, feature_names=feature_names)
+    bs = boundary_path(bayes_fields, label="B* (Bayes)", color=BAYES_COLOR, dash="dashed", width=2,
+                       feature_names=feature_names)
+    return (region * pts * b * bs).opts(title=title, legend_position="top_left", framewise=True)
+
+
+# -- Fig 14: probability weights -----------------------------------------------------------------
+def weights_map(X, y, weights, fields=None, *, classes=None, feature_names=None,
+                title: str = "Probability weights k̂(x)/w_kl") -> hv.Overlay:
+    """Training samples with weight 0 in their class colour; positive weights cyan -> pink (Fig 14)."""
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=int)
+    w = np.asarray(weights, dtype=float)
+    zero = ~(w > 0)
+    n_classes = _n_classes(y, classes)
+    names = _class_names(n_classes, classes)
+    base = training_points(X[zero], y[zero], names, alpha=0.55, feature_names=feature_names,
+                           label="weight 0")
+    pos = np.flatnonzero(~zero)
+    pos = pos[np.argsort(w[pos], kind="stable")]  # largest weights drawn last, on top
+    wmax = float(w[pos].max()) if len(pos) else 1.0
+    hot = hv.Points({"x1": X[pos, 0], "x2": X[pos, 1], "weight": w[pos]}, kdims=_kdims(feature_names),
+                    vdims=[hv.Dimension("weight", label="k̂(x)/w_kl")], label="weight > 0").opts(
+        color="weight", cmap=WEIGHT_CMAP, clim=(0.0, wmax), colorbar=True, size=6, line_color=None,
+        tools=["hover", "tap"], nonselection_alpha=1.0)
+    b = boundary_path(fields, feature_names=feature_names)
+    return (base * hot * b).opts(title=title, legend_position="top_left", framewise=True)
+
+
+# -- Fig 10: covariate shift in f -----------------------------------------------------------------
+def symmetric_limit(*values, quantile: float = 0.98) -> float:
+    """A common colour limit c for (−c, c): the ``quantile`` of |f| over all given arrays."""
+    allv = np.concatenate([np.abs(np.asarray(v, dtype=float)).ravel() for v in values]) if values else []
+    allv = allv[np.isfinite(allv)] if len(allv) else allv
+    if not len(allv):
+        return 1.0
+    c = float(np.quantile(allv, quantile))
+    return c if c > 0 else 1.0
+
+
+def shift_map(X, f, clim: float, *, fields=None, title: str = "", colorbar: bool = False,
+              feature_names=None, size: float = 4) -> hv.Overlay:
+    """Samples coloured by f(·;Λ) on the diverging scale (−clim, clim), B(Λ) overlaid."""
+    X = np.asarray(X, dtype=float)
+    f = np.asarray(f, dtype=float)
+    pts = hv.Points({"x1": X[:, 0], "x2": X[:, 1], "f": f}, kdims=_kdims(feature_names),
+                    vdims=[hv.Dimension("f", label="f(x;Λ)")]).opts(
+        color="f", cmap=DIVERGING_CMAP, clim=(-clim, clim), colorbar=colorbar, size=size, line_color=None)
+    return (pts * boundary_path(fields, width=1.5, feature_names=feature_names)).opts(
+        title=title, framewise=True, show_legend=False)
+
+
+def shift_maps(maps: Mapping[str, tuple], *, fields=None, feature_names=None) -> hv.Layout:
+    """f(T), f(T̃), f(X_te) side by side on one colour scale (Fig 10); ``maps``: title -> (X, f)."""
+    c = symmetric_limit(*[f for _, f in maps.values()])
+    items = [shift_map(X, f, c, fields=fields, title=t, colorbar=(n == len(maps) - 1),
+                       feature_names=feature_names) for n, (t, (X, f)) in enumerate(maps.items())]
+    return hv.Layout(items).cols(len(items))
+
+
+def shift_histograms(values: Mapping[str, np.ndarray], *, bins: int = 50, clim: float | None = None,
+                     title: str = "Distributions of f(·;Λ)") -> hv.Overlay:
+    """Density histograms of several f samples on shared bin edges (clipped to ±clim)."""
+    colors = ("#1f77b4", "#e7298a", "#333333", "#2ca02c")
+    arrays = {k: np.asarray(v, dtype=float) for k, v in values.items()}
+    c = clim if clim is not None else symmetric_limit(*arrays.values(), quantile=0.995)
+    edges = np.linspace(-c, c, bins + 1)
+    hists = []
+    for n, (name, v) in enumerate(arrays.items()):
+        v = np.clip(v[np.isfinite(v)], -c, c)
+        dens, _ = np.histogram(v, edges, density=True) if len(v) else (np.zeros(bins), edges)
+        hists.append(hv.Histogram((edges, dens), kdims=[hv.Dimension("f", label="f(x;Λ)")],
+                                  vdims=["density"], label=name).opts(
+            fill_alpha=0.3, fill_color=colors[n % len(colors)], line_color=colors[n % len(colors)]))
+    return hv.Overlay(hists).opts(title=title, legend_position="top_right")
+
+
+# -- Figs 6-9: curves over the sweep --------------------------------------------------------------
+def _status_dim(x: str) -> hv.Dimension:
+    return hv.Dimension(x, label={"log2_gamma": "log₂ γ", "epoch": "epoch"}.get(x, x))
+
+
+def error_curves(table: pd.DataFrame | None, x: str = "log2_gamma", current: float | None = None, *,
+                 columns: Sequence[str] = ("L_te", "L_val", "L_ho", "L_tr", "U_tr", "U_te", "U1_tr"),
+                 title: str = "Error (left) and −Û (right) over the sweep") -> hv.Overlay:
+    """Errors on the left axis and −Û on the right axis against the status (Figs 6-9).
+
+    Columns absent from ``table`` (or an empty table) give empty curves, so the overlay keeps the
+    same layers while a sweep fills in. ``current`` draws a vertical line and markers on L_te and
+    −Û_tr at that status (when the table has a row there).
+    """
+    xd = _status_dim(x)
+    table = table if table is not None else pd.DataFrame()
+    has_x = x in table.columns and len(table)
+    t = table.sort_values(x) if has_x else table
+    layers = []
+    for col in columns:
+        color, dash, label = CURVE_STYLES[col]
+        if has_x and col in t.columns:
+            xs = t[x].to_numpy(float)
+            ys = t[col].to_numpy(float)
+        else:
+            xs = ys = np.array([], dtype=float)
+        if col.startswith("U"):
+            ys = -ys
+        vd = _NEG_U_DIM if col.startswith("U") else _ERROR_DIM
+        layers.append(hv.Curve((xs, ys), xd, vd, label=label).opts(
+            color=color, line_dash=dash, line_width=2, tools=["hover", "tap"]))
+        layers.append(hv.Scatter((xs, ys), xd, vd, label=label).opts(color=color, size=5, tools=["tap"],
+                                                                    show_legend=False))
+    mx = my_err = my_u = np.array([], dtype=float)
+    if current is not None and has_x:
+        row = t[np.isclose(t[x].to_numpy(float), float(current))]
+        if len(row):
+            mx = np.array([float(current)])
+            my_err = row["L_te"].to_numpy(float)[:1] if "L_te" in row else np.array([np.nan])
+            my_u = -row["U_tr"].to_numpy(float)[:1] if "U_tr" in row else np.array([np.nan])
+    layers.append(hv.Scatter((mx, my_err), xd, _ERROR_DIM, label="current status").opts(
+        color="#d62728", marker="diamond", size=14, line_color="black"))
+    layers.append(hv.Scatter((mx, my_u), xd, _NEG_U_DIM, label="current status").opts(
+        color="#1f77b4", marker="diamond", size=14, line_color="black", show_legend=False))
+    vline = hv.VLine(float(current) if current is not None else np.nan, kdims=[xd, _ERROR_DIM]).opts(
+        color="#555555", line_dash="dashed", line_width=1.5)
+    layers.append(vline)
+    return hv.Overlay(layers).opts(multi_y=True, title=title, legend_position="right", framewise=True)
+
+
+def parametric_curve(table: pd.DataFrame | None, x: str = "log2_gamma", current: float | None = None, *,
+                     errors: Sequence[str] = ("L_te", "L_val"), u: str = "U_tr",
+                     title: str = "Error against −Û (colour: status)") -> hv.Overlay:
+    """The sweep as a parametric curve: error (y) against −Û (x), points coloured by the status."""
+    xd = hv.Dimension("neg_U", label="−Û_tr")
+    sd = _status_dim(x)
+    table = table if table is not None else pd.DataFrame()
+    ok = len(table) and x in table.columns and u in table.columns
+    t = table.sort_values(x) if ok else table
+    markers = {"L_te": "circle", "L_val": "square", "L_ho": "triangle", "L_tr": "inverted_triangle"}
+    layers = []
+    lo = float(t[x].min()) if ok else 0.0
+    hi = float(t[x].max()) if ok else 1.0
+    for e in errors:
+        has = ok and e in t.columns
+        nu = -t[u].to_numpy(float) if has else np.array([], dtype=float)
+        err = t[e].to_numpy(float) if has else np.array([], dtype=float)
+        st = t[x].to_numpy(float) if has else np.array([], dtype=float)
+        color = CURVE_STYLES[e][0]
+        layers.append(hv.Curve((nu, err), xd, _ERROR_DIM, label=e).opts(color=color, alpha=0.5,
+                                                                        show_legend=False))
+        layers.append(hv.Points((nu, err, st), [xd, _ERROR_DIM], [sd], label=e).opts(
+            color=sd.name, cmap="viridis", clim=(lo, hi if hi > lo else lo + 1), marker=markers.get(e, "circle"),
+            size=9, line_color=color, colorbar=(e == errors[0]), tools=["hover"]))
+    cx = cy = np.array([], dtype=float)
+    if current is not None and ok and "L_te" in t.columns:
+        row = t[np.isclose(t[x].to_numpy(float), float(current))]
+        if len(row):
+            cx, cy = -row[u].to_numpy(float)[:1], row["L_te"].to_numpy(float)[:1]
+    layers.append(hv.Points((cx, cy), [xd, _ERROR_DIM], label="current status").opts(
+        color="none", line_color="#d62728", line_width=3, size=20))
+    return hv.Overlay(layers).opts(title=title, legend_position="top_right", framewise=True)
+
+
+# -- Fig 4: one sample up close -------------------------------------------------------------------
+def cluster_highlight(X, y, index: int | None, neighbours=None, *, X_tilde=None, fields=None,
+                      classes=None, feature_names=None, title: str = "N^M(x) in the sample space") -> hv.Overlay:
+    """Training points faded, the cluster N^M(x) of sample ``index`` emphasised, its perturbed
+    members (T̃) as crosses, the sample itself as a star, and B(Λ)."""
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=int)
+    n_classes = _n_classes(y, classes)
+    names = _class_names(n_classes, classes)
+    base = training_points(X, y, names, alpha=0.18, size=3, feature_names=feature_names, label="T").opts(
+        show_legend=False)  # one legend entry per class: the cluster members carry it
+    nbr = np.asarray(neighbours if neighbours is not None and index is not None else [], dtype=int)
+    members = training_points(X[nbr], y[nbr], names, size=9, alpha=1.0, feature_names=feature_names,
+                              label="N^M(x)").opts(line_color="#d62728", line_width=1.5)
+    if X_tilde is not None and len(nbr):
+        Xt = np.asarray(X_tilde, dtype=float)[nbr]
+    else:
+        Xt = np.empty((0, 2))
+    tilde = hv.Points((Xt[:, 0], Xt[:, 1]), kdims=_kdims(feature_names), label="perturbed (T̃)").opts(
+        marker="x", color="#333333", size=7)
+    sel = X[[index]] if index is not None and 0 <= index < len(X) else np.empty((0, 2))
+    star = hv.Points((sel[:, 0], sel[:, 1]), kdims=_kdims(feature_names), label="x").opts(
+        marker="star", size=20, color="#d62728", line_color="black")
+    b = boundary_path(fields, feature_names=feature_names)
+    return (base * members * tilde * star * b).opts(title=title, legend_position="top_left", framewise=True)
+
+
+def cluster_zoom(view: Mapping | None, *, classes=None, n_grid: int = 400,
+                 title: str = "Locally 1-D count on f(·;Λ) (Fig 4)") -> hv.Overlay:
+    """Fig 4: F values of N^M(x) on the f axis coloured by label, their Parzen kernels of width h_x,
+    the band [−h_x, h_x] around B(Λ) (f = 0). ``view`` is ``result.sample_view(index)``."""
+    fd = hv.Dimension("f", label="f(x̃';Λ)")
+    kd = hv.Dimension("kernel", label="φ((f − F)/h_x)")
+    if view is None:
+        F = np.array([], dtype=float)
+        labels = np.array([], dtype=int)
+        h = 0.0
+        pair = (0, 1)
+    else:
+        F = np.asarray(view["F"], dtype=float)
+        labels = np.asarray(view["labels"], dtype=int)
+        h = float(view["bandwidth"])
+        pair = tuple(view["pair"])
+    n_classes = len(classes) if classes is not None else max(int(labels.max()) + 1 if len(labels) else 2, 2)
+    names = _class_names(n_classes, classes)
+    spread = max(3 * h, float(np.abs(F).max()) if len(F) else 1.0, 1e-6)
+    t = np.linspace(-1.1 * spread, 1.1 * spread, n_grid)
+    layers = []
+    band = hv.VSpan(-h if h > 0 else 0.0, h, kdims=[fd, kd]).opts(color="#1f5fbf", alpha=0.12 if h > 0 else 0)
+    layers.append(band)
+    for cls in pair:
+        sel = labels == cls
+        color = CLASS_COLORS[cls % len(CLASS_COLORS)]
+        if h > 0 and sel.any():
+            z = (t[None, :] - F[sel, None]) / h
+            kern = np.exp(-0.5 * z * z) / np.sqrt(2 * np.pi)
+            paths = [np.column_stack([t, k]) for k in kern]
+        else:
+            paths = []
+        layers.append(hv.Path(paths, kdims=[fd, kd], label=f"kernels {names[cls]}").opts(
+            color=color, alpha=0.45, line_width=1))
+        layers.append(hv.Spikes((F[sel], np.full(sel.sum(), 0.45)), fd, kd, label=f"F, label {names[cls]}").opts(
+            color=color, line_width=3))
+    other = ~np.isin(labels, pair)
+    layers.append(hv.Spikes((F[other], np.full(other.sum(), 0.3)), fd, kd, label="F, other labels").opts(
+        color="#999999", line_width=2))
+    layers.append(hv.VLine(0.0, kdims=[fd, kd]).opts(color=BOUNDARY_COLOR, line_width=2.5))
+    return hv.Overlay(layers).opts(title=title, legend_position="top_right", xlim=(t[0], t[-1]),
+                                   ylim=(0, 0.5), framewise=True)
+
+
+# -- Figs 12-13: sensitivity -----------------------------------------------------------------------
+def sensitivity_curves(tables: Mapping[str, pd.DataFrame], x: str = "log2_gamma", *,
+                       reference: pd.DataFrame | None = None, title: str = "−Û_tr for several settings"):
+    """−Û_tr curves, one per setting (label -> sweep table); ``reference`` adds −Û_te in black."""
+    palette = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2")
+    xd = _status_dim(x)
+    layers = []
+    for n, (label, t) in enumerate(tables.items()):
+        t = t.sort_values(x)
+        layers.append(hv.Curve((t[x].to_numpy(float), -t["U_tr"].to_numpy(float)), xd, _NEG_U_DIM,
+                               label=str(label)).opts(color=palette[n % len(palette)], line_width=2))
+    if reference is not None and len(reference) and "U_te" in reference:
+        r = reference.sort_values(x)
+        layers.append(hv.Curve((r[x].to_numpy(float), -r["U_te"].to_numpy(float)), xd, _NEG_U_DIM,
+                               label="−Û_te (reference)").opts(color="black", line_width=2, line_dash="dashed"))
+    if not layers:
+        layers.append(hv.Curve(([], []), xd, _NEG_U_DIM))
+    return hv.Overlay(layers).opts(title=title, legend_position="right")

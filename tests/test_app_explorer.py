@@ -1,0 +1,207 @@
+"""The explorer's state and views driven directly through their param objects (no browser)."""
+
+import holoviews as hv
+import numpy as np
+import pandas as pd
+import panel as pn
+import pytest
+
+from buviz.app import state as st
+from buviz.app.boundary import CurvesView, SampleSpaceView, SampleView, ShiftView, WeightsView, numbers_markdown
+from buviz.app.state import ExplorerState
+
+hv.extension("bokeh")
+
+SMALL = dict(n_train=200, auto_sweep=False)
+
+
+@pytest.fixture(autouse=True)
+def _tmp_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("BUVIZ_CACHE_DIR", str(tmp_path / "cache"))
+
+
+@pytest.fixture
+def state():
+    return ExplorerState(**SMALL)
+
+
+def _contour_points(view):
+    el = view.plot(view.state.snapshot)
+    paths = [e for e in el if isinstance(e, hv.Path) and e.label == "B(Λ)"]
+    return np.concatenate([p.array() for p in paths[0].split()])
+
+
+def test_initial_snapshot_has_every_result(state):
+    s = state.snapshot
+    assert s.is_2d and s.status.fields and s.bayes_fields
+    assert 0 <= s.result.value <= 1
+    assert 0.1 < s.bayes_error < 0.3 and 0 <= s.status.L_te <= 1
+    assert set(s.ks) == {"f(T)", "f(T̃)"}
+    assert state.message == ""
+    md = numbers_markdown(state)
+    assert "Bayes error" in md and f"{s.result.value:.4f}" in md
+
+
+def test_gamma_change_gives_new_contour_and_cached_step_reuses_objects(state):
+    view = SampleSpaceView(state=state)
+    before = _contour_points(view)
+    snap0 = state.snapshot
+    state.log2_gamma = 4
+    after = _contour_points(view)
+    assert state.snapshot is not snap0
+    assert state.snapshot.status.label.startswith("SVM γ = 2^4")
+    assert before.shape != after.shape or not np.allclose(before, after)
+    state.log2_gamma = 0  # cached: the very same status and result objects come back
+    assert state.snapshot.status is snap0.status and state.snapshot.result is snap0.result
+
+
+def test_bad_M_shows_message_and_keeps_previous_state(state):
+    snap = state.snapshot
+    state.M = 500  # > N = 200: the estimator rejects it
+    assert "M must be <= 200" in state.message
+    assert state.M == 40 and state.snapshot is snap
+    state.log2_gamma = 1  # a valid change clears the message
+    assert state.message == "" and state.snapshot is not snap
+
+
+def test_fixed_K_larger_than_a_class_is_rejected():
+    s = ExplorerState(dataset="gmm3", n_train=60, auto_sweep=False)
+    snap = s.snapshot
+    s.K = "40"
+    assert "K" in s.message and s.K == "aic" and s.snapshot is snap
+
+
+@pytest.mark.parametrize("content, words", [
+    (b"x1,x2,label\n1,2,a\n3,,b\n4,5,a\n", "missing"),
+    (b"x1,x2,label\n1,2,a\n3,hello,b\n4,5,a\n", "non-numeric"),
+    (b"x1,x2,label\n1,2,a\n3,4,a\n4,5,a\n", "single class"),
+    (b"x1,x2,x3,label\n1,2,3,a\n3,4,5,b\n", "exactly 2 feature columns"),
+    (b"", "empty"),
+    (b"x1,x2,label\n" + b"1.0,2.0,a\n" * 600_000, "too large"),
+])
+def test_bad_csv_shows_message_and_keeps_state(state, content, words):
+    snap = state.snapshot
+    assert not state.upload_csv(content, "bad.csv")
+    assert "rejected" in state.message and words in state.message
+    assert state.dataset == "gmm" and state.snapshot is snap
+
+
+def test_good_csv_switches_dataset():
+    s = ExplorerState(**SMALL)
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(-1, 1, (60, 2)), rng.normal(1, 1, (60, 2))])
+    y = np.repeat(["cat", "dog"], 60)
+    data = pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "label": y}).to_csv(index=False).encode()
+    assert s.upload_csv(data, "ok.csv")
+    assert s.dataset == "csv" and s.message == "" and s.snapshot.is_2d
+    assert s.snapshot.bayes_error is None  # no exact model
+    assert "—" in numbers_markdown(s)
+
+
+def test_custom_mixture_valid_and_invalid(state):
+    snap = state.snapshot
+    assert not state.set_mixture('{"classes": [[{"mean": [0, 0], "cov": -1}], [{"mean": [1, 1], "cov": 1}]]}')
+    assert "positive definite" in state.message and state.snapshot is snap
+    assert not state.set_mixture("{not json")
+    assert "not valid JSON" in state.message
+    assert not state.set_mixture('{"classes": [[{"mean": [0, 0, 0], "cov": 1}], [{"mean": [1, 1], "cov": 1}]]}')
+    assert "2 numbers" in state.message
+    assert state.set_mixture(st.DEFAULT_MIXTURE_JSON)
+    assert state.dataset == "custom" and state.message == "" and state.snapshot.bayes_error is not None
+
+
+def test_tap_selects_nearest_sample_and_up_close_view(state):
+    X = state.snapshot.ds.X_train
+    idx = state.select_at(*(X[17] + 1e-6))
+    assert idx == 17 and state.selected == 17
+    v = SampleView(state=state)
+    md = v.details().object
+    assert "Sample #17 (tapped)" in md
+    zoom = v.zoom_plot(state.snapshot, 17)
+    spikes = np.concatenate([e.dimension_values(0) for e in zoom if isinstance(e, hv.Spikes)])
+    np.testing.assert_allclose(np.sort(spikes), np.sort(state.snapshot.result.sample_view(17)["F"]))
+    state.seed = 3  # a new training set forgets the selection
+    assert state.selected == -1
+
+
+def test_views_render_for_each_tab(state):
+    for View in (SampleSpaceView, WeightsView, ShiftView, CurvesView, SampleView):
+        view = View(state=state)
+        pn.panel(view).get_root()  # builds the Bokeh models of the tab
+
+
+def test_real_dataset_has_curves_only():
+    s = ExplorerState(dataset="breast_cancer", auto_sweep=False)
+    assert not s.snapshot.is_2d and s.snapshot.status.fields is None
+    view = SampleSpaceView(state=s)
+    el = view.plot(s.snapshot)
+    assert len(el.get(1)) == 0  # no points drawn
+    assert 0 <= s.snapshot.result.value <= 1
+
+
+def test_mlp_status_uses_the_epoch(state):
+    state.classifier = "MLP"
+    assert state.snapshot.status.label.endswith("epoch 20")
+    state.epoch = 5
+    assert state.snapshot.status.label.endswith("epoch 5")
+    state.set_status_from_tap(11.0)
+    assert state.epoch == 12  # nearest sweep epoch
+
+
+def test_reset_restores_defaults(state):
+    state.log2_gamma = 3
+    state.reset()
+    assert state.log2_gamma == 0 and state.n_train == ExplorerState.param.n_train.default
+
+
+@pytest.mark.slow
+def test_background_sweep_fills_curves_and_marker():
+    s = ExplorerState(n_train=150, cv=2, auto_sweep=False)
+    s.start_sweep()
+    assert s.wait_sweep(timeout=240)
+    assert s.sweep_state == "done" and s.sweep_progress == 100
+    t = s.sweep_table
+    assert list(t.log2_gamma) == list(map(float, st.GAMMA_GRID))
+    row = s.current_row()
+    assert row is not None and row["U_tr"] == pytest.approx(s.snapshot.result.value)
+    view = CurvesView(state=s)
+    el = view.plot(t, s.snapshot)
+    (vline,) = [e for e in el if isinstance(e, hv.VLine)]
+    assert vline.data == 0
+    s.set_status_from_tap(3.2)  # a click on the curves selects the nearest γ
+    assert s.log2_gamma == 3
+    el = view.plot(t, s.snapshot)
+    (vline,) = [e for e in el if isinstance(e, hv.VLine)]
+    assert vline.data == 3
+    marker = [e for e in el if isinstance(e, hv.Scatter) and e.label == "current status"][0]
+    assert marker.dimension_values(1)[0] == pytest.approx(float(t[t.log2_gamma == 3].L_te.iloc[0]))
+    assert "L_val" in numbers_markdown(s) and f"{row['L_val']:.4f}" not in ("—",)
+    # settings that change the sweep start a new one; going back adopts the finished table
+    s.M = 30
+    s.start_sweep()
+    s.cancel_sweep()
+    s.M = 40
+    s.start_sweep()
+    assert s.sweep_state == "done" and len(s.sweep_table) == len(st.GAMMA_GRID)
+
+
+@pytest.mark.slow
+def test_sensitivity_runs_on_demand():
+    s = ExplorerState(n_train=150, auto_sweep=False)
+    s.run_sensitivity("M", values=(20, 40), blocking=True)
+    assert s.sensitivity_state == "done"
+    assert set(s.sensitivity["M"]) == {"M = 20", "M = 40"}
+
+
+def test_app_builds_with_all_tabs():
+    from buviz.app.layout import ExplorerApp
+
+    app = ExplorerApp(state=ExplorerState(**SMALL))
+    names = list(app.tabs._names)
+    assert names[:6] == ["Sample space", "Weights k̂/w", "Covariate shift", "Error vs −Û", "One sample",
+                         "Sensitivity M, K"]
+    assert "Extrapolation" in names and "Discrete" in names
+    app._show_sample(3)
+    assert app.tabs.active == 4
+    app.state.M = 1000
+    assert app.message_pane().visible

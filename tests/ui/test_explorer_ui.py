@@ -1,0 +1,213 @@
+"""Browser tests: the served explorer driven through headless Chromium (Debian's, no download).
+
+One server for the module (``panel serve apps/explorer.py`` on a free port, a private sweep cache);
+small N in the URL keeps each page fast.
+"""
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+
+# Bokeh document introspection: B(Λ) polylines (solid blue MultiLine) and vertical marker lines (Span)
+DOC_JS = """() => {
+  const out = {boundary: null, spans: []};
+  for (const doc of Bokeh.documents) for (const m of doc.all_models) {
+    const kind = m.constructor.__name__;
+    if (kind === 'GlyphRenderer' && m.glyph.constructor.__name__ === 'MultiLine'
+        && m.glyph.line_color.value === '#1f5fbf') {
+      let n = 0, sx = 0;
+      for (const xs of m.data_source.data.xs) { n += xs.length; for (const v of xs) sx += v; }
+      out.boundary = {n, sx};
+    }
+    if (kind === 'Span') out.spans.push(m.location);
+  }
+  return out;
+}"""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Debian's chromium is not installed")
+    pytest.importorskip("playwright")
+    port = _free_port()
+    env = {**os.environ, "BUVIZ_CACHE_DIR": str(tmp_path_factory.mktemp("cache"))}
+    proc = subprocess.Popen([sys.executable, "-m", "panel", "serve", "apps/explorer.py", "--port", str(port),
+                             "--address", "127.0.0.1", "--allow-websocket-origin", f"127.0.0.1:{port}"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/explorer"
+    deadline = time.time() + 90
+    while True:
+        try:
+            with urllib.request.urlopen(url + "?n_train=300", timeout=60) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            if proc.poll() is not None or time.time() > deadline:
+                proc.kill()
+                raise RuntimeError(f"panel serve did not start:\n{proc.stdout.read().decode()}") from None
+            time.sleep(0.5)
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    pg = browser.new_page(viewport={"width": 1600, "height": 1000})
+    pg.console_errors = []
+    pg.on("console", lambda m: pg.console_errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: pg.console_errors.append(str(e)))
+    yield pg
+    pg.close()
+
+
+def _open(page, url):
+    page.goto(url)
+    page.wait_for_selector("canvas", timeout=60_000)
+    page.get_by_text("Status Λ").first.wait_for(timeout=60_000)
+
+
+def _shot(page, name):
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / name))
+
+
+def _tab(page, name):
+    page.locator(".bk-tab", has_text=name).first.click()
+
+
+def _doc(page):
+    return page.evaluate(DOC_JS)
+
+
+def _wait_for(page, predicate, timeout=30.0):
+    end = time.time() + timeout
+    while time.time() < end:
+        value = _doc(page)
+        if predicate(value):
+            return value
+        page.wait_for_timeout(200)
+    raise AssertionError(f"condition not met; last document state {value}")
+
+
+def _gamma_handle(page):
+    return page.locator(".bk-input-group", has_text="log₂ γ").locator(".noUi-handle").first
+
+
+def test_page_renders_every_view_without_console_errors(server, page):
+    t0 = time.time()
+    _open(page, server + "?n_train=500")
+    first = time.time() - t0
+    assert _doc(page)["boundary"]["n"] > 10
+    _shot(page, "explorer_sample_space.png")
+    for tab, name in [("Weights k̂/w", "weights"), ("Covariate shift", "shift"), ("Error vs −Û", "curves"),
+                      ("One sample", "one_sample"), ("Sensitivity M, K", "sensitivity")]:
+        _tab(page, tab)
+        page.wait_for_timeout(3500)
+        _shot(page, f"explorer_{name}.png")
+    assert page.console_errors == []
+    assert first < 60
+
+
+def test_gamma_slider_changes_contour_and_moves_curve_marker(server, page):
+    _open(page, server + "?n_train=300")
+    before = _doc(page)["boundary"]
+    handle = _gamma_handle(page)
+    handle.focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    after = _wait_for(page, lambda d: d["boundary"] is not None and d["boundary"] != before)["boundary"]
+    assert after != before
+    page.get_by_text("SVM γ = 2^2", exact=False).first.wait_for(timeout=30_000)
+    _tab(page, "Error vs −Û")
+    _wait_for(page, lambda d: d["spans"] == [2])
+    handle.focus()
+    page.keyboard.press("ArrowLeft")
+    _wait_for(page, lambda d: d["spans"] == [1])
+    assert page.console_errors == []
+
+
+def test_tapping_a_sample_opens_the_up_close_view(server, page):
+    _open(page, server + "?n_train=300")
+    canvas = page.locator("canvas").first
+    box = canvas.bounding_box()
+    page.mouse.click(box["x"] + box["width"] * 0.35, box["y"] + box["height"] * 0.5)
+    page.get_by_text("(tapped)").first.wait_for(timeout=30_000)
+    assert page.locator(".bk-tab.bk-active").first.text_content().strip() == "One sample"
+    _shot(page, "explorer_tapped_sample.png")
+    assert page.console_errors == []
+
+
+def test_url_query_restores_state(server, page):
+    _open(page, server + "?dataset=gmm_separable&log2_gamma=3&n_train=300&M=30")
+    page.get_by_text("SVM γ = 2^3, C = 2^0").first.wait_for(timeout=30_000)
+    assert page.locator("select").first.input_value() == "gmm_separable"
+    page.get_by_text("log₂ γ (RBF kernel): 3").first.wait_for(timeout=10_000)
+    # and the URL follows the controls
+    _gamma_handle(page).focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => window.location.search.includes('log2_gamma=4')", timeout=30_000)
+    assert "dataset=gmm_separable" in page.url
+
+
+def test_bad_csv_shows_a_message_and_keeps_the_view(server, page):
+    _open(page, server + "?n_train=300")
+    before = _doc(page)["boundary"]
+    page.locator("input[type=file]").set_input_files(
+        files=[{"name": "bad.csv", "mimeType": "text/csv", "buffer": b"x1,x2,label\n1,2,a\n3,oops,b\n4,5,a\n"}])
+    page.get_by_text("non-numeric text").first.wait_for(timeout=30_000)
+    _shot(page, "explorer_bad_csv.png")
+    assert _doc(page)["boundary"] == before
+    good = b"x1,x2,label\n" + b"".join(f"{i % 7 - 3},{i % 5 - 2 + (i % 2)},{'ab'[i % 2]}\n".encode()
+                                          for i in range(80))
+    page.locator("input[type=file]").set_input_files(
+        files=[{"name": "good.csv", "mimeType": "text/csv", "buffer": good}])
+    deadline = time.time() + 30
+    while page.locator("select").first.input_value() != "csv" and time.time() < deadline:
+        page.wait_for_timeout(200)
+    assert page.locator("select").first.input_value() == "csv"
+    assert page.get_by_text("N (train), J").first.is_visible()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _docs_screenshot():
+    yield
+    src = ARTIFACTS / "explorer_sample_space.png"
+    if src.exists() and not (ROOT / "docs" / "explorer.png").exists():
+        (ROOT / "docs").mkdir(exist_ok=True)
+        shutil.copy(src, ROOT / "docs" / "explorer.png")
