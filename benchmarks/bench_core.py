@@ -49,8 +49,8 @@ def part_a(sizes, gammas):
             t0 = time.perf_counter()
             d = svm_status(ds.X_train, ds.y_train, gamma)
             t_fit = time.perf_counter() - t0
-            floor = _best_of(lambda d=d: d(bu.X_tilde_))
-            ev = _best_of(lambda d=d: bu.evaluate(d))
+            floor = _best_of(lambda d=d, bu=bu: d(bu.X_tilde_))
+            ev = _best_of(lambda d=d, bu=bu: bu.evaluate(d))
             t0 = time.perf_counter()
             for tr, va in StratifiedKFold(10, shuffle=True, random_state=0).split(ds.X_train, ds.y_train):
                 svm_status(ds.X_train[tr], ds.y_train[tr], gamma).predict(ds.X_train[va])
