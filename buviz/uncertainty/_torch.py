@@ -10,6 +10,8 @@ import math
 
 import numpy as np
 
+from buviz.uncertainty.proposal2 import quartile_positions
+
 
 def _device(bu):
     import torch
@@ -49,12 +51,8 @@ def chunk_work_torch(bu, sl: slice, g_tilde, f_all, pair_i, pair_j):
     # Silverman bandwidth (eq 32), quartiles with numpy's linear interpolation
     sd = F.std(dim=1, correction=1)
     S = torch.sort(F, dim=1).values
-    q = np.array([0.25, 0.75]) * (M - 1)
-    lo = np.floor(q).astype(int)
-    hi = np.minimum(lo + 1, M - 1)
-    fr = q - lo
-    q1 = S[:, lo[0]] * (1 - fr[0]) + S[:, hi[0]] * fr[0]
-    q3 = S[:, lo[1]] * (1 - fr[1]) + S[:, hi[1]] * fr[1]
+    lo, hi, fr = quartile_positions(M)
+    q1, q3 = (S[:, lo[n]] * (1 - fr[n]) + S[:, hi[n]] * fr[n] for n in (0, 1))
     spread = torch.minimum(sd, (q3 - q1) / 1.34)
     spread = torch.where(spread > 0, spread, sd)
     h = 0.9 * spread * M ** (-0.2)

@@ -32,16 +32,18 @@ def local_uncertainty(posterior: np.ndarray) -> np.ndarray:
     return 1.0 - np.abs(2.0 * posterior - 1.0)
 
 
-def _row_quartile_gap(F: np.ndarray) -> np.ndarray:
-    """Row-wise IQR with numpy's linear interpolation (for M ~ 40 a row sort beats np.percentile)."""
-    M = F.shape[1]
-    S = np.sort(F, axis=1)
+def quartile_positions(M: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sorted-row positions (lo, hi) and weights of Q1 and Q3 with numpy's linear interpolation."""
     q = np.array([0.25, 0.75]) * (M - 1)
     lo = np.floor(q).astype(int)
-    hi = np.minimum(lo + 1, M - 1)
-    frac = q - lo
-    q1 = S[:, lo[0]] * (1 - frac[0]) + S[:, hi[0]] * frac[0]
-    q3 = S[:, lo[1]] * (1 - frac[1]) + S[:, hi[1]] * frac[1]
+    return lo, np.minimum(lo + 1, M - 1), q - lo
+
+
+def _row_quartile_gap(F: np.ndarray) -> np.ndarray:
+    """Row-wise IQR (for M ~ 40 a row sort beats np.percentile)."""
+    S = np.sort(F, axis=1)
+    lo, hi, frac = quartile_positions(F.shape[1])
+    q1, q3 = (S[:, lo[n]] * (1 - frac[n]) + S[:, hi[n]] * frac[n] for n in (0, 1))
     return q3 - q1
 
 
@@ -147,7 +149,10 @@ class BoundaryUncertainty:
                 import torch  # noqa: F401
             except ImportError:
                 raise ValueError("array_backend='torch' needs PyTorch installed") from None
-        if not isinstance(self.K, str):
+        if isinstance(self.K, str):
+            if self.K != "aic":
+                raise ValueError(f"K must be 'aic', an int or one int per class, got {self.K!r}")
+        else:
             counts = np.bincount(y)
             ks = np.broadcast_to(np.asarray(self.K), (len(classes),))
             for j, k in enumerate(ks):
