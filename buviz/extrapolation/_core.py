@@ -45,6 +45,18 @@ def check_ks(ks, name: str = "ks", *, k_max: int | None = None, low: int = 2) ->
     return out
 
 
+def check_margins(margins, labels) -> tuple[np.ndarray, np.ndarray]:
+    """Validate a margin matrix (n_test, k1) and its true-label indexes; ValueError naming the problem."""
+    M = np.asarray(margins, dtype=float)
+    if M.ndim != 2 or M.shape[0] == 0:
+        raise ValueError(f"margins must be a non-empty 2-D array (n_test, k1), got shape {M.shape}")
+    if M.shape[1] < 2:
+        raise ValueError(f"margins must hold at least 2 observed classes (columns), got {M.shape[1]}")
+    if not np.all(np.isfinite(M)):
+        raise ValueError("margins contains NaN or infinite values")
+    return M, _check_labels(labels, M.shape)
+
+
 def ranks_from_margins(margins, labels, *, ties: str = "max", random_state=0) -> np.ndarray:
     """Rank of the true label among all ``k1`` classes for each test point (text above eq 2).
 
@@ -64,14 +76,7 @@ def ranks_from_margins(margins, labels, *, ties: str = "max", random_state=0) ->
     -------
     ranks : int array (n_test,), in ``1 .. k1``; 1 = worst, ``k1`` = correctly classified.
     """
-    M = np.asarray(margins, dtype=float)
-    if M.ndim != 2 or M.shape[0] == 0:
-        raise ValueError(f"margins must be a non-empty 2-D array (n_test, k1), got shape {M.shape}")
-    if M.shape[1] < 2:
-        raise ValueError(f"margins must hold at least 2 classes (columns), got {M.shape[1]}")
-    if not np.all(np.isfinite(M)):
-        raise ValueError("margins contains NaN or infinite values")
-    y = _check_labels(labels, M.shape)
+    M, y = check_margins(margins, labels)
     true = M[np.arange(len(y)), y][:, None]
     if ties == "max":
         return np.count_nonzero(M <= true, axis=1).astype(np.int64)

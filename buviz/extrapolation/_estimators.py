@@ -31,7 +31,7 @@ from scipy.optimize import nnls
 from scipy.special import log_ndtr, ndtr, ndtri
 
 from .._validation import check_int
-from ._core import _check_labels, average_accuracy_from_ranks, check_ks, ranks_from_margins
+from ._core import average_accuracy_from_ranks, check_ks, check_margins, ranks_from_margins
 from ._moment import DbarFit, fit_dbar
 
 __all__ = [
@@ -55,14 +55,7 @@ KDE_BANDWIDTHS = ("ucv", "bcv", "silverman", "scott")
 # input handling
 # ----------------------------------------------------------------------------------------------------
 def _check_problem(margins, labels):
-    M = np.asarray(margins, dtype=float) if not isinstance(margins, np.ndarray) else margins.astype(float)
-    if M.ndim != 2 or M.shape[0] == 0:
-        raise ValueError(f"margins must be a non-empty 2-D array (n_test, k1), got shape {M.shape}")
-    if M.shape[1] < 2:
-        raise ValueError(f"margins must hold at least 2 observed classes, got {M.shape[1]}")
-    if not np.all(np.isfinite(M)):
-        raise ValueError("margins contains NaN or infinite values")
-    y = _check_labels(labels, M.shape)
+    M, y = check_margins(margins, labels)
     present = np.bincount(y, minlength=M.shape[1])
     if np.any(present == 0):
         empty = np.flatnonzero(present == 0)[:5].tolist()
