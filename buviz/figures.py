@@ -34,7 +34,8 @@ from buviz.plots import boundary as bplots
 from buviz.plots import discrete as dplots
 from buviz.plots import extrapolation as xplots
 
-__all__ = ["Figure", "REGISTRY", "get", "render", "export", "parameters", "FORMATS", "OKABE_ITO", "FONT_SIZE"]
+__all__ = ["Figure", "REGISTRY", "get", "render", "export", "parameters", "FORMATS", "OKABE_ITO", "FONT_SIZE",
+           "to_bytes"]
 
 #: Okabe & Ito (2008) colour-blind-safe palette.
 OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000")
@@ -917,28 +918,63 @@ def export(name: str, out_path, width: float = 6.0, height: float = 4.0, dpi: in
         obj.to_csv(out, index=False)
         return out
 
+    fig = _draw(obj, fig_def.kind, width, height, dpi, twin_y=fig_def.twin_y, title=fig_def.description)
+    _save(fig, out, ext[1:], dpi)
+    return out
+
+
+def _draw(obj, kind: str, width: float, height: float, dpi: int, *, twin_y: bool = False, title: str = ""):
+    """A Matplotlib figure of a HoloViews object (or a DataFrame drawn as a table) at the given size."""
     import matplotlib
 
     with matplotlib.rc_context(_rc()):
-        if fig_def.kind == "table":
-            fig = _table_figure(obj, width, height, fig_def.description)
-        else:
-            mobj = to_matplotlib(obj)
-            fig = hv.render(mobj, backend="matplotlib")
-            fig.set_size_inches(width, height)
-            fig.set_dpi(dpi)
-            for ax in fig.axes:
-                if ax.get_aspect() != "auto":
-                    ax.set_adjustable("box")  # keep the aspect by the box, never by moving the limits
-            if fig_def.twin_y:
-                _twin_axes(fig)
-            _uniform_fonts(fig, FONT_SIZE)
-            _tidy_layout(fig)
-        fig.savefig(out, dpi=dpi, format=ext[1:])
+        if kind == "table":
+            return _table_figure(obj, width, height, title)
+        mobj = to_matplotlib(obj)
+        fig = hv.render(mobj, backend="matplotlib")
+        fig.set_size_inches(width, height)
+        fig.set_dpi(dpi)
+        for ax in fig.axes:
+            if ax.get_aspect() != "auto":
+                ax.set_adjustable("box")  # keep the aspect by the box, never by moving the limits
+        if twin_y:
+            _twin_axes(fig)
+        _uniform_fonts(fig, FONT_SIZE)
+        _tidy_layout(fig)
+    return fig
+
+
+def _save(fig, target, fmt: str, dpi: int) -> None:
+    import matplotlib
     import matplotlib.pyplot as plt
 
-    plt.close(fig)
-    return out
+    try:
+        with matplotlib.rc_context(_rc()):
+            fig.savefig(target, dpi=dpi, format=fmt)
+    finally:
+        plt.close(fig)
+
+
+def to_bytes(obj, fmt: str = "svg", width: float = 6.0, height: float = 4.0, dpi: int = 150, *,
+             twin_y: bool = False, title: str = "") -> bytes:
+    """Draw a HoloViews object (built with the :mod:`buviz.plots` builders) like :func:`export` does --
+    Matplotlib backend, Okabe–Ito colours, one font size, −Û on a right-hand axis when ``twin_y`` -- and
+    return the file content (``fmt``: ``"svg"``, ``"pdf"`` or ``"png"``) instead of writing a file.
+    A ``pandas.DataFrame`` is drawn as a table. Used by the explorer's export buttons.
+    """
+    import io
+
+    fmt = str(fmt).lower().lstrip(".")
+    if f".{fmt}" not in FORMATS or fmt == "csv":
+        raise ValueError(f"unsupported format {fmt!r}; use svg, pdf or png")
+    width = _real(width, "width", 0.5, 100.0)
+    height = _real(height, "height", 0.5, 100.0)
+    dpi = _int(dpi, "dpi", low=10, high=2400)
+    kind = "table" if isinstance(obj, pd.DataFrame) else "figure"
+    fig = _draw(obj, kind, width, height, dpi, twin_y=twin_y, title=title)
+    buf = io.BytesIO()
+    _save(fig, buf, fmt, dpi)
+    return buf.getvalue()
 
 
 def _tidy_layout(fig) -> None:

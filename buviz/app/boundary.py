@@ -16,6 +16,9 @@ import numpy as np
 import panel as pn
 import param
 
+from buviz.app.export import export_buttons, sweep_download
+from buviz.app.mathmd import math_markdown
+from buviz.app.proposal1 import proposal1_for
 from buviz.app.state import ExplorerState
 from buviz.plots import boundary as pb
 
@@ -24,6 +27,7 @@ __all__ = ["SampleSpaceView", "WeightsView", "ShiftView", "CurvesView", "SampleV
 
 NOT_2D_MESSAGE = ("This dataset has more than two features: the sample-space maps need 2-D data. "
                   "The curves (tab *Error vs −Û*) and the numbers still work.")
+
 
 def _math(text: str) -> str:
     """Inline LaTeX: Panel's Markdown pane renders $$...$$ spans with MathJax."""
@@ -128,23 +132,46 @@ class SampleSpaceView(_View):
     """Tab 1: training points, B(Λ), B*, predicted regions, and the key numbers."""
 
     on_select = param.Callable(default=None, doc="Called with the index of a tapped training sample")
+    proposal1 = param.Boolean(default=False, doc="Overlay Proposal 1's anchors, N_B and TDC clusters")
 
     def __init__(self, **params):
         super().__init__(**params)
-        self.dmap = hv.DynamicMap(self.plot, streams=[hv.streams.Params(self.state, ["snapshot"])])
+        self.dmap = hv.DynamicMap(self.plot, streams=[hv.streams.Params(self.state, ["snapshot"]),
+                                                      hv.streams.Params(self, ["proposal1"])])
         self.shown, self.tap = _with_tap(self.dmap, _XY, self._on_tap, width=_MAP_OPTS["width"],
                                          height=_MAP_OPTS["height"], legend_position="right")
+        self.p1_toggle = pn.widgets.Checkbox.from_param(self.param.proposal1,
+                                                        name="Proposal 1 (anchors, N_B, clusters)")
 
-    def plot(self, snapshot=None):
+    def proposal1_result(self, snapshot=None):
+        """Proposal 1's result for the shown status when the overlay is on (cached), else None."""
+        s = snapshot if snapshot is not None else self._snap()
+        if not self.proposal1 or s is None or not s.is_2d:
+            return None
+        return proposal1_for(s)
+
+    def plot(self, snapshot=None, proposal1=None):
         s = snapshot if snapshot is not None else self._snap()
         if s is None or not s.is_2d:
             X, y = _empty_xy()
-            return pb.sample_space(X, y, None).opts(**_MAP_OPTS)
+            return (pb.sample_space(X, y, None) * pb.proposal1_layers(show_legend=False)).opts(**_MAP_OPTS)
         st = s.status
-        return pb.sample_space(s.ds.X_train, s.ds.y_train, st.fields, bayes_fields=s.bayes_fields,
+        base = pb.sample_space(s.ds.X_train, s.ds.y_train, st.fields, bayes_fields=s.bayes_fields,
                                grid_predicted=st.grid_predicted, grid_xs=st.grid_xs, grid_ys=st.grid_ys,
                                classes=_names(s.ds), feature_names=s.ds.feature_names,
-                               title=f"{s.ds.name}: {st.label}").opts(**_MAP_OPTS)
+                               title=f"{s.ds.name}: {st.label}")
+        r = self.proposal1_result(s)
+        if r is None:
+            p1 = pb.proposal1_layers(feature_names=s.ds.feature_names, show_legend=False)
+        else:
+            valid = r.anchor_valid
+            p1 = pb.proposal1_layers(r.anchors[valid], r.near_boundary_X, r.cluster_labels[0],
+                                     feature_names=s.ds.feature_names)
+        return (base * p1).opts(**_MAP_OPTS)
+
+    def figure(self):
+        """What the map shows now, for the static export."""
+        return self.plot(self._snap())
 
     def _on_tap(self, x=None, y=None):
         if x is None or y is None:
@@ -153,16 +180,24 @@ class SampleSpaceView(_View):
         if idx >= 0 and self.on_select is not None:
             self.on_select(idx)
 
-    @param.depends("state.snapshot", "state.sweep_table")
+    @param.depends("state.snapshot", "state.sweep_table", "proposal1")
     def numbers(self):
-        return pn.pane.Markdown(numbers_markdown(self.state), width=300)
+        text = numbers_markdown(self.state)
+        r = self.proposal1_result()
+        if r is not None:
+            n_cl = len(r.cluster_sizes[0])
+            text += (f"\n\n**Proposal 1** (overlay): Û⁽¹⁾ = {r.value:.4f}, {int(r.anchor_valid.sum())} anchors, "
+                     f"|N_B| = {len(r.near_boundary)}, {n_cl} TDC clusters in run 1 "
+                     f"({1000 * r.evaluate_time:.0f} ms)")
+        return pn.pane.Markdown(text, width=300)
 
     def __panel__(self):
         return pn.Row(
             pn.Column(self._not_2d_alert(),
-                      pn.pane.HoloViews(self.shown, visible=self._visible_if_2d(), linked_axes=False)),
+                      pn.pane.HoloViews(self.shown, visible=self._visible_if_2d(), linked_axes=False),
+                      pn.Row(self.p1_toggle, export_buttons(self, "sample_space"))),
             pn.Column(pn.panel(self.numbers, loading_indicator=True),
-                      pn.pane.Markdown(SAMPLE_SPACE_MD, width=320)),
+                      math_markdown(SAMPLE_SPACE_MD, width=320)),
         )
 
 
@@ -230,6 +265,9 @@ class WeightsView(_View):
                               classes=_names(s.ds), feature_names=s.ds.feature_names,
                               title=f"Probability weights, {s.status.label}").opts(**_MAP_OPTS)
 
+    def figure(self):
+        return self.plot(self._snap())
+
     def _on_tap(self, x=None, y=None):
         if x is None or y is None:
             return
@@ -254,8 +292,9 @@ class WeightsView(_View):
     def __panel__(self):
         return pn.Row(
             pn.Column(self._not_2d_alert(),
-                      pn.pane.HoloViews(self.shown, visible=self._visible_if_2d(), linked_axes=False)),
-            pn.Column(pn.panel(self.pair_table), pn.pane.Markdown(WEIGHTS_MD, width=340)),
+                      pn.pane.HoloViews(self.shown, visible=self._visible_if_2d(), linked_axes=False),
+                      export_buttons(self, "weights")),
+            pn.Column(pn.panel(self.pair_table), math_markdown(WEIGHTS_MD, width=340)),
         )
 
 
@@ -263,6 +302,7 @@ class ShiftView(_View):
     """Tab 3: f(T), f(T̃), f(X_te) maps on one colour scale, their histograms and KS statistics (Fig 10)."""
 
     NAMES = ("f(T)", "f(T̃)", "f(X_te)")
+    export_size = (10.0, 6.5)
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -296,6 +336,11 @@ class ShiftView(_View):
         return pb.shift_histograms({n: f for n, (_, f) in self._arrays(s).items()}).opts(
             width=560, height=300)
 
+    def figure(self):
+        s = self._snap()
+        items = [self.map_plot(k, s) for k in range(3)] if s is not None and s.is_2d else []
+        return hv.Layout([*items, self.hist_plot(s)]).cols(2)
+
     @param.depends("state.snapshot")
     def ks_text(self):
         s = self._snap()
@@ -313,12 +358,16 @@ class ShiftView(_View):
     def __panel__(self):
         maps = pn.Row(*[pn.pane.HoloViews(m, linked_axes=False) for m in self.maps], visible=self._visible_if_2d())
         return pn.Column(self._not_2d_alert(), maps,
-                         pn.Row(pn.pane.HoloViews(self.hist), pn.Column(self.ks_text,
-                                                                        pn.pane.Markdown(SHIFT_MD, width=340))))
+                         pn.Row(pn.pane.HoloViews(self.hist),
+                                pn.Column(self.ks_text, math_markdown(SHIFT_MD, width=340))),
+                         export_buttons(self, "covariate_shift"))
 
 
 class CurvesView(_View):
     """Tab 4: errors and −Û over the sweep (twin axes), a marker at the current status, tap to select."""
+
+    twin_y = True  # export: errors on the left axis, −Û on the right
+    export_size = (11.0, 4.5)
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -331,6 +380,7 @@ class CurvesView(_View):
                                                 width=440, height=420, legend_position="top_right")
         self.restart = pn.widgets.Button(label="Restart sweep", color="default", width=130)
         self.restart.on_click(lambda e: self.state.start_sweep(force=True))
+        self.download = sweep_download(self.state)
 
     def _x(self, s):
         return "log2_gamma" if s is None or s.settings["classifier"] == "SVM" else "epoch"
@@ -349,6 +399,10 @@ class CurvesView(_View):
 
     def _on_tap(self, x=None, y=None):
         self.state.set_status_from_tap(x)
+
+    def figure(self):
+        s, t = self._snap(), self.state.sweep_table
+        return hv.Layout([self.plot(t, s), self.parametric(t, s)]).cols(2)
 
     def _on_parametric_tap(self, x=None, y=None):
         """Tap on the parametric curve: the sweep point nearest to (−Û, error)."""
@@ -369,19 +423,22 @@ class CurvesView(_View):
         return pn.Row(pn.indicators.Progress(value=int(self.state.sweep_progress), max=100, width=260,
                                              bar_color="success" if st == "done" else "primary",
                                              active=st == "running"),
-                      pn.pane.Markdown(text, margin=(0, 10)), self.restart)
+                      pn.pane.Markdown(text, margin=(0, 10)), self.restart, self.download)
 
     def __panel__(self):
         return pn.Column(
             self.progress,
             pn.Row(pn.pane.HoloViews(self.shown, linked_axes=False),
                    pn.pane.HoloViews(self.param_shown, linked_axes=False)),
-            pn.pane.Markdown(CURVES_MD, sizing_mode="stretch_width"),
+            export_buttons(self, "curves"),
+            math_markdown(CURVES_MD, sizing_mode="stretch_width"),
         )
 
 
 class SampleView(_View):
     """Tab 5: one training sample, its cluster N^M(x) and the locally 1-D count (Fig 4)."""
+
+    export_size = (10.0, 4.5)
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -416,6 +473,10 @@ class SampleView(_View):
         return pb.cluster_zoom(v, classes=_names(s.ds) if s is not None else None).opts(
             width=560, height=320, toolbar="above")
 
+    def figure(self):
+        s = self._snap()
+        return hv.Layout([self.cluster_plot(s), self.zoom_plot(s)]).cols(2)
+
     @param.depends("state.snapshot", "state.selected")
     def details(self):
         v = self.view_data()
@@ -444,14 +505,18 @@ class SampleView(_View):
     def __panel__(self):
         return pn.Row(
             pn.Column(self._not_2d_alert(),
-                      pn.pane.HoloViews(self.shown, visible=self._visible_if_2d(), linked_axes=False)),
+                      pn.pane.HoloViews(self.shown, visible=self._visible_if_2d(), linked_axes=False),
+                      export_buttons(self, "one_sample")),
             pn.Column(pn.pane.HoloViews(self.zoom, linked_axes=False),
-                      pn.Row(self.details, pn.pane.Markdown(SAMPLE_MD, width=250))),
+                      pn.Row(self.details, math_markdown(SAMPLE_MD, width=250))),
         )
 
 
 class SensitivityView(_View):
     """Tab 6: −Û_tr for several M (Fig 12) and K (Fig 13), computed on demand."""
+
+    twin_y = True
+    export_size = (10.0, 4.0)
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -472,13 +537,22 @@ class SensitivityView(_View):
             items.append(pn.pane.HoloViews(el))
         return pn.Row(*items)
 
+    def figure(self):
+        sens = self.state.sensitivity or {}
+        items = [pb.sensitivity_curves(tables, "log2_gamma", reference=self.state.sweep_table,
+                                       title=f"−Û_tr for several {kind}") for kind, tables in sens.items()]
+        if not items:
+            items = [pb.sensitivity_curves({}, "log2_gamma", reference=self.state.sweep_table,
+                                           title="−Û_tr (no sensitivity sweep run yet)")]
+        return hv.Layout(items).cols(2)
+
     @param.depends("state.sensitivity_state")
     def status(self):
         return pn.pane.Markdown(f"Status: {self.state.sensitivity_state}")
 
     def __panel__(self):
         return pn.Column(pn.Row(self.run_M, self.run_K, self.status), self.plots,
-                         pn.pane.Markdown(SENS_MD, sizing_mode="stretch_width"))
+                         export_buttons(self, "sensitivity"), math_markdown(SENS_MD, sizing_mode="stretch_width"))
 
 
 def tab_views(state: ExplorerState, on_select: Callable[[int], None] | None = None) -> dict[str, _View]:

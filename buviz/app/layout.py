@@ -11,6 +11,8 @@ import panel as pn
 import param
 
 from buviz.app.boundary import tab_views
+from buviz.app.code import CodePanel
+from buviz.app.mathmd import fix_math
 from buviz.app.state import CONTROL_PARAMS, ExplorerState
 
 __all__ = ["ExplorerApp", "build_app", "URL_PARAMS"]
@@ -37,7 +39,7 @@ def _extrapolation_tab():
     try:
         from buviz.app.extrapolation import ExtrapolationView
 
-        return ExtrapolationView()
+        return fix_math(pn.panel(ExtrapolationView()))
     except Exception as exc:  # another tab must never take the explorer down
         return pn.pane.Alert(f"Extrapolation view unavailable: {exc}", alert_type="warning")
 
@@ -46,7 +48,7 @@ def _discrete_tab():
     try:
         from buviz.app.discrete import DiscreteEstimatorsView
 
-        return DiscreteEstimatorsView()
+        return fix_math(pn.panel(DiscreteEstimatorsView()))
     except Exception as exc:
         return pn.pane.Alert(f"Discrete-case view unavailable: {exc}", alert_type="warning")
 
@@ -66,6 +68,7 @@ class ExplorerApp(pn.viewable.Viewer):
                             sizing_mode="stretch_width")
         self._add_other_tabs()
         self._controls = self._build_controls()
+        self.code_panel = CodePanel(state=self.state)
         self._periodic = None
 
     # ------------------------------------------------------------------ tabs
@@ -143,7 +146,7 @@ class ExplorerApp(pn.viewable.Viewer):
 
     # ------------------------------------------------------------------ page
     def main(self):
-        return pn.Column(self.message_pane, self.tabs, sizing_mode="stretch_width")
+        return pn.Column(self.message_pane, self.tabs, self.code_panel, sizing_mode="stretch_width")
 
     def __panel__(self):
         return pn.Row(pn.Column(*self._controls, width=330), self.main())

@@ -5,6 +5,7 @@ maps, sweep tables or the dict of :meth:`BoundaryUncertaintyResult.sample_view` 
 HoloViews element or overlay (Bokeh options set; the elements themselves are backend-agnostic).
 
 - :func:`sample_space` -- training points by class, predicted regions, B(Λ) and B* (Figs 5, 15).
+- :func:`proposal1_layers` -- Proposal 1's anchors, near-boundary set and TDC clusters (Figs 3, 15).
 - :func:`weights_map` -- probability weights k̂(x)/w_kl on the training samples (Fig 14).
 - :func:`shift_map`, :func:`shift_maps`, :func:`shift_histograms` -- f(T), f(T̃), f(X_te) (Fig 10).
 - :func:`error_curves`, :func:`parametric_curve` -- errors and −Û against the status (Figs 6-9).
@@ -32,6 +33,7 @@ __all__ = [
     "training_points",
     "region_image",
     "sample_space",
+    "proposal1_layers",
     "weights_map",
     "shift_map",
     "shift_maps",
@@ -179,6 +181,36 @@ def sample_space(X, y, fields, *, bayes_fields=None, grid_predicted=None, grid_x
     bs = boundary_path(bayes_fields, label="B* (Bayes)", color=BAYES_COLOR, dash="dashed", width=2,
                        feature_names=feature_names)
     return (region * pts * b * bs).opts(title=title, legend_position="top_left", framewise=True)
+
+
+#: Colours of Proposal 1's TDC clusters (tab10 without the class-like yellow/purple; cycled).
+CLUSTER_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#8c564b", "#e377c2", "#7f7f7f", "#17becf")
+
+
+def proposal1_layers(anchors=None, near_boundary_X=None, cluster_labels=None, *, feature_names=None,
+                     show_legend: bool = True) -> hv.Overlay:
+    """Proposal 1 on the sample space (Figs 3, 15): the anchors on B(Λ) (black dots), the near-boundary
+    set N_B (red rings) and, when ``cluster_labels`` (one per N_B member, −1 = dropped) is given, the
+    members of each retained TDC cluster filled with a cluster colour.
+
+    Always three layers (empty ones for None), so a DynamicMap can switch the overlay on and off.
+    """
+    kd = _kdims(feature_names)
+    A = np.empty((0, 2)) if anchors is None else np.asarray(anchors, dtype=float).reshape(-1, 2)
+    B = np.empty((0, 2)) if near_boundary_X is None else np.asarray(near_boundary_X, dtype=float).reshape(-1, 2)
+    lab = np.full(len(B), -1) if cluster_labels is None else np.asarray(cluster_labels, dtype=int)
+    kept = lab >= 0
+    n_cl = int(lab.max()) + 1 if kept.any() else 1
+    colors = [CLUSTER_COLORS[c % len(CLUSTER_COLORS)] for c in range(n_cl)]
+    clusters = hv.Points({"x1": B[kept, 0], "x2": B[kept, 1], "cluster": lab[kept].astype(float)}, kdims=kd,
+                         vdims=[hv.Dimension("cluster", label="TDC cluster")], label="P1 clusters").opts(
+        color="cluster", cmap=colors, clim=(-0.5, n_cl - 0.5), size=9, alpha=0.6, line_color=None,
+        colorbar=False, show_legend=show_legend)
+    near = hv.Points((B[:, 0], B[:, 1]), kdims=kd, label="P1 N_B (near-boundary)").opts(
+        color="none", line_color="#d62728", line_width=1.5, size=9, show_legend=show_legend)
+    anchors_el = hv.Points((A[:, 0], A[:, 1]), kdims=kd, label="P1 anchors").opts(
+        color="black", size=3, marker="circle", show_legend=show_legend)
+    return clusters * near * anchors_el
 
 
 # -- Fig 14: probability weights -----------------------------------------------------------------

@@ -211,3 +211,20 @@ def _docs_screenshot():
     if src.exists() and not (ROOT / "docs" / "explorer.png").exists():
         (ROOT / "docs").mkdir(exist_ok=True)
         shutil.copy(src, ROOT / "docs" / "explorer.png")
+
+
+_MJX_JS = """() => { let n = 0, em = 0;
+  const walk = (r) => { n += r.querySelectorAll('mjx-container').length;
+    for (const e of r.querySelectorAll('em')) if (e.textContent.startsWith('{kl}')) em++;
+    r.querySelectorAll('*').forEach(e => { if (e.shadowRoot) walk(e.shadowRoot); }); };
+  walk(document); return {n, em}; }"""
+
+
+def test_latex_notes_are_typeset_not_garbled(server, page):
+    _open(page, server + "?n_train=300")
+    page.wait_for_function("() => true")
+    end = time.time() + 30
+    while (res := page.evaluate(_MJX_JS))["n"] < 5 and time.time() < end:
+        page.wait_for_timeout(300)
+    assert res["n"] >= 5 and res["em"] == 0
+    _shot(page, "explorer_latex.png")

@@ -1,0 +1,202 @@
+"""Explorer export (SVG/PNG through Matplotlib, sweep CSV), the code panel, Proposal 1's overlay, the
+LaTeX of the notes and ``buviz serve`` -- all without a browser."""
+
+import io
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import holoviews as hv
+import numpy as np
+import pandas as pd
+import pytest
+
+from buviz.app import state as st
+from buviz.app.boundary import SAMPLE_SPACE_MD, CurvesView, SampleSpaceView, tab_views
+from buviz.app.code import CodePanel, snippet
+from buviz.app.export import sweep_csv, sweep_download, view_bytes
+from buviz.app.mathmd import double_dollars, math_markdown
+from buviz.app.state import ExplorerState
+
+hv.extension("bokeh")
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = dict(n_train=150, cv=2, auto_sweep=False)
+
+
+@pytest.fixture(autouse=True)
+def _tmp_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("BUVIZ_CACHE_DIR", str(tmp_path / "cache"))
+
+
+@pytest.fixture
+def state():
+    return ExplorerState(**SMALL)
+
+
+def _run(src: str) -> dict:
+    ns: dict = {"__name__": "__snippet__"}
+    exec(compile(src, "<snippet>", "exec"), ns)
+    return ns
+
+
+# -- export ------------------------------------------------------------------------------------------
+def _check_svg(data: bytes):
+    root = ET.fromstring(data)
+    assert root.tag.endswith("svg")
+    assert float(root.get("width").rstrip("pt")) > 100
+
+
+def _check_png(data: bytes, min_px=(500, 300)):
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    w, h = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert w >= min_px[0] and h >= min_px[1]
+    assert len(data) > 5000
+
+
+def test_every_view_exports_valid_svg_and_png(state):
+    views = tab_views(state)
+    for name in ("Weights k̂/w", "One sample"):
+        _check_svg(view_bytes(views[name], "svg"))
+    png = view_bytes(views["Sample space"], "png")
+    _check_png(png, (7 * 150 - 2, 5 * 150 - 2))
+
+
+def test_export_button_callbacks_return_bytes(state):
+    from buviz.app.export import export_buttons
+
+    view = SampleSpaceView(state=state)
+    row = export_buttons(view, "sample space")
+    svg_btn, png_btn = row.objects
+    assert svg_btn.filename == "buviz_sample_space.svg" and png_btn.filename.endswith(".png")
+    _check_svg(svg_btn.callback().getvalue())
+    _check_png(png_btn.callback().getvalue())
+
+
+def test_export_uses_okabe_ito_and_right_axis_for_u(state):
+    from buviz import figures
+
+    t = pd.DataFrame({"log2_gamma": [-1.0, 0.0, 1.0], "L_te": [0.3, 0.2, 0.25], "U_tr": [0.5, 0.8, 0.6]})
+    state.param.update(sweep_table=t)
+    svg = view_bytes(CurvesView(state=state), "svg").decode()
+    assert figures.OKABE_ITO[5].lower() in svg.lower()  # L_te vermillion
+    assert svg.count("−Û (best −1)") >= 1  # the right-hand −Û axis label
+
+
+def test_sweep_csv_download(state):
+    assert sweep_csv(None) == b"\n" or sweep_csv(None).strip() == b""
+    t = pd.DataFrame({"log2_gamma": [0.0, 1.0], "L_te": [0.2, 0.3], "U_tr": [0.8, 0.7]})
+    state.param.update(sweep_table=t)
+    fd = sweep_download(state)
+    back = pd.read_csv(io.BytesIO(fd.callback().getvalue()))
+    pd.testing.assert_frame_equal(back, t)
+    assert fd.filename.startswith("buviz_sweep_gmm_N150_svm") and fd.filename.endswith(".csv")
+
+
+# -- code panel ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("params", [
+    dict(log2_gamma=2, M=30, K="3"),
+    dict(classifier="MLP", epoch=5, tilde=False),
+    dict(dataset="gmm3", log2_gamma=-1, log2_C=2, perturbation=0.3, perturbation_mode="features"),
+])
+def test_snippet_reproduces_the_numbers_shown(params):
+    s = ExplorerState(**SMALL, **params)
+    assert s.message == ""
+    ns = _run(snippet(s.snapshot.settings, sweep=False))
+    assert ns["U_tr"] == pytest.approx(s.snapshot.result.value, abs=1e-12)
+    assert ns["L_te"] == pytest.approx(s.snapshot.status.L_te, abs=1e-12)
+    np.testing.assert_allclose(ns["result"].near_boundary_weights, s.snapshot.result.near_boundary_weights)
+    if s.snapshot.bayes_error is not None:
+        assert ns["bayes_error"] == pytest.approx(s.snapshot.bayes_error)
+
+
+def test_snippet_for_a_custom_mixture(state):
+    assert state.set_mixture(st.DEFAULT_MIXTURE_JSON.replace("0.6}", "0.7}", 1))
+    ns = _run(snippet(state.snapshot.settings, sweep=False))
+    assert ns["U_tr"] == pytest.approx(state.snapshot.result.value, abs=1e-12)
+    assert ns["L_te"] == pytest.approx(state.snapshot.status.L_te, abs=1e-12)
+
+
+def test_code_panel_follows_the_state(state):
+    panel = CodePanel(state=state)
+    assert "gamma=2.0 ** 0" in panel.code().object
+    state.log2_gamma = 3
+    md = panel.code().object
+    assert "gamma=2.0 ** 3" in md and md.startswith("```python")
+
+
+@pytest.mark.slow
+def test_snippet_sweep_matches_the_app_sweep(tmp_path, monkeypatch):
+    s = ExplorerState(**SMALL, log2_gamma=1)
+    s.start_sweep()
+    assert s.wait_sweep(timeout=240) and s.sweep_state == "done"
+    monkeypatch.setenv("BUVIZ_CACHE_DIR", str(tmp_path / "other"))  # recompute, no shared rows
+    ns = _run(snippet(s.snapshot.settings))
+    cols = [c for c in s.sweep_table.columns if not c.startswith("time") and c != "retries"]
+    pd.testing.assert_frame_equal(ns["table"][cols].reset_index(drop=True), s.sweep_table[cols])
+    assert ns["U_tr"] == pytest.approx(s.current_row()["U_tr"])
+
+
+# -- Proposal 1 overlay ----------------------------------------------------------------------------------
+def test_proposal1_overlay(state):
+    view = SampleSpaceView(state=state)
+    off = view.plot(state.snapshot)
+    layers = {e.label: e for e in off}
+    assert len(layers["P1 anchors"]) == 0 and len(layers["P1 N_B (near-boundary)"]) == 0
+    view.proposal1 = True
+    on = {e.label: e for e in view.plot(state.snapshot)}
+    r = view.proposal1_result()
+    assert r is not None and len(on["P1 anchors"]) == int(r.anchor_valid.sum()) > 0
+    assert len(on["P1 N_B (near-boundary)"]) == len(r.near_boundary)
+    assert len(on["P1 clusters"]) == int((r.cluster_labels[0] >= 0).sum())
+    assert view.proposal1_result() is r  # cached
+    assert "Proposal 1" in view.numbers().object and f"{r.value:.4f}" in view.numbers().object
+    assert len(off) == len(view.plot(state.snapshot))  # same layers on and off (DynamicMap structure)
+
+
+# -- LaTeX ------------------------------------------------------------------------------------------------
+def test_latex_reaches_mathjax_intact():
+    html = math_markdown(SAMPLE_SPACE_MD).get_root().text
+    assert "<em>{kl}" not in html and "&lt;em&gt;{kl}" not in html
+    assert r"$$\hat U^{(3)} = \sum_{\{k,l\}\in\hat{\mathcal I}^{\ast}} \hat P(C_{kl})\,\hat U_{kl}^{(3)}$$" in html
+    assert double_dollars(r"a $x_{i}$ and $$y_{j}$$") == r"a $$x_{i}$$ and $$y_{j}$$"
+
+
+# -- serve ------------------------------------------------------------------------------------------------
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_buviz_serve_answers_on_localhost(tmp_path):
+    port = _free_port()
+    env = {**os.environ, "BUVIZ_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.Popen([sys.executable, "-m", "buviz.cli", "serve", "--port", str(port)], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=30) as r:
+                    body = r.read().decode()
+                    assert r.status == 200
+                    break
+            except OSError:
+                if proc.poll() is not None or time.time() > deadline:
+                    raise AssertionError("buviz serve did not answer") from None
+                time.sleep(0.3)
+        assert "buviz" in body
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
