@@ -524,6 +524,8 @@ def read_csv(source: Any, *, label_column: str | int = -1, n_features: int | Non
         raise ValueError(f"CSV file is too large: more than {max_bytes} bytes")
     if not raw.strip():
         raise ValueError("CSV file is empty")
+    if b"\x00" in raw[:65536]:
+        raise ValueError("CSV file looks binary (it contains NUL bytes); upload a plain-text CSV")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -20,6 +20,15 @@ Proposal 2 result       48         status key + fit key
 A status evaluation holds the classifier's scores on the 200 × 200 contour grid (J floats per
 point) and f on the test set, about 0.7 MB for two classes; 48 of them stay under 40 MB.
 
+Other bounded stores: uploaded CSV bytes, at most 16 (``_UPLOADS_MAX``; each at most
+``datasets.MAX_CSV_BYTES`` = 5 MB, keyed by a digest -- never by the user's file name), and per
+session at most 8 finished sweep tables. The sweep's rows are also kept by :mod:`buviz.sweep`'s
+on-disk row cache (``BUVIZ_CACHE_DIR``), outside the process memory.
+
+Sessions: a state created inside a served session registers ``pn.state.on_session_destroyed``;
+when the session ends :meth:`ExplorerState.close` cancels its background sweep and drops its
+snapshot and sweep tables, so nothing per session outlives it (the shared caches above are bounded).
+
 Bad input (an estimator rejecting M > N, an invalid CSV or mixture) never raises out of the
 state: :attr:`ExplorerState.message` says what went wrong and the controls are reverted to the last
 valid settings, so the views keep showing the previous valid state.
@@ -33,6 +42,7 @@ import json
 import threading
 import time
 import traceback
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -382,7 +392,38 @@ class ExplorerState(param.Parameterized):
         self._sweeps: OrderedDict[tuple, pd.DataFrame] = OrderedDict()  # finished sweeps, at most 8
         self._sens_thread: threading.Thread | None = None
         self._sens_pending: tuple | None = None
+        self.closed = False
         self.apply()
+        self._register_session_cleanup()
+
+    def _register_session_cleanup(self) -> None:
+        """Inside a served session: release this state when the session is destroyed."""
+        if pn.state.curdoc is None or pn.state.curdoc.session_context is None:
+            return
+        ref = weakref.ref(self)
+
+        def _destroyed(session_context):  # holds a weak reference only
+            state = ref()
+            if state is not None:
+                state.close()
+
+        with contextlib.suppress(Exception):  # not served by a Bokeh server
+            pn.state.on_session_destroyed(_destroyed)
+
+    def close(self) -> None:
+        """Cancel background work and drop everything this session holds (session destroyed)."""
+        self.closed = True
+        self.cancel_sweep()
+        self._freeze = None
+        self._job = None
+        self._sweeps.clear()
+        self._sens_pending = None
+        self._last_valid = None
+        self._reverting = True  # late widget events must not recompute anything
+        try:
+            self.param.update(snapshot=None, sweep_table=None, sensitivity={})
+        finally:
+            self._reverting = False
 
     # ------------------------------------------------------------------ settings and snapshot
     def settings(self) -> dict:
@@ -390,7 +431,7 @@ class ExplorerState(param.Parameterized):
 
     @param.depends(*CONTROL_PARAMS, watch=True)
     def _on_controls(self):
-        if not self._reverting:
+        if not self._reverting and not self.closed:
             self.apply()
 
     def apply(self) -> bool:
@@ -535,7 +576,7 @@ class ExplorerState(param.Parameterized):
 
     def start_sweep(self, force: bool = False) -> None:
         """Run the sweep of the current settings in a background thread (no-op if already running/done)."""
-        if self.snapshot is None:
+        if self.snapshot is None or self.closed:
             return
         key = self._sweep_key()
         if not force and self._job is not None and self._job.key == key and not self._job.error:
@@ -584,6 +625,8 @@ class ExplorerState(param.Parameterized):
     def poll_sweep(self) -> bool:
         """Move what the background threads finished into params (call periodically, from the
         server's event loop): sweep rows into :attr:`sweep_table`, sensitivity tables."""
+        if self.closed:
+            return False
         changed = self._poll_sensitivity()
         return self._poll_main_sweep() or changed
 

@@ -1,0 +1,193 @@
+"""Bad input through the real page (issue 8), and where the server listens.
+
+One ``panel serve`` on 127.0.0.1 for the module; each bad input must show a clear message, leave the
+previous plots in place, raise no console error and log no server exception.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+QUERY = "?n_train=200&cv=2"
+SERVER_ERROR = re.compile(r"Traceback|\bERROR\b|Exception in callback")
+BOUNDARY_JS = """() => {
+  for (const doc of Bokeh.documents) for (const m of doc.all_models)
+    if (m.constructor.__name__ === 'GlyphRenderer' && m.glyph.constructor.__name__ === 'MultiLine'
+        && m.glyph.line_color.value === '#1f5fbf') {
+      let n = 0, sx = 0;
+      for (const xs of m.data_source.data.xs) { n += xs.length; for (const v of xs) sx += v; }
+      return [n, sx];
+    }
+  return null;
+}"""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_http(url: str, proc, log: Path, timeout: float = 120):
+    deadline = time.time() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=60) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            if proc.poll() is not None or time.time() > deadline:
+                proc.kill()
+                raise RuntimeError(f"server did not start:\n{log.read_text(errors='replace')}") from None
+            time.sleep(0.5)
+
+
+def _stop(proc):
+    proc.terminate()
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Debian's chromium is not installed")
+    pytest.importorskip("playwright")
+    tmp = tmp_path_factory.mktemp("hardening")
+    port = _free_port()
+    log = tmp / "server.log"
+    with open(log, "wb") as fh:
+        proc = subprocess.Popen([sys.executable, "-m", "panel", "serve", "apps/explorer.py", "--address", "127.0.0.1",
+                                 "--port", str(port), "--allow-websocket-origin", f"127.0.0.1:{port}"],
+                                cwd=ROOT, env={**os.environ, "BUVIZ_CACHE_DIR": str(tmp / "cache")},
+                                stdout=fh, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/explorer"
+    _wait_http(url + QUERY, proc, log)
+    yield url, log
+    _stop(proc)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    pg = browser.new_page(viewport={"width": 1600, "height": 1000})
+    pg.console_errors = []
+    pg.on("console", lambda m: pg.console_errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: pg.console_errors.append(str(e)))
+    url, log = server
+    before = len(log.read_text(errors="replace").splitlines())
+    yield pg
+    pg.close()
+    new = log.read_text(errors="replace").splitlines()[before:]
+    assert [ln for ln in new if SERVER_ERROR.search(ln)] == []
+
+
+def _open(page, url):
+    page.goto(url)
+    page.wait_for_selector("canvas", timeout=120_000)
+    page.get_by_text("SVM γ = 2^0, C = 2^0").first.wait_for(timeout=120_000)
+    return page.evaluate(BOUNDARY_JS)
+
+
+def _upload(page, name: str, data: bytes):
+    page.locator("input[type=file]").set_input_files(files=[{"name": name, "mimeType": "text/csv", "buffer": data}])
+
+
+def test_bad_inputs_show_messages_and_keep_the_plots(server, page):
+    url, _ = server
+    boundary = _open(page, url + QUERY)
+    assert boundary is not None and boundary[0] > 10
+    # M > N through the number input: the message names the problem, the input reverts
+    m_input = page.locator(".bk-input-group", has_text="M (neighbourhood size)").locator("input").first
+    m_input.fill("500")
+    m_input.press("Enter")
+    page.get_by_text("M must be <= ", exact=False).first.wait_for(timeout=60_000)
+    deadline = time.time() + 30  # the control reverts to the last valid value
+    while m_input.input_value() != "40" and time.time() < deadline:
+        page.wait_for_timeout(200)
+    assert m_input.input_value() == "40"
+    assert page.evaluate(BOUNDARY_JS) == boundary
+    # a CSV that is not UTF-8, then one over the 5 MB cap, then a formula-injection CSV
+    _upload(page, "latin1.csv", "x1,x2,label\n1,2,é\n3,4,ü\n".encode("latin-1"))
+    page.get_by_text("not UTF-8", exact=False).first.wait_for(timeout=60_000)
+    _upload(page, "big.csv", b"x1,x2,label\n" + b"1.0,2.0,a\n3.0,4.0,b\n" * 300_000)
+    page.get_by_text("too large", exact=False).first.wait_for(timeout=60_000)
+    rows = "".join(f"{i % 7 - 3},{i % 5 - 2},{'ab'[i % 2]}\n" for i in range(40))
+    _upload(page, "formula.csv", ("x1,x2,label\n" + rows + "=cmd|' /C calc'!A0,1,a\n").encode())
+    page.get_by_text("non-numeric text", exact=False).first.wait_for(timeout=60_000)
+    assert page.locator("select").first.input_value() == "gmm"
+    assert page.evaluate(BOUNDARY_JS) == boundary
+    assert page.console_errors == []
+
+
+def test_singular_mixture_in_the_editor(server, page):
+    url, _ = server
+    boundary = _open(page, url + QUERY)
+    page.get_by_text("Custom mixture editor").first.click()
+    area = page.locator("textarea").first
+    area.wait_for(timeout=30_000)
+    area.fill('{"classes": [[{"mean": [0, 0], "cov": [[1, 1], [1, 1]]}], [{"mean": [1, 1], "cov": 1}]]}')
+    area.blur()
+    page.get_by_role("button", name="Apply mixture").click()
+    page.get_by_text("positive definite", exact=False).first.wait_for(timeout=60_000)
+    assert page.locator("select").first.input_value() == "gmm"
+    assert page.evaluate(BOUNDARY_JS) == boundary
+    assert page.console_errors == []
+
+
+def _listening_addresses(port: int) -> set[str]:
+    """Local addresses with a listening TCP socket on ``port`` (from /proc/net/tcp and tcp6)."""
+    out = set()
+    for name in ("tcp", "tcp6"):
+        path = Path("/proc/net") / name
+        if not path.exists():
+            continue
+        for line in path.read_text().splitlines()[1:]:
+            local, state = line.split()[1], line.split()[3]
+            addr, p = local.split(":")
+            if state == "0A" and int(p, 16) == port:
+                out.add(addr)
+    return out
+
+
+def test_buviz_serve_listens_on_localhost_only(tmp_path):
+    port = _free_port()
+    log = tmp_path / "serve.log"
+    with open(log, "wb") as fh:
+        proc = subprocess.Popen([sys.executable, "-m", "buviz.cli", "serve", "--port", str(port)], cwd=ROOT,
+                                env={**os.environ, "BUVIZ_CACHE_DIR": str(tmp_path / "cache")},
+                                stdout=fh, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.time() + 60
+        while not _listening_addresses(port) and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.3)
+        addrs = _listening_addresses(port)
+    finally:
+        _stop(proc)
+    assert addrs == {"0100007F"}, (addrs, log.read_text(errors="replace")[-2000:])  # 127.0.0.1 only
