@@ -112,12 +112,12 @@ class CodePanel(pn.viewable.Viewer):
 
     state = param.ClassSelector(class_=ExplorerState)
 
-    @param.depends("state.snapshot")
+    @param.depends("state.snapshot", "state.sweep_proposal1")
     def code(self):
         snap = self.state.snapshot
         if snap is None:
             return pn.pane.Markdown("*No valid settings yet.*")
-        src = snippet(snap.settings)
+        src = snippet(snap.settings, proposal1=self.state.sweep_proposal1)
         return pn.pane.Markdown(f"```python\n{src}```", sizing_mode="stretch_width", css_classes=["buviz-code"])
 
     def __panel__(self):

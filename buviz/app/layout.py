@@ -18,7 +18,7 @@ from buviz.app.state import CONTROL_PARAMS, ExplorerState
 __all__ = ["ExplorerApp", "build_app", "URL_PARAMS"]
 
 #: Controls mirrored in the URL query string (name in the URL = parameter name).
-URL_PARAMS = tuple(p for p in CONTROL_PARAMS)
+URL_PARAMS = (*CONTROL_PARAMS, "sweep_proposal1")
 
 _TITLE = "buviz · boundary-uncertainty explorer"
 _ABOUT = """
@@ -96,7 +96,7 @@ class ExplorerApp(pn.viewable.Viewer):
                            "log2_C": _throttled(pn.widgets.IntSlider, name="log₂ C"),
                            "epoch": _throttled(pn.widgets.IntSlider, name="MLP epoch"),
                        })
-        est = pn.Param(s, parameters=["M", "K", "perturbation", "perturbation_mode", "tilde", "cv"],
+        est = pn.Param(s, parameters=["M", "K", "perturbation", "perturbation_mode", "tilde", "cv", "sweep_proposal1"],
                        show_name=False, widgets={
                            "M": {"type": pn.widgets.IntInput, "name": "M (neighbourhood size)"},
                            "K": {"type": pn.widgets.Select, "name": "K prototypes per class"},
@@ -104,6 +104,7 @@ class ExplorerApp(pn.viewable.Viewer):
                            "perturbation_mode": {"type": pn.widgets.Select, "name": "T̃ mode"},
                            "tilde": {"type": pn.widgets.Checkbox, "name": "Use T̃ (off: f on T)"},
                            "cv": {"type": pn.widgets.IntInput, "name": "CV folds (sweep)"},
+                           "sweep_proposal1": {"type": pn.widgets.Checkbox, "name": "Proposal 1 in the sweep (slower)"},
                        })
         self.widgets = {**data._widgets, **clf._widgets, **est._widgets}
         is_svm = s.param.classifier.rx() == "SVM"

@@ -53,7 +53,7 @@ import param
 
 import buviz.uncertainty as bu
 from buviz import datasets
-from buviz.classifiers import Discriminant, mlp_statuses, svm_status
+from buviz.classifiers import Discriminant, mlp_statuses, near_boundaryness, svm_status, top2
 from buviz.datasets import Dataset
 
 __all__ = ["ExplorerState", "Snapshot", "StatusEval", "parse_mixture", "DEFAULT_MIXTURE_JSON",
@@ -216,9 +216,7 @@ def status_eval(name: str, n_train: int, seed: int, payload: str, classifier: st
         fields = datasets.boundary_fields(scores, xs, ys)
     if len(ds.X_test):
         g = d(ds.X_test)
-        order = np.sort(np.argpartition(-g, 1, axis=1)[:, :2], axis=1) if g.shape[1] > 2 else None
-        rows = np.arange(len(g))
-        f_test = g[:, 0] - g[:, 1] if order is None else g[rows, order[:, 0]] - g[rows, order[:, 1]]
+        f_test = near_boundaryness(g, *top2(g))
         L_te = float(np.mean(np.argmax(g, axis=1) != ds.y_test))
     else:
         f_test, L_te = np.empty(0), float("nan")
@@ -295,8 +293,6 @@ def _canonical(s: dict) -> dict:
 
 def compute_snapshot(settings: dict) -> Snapshot:
     """The snapshot of a control setting; raises ValueError (or the estimator's error) on bad input."""
-    from scipy.stats import ks_2samp
-
     t0 = time.perf_counter()
     c = _canonical(settings)
     dkey = (c["dataset"], int(c["n_train"]), int(c["seed"]), c["payload"])
@@ -305,10 +301,7 @@ def compute_snapshot(settings: dict) -> Snapshot:
     st = status_eval(*dkey, *skey)
     res = bu_result(*dkey, *skey, int(c["M"]), str(c["K"]), c["pert"], c["perturbation_mode"])
     bf, be = bayes_info(*dkey)
-    ks = {}
-    if len(st.f_test):
-        ks["f(T)"] = float(ks_2samp(res.f_train, st.f_test).statistic)
-        ks["f(T̃)"] = float(ks_2samp(res.f_tilde, st.f_test).statistic)
+    ks = res.covariate_shift(st.f_test) if len(st.f_test) else {}
     return Snapshot(dict(settings), ds, st, res, bf, be, ks, time.perf_counter() - t0)
 
 
@@ -370,6 +363,7 @@ class ExplorerState(param.Parameterized):
     cv = param.Integer(default=10, bounds=(2, 40), doc="CV folds of the sweep")
     mixture_json = param.String(default=DEFAULT_MIXTURE_JSON, doc="Custom mixture (JSON)")
     csv_key = param.String(default="", doc="Digest of the uploaded CSV")
+    sweep_proposal1 = param.Boolean(default=False, doc="Add Proposal 1 (U1_tr) to the sweep (about twice as long)")
 
     selected = param.Integer(default=-1, doc="Training sample shown up close (-1: the heaviest weight)")
     auto_sweep = param.Boolean(default=True, doc="Start the sweep whenever its settings change")
@@ -555,7 +549,7 @@ class ExplorerState(param.Parameterized):
         ds = self.snapshot.ds
         status = ("SVM", c["log2_C"]) if c["classifier"] == "SVM" else ("MLP",)
         return (ds.key, *status, int(c["cv"]), int(c["M"]), c["K"], c["pert"], c["perturbation_mode"],
-                int(c["seed"]), hasattr(bu, "Proposal1"))
+                int(c["seed"]), bool(self.sweep_proposal1))
 
     def current_row(self) -> dict | None:
         """The sweep row of the current status, when the sweep has reached it."""
@@ -574,6 +568,11 @@ class ExplorerState(param.Parameterized):
             return True
         return False
 
+    @param.depends("sweep_proposal1", watch=True)
+    def _proposal1_column_changed(self) -> None:
+        if self.auto_sweep:
+            self.start_sweep()
+
     def start_sweep(self, force: bool = False) -> None:
         """Run the sweep of the current settings in a background thread (no-op if already running/done)."""
         if self.snapshot is None or self.closed:
@@ -590,7 +589,7 @@ class ExplorerState(param.Parameterized):
         self.param.update(sweep_table=None, sweep_progress=0, sweep_state="running")
         c = _canonical(self._last_valid)
         ds = self.snapshot.ds
-        with_p1 = hasattr(bu, "Proposal1")
+        with_p1 = bool(self.sweep_proposal1)
 
         def progress(done, total):
             if job.gen != self._gen:

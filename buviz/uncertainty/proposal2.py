@@ -362,6 +362,20 @@ class BoundaryUncertaintyResult:
     def F(self) -> np.ndarray:
         return self._estimator.neighbourhood_values(self.g_tilde, self.pair_i, self.pair_j)
 
+    def covariate_shift(self, f_test) -> dict[str, float]:
+        """How far f(T) and f(T̃) are from f(X_te) (Fig 10): two-sample Kolmogorov–Smirnov statistics.
+
+        ``f_test`` holds f(x;Λ) on a test set, with the top-2 pair taken at each test point
+        (:func:`buviz.classifiers.near_boundaryness` of the test discriminants and their top-2 pairs).
+        """
+        from scipy.stats import ks_2samp
+
+        f_test = np.asarray(f_test, dtype=float)
+        if f_test.ndim != 1 or len(f_test) == 0:
+            raise ValueError("f_test must be a non-empty 1-D array of f(x;Λ) on test samples")
+        return {"f(T)": float(ks_2samp(self.f_train, f_test).statistic),
+                "f(T̃)": float(ks_2samp(self.f_tilde, f_test).statistic)}
+
     def sample_view(self, index: int) -> dict:
         """The Fig 4 picture for one training sample: its cluster, F values, labels, h_x, k̂^i, k̂^j, Û(x)."""
         index = check_int(index, "index", low=0, high=len(self.k) - 1)
