@@ -29,6 +29,7 @@ from pathlib import Path
 import holoviews as hv
 import numpy as np
 import pandas as pd
+from cycler import cycler
 
 from buviz.plots import boundary as bplots
 from buviz.plots import discrete as dplots
@@ -892,7 +893,8 @@ def _rc():
     return {"font.size": FONT_SIZE, "font.family": "DejaVu Sans", "axes.titlesize": FONT_SIZE + 1,
             "axes.labelsize": FONT_SIZE, "xtick.labelsize": FONT_SIZE, "ytick.labelsize": FONT_SIZE,
             "legend.fontsize": FONT_SIZE - 1, "svg.fonttype": "none", "pdf.fonttype": 42,
-            "axes.prop_cycle": __import__("cycler").cycler(color=list(OKABE_ITO[:3] + OKABE_ITO[4:]))}
+            "svg.hashsalt": "buviz",  # stable element ids: the same figure gives the same bytes
+            "axes.prop_cycle": cycler(color=list(OKABE_ITO[:3] + OKABE_ITO[4:]))}
 
 
 def export(name: str, out_path, width: float = 6.0, height: float = 4.0, dpi: int = 150, **params) -> Path:
@@ -950,7 +952,9 @@ def _save(fig, target, fmt: str, dpi: int) -> None:
 
     try:
         with matplotlib.rc_context(_rc()):
-            fig.savefig(target, dpi=dpi, format=fmt)
+            # no creation date in the file, so exports are reproducible byte for byte
+            metadata = {"Date": None} if fmt == "svg" else {"CreationDate": None} if fmt == "pdf" else None
+            fig.savefig(target, dpi=dpi, format=fmt, metadata=metadata)
     finally:
         plt.close(fig)
 

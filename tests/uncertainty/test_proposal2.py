@@ -240,3 +240,17 @@ def test_unknown_array_backend():
     ds = datasets.load("gmm", 100, 0, random_state=0)
     with pytest.raises(ValueError, match="array_backend"):
         BoundaryUncertainty(M=10, array_backend="jax").fit(ds.X_train, ds.y_train)
+
+
+def test_covariate_shift_statistics(gmm_bu):
+    ds, bu = gmm_bu
+    d = svm_status(ds.X_train, ds.y_train, 2.0**6)
+    r = bu.evaluate(d)
+    same = r.covariate_shift(r.f_train)
+    assert same["f(T)"] == 0.0 and 0 < same["f(T̃)"] < 1
+    g = d(ds.X_test)
+    shift = r.covariate_shift(classifiers.near_boundaryness(g, *classifiers.top2(g)))
+    # an overfitted status: f on T sits far from f on test data, T̃ brings it closer (Fig 10)
+    assert shift["f(T̃)"] < shift["f(T)"]
+    with pytest.raises(ValueError, match="f_test"):
+        r.covariate_shift([])
