@@ -127,6 +127,14 @@ class _View(pn.viewable.Viewer):
     def _visible_if_2d(self):
         return self.state.param.snapshot.rx().rx.pipe(lambda s: s is None or s.is_2d)
 
+    def _select_sample_at(self, x=None, y=None):
+        """Tap on a sample-space map: select the nearest training sample (views with ``on_select``)."""
+        if x is None or y is None:
+            return
+        idx = self.state.select_at(x, y)
+        if idx >= 0 and getattr(self, "on_select", None) is not None:
+            self.on_select(idx)
+
 
 class SampleSpaceView(_View):
     """Tab 1: training points, B(Λ), B*, predicted regions, and the key numbers."""
@@ -138,7 +146,7 @@ class SampleSpaceView(_View):
         super().__init__(**params)
         self.dmap = hv.DynamicMap(self.plot, streams=[hv.streams.Params(self.state, ["snapshot"]),
                                                       hv.streams.Params(self, ["proposal1"])])
-        self.shown, self.tap = _with_tap(self.dmap, _XY, self._on_tap, width=_MAP_OPTS["width"],
+        self.shown, self.tap = _with_tap(self.dmap, _XY, self._select_sample_at, width=_MAP_OPTS["width"],
                                          height=_MAP_OPTS["height"], legend_position="right")
         self.p1_toggle = pn.widgets.Checkbox.from_param(self.param.proposal1,
                                                         name="Proposal 1 (anchors, N_B, clusters)")
@@ -173,12 +181,6 @@ class SampleSpaceView(_View):
         """What the map shows now, for the static export."""
         return self.plot(self._snap())
 
-    def _on_tap(self, x=None, y=None):
-        if x is None or y is None:
-            return
-        idx = self.state.select_at(x, y)
-        if idx >= 0 and self.on_select is not None:
-            self.on_select(idx)
 
     @param.depends("state.snapshot", "state.sweep_table", "proposal1")
     def numbers(self):
@@ -253,7 +255,7 @@ class WeightsView(_View):
     def __init__(self, **params):
         super().__init__(**params)
         self.dmap = hv.DynamicMap(self.plot, streams=[hv.streams.Params(self.state, ["snapshot"])])
-        self.shown, self.tap = _with_tap(self.dmap, _XY, self._on_tap, width=_MAP_OPTS["width"],
+        self.shown, self.tap = _with_tap(self.dmap, _XY, self._select_sample_at, width=_MAP_OPTS["width"],
                                          height=_MAP_OPTS["height"], legend_position="right")
 
     def plot(self, snapshot=None):
@@ -268,12 +270,6 @@ class WeightsView(_View):
     def figure(self):
         return self.plot(self._snap())
 
-    def _on_tap(self, x=None, y=None):
-        if x is None or y is None:
-            return
-        idx = self.state.select_at(x, y)
-        if idx >= 0 and self.on_select is not None:
-            self.on_select(idx)
 
     @param.depends("state.snapshot")
     def pair_table(self):

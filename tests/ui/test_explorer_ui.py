@@ -15,13 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import CHROMIUM
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
 
 # Bokeh document introspection: B(Λ) polylines (solid blue MultiLine) and vertical marker lines (Span)
 DOC_JS = """() => {
@@ -74,16 +73,6 @@ def server(tmp_path_factory):
         proc.wait(10)
     except subprocess.TimeoutExpired:
         proc.kill()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

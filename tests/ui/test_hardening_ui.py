@@ -17,12 +17,11 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import CHROMIUM
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
 QUERY = "?n_train=200&cv=2"
 SERVER_ERROR = re.compile(r"Traceback|\bERROR\b|Exception in callback")
 BOUNDARY_JS = """() => {
@@ -82,16 +81,6 @@ def server(tmp_path_factory):
     _wait_http(url + QUERY, proc, log)
     yield url, log
     _stop(proc)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture
