@@ -15,11 +15,6 @@ hv.extension("bokeh")
 SMALL = dict(n_train=200, auto_sweep=False)
 
 
-@pytest.fixture(autouse=True)
-def _tmp_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("BUVIZ_CACHE_DIR", str(tmp_path / "cache"))
-
-
 @pytest.fixture
 def state():
     return ExplorerState(**SMALL)

@@ -29,11 +29,6 @@ ROOT = Path(__file__).resolve().parents[1]
 SMALL = dict(n_train=150, cv=2, auto_sweep=False)
 
 
-@pytest.fixture(autouse=True)
-def _tmp_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("BUVIZ_CACHE_DIR", str(tmp_path / "cache"))
-
-
 @pytest.fixture
 def state():
     return ExplorerState(**SMALL)
