@@ -190,6 +190,8 @@ def test_bad_csv_shows_a_message_and_keeps_the_view(server, page):
     while page.locator("select").first.input_value() != "csv" and time.time() < deadline:
         page.wait_for_timeout(200)
     assert page.locator("select").first.input_value() == "csv"
+    # the dataset selector switches before the new numbers table is drawn: wait for it (visible, or fail)
+    page.get_by_text("N (train), J").first.wait_for(state="visible", timeout=60_000)
     assert page.get_by_text("N (train), J").first.is_visible()
 
 
