@@ -169,12 +169,14 @@ def _fit_estimators(ds: Dataset, M, K, perturbation, perturbation_mode, random_s
 def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, cv: int = 10, M: int = 40,
                          K="aic", *, perturbation: float = 0.5, perturbation_mode: str = "features",
                          proposal1: bool = False, random_state=0, n_jobs: int = 2, cache=True,
-                         scheduler=None, progress: Progress | None = None) -> Iterator[dict]:
+                         scheduler=None, progress: Progress | None = None, niceness: int = 0) -> Iterator[dict]:
     """Yield one row (a dict, columns as in the module docstring) per γ, in the order of ``gammas``.
 
     Rows found in the cache are yielded at once; the others are computed in parallel
     (``n_jobs`` joblib workers, or a Dask cluster at ``scheduler``) and yielded as they complete.
-    ``progress(done, total)`` is called after every finished task.
+    ``progress(done, total)`` is called after every finished task. ``niceness`` > 0 lowers the CPU
+    priority of the worker processes to that Unix niceness (the explorer uses it so that interactive
+    requests come before its background sweeps); the calling process itself is never reniced.
     """
     gammas = [check_real(g, "gammas", low=0, low_open=True) for g in np.atleast_1d(gammas)]
     if not gammas:
@@ -216,7 +218,7 @@ def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, c
     next_out = 0
     retried: dict[int, int] = {}
     with _backend(scheduler):
-        for t, out in _run_tasks(tasks, n_jobs, retried):
+        for t, out in _run_tasks(tasks, n_jobs, retried, niceness=niceness):
             i, kind = owners[t]
             p = partial[i]
             if kind == "full":
@@ -250,7 +252,7 @@ def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, c
 def svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, cv: int = 10, M: int = 40, K="aic",
                     *, perturbation: float = 0.5, perturbation_mode: str = "features",
                     proposal1: bool = False, random_state=0, n_jobs: int = 2, cache=True,
-                    scheduler=None, progress: Progress | None = None) -> pd.DataFrame:
+                    scheduler=None, progress: Progress | None = None, niceness: int = 0) -> pd.DataFrame:
     """Tidy table, one row per γ of an RBF SVC (Figs 6-8): errors L_tr, L_val, L_ho, L_te and Û_tr, Û_te.
 
     Parameters
@@ -265,11 +267,12 @@ def svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, cv: in
     n_jobs : joblib workers. cache : True (default directory), False, a path or a :class:`RowCache`.
     scheduler : a Dask scheduler address (``"tcp://host:port"``) or ``distributed.Client``.
     progress : ``progress(done, total)`` after each task.
+    niceness : Unix niceness of the worker processes (0: unchanged), see :func:`iter_svm_gamma_sweep`.
     """
     rows = list(iter_svm_gamma_sweep(ds, gammas, C, cv, M, K, perturbation=perturbation,
                                      perturbation_mode=perturbation_mode, proposal1=proposal1,
                                      random_state=random_state, n_jobs=n_jobs, cache=cache,
-                                     scheduler=scheduler, progress=progress))
+                                     scheduler=scheduler, progress=progress, niceness=niceness))
     return pd.DataFrame(rows)
 
 
@@ -301,7 +304,7 @@ def mlp_epoch_sweep(ds: Dataset, epochs: Iterable[int], cv: int = 10, M: int = 4
                     hidden_layer_sizes=(128, 64), learning_rate_init: float = 1e-3,
                     perturbation: float = 0.5, perturbation_mode: str = "features", random_state=0,
                     n_jobs: int = 2, cache=True, scheduler=None,
-                    progress: Progress | None = None) -> pd.DataFrame:
+                    progress: Progress | None = None, niceness: int = 0) -> pd.DataFrame:
     """Tidy table, one row per training epoch of one MLP (Fig 9), columns as for the γ sweep.
 
     Each fold (and the full training set, and the hold-out split) trains one network with
@@ -331,7 +334,7 @@ def mlp_epoch_sweep(ds: Dataset, epochs: Iterable[int], cv: int = 10, M: int = 4
     results = []
     results = [None] * len(tasks)
     with _backend(scheduler):
-        for n, (t, out) in enumerate(_run_tasks(tasks, n_jobs, {})):
+        for n, (t, out) in enumerate(_run_tasks(tasks, n_jobs, {}, niceness=niceness)):
             results[t] = out
             if progress:
                 progress(n + 1, len(tasks))
@@ -347,13 +350,24 @@ def mlp_epoch_sweep(ds: Dataset, epochs: Iterable[int], cv: int = 10, M: int = 4
     return pd.DataFrame(table)
 
 
-def _run_tasks(tasks: list, n_jobs: int, retried: dict[int, int], retries: int = 2) -> Iterator[tuple[int, object]]:
+def _in_niced_worker(parent_pid: int, niceness: int, fn, *args, **kwargs):
+    """Run ``fn`` in a worker process whose niceness is first raised to ``niceness`` (never in the caller)."""
+    if niceness > 0 and os.getpid() != parent_pid and hasattr(os, "getpriority"):
+        if os.getpriority(os.PRIO_PROCESS, 0) < niceness:
+            os.setpriority(os.PRIO_PROCESS, 0, niceness)
+    return fn(*args, **kwargs)
+
+
+def _run_tasks(tasks: list, n_jobs: int, retried: dict[int, int], retries: int = 2,
+               niceness: int = 0) -> Iterator[tuple[int, object]]:
     """Run joblib tasks, yielding ``(task index, output)`` in order as each finishes.
 
     A task that raises, or whose worker dies (a killed process, a lost Dask worker), is run again,
     up to ``retries`` more times, with a warning each time; ``retried[index]`` counts the re-runs.
     A task that still fails raises ``RuntimeError``: no result is silently dropped.
     """
+    if niceness > 0:
+        tasks = [delayed(_in_niced_worker)(os.getpid(), niceness, fn, *args, **kw) for fn, args, kw in tasks]
     pending = list(range(len(tasks)))
     attempt = 0
     while pending:

@@ -200,3 +200,17 @@ def test_app_builds_with_all_tabs():
     assert app.tabs.active == 4
     app.state.M = 1000
     assert app.message_pane().visible
+
+
+def test_each_applied_change_records_its_server_side_time(tmp_path, monkeypatch):
+    from buviz.app import timing
+
+    log = tmp_path / "times.log"
+    monkeypatch.setenv("BUVIZ_TIMING_LOG", str(log))
+    s = ExplorerState(**SMALL)
+    n = len(timing.APPLY_TIMES)
+    s.log2_gamma = 2
+    s.M = 30
+    assert len(timing.APPLY_TIMES) == n + 2 and all(t > 0 for t in list(timing.APPLY_TIMES)[-2:])
+    rows = [ln.split() for ln in log.read_text().splitlines()]
+    assert [r[2] for r in rows[-2:]] == ["log2_gamma", "M"] and all(float(r[1]) > 0 for r in rows)

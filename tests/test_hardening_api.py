@@ -294,7 +294,7 @@ def test_closed_state_is_released_and_stops_its_sweep():
 
     s = ExplorerState(n_train=200, auto_sweep=False)
     s.close()
-    assert s.snapshot is None and s._sweeps == {} and s.closed
+    assert s.snapshot is None and s._job is None and s.closed
     s.log2_gamma = 3  # a closed state ignores late events (a poll after the session died)
     assert s.snapshot is None
     ref = weakref.ref(s)
@@ -384,6 +384,9 @@ def test_user_input_never_becomes_a_file_path():
 
     text = (ROOT / "buviz" / "app" / "state.py").read_text()
     assert "open(" not in text and "Path(" not in text
+    # the one file the app writes is the administrator's timing log, named only by the environment
+    timing = (ROOT / "buviz" / "app" / "timing.py").read_text()
+    assert timing.count("open(") == 1 and 'path = os.environ.get("BUVIZ_TIMING_LOG")' in timing
     s = st.ExplorerState(n_train=200, auto_sweep=False)
     ok = _csv([f"{i % 7 - 3},{(i * 3) % 5 - 2},{'ab'[i % 2]}" for i in range(60)])
     assert s.upload_csv(ok, "../../../etc/passwd")

@@ -215,7 +215,7 @@ def numbers_markdown(state: ExplorerState) -> str:
     if s is None:
         return "*No valid settings yet.*"
     row = state.current_row() or {}
-    pending = "*(sweep running)*" if state.sweep_state == "running" else "—"
+    pending = {"running": "*(sweep running)*", "idle": "*(open Error vs −Û)*"}.get(state.sweep_state, "—")
 
     def from_row(col, neg=False):
         if col not in row:

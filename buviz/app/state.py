@@ -53,6 +53,7 @@ import param
 
 import buviz.uncertainty as bu
 from buviz import datasets
+from buviz.app import jobs, timing
 from buviz.classifiers import Discriminant, mlp_statuses, near_boundaryness, svm_status, top2
 from buviz.datasets import Dataset
 
@@ -90,12 +91,12 @@ DEFAULT_MIXTURE = {
 }
 DEFAULT_MIXTURE_JSON = json.dumps(DEFAULT_MIXTURE)
 
+#: Niceness of the sweep worker processes: the server's own (interactive) work comes first.
+SWEEP_NICENESS = 10
+
 _UPLOADS: OrderedDict[str, bytes] = OrderedDict()  # digest -> CSV bytes, at most 16
 _UPLOADS_MAX = 16
 _UPLOADS_LOCK = threading.Lock()
-#: One sweep at a time per server process: joblib's shared worker pool must not be driven by two
-#: generator-style ``Parallel`` calls at once (closing one would shut the pool under the other).
-_SWEEP_LOCK = threading.Lock()
 
 
 # -- custom mixture --------------------------------------------------------------------------------
@@ -246,9 +247,10 @@ def bu_result(name: str, n_train: int, seed: int, payload: str, classifier: str,
 
 
 def clear_caches() -> None:
-    """Empty every cache of this module (tests and benchmarks)."""
+    """Empty every cache of this module and the finished sweep tables (tests and benchmarks)."""
     for fn in (dataset_for, bayes_info, mlp_trajectory, status_eval, bu_fitted, bu_result):
         fn.clear()
+    jobs.clear()
 
 
 # -- the snapshot every view draws ---------------------------------------------------------------------
@@ -305,36 +307,19 @@ def compute_snapshot(settings: dict) -> Snapshot:
     return Snapshot(dict(settings), ds, st, res, bf, be, ks, time.perf_counter() - t0)
 
 
-class _Cancelled(Exception):
-    pass
-
-
-@dataclass
-class _SweepJob:
-    gen: int
-    key: tuple
-    rows: list = field(default_factory=list)
-    done: int = 0
-    total: int = 0
-    finished: bool = False
-    error: str = ""
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    thread: threading.Thread | None = None
-
-
 def _sweep_rows(ds: Dataset, c: dict, with_p1: bool, progress, on_row, cancelled) -> None:
     from buviz import sweep
 
     kw = dict(cv=int(c["cv"]), M=int(c["M"]), K=_K_value(c["K"]), perturbation=c["pert"],
               perturbation_mode=c["perturbation_mode"], random_state=int(c["seed"]), n_jobs=2, cache=True,
-              progress=progress)
+              progress=progress, niceness=SWEEP_NICENESS)
     if c["classifier"] == "SVM":
         it = sweep.iter_svm_gamma_sweep(ds, 2.0 ** np.array(GAMMA_GRID, dtype=float), C=2.0 ** c["log2_C"],
                                         proposal1=with_p1, **kw)
         try:
             for row in it:
                 if cancelled():
-                    raise _Cancelled
+                    raise jobs.SweepCancelled
                 on_row(row)
         finally:
             it.close()
@@ -381,9 +366,8 @@ class ExplorerState(param.Parameterized):
         self._reverting = False
         self._freeze = None  # set by the app: a callable returning the document's freeze() context
         self._last_valid: dict | None = None
-        self._job: _SweepJob | None = None
-        self._gen = 0
-        self._sweeps: OrderedDict[tuple, pd.DataFrame] = OrderedDict()  # finished sweeps, at most 8
+        self._job: jobs.SharedSweep | None = None  # the shared sweep this session subscribes to
+        self._job_rows = -1  # rows of ``_job`` already moved into ``sweep_table``
         self._sens_thread: threading.Thread | None = None
         self._sens_pending: tuple | None = None
         self.closed = False
@@ -409,15 +393,12 @@ class ExplorerState(param.Parameterized):
         self.closed = True
         self.cancel_sweep()
         self._freeze = None
-        self._job = None
-        self._sweeps.clear()
         self._sens_pending = None
         self._last_valid = None
         self._reverting = True  # late widget events must not recompute anything
-        try:
+        # drop the references without notifying the views: their document is being destroyed
+        with param.parameterized.discard_events(self):
             self.param.update(snapshot=None, sweep_table=None, sensitivity={})
-        finally:
-            self._reverting = False
 
     # ------------------------------------------------------------------ settings and snapshot
     def settings(self) -> dict:
@@ -430,6 +411,7 @@ class ExplorerState(param.Parameterized):
 
     def apply(self) -> bool:
         """Compute the snapshot of the current controls; on failure keep the previous one."""
+        t0 = time.perf_counter()
         s = self.settings()
         try:
             snap = compute_snapshot(s)
@@ -441,6 +423,7 @@ class ExplorerState(param.Parameterized):
             self.message = f"Could not apply these settings: {msg}"
             return False
         old = self.snapshot
+        changed = sorted(k for k, v in s.items() if self._last_valid is None or self._last_valid.get(k) != v)
         dataset_changed = old is None or old.ds is not snap.ds
         updates = {"snapshot": snap, "message": ""}
         if dataset_changed:
@@ -451,10 +434,8 @@ class ExplorerState(param.Parameterized):
         self._last_valid = s
         with self.update_context():
             self.param.update(**updates)
-        if self.auto_sweep:
-            self.start_sweep()
-        else:
-            self._adopt_finished_sweep()
+        self._follow_sweep()
+        timing.record_apply(time.perf_counter() - t0, changed)
         return True
 
     def update_context(self):
@@ -560,66 +541,57 @@ class ExplorerState(param.Parameterized):
         hit = t[np.isclose(t[col].to_numpy(float), self.snapshot.status_value)]
         return hit.iloc[0].to_dict() if len(hit) else None
 
-    def _adopt_finished_sweep(self) -> bool:
-        key = self._sweep_key()
-        if key in self._sweeps:
-            self._sweeps.move_to_end(key)
-            self.param.update(sweep_table=self._sweeps[key], sweep_progress=100, sweep_state="done")
-            return True
-        return False
-
-    @param.depends("sweep_proposal1", watch=True)
-    def _proposal1_column_changed(self) -> None:
+    @param.depends("sweep_proposal1", "auto_sweep", watch=True)
+    def _sweep_settings_changed(self) -> None:
         if self.auto_sweep:
             self.start_sweep()
 
+    def _follow_sweep(self) -> None:
+        """After a settings change: start (or join) their sweep, or with ``auto_sweep`` off adopt
+        a finished table for them if the process has one -- never keep showing another setting's."""
+        if self.auto_sweep:
+            self.start_sweep()
+            return
+        key = self._sweep_key()
+        if self._job is not None and self._job.key == key:
+            return
+        self.cancel_sweep()
+        self._job, self._job_rows = jobs.acquire_finished(key), -1
+        if self._job is None:
+            self.param.update(sweep_table=None, sweep_progress=0, sweep_state="idle")
+        else:
+            self._poll_main_sweep()
+
     def start_sweep(self, force: bool = False) -> None:
-        """Run the sweep of the current settings in a background thread (no-op if already running/done)."""
+        """Subscribe to the sweep of the current settings (shared with every session of the process).
+
+        A finished table for these settings is adopted at once; a sweep already running for them
+        (in this or another session) is joined; otherwise one starts in the background. ``force``
+        recomputes a finished or failed sweep (rows still come from the on-disk row cache).
+        """
         if self.snapshot is None or self.closed:
             return
         key = self._sweep_key()
-        if not force and self._job is not None and self._job.key == key and not self._job.error:
+        job = self._job
+        if not force and job is not None and job.key == key and not job.error and not job.cancelled:
             return
-        if not force and self._adopt_finished_sweep():
-            self._job = _SweepJob(gen=self._gen, key=key, finished=True)
-            return
-        self._gen += 1
-        job = _SweepJob(gen=self._gen, key=key)
-        self._job = job
-        self.param.update(sweep_table=None, sweep_progress=0, sweep_state="running")
         c = _canonical(self._last_valid)
         ds = self.snapshot.ds
         with_p1 = bool(self.sweep_proposal1)
 
-        def progress(done, total):
-            if job.gen != self._gen:
-                raise _Cancelled
-            with job.lock:
-                job.done, job.total = done, total
+        def runner(progress, on_row, cancelled):
+            _sweep_rows(ds, c, with_p1, progress, on_row, cancelled)
 
-        def on_row(row):
-            with job.lock:
-                job.rows.append(row)
-
-        def work():
-            try:
-                with _SWEEP_LOCK:
-                    if job.gen != self._gen:
-                        return
-                    _sweep_rows(ds, c, with_p1, progress, on_row, lambda: job.gen != self._gen)
-            except _Cancelled:
-                return
-            except Exception as exc:
-                traceback.print_exc()
-                job.error = str(exc) or type(exc).__name__
-            job.finished = True
-
-        job.thread = threading.Thread(target=work, name="buviz-sweep", daemon=True)
-        job.thread.start()
+        new = jobs.acquire(key, runner, restart=force)
+        jobs.release(job)
+        self._job, self._job_rows = new, -1
+        self.param.update(sweep_table=None, sweep_progress=0, sweep_state="running")
+        self._poll_main_sweep()
 
     def cancel_sweep(self) -> None:
-        """Stop the background sweep after its current task (session closed, settings changed)."""
-        self._gen += 1
+        """Leave the current sweep (session closed); the last session to leave a running sweep stops it."""
+        job, self._job = self._job, None
+        jobs.release(job)
 
     def poll_sweep(self) -> bool:
         """Move what the background threads finished into params (call periodically, from the
@@ -648,25 +620,19 @@ class ExplorerState(param.Parameterized):
 
     def _poll_main_sweep(self) -> bool:
         job = self._job
-        if job is None or job.gen != self._gen:
+        if job is None:
             return False
-        with job.lock:
-            rows = list(job.rows)
-            done, total = job.done, job.total
-        n_old = 0 if self.sweep_table is None else len(self.sweep_table)
+        rows, done, total = job.snapshot()
         updates = {}
-        if job.rows and len(rows) != n_old:
+        if rows and len(rows) != self._job_rows:
             updates["sweep_table"] = pd.DataFrame(rows)
-        pct = 100 if job.finished and not job.error else int(100 * done / total) if total else 0
+            self._job_rows = len(rows)
+        pct = 100 if job.finished else int(100 * done / total) if total else 0
         if pct != self.sweep_progress:
             updates["sweep_progress"] = pct
         state = f"error: {job.error}" if job.error else "done" if job.finished else "running"
         if state != self.sweep_state:
             updates["sweep_state"] = state
-        if job.finished and not job.error and rows and job.key not in self._sweeps:
-            self._sweeps[job.key] = pd.DataFrame(rows)
-            while len(self._sweeps) > 8:
-                self._sweeps.popitem(last=False)
         if updates:
             self.param.update(**updates)
         return bool(updates)
@@ -674,8 +640,8 @@ class ExplorerState(param.Parameterized):
     def wait_sweep(self, timeout: float = 120.0) -> bool:
         """Block until the running sweep finishes (tests, benchmarks); then poll once."""
         job = self._job
-        if job is not None and job.thread is not None:
-            job.thread.join(timeout)
+        if job is not None:
+            job.wait(timeout)
         self.poll_sweep()
         return job is None or job.finished
 
@@ -702,7 +668,7 @@ class ExplorerState(param.Parameterized):
 
             out = {}
             try:
-                with _SWEEP_LOCK:
+                with jobs.RUN_LOCK:
                     for n, v in enumerate(values):
                         self._sens_pending = (None, f"running {kind} = {v} ({n + 1}/{len(values)})")
                         M = int(v) if kind == "M" else int(base["M"])
@@ -710,7 +676,7 @@ class ExplorerState(param.Parameterized):
                         out[f"{kind} = {v}"] = sweep.svm_gamma_sweep(
                             snap.ds, 2.0 ** np.array(GAMMA_GRID, dtype=float), C=2.0 ** base["log2_C"], cv=cv,
                             M=M, K=K, perturbation=base["pert"], perturbation_mode=base["perturbation_mode"],
-                            random_state=int(base["seed"]), n_jobs=2, cache=True)
+                            random_state=int(base["seed"]), n_jobs=2, cache=True, niceness=SWEEP_NICENESS)
                 self._sens_pending = ((kind, out), "done")
             except Exception as exc:
                 traceback.print_exc()
