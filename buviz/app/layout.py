@@ -24,7 +24,8 @@ _TITLE = "buviz · boundary-uncertainty explorer"
 _ABOUT = """
 Explore how a classifier status Λ is judged by **boundary uncertainty** (Proposal 2 of the seed paper)
 next to the usual error estimates. Pick a dataset and a classifier on the left; every view follows the
-current status. The γ sweep runs in the background and fills the curves as rows arrive.
+current status. The γ sweep (CV and hold-out errors, Û_te) starts when you first open *Error vs −Û*
+(or *Sensitivity*), runs in the background and fills the curves as rows arrive.
 """
 
 _MIXTURE_HELP = """Classes → components `{"weight", "mean": [x, y], "cov"}`; `cov` is a number, two
@@ -67,6 +68,7 @@ class ExplorerApp(pn.viewable.Viewer):
         self.tabs = pn.Tabs(*[(name, view) for name, view in self.views.items()], dynamic=True,
                             sizing_mode="stretch_width")
         self._add_other_tabs()
+        self.tabs.param.watch(self._on_tab, "active")
         self._controls = self._build_controls()
         self.code_panel = CodePanel(state=self.state)
         self._periodic = None
@@ -76,6 +78,14 @@ class ExplorerApp(pn.viewable.Viewer):
         """Extrapolation and Discrete tabs, built only when first shown (they compute eagerly)."""
         self.tabs.append(("Extrapolation", pn.param.ParamFunction(_extrapolation_tab, lazy=True)))
         self.tabs.append(("Discrete", pn.param.ParamFunction(_discrete_tab, lazy=True)))
+
+    #: Tabs whose views need the sweep: opening one starts it (and later settings changes restart it).
+    SWEEP_TABS = ("Error vs −Û", "Sensitivity M, K")
+
+    def _on_tab(self, event):
+        names = list(self.tabs._names)
+        if 0 <= event.new < len(names) and names[event.new] in self.SWEEP_TABS:
+            self.state.auto_sweep = True
 
     def _show_sample(self, index: int):
         names = list(self.views)
@@ -161,13 +171,7 @@ class ExplorerApp(pn.viewable.Viewer):
             self.state._freeze = doc.models.freeze
         if pn.state.curdoc is not None and self._periodic is None:
             self._periodic = pn.state.add_periodic_callback(self.state.poll_sweep, period=self.poll_period)
-            pn.state.onload(self._start_sweeping)
             pn.state.on_session_destroyed(lambda ctx: self.state.cancel_sweep())
-
-    def _start_sweeping(self):
-        """After the first render: the sweep may now use the CPU (it would slow the first paint)."""
-        self.state.auto_sweep = True
-        self.state.start_sweep()
 
     def template(self):
         # Bootstrap rather than Fast: the Fast theme always links Google Fonts, which an offline
@@ -180,8 +184,28 @@ class ExplorerApp(pn.viewable.Viewer):
         return tmpl
 
 
+def _use_local_stylesheets() -> None:
+    """Point the session's stylesheets at this server's static files before any model is built.
+
+    Panel only records the server's ``dist_url`` on a document when it renders the HTML page. A
+    session Bokeh discards as unused (no websocket within ``--unused-session-lifetime``, which
+    happens under load) is rebuilt when the websocket finally connects, without that page, and its
+    stylesheets would then point at Panel's CDN: a blank, unstyled page offline.
+    """
+    doc = pn.state.curdoc
+    if doc is None or doc.session_context is None:
+        return
+    from panel.io.resources import LOCAL_DIST, use_cdn
+
+    if not use_cdn():
+        rel = pn.state.rel_path
+        doc.template_variables.setdefault("dist_url", f"{rel}/{LOCAL_DIST}" if rel else LOCAL_DIST)
+
+
 def build_app(**state_params):
     """The served page (``panel serve apps/explorer.py``)."""
+    _use_local_stylesheets()
     pn.extension("mathjax", notifications=True, loading_indicator=True, sizing_mode="fixed")
-    state_params.setdefault("auto_sweep", pn.state.curdoc is None)  # served: start after the first render
+    # served: a session's sweep starts when a tab that needs it is opened (see ExplorerApp.SWEEP_TABS)
+    state_params.setdefault("auto_sweep", pn.state.curdoc is None)
     return ExplorerApp(state=ExplorerState(**state_params)).template()

@@ -180,3 +180,37 @@ def test_buviz_serve_listens_on_localhost_only(tmp_path):
     finally:
         _stop(proc)
     assert addrs == {"0100007F"}, (addrs, log.read_text(errors="replace")[-2000:])  # 127.0.0.1 only
+
+
+def test_session_rebuilt_after_being_discarded_loads_local_styles(tmp_path, browser):
+    """Under load the browser may connect after Bokeh discarded the page's session as unused; the
+    session rebuilt on connect must still load every stylesheet from this server (never a CDN,
+    which an offline classroom cannot reach) and show the explorer. Forced here with a 50 ms lifetime."""
+    port = _free_port()
+    log = tmp_path / "server.log"
+    with open(log, "wb") as fh:
+        proc = subprocess.Popen([sys.executable, "-m", "panel", "serve", "apps/explorer.py", "--address", "127.0.0.1",
+                                 "--port", str(port), "--allow-websocket-origin", f"127.0.0.1:{port}",
+                                 "--unused-session-lifetime", "50", "--check-unused-sessions", "50",
+                                 "--log-level", "debug"],
+                                cwd=ROOT, env={**os.environ, "BUVIZ_CACHE_DIR": str(tmp_path / "cache")},
+                                stdout=fh, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/explorer"
+    pg = browser.new_page(viewport={"width": 1400, "height": 900})
+    requests: list[str] = []
+    failed: list[str] = []
+    pg.on("request", lambda r: requests.append(r.url))
+    pg.on("requestfailed", lambda r: failed.append(r.url))
+    try:
+        _wait_http(url + QUERY, proc, log)
+        discarded_before = log.read_text(errors="replace").count("Discarding session")
+        pg.route("**/*.js*", lambda route: (time.sleep(0.2), route.continue_()))  # connect well after 50 ms
+        boundary = _open(pg, url + QUERY)
+        text = log.read_text(errors="replace")
+    finally:
+        pg.close()
+        _stop(proc)
+    assert text.count("Discarding session") > discarded_before  # the page's own session was discarded
+    assert boundary is not None and boundary[0] > 10
+    assert failed == []
+    assert [u for u in requests if not u.startswith(f"http://127.0.0.1:{port}/")] == []
