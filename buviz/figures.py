@@ -243,7 +243,7 @@ def bu_fig3(*, dataset: str = "gmm", n_train: int = 300, log2_gamma: float = 0.0
     anchors = hv.Points((A[:, 0], A[:, 1]), kdims=["x1", "x2"], label="anchors").opts(
         color="black", size=3, marker="circle")
     near = hv.Points((nb[:, 0], nb[:, 1]), kdims=["x1", "x2"], label="N_B (near-boundary)").opts(
-        color="none", line_color="#d62728", line_width=1.5, size=8)
+        fill_color=None, line_color="#d62728", line_width=1.5, size=8)
     return (base * near * anchors).opts(legend_position="top_left")
 
 
@@ -735,15 +735,16 @@ def _translate(el):
             out["edgecolors"] = "none" if val is None else _mpl_color(val)
         elif key == "line_color" and name in ("Histogram", "Bars", "Area", "VSpan"):
             out["edgecolor"] = _mpl_color(val)
+        elif key == "fill_color" and is_points and val is None:  # hollow markers
+            out["facecolors"] = "none"
         elif key == "fill_color":
             out["facecolor"] = _mpl_color(val)
         elif key == "fill_alpha":
             out["alpha"] = val
         elif key == "cmap":
             out["cmap"] = _mpl_cmap(val)
-    if is_points and out.get("color") == "none":
-        out.pop("color")
-        out["facecolors"] = "none"
+    if is_points and out.get("facecolors") == "none":
+        out.pop("color", None)
         out.setdefault("edgecolors", "#D55E00")
     if name in ("VSpan", "HSpan") and "color" in out:
         out["facecolor"] = out.pop("color")

@@ -207,7 +207,7 @@ def proposal1_layers(anchors=None, near_boundary_X=None, cluster_labels=None, *,
         color="cluster", cmap=colors, clim=(-0.5, n_cl - 0.5), size=9, alpha=0.6, line_color=None,
         colorbar=False, show_legend=show_legend)
     near = hv.Points((B[:, 0], B[:, 1]), kdims=kd, label="P1 N_B (near-boundary)").opts(
-        color="none", line_color="#d62728", line_width=1.5, size=9, show_legend=show_legend)
+        fill_color=None, line_color="#d62728", line_width=1.5, size=9, show_legend=show_legend)
     anchors_el = hv.Points((A[:, 0], A[:, 1]), kdims=kd, label="P1 anchors").opts(
         color="black", size=3, marker="circle", show_legend=show_legend)
     return clusters * near * anchors_el
@@ -364,7 +364,7 @@ def parametric_curve(table: pd.DataFrame | None, x: str = "log2_gamma", current:
         if len(row):
             cx, cy = -row[u].to_numpy(float)[:1], row["L_te"].to_numpy(float)[:1]
     layers.append(hv.Points((cx, cy), [xd, _ERROR_DIM], label="current status").opts(
-        color="none", line_color="#d62728", line_width=3, size=20))
+        fill_color=None, line_color="#d62728", line_width=3, size=20))
     return hv.Overlay(layers).opts(title=title, legend_position="top_right", framewise=True)
 
 
