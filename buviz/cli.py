@@ -132,7 +132,8 @@ def cmd_figure(args) -> int:
 def cmd_serve(args) -> int:
     from buviz.app import serve
 
-    serve(port=args.port, address=args.address, show=args.show)
+    serve(port=args.port, address=args.address, show=args.show,
+          allow_websocket_origin=tuple(args.allow_websocket_origin or ()))
     return 0
 
 
@@ -175,6 +176,8 @@ def build_parser() -> argparse.ArgumentParser:
     sv = sub.add_parser("serve", help="serve the explorer app")
     sv.add_argument("--port", type=int, default=5006)
     sv.add_argument("--address", default="127.0.0.1", help="bind address (default: localhost only)")
+    sv.add_argument("--allow-websocket-origin", action="append", metavar="HOST[:PORT]",
+                    help="a host the browsers will use, e.g. myserver:5006 (repeatable; with --address 0.0.0.0)")
     sv.add_argument("--show", action="store_true", help="open a browser")
     sv.set_defaults(func=cmd_serve)
     return parser

@@ -195,3 +195,31 @@ def test_buviz_serve_answers_on_localhost(tmp_path):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def test_buviz_serve_accepts_extra_websocket_origins():
+    from buviz.app import serve
+    from buviz.cli import build_parser
+
+    args = build_parser().parse_args(["serve", "--allow-websocket-origin", "classroom:5006"])
+    assert args.allow_websocket_origin == ["classroom:5006"]
+    srv = serve(port=_free_port(), start=False, allow_websocket_origin=("classroom:5006",))
+    try:
+        assert {"classroom:5006", f"127.0.0.1:{srv.port}"} <= set(srv._tornado.websocket_origins)
+    finally:
+        srv.stop()
+
+
+def test_buviz_serve_keeps_unconnected_sessions_two_minutes():
+    """A class opening the page at once: a session waits 2 min for its browser (Bokeh's default 15 s
+    would drop it and build it again on connect, doubling the server's work); callers may override."""
+    from buviz.app import UNUSED_SESSION_LIFETIME_MS, serve
+
+    assert UNUSED_SESSION_LIFETIME_MS == 120_000
+    for kwargs, expected in (({}, 120_000), ({"unused_session_lifetime_milliseconds": 15_000}, 15_000)):
+        srv = serve(port=_free_port(), start=False, **kwargs)
+        try:
+            assert srv._tornado._unused_session_lifetime_milliseconds == expected
+            assert "127.0.0.1" in str(srv._tornado.websocket_origins)
+        finally:
+            srv.stop()

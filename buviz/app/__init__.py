@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-__all__ = ["serve"]
+__all__ = ["serve", "UNUSED_SESSION_LIFETIME_MS"]
+
+#: How long a page's session waits for its browser to connect (ms).
+UNUSED_SESSION_LIFETIME_MS = 120_000
 
 
 def _app():
@@ -11,17 +14,24 @@ def _app():
     return build_app()
 
 
-def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False, **kwargs):
+def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False,
+          allow_websocket_origin: tuple[str, ...] = (), **kwargs):
     """Serve the explorer at ``http://address:port/`` (also ``/explorer``, as with ``panel serve``).
 
     Same app factory as ``apps/explorer.py`` (one :class:`~buviz.app.layout.ExplorerApp` per session);
-    localhost only by default -- pass ``address="0.0.0.0"`` to expose it. Blocks until stopped;
+    localhost only by default -- pass ``address="0.0.0.0"`` to expose it, with the ``HOST:PORT`` the
+    other machines will use in ``allow_websocket_origin``. Blocks until stopped;
     extra keyword arguments go to :func:`panel.serve` (e.g. ``threaded=True, start=False``).
+
+    A page's session is kept 2 minutes (Bokeh's default: 15 s) while its browser has not connected:
+    when a class opens the page at once the browsers may take that long, and a session Bokeh drops
+    in between must be built again (``panel serve --unused-session-lifetime 120000`` does the same).
     """
     import panel as pn
 
     port = int(port)
-    origins = {f"{address}:{port}", f"localhost:{port}", f"127.0.0.1:{port}"}
+    origins = {f"{address}:{port}", f"localhost:{port}", f"127.0.0.1:{port}", *allow_websocket_origin}
     kwargs.setdefault("websocket_origin", sorted(origins))
     kwargs.setdefault("title", "buviz explorer")
+    kwargs.setdefault("unused_session_lifetime_milliseconds", UNUSED_SESSION_LIFETIME_MS)
     return pn.serve({"/": _app, "explorer": _app}, port=port, address=address, show=show, **kwargs)
