@@ -21,13 +21,15 @@ A status evaluation holds the classifier's scores on the 200 × 200 contour grid
 point) and f on the test set, about 0.7 MB for two classes; 48 of them stay under 40 MB.
 
 Other bounded stores: uploaded CSV bytes, at most 16 (``_UPLOADS_MAX``; each at most
-``datasets.MAX_CSV_BYTES`` = 5 MB, keyed by a digest -- never by the user's file name), and per
-session at most 8 finished sweep tables. The sweep's rows are also kept by :mod:`buviz.sweep`'s
-on-disk row cache (``BUVIZ_CACHE_DIR``), outside the process memory.
+``datasets.MAX_CSV_BYTES`` = 5 MB, keyed by a digest -- never by the user's file name), and for the
+whole process at most 32 finished sweep tables (:mod:`buviz.app.jobs`: sessions with the same sweep
+settings share one background run and its table). The sweep's rows are also kept by
+:mod:`buviz.sweep`'s on-disk row cache (``BUVIZ_CACHE_DIR``), outside the process memory.
 
 Sessions: a state created inside a served session registers ``pn.state.on_session_destroyed``;
-when the session ends :meth:`ExplorerState.close` cancels its background sweep and drops its
-snapshot and sweep tables, so nothing per session outlives it (the shared caches above are bounded).
+when the session ends :meth:`ExplorerState.close` leaves its sweep (cancelled if no other session
+watches it) and drops its snapshot and sweep table, so nothing per session outlives it (the shared
+caches above are bounded).
 
 Bad input (an estimator rejecting M > N, an invalid CSV or mixture) never raises out of the
 state: :attr:`ExplorerState.message` says what went wrong and the controls are reverted to the last
