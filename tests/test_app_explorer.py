@@ -214,3 +214,53 @@ def test_each_applied_change_records_its_server_side_time(tmp_path, monkeypatch)
     assert len(timing.APPLY_TIMES) == n + 2 and all(t > 0 for t in list(timing.APPLY_TIMES)[-2:])
     rows = [ln.split() for ln in log.read_text().splitlines()]
     assert [r[2] for r in rows[-2:]] == ["log2_gamma", "M"] and all(float(r[1]) > 0 for r in rows)
+
+
+# -- the served page's first state ---------------------------------------------------------------------
+@pytest.fixture
+def url_args(monkeypatch):
+    """Fake the served request's query arguments (``pn.state.session_args``)."""
+    import panel as pn
+
+    holder = {}
+    monkeypatch.setattr(type(pn.state), "session_args", property(lambda self: holder), raising=False)
+    return holder
+
+
+def test_url_controls_are_computed_once_not_after_the_defaults(url_args):
+    from buviz.app import timing
+    from buviz.app.layout import build_state
+
+    url_args.update({"n_train": [b"200"], "M": [b"30"], "log2_gamma": [b"-2"], "K": [b"3"], "tilde": [b"false"]})
+    n = len(timing.APPLY_TIMES)
+    s = build_state(auto_sweep=False)
+    assert (s.n_train, s.M, s.log2_gamma, s.K, s.tilde) == (200, 30, -2, "3", False)
+    assert len(timing.APPLY_TIMES) == n + 1  # one snapshot, for the URL's settings
+    assert s.snapshot.settings["M"] == 30 and s.message == ""
+
+
+@pytest.mark.parametrize("args, expect_message", [
+    ({"n_train": [b"200"], "M": [b"500"]}, "M"),    # valid types, but M > N: the defaults and a message
+    ({"M": [b"abc"]}, ""),                          # rejected by the control itself: the defaults
+    ({"log2_gamma": [b"99"]}, ""),                  # out of the slider's bounds: the defaults
+])
+def test_bad_url_controls_fall_back_to_the_defaults(url_args, args, expect_message):
+    from buviz.app.layout import build_state
+
+    url_args.update(args)
+    s = build_state(auto_sweep=False)
+    assert s.snapshot is not None
+    assert (s.M, s.log2_gamma) == (ExplorerState.param.M.default, ExplorerState.param.log2_gamma.default)
+    if expect_message:
+        assert expect_message in s.message and "Could not apply" in s.message
+
+
+def test_app_plots_render_on_canvas_not_webgl():
+    import panel as pn
+
+    from buviz.app.layout import build_app
+
+    build_app(n_train=200, auto_sweep=False)
+    fig = hv.render(hv.Points([(0, 0)]), backend="bokeh")
+    assert fig.output_backend == "canvas"
+    pn.state.curdoc = None

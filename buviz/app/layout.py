@@ -7,6 +7,9 @@ throttled (the state sees ``value_throttled``, i.e. the value when the mouse is 
 
 from __future__ import annotations
 
+import contextlib
+
+import holoviews as hv
 import panel as pn
 import param
 
@@ -202,10 +205,55 @@ def _use_local_stylesheets() -> None:
         doc.template_variables.setdefault("dist_url", f"{rel}/{LOCAL_DIST}" if rel else LOCAL_DIST)
 
 
+def url_settings() -> dict:
+    """The controls given in the served page's URL (``?n_train=200&M=30``), parsed as the URL sync
+    parses them, so the first snapshot is computed once, for them, rather than for the defaults first."""
+    args = getattr(pn.state, "session_args", None) or {}
+    query = {k: v[-1].decode("utf-8", "replace") for k, v in args.items() if k in URL_PARAMS and v}
+    if not query:
+        return {}
+    from urllib.parse import urlencode
+
+    from panel.util import parse_query
+
+    parsed = parse_query("?" + urlencode(query))
+    out = {}
+    for k, raw in query.items():
+        p = ExplorerState.param[k]
+        if isinstance(p, (param.String, param.Selector)):  # "3" is a K choice, a JSON mixture is text
+            out[k] = raw
+            continue
+        v = parsed.get(k, raw)
+        if isinstance(p, param.Integer) and isinstance(v, float) and v.is_integer():
+            v = int(v)  # the URL parser reads "-2" as a float
+        with contextlib.suppress(Exception):
+            v = p.deserialize(v)
+        out[k] = v
+    return out
+
+
+def build_state(**state_params) -> ExplorerState:
+    """A session's state: the URL's controls over ``state_params``; when they are not valid the
+    defaults are computed and :attr:`ExplorerState.message` says why (the URL sync reports it again)."""
+    url = url_settings()
+    try:
+        state = ExplorerState(**{**state_params, **url})
+    except Exception:  # a value a control rejects (type, bounds): start from the defaults
+        return ExplorerState(**state_params)
+    if state.snapshot is None and url:
+        msg = state.message
+        state.param.update(**{k: state_params.get(k, ExplorerState.param[k].default) for k in url})
+        state.message = msg
+    return state
+
+
 def build_app(**state_params):
     """The served page (``panel serve apps/explorer.py``)."""
     _use_local_stylesheets()
     pn.extension("mathjax", notifications=True, loading_indicator=True, sizing_mode="fixed")
+    # Canvas, not WebGL: the plots are small, and without a GPU (class VMs, headless browsers)
+    # WebGL runs in software and doubles the browser's time per update.
+    hv.renderer("bokeh").webgl = False
     # served: a session's sweep starts when a tab that needs it is opened (see ExplorerApp.SWEEP_TABS)
     state_params.setdefault("auto_sweep", pn.state.curdoc is None)
-    return ExplorerApp(state=ExplorerState(**state_params)).template()
+    return ExplorerApp(state=build_state(**state_params)).template()

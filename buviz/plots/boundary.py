@@ -175,7 +175,7 @@ def sample_space(X, y, fields, *, bayes_fields=None, grid_predicted=None, grid_x
     if grid_predicted is not None:
         region = region_image(grid_xs, grid_ys, grid_predicted, n_classes, feature_names=feature_names)
     else:
-        region = hv.Image(np.full((2, 2), np.nan), kdims=_kdims(feature_names)).opts(alpha=0)
+        region = hv.Image(np.zeros((2, 2)), kdims=_kdims(feature_names)).opts(alpha=0)
     pts = training_points(X, y, classes, feature_names=feature_names)
     b = boundary_path(fields, feature_names=feature_names)
     bs = boundary_path(bayes_fields, label="B* (Bayes)", color=BAYES_COLOR, dash="dashed", width=2,

@@ -172,6 +172,11 @@ def test_url_query_restores_state(server, page):
     page.keyboard.press("ArrowRight")
     page.wait_for_function("() => window.location.search.includes('log2_gamma=4')", timeout=30_000)
     assert "dataset=gmm_separable" in page.url
+    # a negative integer and a K choice that looks like a number come back too
+    _open(page, server + "?log2_gamma=-2&K=3&n_train=200")
+    page.get_by_text("SVM γ = 2^-2, C = 2^0").first.wait_for(timeout=30_000)
+    k_select = page.locator(".bk-input-group", has_text="K prototypes per class").locator("select").first
+    assert k_select.input_value() == "3"
 
 
 def test_bad_csv_shows_a_message_and_keeps_the_view(server, page):
