@@ -13,6 +13,7 @@ import holoviews as hv
 import panel as pn
 import param
 
+from buviz.app._bokeh_fixes import guard_close_after_failed_ping
 from buviz.app.boundary import tab_views
 from buviz.app.code import CodePanel
 from buviz.app.mathmd import fix_math
@@ -250,6 +251,7 @@ def build_state(**state_params) -> ExplorerState:
 def build_app(**state_params):
     """The served page (``panel serve apps/explorer.py``)."""
     _use_local_stylesheets()
+    guard_close_after_failed_ping()
     pn.extension("mathjax", notifications=True, loading_indicator=True, sizing_mode="fixed")
     # Canvas, not WebGL: the plots are small, and without a GPU (class VMs, headless browsers)
     # WebGL runs in software and doubles the browser's time per update.
