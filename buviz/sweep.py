@@ -176,7 +176,8 @@ def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, c
     (``n_jobs`` joblib workers, or a Dask cluster at ``scheduler``) and yielded as they complete.
     ``progress(done, total)`` is called after every finished task. ``niceness`` > 0 lowers the CPU
     priority of the worker processes to that Unix niceness (the explorer uses it so that interactive
-    requests come before its background sweeps); the calling process itself is never reniced.
+    requests come before its background sweeps); the calling process itself is never reniced. joblib
+    reuses its worker processes, so they keep that niceness for later sweeps in the same process.
     """
     gammas = [check_real(g, "gammas", low=0, low_open=True) for g in np.atleast_1d(gammas)]
     if not gammas:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 
 import pytest
 
@@ -30,7 +31,7 @@ class FakeRunner:
         for i in range(self.n):
             self.gate.acquire(timeout=30)
             if cancelled():
-                return
+                raise jobs.SweepCancelled
             if i == self.fail_at:
                 raise RuntimeError("worker lost")
             on_row({"i": i})
@@ -72,6 +73,22 @@ def test_last_subscriber_leaving_cancels_the_run():
     assert b.wait(30) and b.finished and run.calls == 2
 
 
+def test_a_run_that_completes_as_its_last_subscriber_leaves_keeps_its_table():
+    done = threading.Event()
+
+    def runner(progress, on_row, cancelled):
+        on_row({"i": 0})
+        done.wait(30)  # the subscriber leaves here, after the last row
+
+    a = jobs.acquire(("k",), runner)
+    while not a.rows:
+        time.sleep(0.01)
+    jobs.release(a)
+    done.set()
+    a.wait(30)
+    assert a.finished and jobs.acquire_finished(("k",)) is a
+
+
 def test_a_failed_run_reports_its_error_and_can_be_restarted():
     bad = FakeRunner(fail_at=1)
     a = jobs.acquire(("k",), bad)
@@ -104,6 +121,9 @@ def test_restart_recomputes_a_finished_run_and_finished_tables_are_bounded():
 def test_one_run_at_a_time():
     first, second = FakeRunner(n=1), FakeRunner(n=1)
     a = jobs.acquire(("a",), first)
+    deadline = time.monotonic() + 30
+    while first.calls == 0 and time.monotonic() < deadline:  # a holds the pool before b asks for it
+        time.sleep(0.01)
     b = jobs.acquire(("b",), second)
     second.release_all()  # b is ready but must wait for a to leave the worker pool
     assert not b.wait(0.5)

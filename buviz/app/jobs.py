@@ -26,7 +26,8 @@ __all__ = ["SharedSweep", "SweepCancelled", "acquire", "acquire_finished", "rele
 FINISHED_MAX = 32
 
 #: ``runner(progress, on_row, cancelled)`` computes the rows: ``progress(done, total)``,
-#: ``on_row(row)``; it returns early (or raises :class:`SweepCancelled`) once ``cancelled()`` is true.
+#: ``on_row(row)``; once ``cancelled()`` is true it raises :class:`SweepCancelled`. Returning means
+#: every row was delivered.
 Runner = Callable[[Callable[[int, int], None], Callable[[dict], None], Callable[[], bool]], None]
 
 
@@ -135,9 +136,8 @@ def _work(job: SharedSweep, runner: Runner) -> None:
             if _RUNNING.get(job.key) is job:
                 del _RUNNING[job.key]
         return
-    with _LOCK:
-        if job.cancelled:
-            return
+    with _LOCK:  # complete, even if its last subscriber left meanwhile: keep the table
+        job.cancelled = False
         job.finished = True
         if _RUNNING.get(job.key) is job:
             del _RUNNING[job.key]

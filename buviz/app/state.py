@@ -545,8 +545,8 @@ class ExplorerState(param.Parameterized):
 
     @param.depends("sweep_proposal1", "auto_sweep", watch=True)
     def _sweep_settings_changed(self) -> None:
-        if self.auto_sweep:
-            self.start_sweep()
+        if self.snapshot is not None and not self.closed:
+            self._follow_sweep()
 
     def _follow_sweep(self) -> None:
         """After a settings change: start (or join) their sweep, or with ``auto_sweep`` off adopt
@@ -569,13 +569,14 @@ class ExplorerState(param.Parameterized):
 
         A finished table for these settings is adopted at once; a sweep already running for them
         (in this or another session) is joined; otherwise one starts in the background. ``force``
-        recomputes a finished or failed sweep (rows still come from the on-disk row cache).
+        recomputes a finished or failed sweep (rows still come from the on-disk row cache); a failed
+        sweep is not retried by later changes of γ, only by ``force`` (the *Restart sweep* button).
         """
         if self.snapshot is None or self.closed:
             return
         key = self._sweep_key()
         job = self._job
-        if not force and job is not None and job.key == key and not job.error and not job.cancelled:
+        if not force and job is not None and job.key == key and not job.cancelled:
             return
         c = _canonical(self._last_valid)
         ds = self.snapshot.ds
@@ -658,6 +659,9 @@ class ExplorerState(param.Parameterized):
             return
         if kind not in ("M", "K"):
             raise ValueError("kind must be 'M' or 'K'")
+        if self._sens_thread is not None and self._sens_thread.is_alive():
+            self.message = "The sensitivity sweeps are still running: wait for them to finish"
+            return
         values = values or ((20, 40, 80, 120, 160) if kind == "M" else ("3", "10", "20", "40", "aic"))
         snap = self.snapshot
         base = _canonical(snap.settings)
@@ -670,11 +674,13 @@ class ExplorerState(param.Parameterized):
 
             out = {}
             try:
-                with jobs.RUN_LOCK:
-                    for n, v in enumerate(values):
-                        self._sens_pending = (None, f"running {kind} = {v} ({n + 1}/{len(values)})")
-                        M = int(v) if kind == "M" else int(base["M"])
-                        K = _K_value(str(v)) if kind == "K" else _K_value(base["K"])
+                for n, v in enumerate(values):
+                    if self.closed:  # the session ended: leave the worker pool to the others
+                        return
+                    self._sens_pending = (None, f"running {kind} = {v} ({n + 1}/{len(values)})")
+                    M = int(v) if kind == "M" else int(base["M"])
+                    K = _K_value(str(v)) if kind == "K" else _K_value(base["K"])
+                    with jobs.RUN_LOCK:  # per value, so the shared sweeps interleave
                         out[f"{kind} = {v}"] = sweep.svm_gamma_sweep(
                             snap.ds, 2.0 ** np.array(GAMMA_GRID, dtype=float), C=2.0 ** base["log2_C"], cv=cv,
                             M=M, K=K, perturbation=base["pert"], perturbation_mode=base["perturbation_mode"],
