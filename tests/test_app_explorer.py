@@ -239,20 +239,22 @@ def test_url_controls_are_computed_once_not_after_the_defaults(url_args):
     assert s.snapshot.settings["M"] == 30 and s.message == ""
 
 
-@pytest.mark.parametrize("args, expect_message", [
-    ({"n_train": [b"200"], "M": [b"500"]}, "M"),    # valid types, but M > N: the defaults and a message
-    ({"M": [b"abc"]}, ""),                          # rejected by the control itself: the defaults
-    ({"log2_gamma": [b"99"]}, ""),                  # out of the slider's bounds: the defaults
+@pytest.mark.parametrize("args, kept, message", [
+    # valid one by one, but M > N together: the defaults, and the estimator's message
+    ({"n_train": [b"200"], "M": [b"500"]}, {"n_train": 1000, "M": 40}, "Could not apply these settings: M"),
+    # each bad value is dropped and named; the good ones stay
+    ({"n_train": [b"200"], "M": [b"abc"]}, {"n_train": 200, "M": 40}, "Ignored in the URL: M=abc"),
+    ({"log2_gamma": [b"99"], "tilde": [b"0"]}, {"log2_gamma": 0, "tilde": False}, "log2_gamma=99"),
+    ({"seed": [b"true"], "K": [b"7"]}, {"seed": 0, "K": "aic"}, "seed=true, K=7"),
 ])
-def test_bad_url_controls_fall_back_to_the_defaults(url_args, args, expect_message):
+def test_bad_url_controls_are_named_and_the_rest_applies(url_args, args, kept, message):
     from buviz.app.layout import build_state
 
     url_args.update(args)
     s = build_state(auto_sweep=False)
     assert s.snapshot is not None
-    assert (s.M, s.log2_gamma) == (ExplorerState.param.M.default, ExplorerState.param.log2_gamma.default)
-    if expect_message:
-        assert expect_message in s.message and "Could not apply" in s.message
+    assert {k: getattr(s, k) for k in kept} == kept
+    assert message in s.message
 
 
 def test_app_plots_render_on_canvas_not_webgl():
@@ -264,3 +266,28 @@ def test_app_plots_render_on_canvas_not_webgl():
     fig = hv.render(hv.Points([(0, 0)]), backend="bokeh")
     assert fig.output_backend == "canvas"
     pn.state.curdoc = None
+
+
+def test_opening_the_curves_tab_starts_the_sweep_and_sessions_share_it():
+    from buviz.app import jobs
+    from buviz.app.layout import ExplorerApp
+
+    jobs.clear()
+    apps = [ExplorerApp(state=ExplorerState(n_train=120, cv=2, auto_sweep=False)) for _ in range(2)]
+    names = list(apps[0].tabs._names)
+    for app in apps:
+        assert app.state._job is None and app.state.sweep_state == "idle"
+        app.tabs.active = names.index("Weights k̂/w")
+        assert app.state._job is None  # a tab without sweep curves starts nothing
+    for app in apps:
+        app.tabs.active = names.index("Error vs −Û")
+        assert app.state.auto_sweep and app.state._job is not None
+    assert apps[0].state._job is apps[1].state._job  # one run for both sessions
+    # with auto_sweep off, adding the Proposal 1 column drops the table of the other key
+    s = ExplorerState(n_train=120, cv=2, auto_sweep=False)
+    s.sweep_table = pd.DataFrame({"log2_gamma": [0.0]})
+    s.sweep_proposal1 = True
+    assert s.sweep_table is None and s.sweep_state == "idle"
+    for app in apps:
+        app.state.close()
+    jobs.clear()

@@ -7,8 +7,6 @@ throttled (the state sees ``value_throttled``, i.e. the value when the mouse is 
 
 from __future__ import annotations
 
-import contextlib
-
 import holoviews as hv
 import panel as pn
 import param
@@ -206,44 +204,48 @@ def _use_local_stylesheets() -> None:
         doc.template_variables.setdefault("dist_url", f"{rel}/{LOCAL_DIST}" if rel else LOCAL_DIST)
 
 
-def url_settings() -> dict:
-    """The controls given in the served page's URL (``?n_train=200&M=30``), parsed as the URL sync
-    parses them, so the first snapshot is computed once, for them, rather than for the defaults first."""
+def url_settings() -> tuple[dict, list[str]]:
+    """The controls given in the served page's URL (``?n_train=200&M=30``), checked one by one:
+    ``(valid values, rejected "name=value" strings)``. Read before the state exists, so a new session
+    computes one snapshot, for these settings, rather than the defaults' first."""
     args = getattr(pn.state, "session_args", None) or {}
     query = {k: v[-1].decode("utf-8", "replace") for k, v in args.items() if k in URL_PARAMS and v}
     if not query:
-        return {}
+        return {}, []
     from urllib.parse import urlencode
 
     from panel.util import parse_query
 
     parsed = parse_query("?" + urlencode(query))
-    out = {}
+    valid, rejected = {}, []
     for k, raw in query.items():
         p = ExplorerState.param[k]
-        if isinstance(p, (param.String, param.Selector)):  # "3" is a K choice, a JSON mixture is text
-            out[k] = raw
-            continue
-        v = parsed.get(k, raw)
+        v = raw if isinstance(p, (param.String, param.Selector)) else parsed.get(k, raw)  # K=3 is a choice
         if isinstance(p, param.Integer) and isinstance(v, float) and v.is_integer():
             v = int(v)  # the URL parser reads "-2" as a float
-        with contextlib.suppress(Exception):
-            v = p.deserialize(v)
-        out[k] = v
-    return out
+        elif isinstance(p, param.Boolean) and v in (0, 1) and not isinstance(v, bool):
+            v = bool(v)
+        try:
+            if isinstance(v, bool) and not isinstance(p, param.Boolean):
+                raise ValueError("not a number")
+            p._validate(v)  # type and bounds, as setting the control would check them
+        except Exception:
+            rejected.append(f"{k}={raw[:40]}")
+        else:
+            valid[k] = v
+    return valid, rejected
 
 
 def build_state(**state_params) -> ExplorerState:
-    """A session's state: the URL's controls over ``state_params``; when they are not valid the
-    defaults are computed and :attr:`ExplorerState.message` says why (the URL sync reports it again)."""
-    url = url_settings()
-    try:
-        state = ExplorerState(**{**state_params, **url})
-    except Exception:  # a value a control rejects (type, bounds): start from the defaults
-        return ExplorerState(**state_params)
+    """A session's state: the URL's valid controls over ``state_params``. Rejected URL values, or
+    valid ones that cannot be computed together (M > N), leave the defaults and a message."""
+    url, rejected = url_settings()
+    state = ExplorerState(**{**state_params, **url})
+    msg = f"Ignored in the URL: {', '.join(rejected)}" if rejected else ""
     if state.snapshot is None and url:
-        msg = state.message
+        msg = "; ".join(m for m in (state.message, msg) if m)
         state.param.update(**{k: state_params.get(k, ExplorerState.param[k].default) for k in url})
+    if msg:
         state.message = msg
     return state
 
