@@ -291,3 +291,20 @@ def test_opening_the_curves_tab_starts_the_sweep_and_sessions_share_it():
     for app in apps:
         app.state.close()
     jobs.clear()
+
+
+def test_gamma_and_C_of_minus_one_and_minus_two_are_distinct_statuses():
+    """pn.cache hashes floats with hash(), and hash(-1.0) == hash(-2.0): the state keys its caches
+    with integers so 2^-1 and 2^-2 are never served from one entry (the explorer once showed γ = 2^-1
+    when 2^-2 was selected)."""
+    s = ExplorerState(**SMALL)
+    labels, values = {}, {}
+    for g in (-1, -2, -1, -2):
+        s.log2_gamma = g
+        labels[g], values[g] = s.snapshot.status.label, s.snapshot.result.value
+    assert labels == {-1: "SVM γ = 2^-1, C = 2^0", -2: "SVM γ = 2^-2, C = 2^0"}
+    assert values[-1] != values[-2]
+    s.log2_gamma = 0
+    for c in (-1, -2):
+        s.log2_C = c
+        assert s.snapshot.status.label == f"SVM γ = 2^0, C = 2^{c}"

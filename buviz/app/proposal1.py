@@ -16,8 +16,8 @@ __all__ = ["proposal1_result", "proposal1_for", "clear_cache"]
 
 
 @pn.cache(max_items=24)
-def proposal1_result(name: str, n_train: int, seed: int, payload: str, classifier: str, log2_gamma: float,
-                     log2_C: float, epoch: int):
+def proposal1_result(name: str, n_train: int, seed: int, payload: str, classifier: str, log2_gamma: int,
+                     log2_C: int, epoch: int):
     """Proposal 1's result (anchors, N_B, TDC clusters, Û⁽¹⁾) for one status (seeded with the data seed)."""
     ds = st.dataset_for(name, n_train, seed, payload)
     status = st.status_eval(name, n_train, seed, payload, classifier, log2_gamma, log2_C, epoch)

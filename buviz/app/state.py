@@ -200,8 +200,8 @@ class StatusEval:
 
 
 @pn.cache(max_items=48)
-def status_eval(name: str, n_train: int, seed: int, payload: str, classifier: str, log2_gamma: float,
-                log2_C: float, epoch: int) -> StatusEval:
+def status_eval(name: str, n_train: int, seed: int, payload: str, classifier: str, log2_gamma: int,
+                log2_C: int, epoch: int) -> StatusEval:
     ds = dataset_for(name, n_train, seed, payload)
     t0 = time.perf_counter()
     if classifier == "SVM":
@@ -240,8 +240,8 @@ def bu_fitted(name: str, n_train: int, seed: int, payload: str, M: int, K: str, 
 
 
 @pn.cache(max_items=48)
-def bu_result(name: str, n_train: int, seed: int, payload: str, classifier: str, log2_gamma: float,
-              log2_C: float, epoch: int, M: int, K: str, perturbation: float, mode: str):
+def bu_result(name: str, n_train: int, seed: int, payload: str, classifier: str, log2_gamma: int,
+              log2_C: int, epoch: int, M: int, K: str, perturbation: float, mode: str):
     """Proposal 2's per-status result (Û, weights, local uncertainties, F ...)."""
     est = bu_fitted(name, n_train, seed, payload, M, K, perturbation, mode)
     st = status_eval(name, n_train, seed, payload, classifier, log2_gamma, log2_C, epoch)
@@ -286,11 +286,13 @@ def _canonical(s: dict) -> dict:
         s["n_train"] = 0
     s["payload"] = (s["mixture_json"] if s["dataset"] == "custom" else
                     s["csv_key"] if s["dataset"] == "csv" else "")
+    # Integers, never floats, in pn.cache keys: pn.cache hashes a float with hash(), and in CPython
+    # hash(-1.0) == hash(-2.0), so γ = 2^-1 and 2^-2 (or C) shared one cache entry.
     if s["classifier"] == "SVM":
         s["epoch"] = 0
-        s["log2_gamma"], s["log2_C"] = float(s["log2_gamma"]), float(s["log2_C"])
+        s["log2_gamma"], s["log2_C"] = int(s["log2_gamma"]), int(s["log2_C"])
     else:
-        s["log2_gamma"] = s["log2_C"] = 0.0
+        s["log2_gamma"] = s["log2_C"] = 0
     s["pert"] = float(s["perturbation"]) if s["tilde"] else 0.0
     return s
 
