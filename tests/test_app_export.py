@@ -220,6 +220,7 @@ def test_buviz_serve_keeps_unconnected_sessions_two_minutes():
         srv = serve(port=_free_port(), start=False, **kwargs)
         try:
             assert srv._tornado._unused_session_lifetime_milliseconds == expected
+            assert srv._tornado._keep_alive_milliseconds == 0  # no keep-alive pings (see buviz.app.serve)
             assert "127.0.0.1" in str(srv._tornado.websocket_origins)
         finally:
             srv.stop()

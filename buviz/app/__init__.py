@@ -25,7 +25,12 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False,
 
     A page's session is kept 2 minutes (Bokeh's default: 15 s) while its browser has not connected:
     when a class opens the page at once the browsers may take that long, and a session Bokeh drops
-    in between must be built again (``panel serve --unused-session-lifetime 120000`` does the same).
+    in between must be built again. Bokeh's keep-alive pings are off: a ping that meets a socket the
+    browser is closing detaches its session while the socket's last messages are still being
+    handled, and each such message then raises ``AssertionError`` in the server (bokeh#13655; seen
+    when 20 browsers close together). Closed sockets are still cleaned up by Tornado's close. Behind a
+    proxy that drops idle connections, pass ``keep_alive_milliseconds=37000`` (Bokeh's default).
+    ``panel serve --unused-session-lifetime 120000 --keep-alive 0`` does the same as these defaults.
     """
     import panel as pn
 
@@ -34,4 +39,5 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False,
     kwargs.setdefault("websocket_origin", sorted(origins))
     kwargs.setdefault("title", "buviz explorer")
     kwargs.setdefault("unused_session_lifetime_milliseconds", UNUSED_SESSION_LIFETIME_MS)
+    kwargs.setdefault("keep_alive_milliseconds", 0)
     return pn.serve({"/": _app, "explorer": _app}, port=port, address=address, show=show, **kwargs)

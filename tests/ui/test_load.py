@@ -47,8 +47,9 @@ LOAD_SECONDS = float(os.environ.get("BUVIZ_LOAD_SECONDS", "15"))
 RSS_BOUND_MB = 200
 QUERY = "?n_train=200&M=30&cv=2"
 N_MEMORY_SESSIONS = int(os.environ.get("BUVIZ_MEMORY_SESSIONS", "100"))
-#: The README's flags for serving a class (a session waits 2 min for its browser to connect).
-CLASSROOM_FLAGS = ("--unused-session-lifetime", "120000")
+#: The README's flags for serving a class (a session waits 2 min for its browser to connect; no
+#: keep-alive pings, whose race with closing sockets raises in Bokeh: see buviz.app.serve).
+CLASSROOM_FLAGS = ("--unused-session-lifetime", "120000", "--keep-alive", "0")
 #: Longest wait for one page update: 20 Chromium pages share the machine's cores with the server.
 WAIT_MS = 300_000
 SERVER_ERROR = re.compile(r"Traceback|\bERROR\b|Exception in callback")
