@@ -29,6 +29,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -249,6 +250,25 @@ async def _run_load(url: str) -> dict:
     return out
 
 
+class LoopLag(threading.Thread):
+    """Round trip of a small static file every 0.5 s: how long any request waits for the server's
+    event loop (Tornado serves the file on the same single thread as every session's updates)."""
+
+    def __init__(self, url: str):
+        super().__init__(daemon=True)
+        self.url, self.times, self.stop = url, [], threading.Event()
+
+    def run(self):
+        while not self.stop.wait(0.5):
+            t = time.perf_counter()
+            try:
+                with urllib.request.urlopen(self.url, timeout=300) as r:
+                    r.read()
+            except OSError:
+                continue
+            self.times.append(time.perf_counter() - t)
+
+
 def _quantiles(xs: list[float]) -> str:
     xs = sorted(xs)
     if not xs:
@@ -263,7 +283,10 @@ def test_concurrent_sessions(tmp_path):
     server = Server(tmp_path, *CLASSROOM_FLAGS)
     try:
         started, cpu0, t0 = time.time(), server.cpu_seconds(), time.perf_counter()
+        lag = LoopLag(f"http://127.0.0.1:{server.port}/static/extensions/panel/css/loading.css")
+        lag.start()
         out = asyncio.run(_run_load(server.url))
+        lag.stop.set()
         wall, cpu = time.perf_counter() - t0, server.cpu_seconds() - cpu0
         time.sleep(1.0)
         errors = server.errors()
@@ -275,6 +298,7 @@ def test_concurrent_sessions(tmp_path):
     print(f"γ change -> new status on the page: {_quantiles(out['latency'])} "
           f"({out['repressed']} key presses dropped by the busy pages and pressed again)")
     print(f"server-side time per applied change (snapshot + view updates): {_quantiles(applied)}")
+    print(f"server event-loop wait (static file round trip every 0.5 s): {_quantiles(lag.times)}")
     print(f"server process CPU: {cpu:.0f} s over {wall:.0f} s of wall time ({100 * cpu / wall:.0f} % of one core)")
     print(f"console errors: {len(out['console'])}, server error lines: {len(errors)}")
     kinds = collections.Counter(re.sub(r"^session \d+: ", "", e)[:160] for e in out["console"])
