@@ -127,6 +127,11 @@ class _View(pn.viewable.Viewer):
     def _visible_if_2d(self):
         return self.state.param.snapshot.rx().rx.pipe(lambda s: s is None or s.is_2d)
 
+    def _map_column(self, *below):
+        """The view's tappable sample-space map (hidden, with a note, for data that is not 2-D)."""
+        return pn.Column(self._not_2d_alert(),
+                         pn.pane.HoloViews(self.shown, visible=self._visible_if_2d(), linked_axes=False), *below)
+
     def _select_sample_at(self, x=None, y=None):
         """Tap on a sample-space map: select the nearest training sample (views with ``on_select``)."""
         if x is None or y is None:
@@ -195,9 +200,7 @@ class SampleSpaceView(_View):
 
     def __panel__(self):
         return pn.Row(
-            pn.Column(self._not_2d_alert(),
-                      pn.pane.HoloViews(self.shown, visible=self._visible_if_2d(), linked_axes=False),
-                      pn.Row(self.p1_toggle, export_buttons(self, "sample_space"))),
+            self._map_column(pn.Row(self.p1_toggle, export_buttons(self, "sample_space"))),
             pn.Column(pn.panel(self.numbers, loading_indicator=True),
                       math_markdown(SAMPLE_SPACE_MD, width=320)),
         )
@@ -287,9 +290,7 @@ class WeightsView(_View):
 
     def __panel__(self):
         return pn.Row(
-            pn.Column(self._not_2d_alert(),
-                      pn.pane.HoloViews(self.shown, visible=self._visible_if_2d(), linked_axes=False),
-                      export_buttons(self, "weights")),
+            self._map_column(export_buttons(self, "weights")),
             pn.Column(pn.panel(self.pair_table), math_markdown(WEIGHTS_MD, width=340)),
         )
 
@@ -500,9 +501,7 @@ class SampleView(_View):
 
     def __panel__(self):
         return pn.Row(
-            pn.Column(self._not_2d_alert(),
-                      pn.pane.HoloViews(self.shown, visible=self._visible_if_2d(), linked_axes=False),
-                      export_buttons(self, "one_sample")),
+            self._map_column(export_buttons(self, "one_sample")),
             pn.Column(pn.pane.HoloViews(self.zoom, linked_axes=False),
                       pn.Row(self.details, math_markdown(SAMPLE_MD, width=250))),
         )
