@@ -150,10 +150,6 @@ def finished_table_count() -> int:
     return len(_FINISHED)
 
 
-def running_count() -> int:
-    return len(_RUNNING)
-
-
 def clear() -> None:
     """Forget finished tables and cancel running sweeps (tests, benchmarks)."""
     with _LOCK:

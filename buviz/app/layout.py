@@ -173,7 +173,6 @@ class ExplorerApp(pn.viewable.Viewer):
             self.state._freeze = doc.models.freeze
         if pn.state.curdoc is not None and self._periodic is None:
             self._periodic = pn.state.add_periodic_callback(self.state.poll_sweep, period=self.poll_period)
-            pn.state.on_session_destroyed(lambda ctx: self.state.cancel_sweep())
 
     def template(self):
         # Bootstrap rather than Fast: the Fast theme always links Google Fonts, which an offline
