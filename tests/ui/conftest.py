@@ -1,6 +1,17 @@
-"""Shared set-up of the browser tests: Debian's chromium driven by Playwright (no browser download)."""
+"""Shared set-up of the browser tests: Debian's chromium driven by Playwright (no browser download),
+and ``panel serve apps/explorer.py`` on a free loopback port."""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
 
 import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -15,3 +26,58 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield b
         b.close()
+
+
+def require_browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Debian's chromium is not installed")
+    pytest.importorskip("playwright")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class ExplorerServer:
+    """``panel serve apps/explorer.py`` on 127.0.0.1 with ``flags``; output goes to ``tmp/server.log``
+    (never a full pipe) and the sweep cache to ``tmp/cache``. Returns once ``url + query`` answers."""
+
+    def __init__(self, tmp: Path, *flags: str, query: str = "", env: dict | None = None, timeout: float = 120):
+        self.port = free_port()
+        self.log = tmp / "server.log"
+        self.url = f"http://127.0.0.1:{self.port}/explorer"
+        self._fh = open(self.log, "wb")  # noqa: SIM115 -- closed in stop()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "panel", "serve", "apps/explorer.py", "--address", "127.0.0.1",
+             "--port", str(self.port), "--allow-websocket-origin", f"127.0.0.1:{self.port}", *flags],
+            cwd=ROOT, env={**os.environ, "BUVIZ_CACHE_DIR": str(tmp / "cache"), **(env or {})},
+            stdout=self._fh, stderr=subprocess.STDOUT)
+        deadline = time.time() + timeout
+        while True:
+            try:
+                with urllib.request.urlopen(self.url + query, timeout=60) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                if self.proc.poll() is not None or time.time() > deadline:
+                    self.stop()
+                    raise RuntimeError(f"panel serve did not start:\n{self.text()}") from None
+                time.sleep(0.5)
+
+    def text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def stop(self) -> None:
+        stop_process(self.proc)
+        self._fh.close()
+
+
+def stop_process(proc) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()

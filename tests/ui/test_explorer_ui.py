@@ -4,18 +4,13 @@ One server for the module (``panel serve apps/explorer.py`` on a free port, a pr
 small N in the URL keeps each page fast.
 """
 
-import os
 import shutil
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from .conftest import CHROMIUM
+from .conftest import ExplorerServer, require_browser
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -39,40 +34,12 @@ DOC_JS = """() => {
 }"""
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("Debian's chromium is not installed")
-    pytest.importorskip("playwright")
-    port = _free_port()
-    env = {**os.environ, "BUVIZ_CACHE_DIR": str(tmp_path_factory.mktemp("cache"))}
-    proc = subprocess.Popen([sys.executable, "-m", "panel", "serve", "apps/explorer.py", "--port", str(port),
-                             "--address", "127.0.0.1", "--allow-websocket-origin", f"127.0.0.1:{port}"],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/explorer"
-    deadline = time.time() + 90
-    while True:
-        try:
-            with urllib.request.urlopen(url + "?n_train=300", timeout=60) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            if proc.poll() is not None or time.time() > deadline:
-                proc.kill()
-                raise RuntimeError(f"panel serve did not start:\n{proc.stdout.read().decode()}") from None
-            time.sleep(0.5)
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    require_browser()
+    srv = ExplorerServer(tmp_path_factory.mktemp("explorer"), query="?n_train=300", timeout=90)
+    yield srv.url
+    srv.stop()
 
 
 @pytest.fixture

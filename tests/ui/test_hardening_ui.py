@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from .conftest import CHROMIUM
+from .conftest import ExplorerServer, free_port, require_browser, stop_process
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -36,51 +34,12 @@ BOUNDARY_JS = """() => {
 }"""
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_http(url: str, proc, log: Path, timeout: float = 120):
-    deadline = time.time() + timeout
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=60) as r:
-                if r.status == 200:
-                    return
-        except OSError:
-            if proc.poll() is not None or time.time() > deadline:
-                proc.kill()
-                raise RuntimeError(f"server did not start:\n{log.read_text(errors='replace')}") from None
-            time.sleep(0.5)
-
-
-def _stop(proc):
-    proc.terminate()
-    try:
-        proc.wait(15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("Debian's chromium is not installed")
-    pytest.importorskip("playwright")
-    tmp = tmp_path_factory.mktemp("hardening")
-    port = _free_port()
-    log = tmp / "server.log"
-    with open(log, "wb") as fh:
-        proc = subprocess.Popen([sys.executable, "-m", "panel", "serve", "apps/explorer.py", "--address", "127.0.0.1",
-                                 "--port", str(port), "--allow-websocket-origin", f"127.0.0.1:{port}"],
-                                cwd=ROOT, env={**os.environ, "BUVIZ_CACHE_DIR": str(tmp / "cache")},
-                                stdout=fh, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/explorer"
-    _wait_http(url + QUERY, proc, log)
-    yield url, log
-    _stop(proc)
+    require_browser()
+    srv = ExplorerServer(tmp_path_factory.mktemp("hardening"), query=QUERY)
+    yield srv.url, srv.log
+    srv.stop()
 
 
 @pytest.fixture
@@ -166,7 +125,7 @@ def _listening_addresses(port: int) -> set[str]:
 
 
 def test_buviz_serve_listens_on_localhost_only(tmp_path):
-    port = _free_port()
+    port = free_port()
     log = tmp_path / "serve.log"
     with open(log, "wb") as fh:
         proc = subprocess.Popen([sys.executable, "-m", "buviz.cli", "serve", "--port", str(port)], cwd=ROOT,
@@ -178,7 +137,7 @@ def test_buviz_serve_listens_on_localhost_only(tmp_path):
             time.sleep(0.3)
         addrs = _listening_addresses(port)
     finally:
-        _stop(proc)
+        stop_process(proc)
     assert addrs == {"0100007F"}, (addrs, log.read_text(errors="replace")[-2000:])  # 127.0.0.1 only
 
 
@@ -186,31 +145,22 @@ def test_session_rebuilt_after_being_discarded_loads_local_styles(tmp_path, brow
     """Under load the browser may connect after Bokeh discarded the page's session as unused; the
     session rebuilt on connect must still load every stylesheet from this server (never a CDN,
     which an offline classroom cannot reach) and show the explorer. Forced here with a 50 ms lifetime."""
-    port = _free_port()
-    log = tmp_path / "server.log"
-    with open(log, "wb") as fh:
-        proc = subprocess.Popen([sys.executable, "-m", "panel", "serve", "apps/explorer.py", "--address", "127.0.0.1",
-                                 "--port", str(port), "--allow-websocket-origin", f"127.0.0.1:{port}",
-                                 "--unused-session-lifetime", "50", "--check-unused-sessions", "50",
-                                 "--log-level", "debug"],
-                                cwd=ROOT, env={**os.environ, "BUVIZ_CACHE_DIR": str(tmp_path / "cache")},
-                                stdout=fh, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/explorer"
     pg = browser.new_page(viewport={"width": 1400, "height": 900})
     requests: list[str] = []
     failed: list[str] = []
     pg.on("request", lambda r: requests.append(r.url))
     pg.on("requestfailed", lambda r: failed.append(r.url))
+    srv = ExplorerServer(tmp_path, "--unused-session-lifetime", "50", "--check-unused-sessions", "50",
+                         "--log-level", "debug", query=QUERY)
     try:
-        _wait_http(url + QUERY, proc, log)
-        discarded_before = log.read_text(errors="replace").count("Discarding session")
+        discarded_before = srv.text().count("Discarding session")
         pg.route("**/*.js*", lambda route: (time.sleep(0.2), route.continue_()))  # connect well after 50 ms
-        boundary = _open(pg, url + QUERY)
-        text = log.read_text(errors="replace")
+        boundary = _open(pg, srv.url + QUERY)
+        text = srv.text()
     finally:
         pg.close()
-        _stop(proc)
+        srv.stop()
     assert text.count("Discarding session") > discarded_before  # the page's own session was discarded
     assert boundary is not None and boundary[0] > 10
     assert failed == []
-    assert [u for u in requests if not u.startswith(f"http://127.0.0.1:{port}/")] == []
+    assert [u for u in requests if not u.startswith(f"http://127.0.0.1:{srv.port}/")] == []

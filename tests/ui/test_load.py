@@ -25,10 +25,7 @@ import functools
 import os
 import random
 import re
-import socket
 import statistics
-import subprocess
-import sys
 import threading
 import time
 import urllib.request
@@ -36,10 +33,10 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import CHROMIUM, ExplorerServer, require_browser
+
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.xdist_group("load")]
 
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
 N_SESSIONS = int(os.environ.get("BUVIZ_LOAD_SESSIONS", "20"))
@@ -56,40 +53,12 @@ WAIT_MS = 300_000
 SERVER_ERROR = re.compile(r"Traceback|\bERROR\b|Exception in callback")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+class Server(ExplorerServer):
+    """The explorer's server, with its resident memory, CPU time, timing log and error lines."""
 
-
-class Server:
-    """``panel serve apps/explorer.py`` on 127.0.0.1; stdout and stderr go to files (never a full pipe)."""
-
-    def __init__(self, tmp: Path, *extra: str):
-        self.port = _free_port()
-        self.log = tmp / "server.log"
-        self.url = f"http://127.0.0.1:{self.port}/explorer"
+    def __init__(self, tmp: Path, *flags: str):
         self.timing_log = tmp / "apply_times.log"
-        env = {**os.environ, "BUVIZ_CACHE_DIR": str(tmp / "cache"), "BUVIZ_TIMING_LOG": str(self.timing_log)}
-        self._fh = open(self.log, "wb")  # noqa: SIM115 -- closed in stop()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "panel", "serve", "apps/explorer.py", "--address", "127.0.0.1",
-             "--port", str(self.port), "--allow-websocket-origin", f"127.0.0.1:{self.port}", *extra],
-            cwd=ROOT, env=env, stdout=self._fh, stderr=subprocess.STDOUT)
-        deadline = time.time() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(self.url + QUERY, timeout=60) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                if self.proc.poll() is not None or time.time() > deadline:
-                    self.stop()
-                    raise RuntimeError(f"panel serve did not start:\n{self.text()}") from None
-                time.sleep(0.5)
-
-    def text(self) -> str:
-        return self.log.read_text(errors="replace")
+        super().__init__(tmp, *flags, query=QUERY, env={"BUVIZ_TIMING_LOG": str(self.timing_log)})
 
     def rss_mb(self) -> float:
         for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
@@ -114,20 +83,6 @@ class Server:
         lines = self.text().splitlines()
         return ["\n".join(lines[i:i + 30]) for i, ln in enumerate(lines) if SERVER_ERROR.search(ln)]
 
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-        self._fh.close()
-
-
-def _require_browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("Debian's chromium is not installed")
-    pytest.importorskip("playwright")
 
 
 @functools.lru_cache(maxsize=64)
@@ -279,7 +234,7 @@ def _quantiles(xs: list[float]) -> str:
 
 
 def test_concurrent_sessions(tmp_path):
-    _require_browser()
+    require_browser()
     server = Server(tmp_path, *CLASSROOM_FLAGS)
     try:
         started, cpu0, t0 = time.time(), server.cpu_seconds(), time.perf_counter()
