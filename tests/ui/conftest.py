@@ -28,6 +28,17 @@ def browser():
         b.close()
 
 
+def close_page(page) -> None:
+    """Leave the explorer before closing the page: navigating away closes its websocket with a close
+    handshake, so the server stops writing to it cleanly. Closing the page outright drops the socket
+    while the server may still be writing, and Tornado then logs an unretrieved WebSocketClosedError."""
+    try:
+        page.goto("about:blank", timeout=30_000)
+        page.wait_for_timeout(300)
+    finally:
+        page.close()
+
+
 def require_browser():
     if not os.path.exists(CHROMIUM):
         pytest.skip("Debian's chromium is not installed")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ExplorerServer, require_browser
+from .conftest import ExplorerServer, close_page, require_browser
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -49,7 +49,7 @@ def page(browser):
     pg.on("console", lambda m: pg.console_errors.append(m.text) if m.type == "error" else None)
     pg.on("pageerror", lambda e: pg.console_errors.append(str(e)))
     yield pg
-    pg.close()
+    close_page(pg)
 
 
 def _open(page, url):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ExplorerServer, free_port, require_browser, stop_process
+from .conftest import ExplorerServer, close_page, free_port, require_browser, stop_process
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -51,7 +51,7 @@ def page(browser, server):
     url, log = server
     before = len(log.read_text(errors="replace").splitlines())
     yield pg
-    pg.close()
+    close_page(pg)
     new = log.read_text(errors="replace").splitlines()[before:]
     assert [ln for ln in new if SERVER_ERROR.search(ln)] == []
 
@@ -158,7 +158,7 @@ def test_session_rebuilt_after_being_discarded_loads_local_styles(tmp_path, brow
         boundary = _open(pg, srv.url + QUERY)
         text = srv.text()
     finally:
-        pg.close()
+        close_page(pg)
         srv.stop()
     assert text.count("Discarding session") > discarded_before  # the page's own session was discarded
     assert boundary is not None and boundary[0] > 10
