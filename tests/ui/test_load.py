@@ -190,8 +190,6 @@ async def _session(browser, url: str, idx: int, out: dict, all_loaded: asyncio.E
         await page.wait_for_timeout(250)
     out["final"].append((idx, gamma, M, K, shown, expected))
     out["console"].extend(f"session {idx}: {e}" for e in errors)
-    await page.goto("about:blank")  # a close handshake, not a dropped socket (see conftest.close_page)
-    await page.wait_for_timeout(300)
     await ctx.close()
 
 
