@@ -2,6 +2,7 @@
 and ``panel serve apps/explorer.py`` on a free loopback port."""
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -37,6 +38,26 @@ def close_page(page) -> None:
         page.wait_for_timeout(300)
     finally:
         page.close()
+
+
+SERVER_ERROR = re.compile(r"Traceback|\bERROR\b|Exception in callback")
+_LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d ")
+
+
+def server_errors(lines: list[str]) -> list[str]:
+    """Error lines of a server log, each with the 30 lines after it, except one transport event:
+    Tornado's "Task exception was never retrieved" for a websocket write that a browser closing its
+    page cut off (``WebSocketProtocol13.write_message`` raising ``WebSocketClosedError``). That is the
+    client leaving mid-write, not the app failing; the server keeps running."""
+    out, skip = [], False
+    for i, ln in enumerate(lines):
+        if _LOG_LINE.match(ln):
+            window = "\n".join(lines[i:i + 25])
+            skip = ("Task exception was never retrieved" in ln and "WebSocketProtocol13.write_message" in window
+                    and "tornado.websocket.WebSocketClosedError" in window)
+        if not skip and SERVER_ERROR.search(ln):
+            out.append("\n".join(lines[i:i + 30]))
+    return out
 
 
 def require_browser():

@@ -7,7 +7,6 @@ previous plots in place, raise no console error and log no server exception.
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 import time
@@ -15,13 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ExplorerServer, close_page, free_port, require_browser, stop_process
+from .conftest import ExplorerServer, close_page, free_port, require_browser, server_errors, stop_process
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 QUERY = "?n_train=200&cv=2"
-SERVER_ERROR = re.compile(r"Traceback|\bERROR\b|Exception in callback")
 BOUNDARY_JS = """() => {
   for (const doc of Bokeh.documents) for (const m of doc.all_models)
     if (m.constructor.__name__ === 'GlyphRenderer' && m.glyph.constructor.__name__ === 'MultiLine'
@@ -53,7 +51,7 @@ def page(browser, server):
     yield pg
     close_page(pg)
     new = log.read_text(errors="replace").splitlines()[before:]
-    assert [ln for ln in new if SERVER_ERROR.search(ln)] == []
+    assert server_errors(new) == []
 
 
 def _open(page, url):

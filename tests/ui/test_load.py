@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import CHROMIUM, ExplorerServer, require_browser
+from .conftest import CHROMIUM, ExplorerServer, require_browser, server_errors
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.xdist_group("load")]
 
@@ -50,7 +50,6 @@ N_MEMORY_SESSIONS = int(os.environ.get("BUVIZ_MEMORY_SESSIONS", "100"))
 CLASSROOM_FLAGS = ("--unused-session-lifetime", "120000", "--keep-alive", "0")
 #: Longest wait for one page update: 20 Chromium pages share the machine's cores with the server.
 WAIT_MS = 300_000
-SERVER_ERROR = re.compile(r"Traceback|\bERROR\b|Exception in callback")
 
 
 class Server(ExplorerServer):
@@ -79,9 +78,8 @@ class Server(ExplorerServer):
         return [float(r[1]) for r in rows if float(r[0]) >= since]
 
     def errors(self) -> list[str]:
-        """Error lines of the server log, each with the 30 lines after it (the traceback)."""
-        lines = self.text().splitlines()
-        return ["\n".join(lines[i:i + 30]) for i, ln in enumerate(lines) if SERVER_ERROR.search(ln)]
+        """Error lines of the server log, each with its traceback (see conftest.server_errors)."""
+        return server_errors(self.text().splitlines())
 
 
 
