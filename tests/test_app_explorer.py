@@ -110,7 +110,7 @@ def test_tap_selects_nearest_sample_and_up_close_view(state):
     idx = state.select_at(*(X[17] + 1e-6))
     assert idx == 17 and state.selected == 17
     v = SampleView(state=state)
-    md = v.details().object
+    md = v.details()
     assert "Sample #17 (tapped)" in md
     zoom = v.zoom_plot(state.snapshot, 17)
     spikes = np.concatenate([e.dimension_values(0) for e in zoom if isinstance(e, hv.Spikes)])
@@ -192,14 +192,34 @@ def test_app_builds_with_all_tabs():
     from buviz.app.layout import ExplorerApp
 
     app = ExplorerApp(state=ExplorerState(**SMALL))
-    names = list(app.tabs._names)
+    names = app.tab_names
+    assert len(app.tabs) == len(names)
     assert names[:6] == ["Sample space", "Weights k̂/w", "Covariate shift", "Error vs −Û", "One sample",
                          "Sensitivity M, K"]
     assert "Extrapolation" in names and "Discrete" in names
     app._show_sample(3)
     assert app.tabs.active == 4
     app.state.M = 1000
-    assert app.message_pane().visible
+    assert app.message.visible and "M" in app.message.object
+
+
+def test_sidebar_follows_the_tab():
+    from buviz.app.layout import ExplorerApp
+
+    app = ExplorerApp(state=ExplorerState(**SMALL))
+    assert app.boundary_controls.visible
+    assert not any(col.visible for col in app._other_controls.values())
+    for name, labels in [("Extrapolation", ("Observed classes K", "Extrapolation estimator")),
+                         ("Discrete", ("Sample size N", "Number of cells k", "Monte Carlo samples"))]:
+        app.tabs.active = app.tab_names.index(name)
+        assert not app.boundary_controls.visible and app._other_controls[name].visible
+        shown = [w.name for w in app._other_controls[name].select(pn.widgets.Widget)]
+        for label in labels:  # labels a reader understands, not parameter names
+            assert any(n.startswith(label) for n in shown), (label, shown)
+        others = [n for n in app.OTHER_TABS if n != name]
+        assert not any(app._other_controls[o].visible for o in others)
+    app.tabs.active = 0
+    assert app.boundary_controls.visible and not any(c.visible for c in app._other_controls.values())
 
 
 def test_each_applied_change_records_its_server_side_time(tmp_path, monkeypatch):

@@ -119,9 +119,9 @@ def test_snippet_for_a_custom_mixture(state):
 
 def test_code_panel_follows_the_state(state):
     panel = CodePanel(state=state)
-    assert "gamma=2.0 ** 0" in panel.code().object
+    assert "gamma=2.0 ** 0" in panel.code()
     state.log2_gamma = 3
-    md = panel.code().object
+    md = panel.code()
     assert "gamma=2.0 ** 3" in md and md.startswith("```python")
 
 
@@ -150,7 +150,7 @@ def test_proposal1_overlay(state):
     assert len(on["P1 N_B (near-boundary)"]) == len(r.near_boundary)
     assert len(on["P1 clusters"]) == int((r.cluster_labels[0] >= 0).sum())
     assert view.proposal1_result() is r  # cached
-    assert "Proposal 1" in view.numbers().object and f"{r.value:.4f}" in view.numbers().object
+    assert "Proposal 1" in view.numbers_text() and f"{r.value:.4f}" in view.numbers_text()
     assert len(off) == len(view.plot(state.snapshot))  # same layers on and off (DynamicMap structure)
 
 

@@ -18,7 +18,7 @@ def _curves(overlay):
 
 def test_view_toy_tab_follows_rho():
     view = ExtrapolationView(rho=0.5)
-    layout = view.__panel__()
+    layout = view.main()
     assert isinstance(layout, pn.Tabs) and len(layout) == 2
     plots = view.toy_plots()
     img = [el for el in plots["level_sets"] if isinstance(el, hv.Image)][0]

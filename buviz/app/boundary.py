@@ -114,6 +114,22 @@ def _names(ds) -> list[str]:
     return [str(c) for c in ds.classes]
 
 
+def bound_pane(pane, render: Callable[[], object], *deps: tuple[param.Parameterized, str]):
+    """``pane`` (created once) whose ``object`` is ``render()``, set again whenever one of ``deps``
+    ((object, parameter name) pairs) changes. The pane is updated in place, never replaced, so the
+    browser patches one model instead of building a new one (and laying out the page again)."""
+
+    def update(*events):
+        new = render()
+        if new != pane.object:
+            pane.object = new
+
+    pane.object = render()
+    for obj, name in deps:
+        obj.param.watch(update, name)
+    return pane
+
+
 class _View(pn.viewable.Viewer):
     state = param.ClassSelector(class_=ExplorerState)
 
@@ -149,12 +165,20 @@ class SampleSpaceView(_View):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self.dmap = hv.DynamicMap(self.plot, streams=[hv.streams.Params(self.state, ["snapshot"]),
-                                                      hv.streams.Params(self, ["proposal1"])])
+        # Three layers, each redrawn only when its own input changes: a γ step sends the predicted
+        # regions and B(Λ), never the training points or B* again (they change with the dataset).
+        status = [hv.streams.Params(self.state, ["snapshot"])]
+        self.regions = hv.DynamicMap(self.regions_plot, streams=status)
+        self.static = hv.DynamicMap(self.data_plot, streams=[hv.streams.Params(self.state, ["data"])])
+        self.lines = hv.DynamicMap(self.lines_plot, streams=[*status, hv.streams.Params(self, ["proposal1"])])
+        self.dmap = self.regions * self.static * self.lines
         self.shown, self.tap = _with_tap(self.dmap, _XY, self._select_sample_at, width=_MAP_OPTS["width"],
                                          height=_MAP_OPTS["height"], legend_position="right")
         self.p1_toggle = pn.widgets.Checkbox.from_param(self.param.proposal1,
                                                         name="Proposal 1 (anchors, N_B, clusters)")
+        self.numbers_pane = bound_pane(pn.pane.Markdown(width=300), self.numbers_text,
+                                       (self.state, "snapshot"), (self.state, "sweep_table"),
+                                       (self.state, "sweep_state"), (self, "proposal1"))
 
     def proposal1_result(self, snapshot=None):
         """Proposal 1's result for the shown status when the overlay is on (cached), else None."""
@@ -163,32 +187,68 @@ class SampleSpaceView(_View):
             return None
         return proposal1_for(s)
 
-    def plot(self, snapshot=None, proposal1=None):
-        s = snapshot if snapshot is not None else self._snap()
+    def _layers(self, s, proposal1: bool = True) -> dict:
+        """The sample-space layers of snapshot ``s`` (:func:`buviz.plots.boundary.sample_space_layers`)."""
         if s is None or not s.is_2d:
             X, y = _empty_xy()
-            return (pb.sample_space(X, y, None) * pb.proposal1_layers(show_legend=False)).opts(**_MAP_OPTS)
+            layers = pb.sample_space_layers(X, y, None)
+            layers["proposal1"] = pb.proposal1_layers(show_legend=False)
+            return layers
         st = s.status
-        base = pb.sample_space(s.ds.X_train, s.ds.y_train, st.fields, bayes_fields=s.bayes_fields,
-                               grid_predicted=st.grid_predicted, grid_xs=st.grid_xs, grid_ys=st.grid_ys,
-                               classes=_names(s.ds), feature_names=s.ds.feature_names,
-                               title=f"{s.ds.name}: {st.label}")
+        layers = pb.sample_space_layers(s.ds.X_train, s.ds.y_train, st.fields, bayes_fields=s.bayes_fields,
+                                        grid_predicted=st.grid_predicted, grid_xs=st.grid_xs, grid_ys=st.grid_ys,
+                                        classes=_names(s.ds), feature_names=s.ds.feature_names)
+        r = self.proposal1_result(s) if proposal1 else None
+        if r is None:
+            layers["proposal1"] = pb.proposal1_layers(feature_names=s.ds.feature_names, show_legend=False)
+        else:
+            layers["proposal1"] = pb.proposal1_layers(r.anchors[r.anchor_valid], r.near_boundary_X,
+                                                      r.cluster_labels[0], feature_names=s.ds.feature_names)
+        return layers
+
+    def regions_plot(self, snapshot=None):
+        s = snapshot if snapshot is not None else self._snap()
+        if s is None or not s.is_2d or s.status.grid_predicted is None:
+            return pb.sample_space_layers(*_empty_xy(), None)["regions"]
+        st = s.status
+        return pb.region_image(st.grid_xs, st.grid_ys, st.grid_predicted, s.ds.n_classes,
+                               feature_names=s.ds.feature_names)
+
+    def data_plot(self, data=None):
+        d = data if data is not None else self.state.data
+        if d is None or d.ds.n_features != 2:
+            X, y = _empty_xy()
+            layers = pb.sample_space_layers(X, y, None)
+        else:
+            layers = pb.sample_space_layers(d.ds.X_train, d.ds.y_train, None, bayes_fields=d.bayes_fields,
+                                            classes=_names(d.ds), feature_names=d.ds.feature_names)
+        return layers["points"] * layers["bayes"]
+
+    def lines_plot(self, snapshot=None, proposal1=None):
+        s = snapshot if snapshot is not None else self._snap()
+        names = s.ds.feature_names if s is not None else None
+        boundary = pb.boundary_path(s.status.fields if s is not None and s.is_2d else None, feature_names=names)
         r = self.proposal1_result(s)
         if r is None:
-            p1 = pb.proposal1_layers(feature_names=s.ds.feature_names, show_legend=False)
+            p1 = pb.proposal1_layers(feature_names=names, show_legend=False)
         else:
-            valid = r.anchor_valid
-            p1 = pb.proposal1_layers(r.anchors[valid], r.near_boundary_X, r.cluster_labels[0],
-                                     feature_names=s.ds.feature_names)
-        return (base * p1).opts(**_MAP_OPTS)
+            p1 = pb.proposal1_layers(r.anchors[r.anchor_valid], r.near_boundary_X, r.cluster_labels[0],
+                                     feature_names=names)
+        return (boundary * p1).opts(**_MAP_OPTS)
+
+    def plot(self, snapshot=None, proposal1=None):
+        """The whole map of ``snapshot`` as one overlay (export, tests)."""
+        s = snapshot if snapshot is not None else self._snap()
+        layers = self._layers(s)
+        title = f"{s.ds.name}: {s.status.label}" if s is not None else "Sample space"
+        return (layers["regions"] * layers["points"] * layers["boundary"] * layers["bayes"]
+                * layers["proposal1"]).opts(title=title, **_MAP_OPTS)
 
     def figure(self):
         """What the map shows now, for the static export."""
         return self.plot(self._snap())
 
-
-    @param.depends("state.snapshot", "state.sweep_table", "proposal1")
-    def numbers(self):
+    def numbers_text(self) -> str:
         text = numbers_markdown(self.state)
         r = self.proposal1_result()
         if r is not None:
@@ -196,13 +256,12 @@ class SampleSpaceView(_View):
             text += (f"\n\n**Proposal 1** (overlay): Û⁽¹⁾ = {r.value:.4f}, {int(r.anchor_valid.sum())} anchors, "
                      f"|N_B| = {len(r.near_boundary)}, {n_cl} TDC clusters in run 1 "
                      f"({1000 * r.evaluate_time:.0f} ms)")
-        return pn.pane.Markdown(text, width=300)
+        return text
 
     def __panel__(self):
         return pn.Row(
             self._map_column(pn.Row(self.p1_toggle, export_buttons(self, "sample_space"))),
-            pn.Column(pn.panel(self.numbers, loading_indicator=True),
-                      math_markdown(SAMPLE_SPACE_MD, width=320)),
+            pn.Column(self.numbers_pane, math_markdown(SAMPLE_SPACE_MD, width=320)),
         )
 
 
@@ -241,7 +300,10 @@ def numbers_markdown(state: ExplorerState) -> str:
     ]
     if "U1_tr" in row:
         lines.append(f"| −Û1_tr (Proposal 1) | {_fmt(-row['U1_tr'])} |")
+    st = s.settings
+    tilde = f"T̃ a = {float(st['perturbation']):g} ({st['perturbation_mode']})" if st["tilde"] else "T̃ off"
     lines += [
+        f"| estimator | M = {int(st['M'])}, K = {st['K']}, {tilde} |",
         f"| N (train), J | {len(s.ds.X_train)}, {s.ds.n_classes} |",
         f"| Î* pairs | {', '.join(f'({k + 1},{l + 1})' for k, l in r.pairs)} |",
         "",
@@ -274,11 +336,10 @@ class WeightsView(_View):
         return self.plot(self._snap())
 
 
-    @param.depends("state.snapshot")
-    def pair_table(self):
+    def pair_text(self) -> str:
         s = self._snap()
         if s is None:
-            return pn.pane.Markdown("")
+            return ""
         r = s.result
         rows = ["| pair {k,l} | P̂(C_kl) | w_kl | Û_kl | weighted |", "|---|---|---|---|---|"]
         for n, (k, l) in enumerate(r.pairs):
@@ -286,12 +347,13 @@ class WeightsView(_View):
                         f"{r.pair_values[n]:.3f} | {'yes' if r.pair_weighted[n] else 'no (eq 39 branch)'} |")
         n_pos = int(np.sum(r.near_boundary_weights > 0))
         rows += ["", f"{n_pos} of {len(r.near_boundary_weights)} training samples carry a positive weight."]
-        return pn.pane.Markdown("\n".join(rows), width=340)
+        return "\n".join(rows)
 
     def __panel__(self):
+        pairs = bound_pane(pn.pane.Markdown(width=340), self.pair_text, (self.state, "snapshot"))
         return pn.Row(
             self._map_column(export_buttons(self, "weights")),
-            pn.Column(pn.panel(self.pair_table), math_markdown(WEIGHTS_MD, width=340)),
+            pn.Column(pairs, math_markdown(WEIGHTS_MD, width=340)),
         )
 
 
@@ -338,11 +400,10 @@ class ShiftView(_View):
         items = [self.map_plot(k, s) for k in range(3)] if s is not None and s.is_2d else []
         return hv.Layout([*items, self.hist_plot(s)]).cols(2)
 
-    @param.depends("state.snapshot")
-    def ks_text(self):
+    def ks_text(self) -> str:
         s = self._snap()
         if s is None or not s.ks:
-            return pn.pane.Markdown("*No test set: KS statistics unavailable.*")
+            return "*No test set: KS statistics unavailable.*"
         lines = ["| sample | KS vs f(X_te) |", "|---|---|"]
         lines += [f"| {k} | {v:.4f} |" for k, v in s.ks.items()]
         if "f(T̃)" in s.ks and "f(T)" in s.ks:
@@ -350,13 +411,15 @@ class ShiftView(_View):
             lines += ["", f"f(T̃) is **{better}** to f(X_te) than f(T) at this status."]
         if not s.settings.get("tilde", True):
             lines += ["", "*T̃ is off: f(T̃) = f(T).*"]
-        return pn.pane.Markdown("\n".join(lines), width=320)
+        return "\n".join(lines)
 
     def __panel__(self):
         maps = pn.Row(*[pn.pane.HoloViews(m, linked_axes=False) for m in self.maps], visible=self._visible_if_2d())
         return pn.Column(self._not_2d_alert(), maps,
                          pn.Row(pn.pane.HoloViews(self.hist),
-                                pn.Column(self.ks_text, math_markdown(SHIFT_MD, width=340))),
+                                pn.Column(bound_pane(pn.pane.Markdown(width=320), self.ks_text,
+                                                     (self.state, "snapshot")),
+                                          math_markdown(SHIFT_MD, width=340))),
                          export_buttons(self, "covariate_shift"))
 
 
@@ -410,21 +473,27 @@ class CurvesView(_View):
         d = (-t["U_tr"].to_numpy(float) - x) ** 2 + (t["L_te"].to_numpy(float) - y) ** 2
         self.state.set_status_from_tap(float(t[col].to_numpy(float)[int(np.nanargmin(d))]))
 
-    @param.depends("state.sweep_state", "state.sweep_progress")
-    def progress(self):
+    def progress_text(self) -> str:
         st = self.state.sweep_state
         n = 0 if self.state.sweep_table is None else len(self.state.sweep_table)
-        text = {"running": f"Sweep running in the background: {n} statuses done",
+        return {"running": f"Sweep running in the background: {n} statuses done",
                 "done": f"Sweep done: {n} statuses (cached on disk)",
                 "idle": "Sweep not started"}.get(st, st)
-        return pn.Row(pn.indicators.Progress(value=int(self.state.sweep_progress), max=100, width=260,
-                                             bar_color="success" if st == "done" else "primary",
-                                             active=st == "running"),
-                      pn.pane.Markdown(text, margin=(0, 10)), self.restart, self.download)
+
+    def progress(self):
+        """The sweep's progress bar and state (created once, updated in place)."""
+        s = self.state
+        bar = pn.indicators.Progress(
+            value=s.param.sweep_progress.rx().rx.pipe(int), max=100, width=260,
+            bar_color=s.param.sweep_state.rx().rx.pipe(lambda st: "success" if st == "done" else "primary"),
+            active=s.param.sweep_state.rx() == "running")
+        text = bound_pane(pn.pane.Markdown(margin=(0, 10)), self.progress_text, (s, "sweep_state"),
+                          (s, "sweep_progress"), (s, "sweep_table"))
+        return pn.Row(bar, text, self.restart, self.download)
 
     def __panel__(self):
         return pn.Column(
-            self.progress,
+            self.progress(),
             pn.Row(pn.pane.HoloViews(self.shown, linked_axes=False),
                    pn.pane.HoloViews(self.param_shown, linked_axes=False)),
             export_buttons(self, "curves"),
@@ -474,12 +543,11 @@ class SampleView(_View):
         s = self._snap()
         return hv.Layout([self.cluster_plot(s), self.zoom_plot(s)]).cols(2)
 
-    @param.depends("state.snapshot", "state.selected")
-    def details(self):
+    def details(self) -> str:
         v = self.view_data()
         s = self._snap()
         if v is None or s is None:
-            return pn.pane.Markdown("*Tap a training sample in the Sample space tab.*")
+            return "*Tap a training sample in the Sample space tab.*"
         names = _names(s.ds)
         i, j = v["pair"]
         how = "tapped" if 0 <= self.state.selected < len(s.ds.X_train) else "largest weight (tap to choose)"
@@ -497,13 +565,15 @@ class SampleView(_View):
             f"| weight k̂/w | {v['weight']:.4g} |",
             f"| labels in N^M(x) | {', '.join(f'{n}: {c}' for n, c in zip(names, labels, strict=True))} |",
         ]
-        return pn.pane.Markdown("\n".join(rows), width=290)
+        return "\n".join(rows)
 
     def __panel__(self):
         return pn.Row(
             self._map_column(export_buttons(self, "one_sample")),
             pn.Column(pn.pane.HoloViews(self.zoom, linked_axes=False),
-                      pn.Row(self.details, math_markdown(SAMPLE_MD, width=250))),
+                      pn.Row(bound_pane(pn.pane.Markdown(width=290), self.details, (self.state, "snapshot"),
+                                        (self.state, "selected")),
+                             math_markdown(SAMPLE_MD, width=250))),
         )
 
 
@@ -541,12 +611,10 @@ class SensitivityView(_View):
                                            title="−Û_tr (no sensitivity sweep run yet)")]
         return hv.Layout(items).cols(2)
 
-    @param.depends("state.sensitivity_state")
-    def status(self):
-        return pn.pane.Markdown(f"Status: {self.state.sensitivity_state}")
-
     def __panel__(self):
-        return pn.Column(pn.Row(self.run_M, self.run_K, self.status), self.plots,
+        status = bound_pane(pn.pane.Markdown(), lambda: f"Status: {self.state.sensitivity_state}",
+                            (self.state, "sensitivity_state"))
+        return pn.Column(pn.Row(self.run_M, self.run_K, status), self.plots,
                          export_buttons(self, "sensitivity"), math_markdown(SENS_MD, sizing_mode="stretch_width"))
 
 

@@ -108,20 +108,34 @@ def snippet(settings: dict, *, sweep: bool = True, proposal1: bool = True) -> st
 
 
 class CodePanel(pn.viewable.Viewer):
-    """A collapsed card with the snippet of the current settings (read-only, follows the state)."""
+    """A collapsed card with the snippet of the current settings (read-only, follows the state).
+
+    The snippet is rendered only while the card is open: a γ step does not send the code of every
+    position to a browser that does not show it.
+    """
 
     state = param.ClassSelector(class_=ExplorerState)
 
-    @param.depends("state.snapshot", "state.sweep_proposal1")
-    def code(self):
-        snap = self.state.snapshot
-        if snap is None:
-            return pn.pane.Markdown("*No valid settings yet.*")
-        src = snippet(snap.settings, proposal1=self.state.sweep_proposal1)
-        return pn.pane.Markdown(f"```python\n{src}```", sizing_mode="stretch_width", css_classes=["buviz-code"])
-
-    def __panel__(self):
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.pane = pn.pane.Markdown("", sizing_mode="stretch_width", css_classes=["buviz-code"])
         note = pn.pane.Markdown("Reproduces the numbers of this view with the public `buviz` API "
                                 "(copy into a script or notebook).", sizing_mode="stretch_width")
-        return pn.Card(note, self.code, title="Python code for this view", collapsed=True,
-                       sizing_mode="stretch_width")
+        self.card = pn.Card(note, self.pane, title="Python code for this view", collapsed=True,
+                            sizing_mode="stretch_width")
+        self.card.param.watch(self._refresh, "collapsed")
+        self.state.param.watch(self._refresh, ["snapshot", "sweep_proposal1"])
+
+    def code(self) -> str:
+        """The Markdown of the current snippet."""
+        snap = self.state.snapshot
+        if snap is None:
+            return "*No valid settings yet.*"
+        return f"```python\n{snippet(snap.settings, proposal1=self.state.sweep_proposal1)}```"
+
+    def _refresh(self, *events):
+        if not self.card.collapsed:
+            self.pane.object = self.code()
+
+    def __panel__(self):
+        return self.card

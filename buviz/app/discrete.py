@@ -10,6 +10,7 @@ import panel as pn
 import param
 
 from buviz import discrete
+from buviz.app.mathmd import math_markdown
 from buviz.plots import discrete as dplots
 
 BALANCED_MAX_N = 80  # the balanced-optimal iteration over n <= N costs seconds per (N, k) beyond this
@@ -122,17 +123,35 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
         self.fig2_pane.object = fig2
         self.readout.object = pd.DataFrame({"S at p": data["S_at_p"]})
 
-    def __panel__(self):
+    #: Sidebar labels (what each control means, with units).
+    LABELS = {
+        "N": "Sample size N (training points)",
+        "k": "Number of cells k (values of the discrete feature)",
+        "p": "Class-1 probability p = P(y = 1 | x) in each cell",
+        "units": "Table units: errors (N·x) or probability (x)",
+        "n": "Fig 1: points n in one cell (0 … N)",
+        "table_method": "Estimator shown in the table",
+        "mc_samples": "Monte Carlo samples per p (simulated training sets)",
+    }
+
+    def controls(self) -> pn.Column:
+        """The view's controls (the explorer shows them in its sidebar while this tab is open)."""
         widgets = pn.Param(
-            self.param, parameters=["N", "k", "p", "units", "n", "table_method", "mc_samples"],
-            widgets={"N": {"type": pn.widgets.IntSlider, "throttled": True},
-                     "k": {"type": pn.widgets.IntSlider, "throttled": True},
-                     "p": {"type": pn.widgets.FloatSlider, "throttled": True},
-                     "units": pn.widgets.RadioButtonGroup},
-            show_name=False,
+            self.param, parameters=list(self.LABELS), show_name=False,
+            widgets={"N": {"type": pn.widgets.IntSlider, "throttled": True, "name": self.LABELS["N"]},
+                     "k": {"type": pn.widgets.IntSlider, "throttled": True, "name": self.LABELS["k"]},
+                     "p": {"type": pn.widgets.FloatSlider, "throttled": True, "name": self.LABELS["p"]},
+                     "units": {"type": pn.widgets.RadioButtonGroup, "name": self.LABELS["units"]},
+                     **{k: {"name": self.LABELS[k]} for k in ("n", "table_method", "mc_samples")}},
         )
-        return pn.Row(
-            pn.Column(widgets, self.mc_button, pn.pane.Markdown(FORMULAS), width=330),
-            pn.Column(self.message, self.table_pane, pn.Row(self.fig1_pane, self.fig2_pane), self.readout,
-                      sizing_mode="stretch_width"),
-        )
+        return pn.Column(pn.pane.Markdown("### Discrete case (Nedelko 2009)"), widgets, self.mc_button,
+                         sizing_mode="stretch_width")
+
+    def main(self) -> pn.Column:
+        """The view's tables, figures and formulas."""
+        return pn.Column(self.message, self.table_pane, pn.Row(self.fig1_pane, self.fig2_pane), self.readout,
+                         math_markdown(FORMULAS, sizing_mode="stretch_width", styles={"overflow-x": "auto"}),
+                         sizing_mode="stretch_width")
+
+    def __panel__(self):
+        return pn.Row(pn.Column(self.controls(), width=330), self.main())

@@ -86,7 +86,7 @@ class ExtrapolationView(pn.viewable.Viewer):
     def __init__(self, **params):
         super().__init__(**params)
         self._table = pn.pane.Markdown("*Press the button to compare classifiers (K = 20 → k = 400).*")
-        self._button = pn.widgets.Button(name="Compare classifiers (Table 1 style)", button_type="primary")
+        self._button = pn.widgets.Button(label="Compare classifiers (Table 1 style)", color="primary")
         self._button.on_click(self._run_table)
         self._table_holder = pn.Column(self._table)
         self.table: pd.DataFrame | None = None
@@ -193,16 +193,38 @@ class ExtrapolationView(pn.viewable.Viewer):
         finally:
             self._button.loading = False
 
+    #: Sidebar labels (what each control means, with units).
+    LABELS = {
+        "rho": "Toy model: correlation ρ of X and Y",
+        "population": "Label population (synthetic Gaussian or digits)",
+        "pop_rho": "Synthetic population: signal correlation ρ",
+        "classifier": "Classifier (margins of the test points)",
+        "K": "Observed classes K (extrapolated to all classes)",
+        "method": "Extrapolation estimator",
+        "basis": "Moment method: basis of D̄(u)",
+        "seed": "Random seed (class subset, training draws)",
+    }
+
+    def controls(self) -> pn.Column:
+        """The view's controls (the explorer shows them in its sidebar while this tab is open)."""
+        widgets = {k: {"name": v} for k, v in self.LABELS.items()}
+        for k, kind in (("rho", pn.widgets.FloatSlider), ("pop_rho", pn.widgets.FloatSlider),
+                        ("K", pn.widgets.IntSlider)):
+            widgets[k].update(type=kind, throttled=True)
+        toy = pn.Param(self.param, parameters=["rho"], widgets=widgets, show_name=False)
+        ext = pn.Param(self.param, parameters=[k for k in self.LABELS if k != "rho"], widgets=widgets,
+                       show_name=False)
+        return pn.Column(pn.pane.Markdown("### Toy model (§4.1)"), toy,
+                         pn.pane.Markdown("### Extrapolation to k classes"), ext, sizing_mode="stretch_width")
+
+    def main(self) -> pn.Tabs:
+        """The view's plots and formulas: the toy model and the extrapolation, as two tabs."""
+        notes = {"styles": {"overflow-x": "auto"}, "sizing_mode": "stretch_width"}
+        toy = pn.Column(pn.panel(self._toy_view, loading_indicator=True, defer_load=False),
+                        pn.pane.Markdown(_TOY_MD, **notes))
+        ext = pn.Column(pn.panel(self._ext_view, loading_indicator=True), self._button, self._table_holder,
+                        pn.pane.Markdown(_EXT_MD, **notes))
+        return pn.Tabs(("Toy model", toy), ("Extrapolation", ext), dynamic=True, sizing_mode="stretch_width")
+
     def __panel__(self):
-        throttled = {"rho": {"type": pn.widgets.FloatSlider, "throttled": True},
-                     "pop_rho": {"type": pn.widgets.FloatSlider, "throttled": True},
-                     "K": {"type": pn.widgets.IntSlider, "throttled": True}}
-        toy_controls = pn.Param(self.param, parameters=["rho"], widgets=throttled, show_name=False)
-        ext_controls = pn.Param(self.param, parameters=["population", "pop_rho", "classifier", "K", "method",
-                                                        "basis", "seed"], widgets=throttled, show_name=False)
-        toy = pn.Row(pn.Column(toy_controls, pn.pane.Markdown(_TOY_MD, width=320)),
-                     pn.panel(self._toy_view, loading_indicator=True, defer_load=False))
-        ext = pn.Row(pn.Column(ext_controls, pn.pane.Markdown(_EXT_MD, width=320)),
-                     pn.Column(pn.panel(self._ext_view, loading_indicator=True), self._button,
-                               self._table_holder))
-        return pn.Tabs(("Toy model", toy), ("Extrapolation", ext), dynamic=True)
+        return pn.Row(pn.Column(self.controls(), width=330), self.main())

@@ -1,8 +1,9 @@
 """The explorer's template: sidebar controls, tabs of views, URL sync, reset, sweep polling.
 
 ``build_app()`` returns a ``pn.template.BootstrapTemplate``; ``apps/explorer.py`` calls it and
-``.servable()``. Every control is a widget on :class:`~buviz.app.state.ExplorerState`; sliders are
-throttled (the state sees ``value_throttled``, i.e. the value when the mouse is released).
+``.servable()``. Every control is a widget on :class:`~buviz.app.state.ExplorerState`. The γ, C,
+epoch and T̃ sliders follow the hand (the state sees every ``value`` while a slider is dragged and
+coalesces them, latest wins); N is throttled (each N is a new dataset).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import panel as pn
 import param
 
 from buviz.app._bokeh_fixes import guard_close_after_failed_ping
-from buviz.app.boundary import tab_views
+from buviz.app.boundary import bound_pane, tab_views
 from buviz.app.code import CodePanel
 from buviz.app.mathmd import fix_math
 from buviz.app.state import CONTROL_PARAMS, ExplorerState
@@ -38,87 +39,112 @@ def _throttled(widget_type, **kw):
     return {"type": widget_type, "throttled": True, **kw}
 
 
-def _extrapolation_tab():
+def _other_view(kind: str):
+    """The Extrapolation or Discrete view object, or an Alert saying why it is unavailable."""
     try:
-        from buviz.app.extrapolation import ExtrapolationView
+        if kind == "Extrapolation":
+            from buviz.app.extrapolation import ExtrapolationView
 
-        return fix_math(pn.panel(ExtrapolationView()))
-    except Exception as exc:  # another tab must never take the explorer down
-        return pn.pane.Alert(f"Extrapolation view unavailable: {exc}", alert_type="warning")
-
-
-def _discrete_tab():
-    try:
+            return ExtrapolationView()
         from buviz.app.discrete import DiscreteEstimatorsView
 
-        return fix_math(pn.panel(DiscreteEstimatorsView()))
-    except Exception as exc:
-        return pn.pane.Alert(f"Discrete-case view unavailable: {exc}", alert_type="warning")
+        return DiscreteEstimatorsView()
+    except Exception as exc:  # another tab must never take the explorer down
+        return pn.pane.Alert(f"{kind} view unavailable: {exc}", alert_type="warning")
 
 
 class ExplorerApp(pn.viewable.Viewer):
-    """State + views + controls; ``template()`` builds the served page."""
+    """State + views + controls; ``template()`` builds the served page.
+
+    The sidebar follows the open tab: the boundary-uncertainty controls for the six boundary tabs,
+    the Extrapolation or Discrete view's own controls for those tabs (built when first opened).
+    """
 
     state = param.ClassSelector(class_=ExplorerState)
     poll_period = param.Integer(default=400, doc="ms between polls of the background sweep")
+
+    #: Tabs whose views need the sweep: opening one starts it (and later settings changes restart it).
+    SWEEP_TABS = ("Error vs −Û", "Sensitivity M, K")
+    OTHER_TABS = ("Extrapolation", "Discrete")
 
     def __init__(self, **params):
         if "state" not in params:
             params["state"] = ExplorerState()
         super().__init__(**params)
         self.views = tab_views(self.state, on_select=self._show_sample)
-        self.tabs = pn.Tabs(*[(name, view) for name, view in self.views.items()], dynamic=True,
+        self.tab_names = [*self.views, *self.OTHER_TABS]
+        self.other_views: dict[str, object] = {}
+        self._other_main = {name: pn.Column(sizing_mode="stretch_width") for name in self.OTHER_TABS}
+        self._other_controls = {name: pn.Column(sizing_mode="stretch_width", visible=False)
+                                for name in self.OTHER_TABS}
+        self.tabs = pn.Tabs(*[(name, view) for name, view in self.views.items()],
+                            *[(name, self._other_main[name]) for name in self.OTHER_TABS], dynamic=True,
                             sizing_mode="stretch_width")
-        self._add_other_tabs()
         self.tabs.param.watch(self._on_tab, "active")
-        self._controls = self._build_controls()
+        self.boundary_controls = pn.Column(*self._build_controls(), sizing_mode="stretch_width")
         self.code_panel = CodePanel(state=self.state)
+        self.message = bound_pane(pn.pane.Alert(alert_type="danger", sizing_mode="stretch_width",
+                                                css_classes=["buviz-message"]),
+                                  lambda: self.state.message, (self.state, "message"))
+        self.message.visible = bool(self.state.message)
+        self.state.param.watch(self._on_message, "message")
+        self.computing = bound_pane(pn.pane.Markdown(height=24, margin=(0, 10), css_classes=["buviz-computing"]),
+                                    self._computing_text, (self.state, "computing"))
         self._periodic = None
 
-    # ------------------------------------------------------------------ tabs
-    def _add_other_tabs(self):
-        """Extrapolation and Discrete tabs, built only when first shown (they compute eagerly)."""
-        self.tabs.append(("Extrapolation", pn.param.ParamFunction(_extrapolation_tab, lazy=True)))
-        self.tabs.append(("Discrete", pn.param.ParamFunction(_discrete_tab, lazy=True)))
-
-    #: Tabs whose views need the sweep: opening one starts it (and later settings changes restart it).
-    SWEEP_TABS = ("Error vs −Û", "Sensitivity M, K")
+    # ------------------------------------------------------------------ tabs and sidebar
+    @property
+    def sidebar(self) -> list:
+        """The sidebar's contents: every group of controls, only the open tab's visible."""
+        return [self.boundary_controls, *self._other_controls.values()]
 
     def _on_tab(self, event):
-        names = list(self.tabs._names)
-        if 0 <= event.new < len(names) and names[event.new] in self.SWEEP_TABS:
+        name = self.tab_names[event.new] if 0 <= event.new < len(self.tab_names) else ""
+        if name in self.SWEEP_TABS:
             self.state.auto_sweep = True
+        if name in self.OTHER_TABS and name not in self.other_views:
+            view = self.other_views[name] = _other_view(name)
+            if hasattr(view, "controls"):
+                self._other_controls[name][:] = [view.controls()]
+                self._other_main[name][:] = [fix_math(view.main())]
+            else:
+                self._other_main[name][:] = [view]
+        self.boundary_controls.visible = name not in self.OTHER_TABS
+        for other, col in self._other_controls.items():
+            col.visible = other == name
 
     def _show_sample(self, index: int):
-        names = list(self.views)
-        self.tabs.active = names.index("One sample")
+        self.tabs.active = self.tab_names.index("One sample")
 
     # ------------------------------------------------------------------ controls
     def _build_controls(self):
         s = self.state
-        data = pn.Param(s, parameters=["dataset", "n_train", "seed"], show_name=False, widgets={
-            "dataset": {"type": pn.widgets.Select, "name": "Dataset"},
-            "n_train": _throttled(pn.widgets.IntSlider, name="N (training samples)", step=10),
-            "seed": {"type": pn.widgets.IntInput, "name": "Random seed"},
-        })
-        clf = pn.Param(s, parameters=["classifier", "log2_gamma", "log2_C", "epoch"], show_name=False,
-                       widgets={
-                           "classifier": {"type": pn.widgets.RadioButtonGroup, "name": "Classifier"},
-                           "log2_gamma": _throttled(pn.widgets.IntSlider, name="log₂ γ (RBF kernel)"),
-                           "log2_C": _throttled(pn.widgets.IntSlider, name="log₂ C"),
-                           "epoch": _throttled(pn.widgets.IntSlider, name="MLP epoch"),
-                       })
-        est = pn.Param(s, parameters=["M", "K", "perturbation", "perturbation_mode", "tilde", "cv", "sweep_proposal1"],
-                       show_name=False, widgets={
-                           "M": {"type": pn.widgets.IntInput, "name": "M (neighbourhood size)"},
-                           "K": {"type": pn.widgets.Select, "name": "K prototypes per class"},
-                           "perturbation": _throttled(pn.widgets.FloatSlider, name="T̃ amplitude a"),
-                           "perturbation_mode": {"type": pn.widgets.Select, "name": "T̃ mode"},
-                           "tilde": {"type": pn.widgets.Checkbox, "name": "Use T̃ (off: f on T)"},
-                           "cv": {"type": pn.widgets.IntInput, "name": "CV folds (sweep)"},
-                           "sweep_proposal1": {"type": pn.widgets.Checkbox, "name": "Proposal 1 in the sweep (slower)"},
-                       })
-        self.widgets = {**data._widgets, **clf._widgets, **est._widgets}
+        # The status and estimator sliders follow the hand (value, not value_throttled): the state
+        # coalesces the changes, latest wins. N stays throttled: each N is a new dataset.
+        w = pn.widgets
+        spec = {
+            "dataset": (w.Select, "Dataset", {}),
+            "n_train": (w.IntSlider, "N (training samples)", {"step": 10, "throttled": True}),
+            "seed": (w.IntInput, "Random seed", {}),
+            "classifier": (w.RadioButtonGroup, "Classifier", {}),
+            "log2_gamma": (w.IntSlider, "log₂ γ (RBF kernel)", {}),
+            "log2_C": (w.IntSlider, "log₂ C", {}),
+            "epoch": (w.IntSlider, "MLP epoch", {}),
+            "M": (w.IntInput, "M (neighbourhood size)", {}),
+            "K": (w.Select, "K prototypes per class", {}),
+            "perturbation": (w.FloatSlider, "T̃ amplitude a", {}),
+            "perturbation_mode": (w.Select, "T̃ mode", {}),
+            "tilde": (w.Checkbox, "Use T̃ (off: f on T)", {}),
+            "cv": (w.IntInput, "CV folds (sweep)", {}),
+            "sweep_proposal1": (w.Checkbox, "Proposal 1 in the sweep (slower)", {}),
+        }
+        self.widgets = {p: kind.from_param(s.param[p], name=label, sizing_mode="stretch_width", **kw)
+                        for p, (kind, label, kw) in spec.items()}
+        data = pn.Column(*[self.widgets[p] for p in ("dataset", "n_train", "seed")], sizing_mode="stretch_width")
+        clf = pn.Column(*[self.widgets[p] for p in ("classifier", "log2_gamma", "log2_C", "epoch")],
+                        sizing_mode="stretch_width")
+        est = pn.Column(*[self.widgets[p] for p in ("M", "K", "perturbation", "perturbation_mode", "tilde", "cv",
+                                                    "sweep_proposal1")], sizing_mode="stretch_width")
         is_svm = s.param.classifier.rx() == "SVM"
         self.widgets["log2_gamma"].visible = is_svm
         self.widgets["log2_C"].visible = is_svm
@@ -140,7 +166,7 @@ class ExplorerApp(pn.viewable.Viewer):
 
         reset = pn.widgets.Button(label="Reset all controls", color="warning", sizing_mode="stretch_width")
         reset.on_click(lambda e: s.reset())
-        return [pn.pane.Markdown("### Data"), data, mixture, upload,
+        return [pn.pane.Markdown(_ABOUT), pn.pane.Markdown("### Data"), data, mixture, upload,
                 pn.pane.Markdown("### Classifier status Λ"), clf,
                 pn.pane.Markdown("### Proposal 2 estimator"), est, reset]
 
@@ -149,28 +175,31 @@ class ExplorerApp(pn.viewable.Viewer):
             self.state.upload_csv(event.new, self.file_input.filename or "upload.csv")
 
     # ------------------------------------------------------------------ messages
-    @param.depends("state.message")
-    def message_pane(self):
-        msg = self.state.message
-        if msg and pn.state.notifications is not None:
-            pn.state.notifications.error(msg, duration=6000)
-        return pn.pane.Alert(msg, alert_type="danger", visible=bool(msg), sizing_mode="stretch_width",
-                             css_classes=["buviz-message"])
+    def _on_message(self, event):
+        self.message.visible = bool(event.new)
+        if event.new and pn.state.notifications is not None:
+            pn.state.notifications.error(event.new, duration=6000)
+
+    def _computing_text(self) -> str:
+        c = self.state.computing
+        if not c:
+            return ""
+        return f"<span style='color:#666'>⏳ computing {c} … (the views show the last status meanwhile)</span>"
 
     # ------------------------------------------------------------------ page
     def main(self):
-        return pn.Column(self.message_pane, self.tabs, self.code_panel, sizing_mode="stretch_width")
+        return pn.Column(self.message, self.computing, self.tabs, self.code_panel, sizing_mode="stretch_width")
 
     def __panel__(self):
-        return pn.Row(pn.Column(*self._controls, width=330), self.main())
+        return pn.Row(pn.Column(*self.sidebar, width=330), self.main())
 
     def start_server_hooks(self):
-        """URL sync and the periodic sweep poll; only inside a served session."""
+        """URL sync, background results shown in this session, the periodic sweep poll; served only."""
         if pn.state.location is not None:
             pn.state.location.sync(self.state, {p: p for p in URL_PARAMS})
         doc = pn.state.curdoc
-        if doc is not None:
-            self.state._freeze = doc.models.freeze
+        if doc is not None and doc.session_context is not None:
+            self.state.attach(doc)
         if pn.state.curdoc is not None and self._periodic is None:
             self._periodic = pn.state.add_periodic_callback(self.state.poll_sweep, period=self.poll_period)
 
@@ -178,8 +207,8 @@ class ExplorerApp(pn.viewable.Viewer):
         # Bootstrap rather than Fast: the Fast theme always links Google Fonts, which an offline
         # server cannot serve (a console error and a slower first paint).
         tmpl = pn.template.BootstrapTemplate(
-            title=_TITLE, sidebar=[pn.pane.Markdown(_ABOUT), *self._controls], main=[self.main()],
-            header_background="#1f3f7f", sidebar_width=350,
+            title=_TITLE, sidebar=self.sidebar, main=[self.main()], header_background="#1f3f7f",
+            sidebar_width=350,
         )
         self.start_server_hooks()
         return tmpl
@@ -259,4 +288,8 @@ def build_app(**state_params):
     hv.renderer("bokeh").webgl = False
     # served: a session's sweep starts when a tab that needs it is opened (see ExplorerApp.SWEEP_TABS)
     state_params.setdefault("auto_sweep", pn.state.curdoc is None)
+    served = pn.state.curdoc is not None and pn.state.curdoc.session_context is not None
+    # served: uncached settings are computed in the background (latest wins) and the γ row prefetched
+    state_params.setdefault("asynchronous", served)
+    state_params.setdefault("prefetch", served)
     return ExplorerApp(state=build_state(**state_params)).template()

@@ -1,35 +1,33 @@
-"""Explorer state: the controls, the cached per-status computations and the background sweep.
+"""Explorer state: the controls, the current snapshot and the session's background work.
 
 One :class:`ExplorerState` (a ``param.Parameterized``) per session holds the controls and a
-:class:`Snapshot` -- the dataset, the classifier status Λ evaluated once on the contour grid and the
-test set, and the Proposal 2 result -- that every view draws from. Views never recompute.
+:class:`~buviz.app.compute.Snapshot` -- the dataset, the classifier status Λ evaluated once on the
+contour grid and the test set, and the Proposal 2 result -- that every view draws from. Views never
+recompute. The computations and their caches live in :mod:`buviz.app.compute` (pure, keyed by small
+integer keys, shared by every session); the shared CV sweeps in :mod:`buviz.app.jobs`.
 
-Caching (``pn.cache``, shared across sessions, LRU; sizes are the ``max_items`` below):
+Applying a change (:meth:`ExplorerState.apply`):
 
-======================  =========  ==========================================================
-step                    max_items  key
-======================  =========  ==========================================================
-dataset                 6          (dataset, N, seed, payload)
-Bayes boundary + error  6          dataset key
-MLP trajectory          2          dataset key (one network trained 1..60 epochs)
-status evaluation       48         dataset key, classifier, log₂γ, log₂C or epoch
-Proposal 2 ``fit``      6          dataset key, M, K, perturbation amplitude and mode
-Proposal 2 result       48         status key + fit key
-======================  =========  ==========================================================
+- a setting whose every step is cached is shown at once, all views updated in one batch;
+- served (``asynchronous=True``), an uncached setting is computed by the process's background
+  worker while the views keep the last picture and :attr:`ExplorerState.computing` names what is
+  being computed. Changes that arrive meanwhile are coalesced, latest wins: when the worker is done,
+  the session shows the newest controls (computing them in turn if needed), never a queue of stale
+  positions;
+- after a dataset, C, M, K or T̃ change, the worker prefetches the whole γ row (and the neighbouring
+  C) at low priority, behind any user's own request, so that after a short warm-up every γ step is
+  cached.
 
-A status evaluation holds the classifier's scores on the 200 × 200 contour grid (J floats per
-point) and f on the test set, about 0.7 MB for two classes; 48 of them stay under 40 MB.
-
-Other bounded stores: uploaded CSV bytes, at most 16 (``_UPLOADS_MAX``; each at most
-``datasets.MAX_CSV_BYTES`` = 5 MB, keyed by a digest -- never by the user's file name), and for the
-whole process at most 32 finished sweep tables (:mod:`buviz.app.jobs`: sessions with the same sweep
-settings share one background run and its table). The sweep's rows are also kept by
+Other bounded stores: uploaded CSV bytes, at most 16 (:data:`buviz.app.compute.UPLOADS_MAX`; each at
+most ``datasets.MAX_CSV_BYTES`` = 5 MB, keyed by a digest -- never by the user's file name), and for
+the whole process at most 32 finished sweep tables (:mod:`buviz.app.jobs`: sessions with the same
+sweep settings share one background run and its table). The sweep's rows are also kept by
 :mod:`buviz.sweep`'s on-disk row cache (``BUVIZ_CACHE_DIR``), outside the process memory.
 
 Sessions: a state created inside a served session registers ``pn.state.on_session_destroyed``;
 when the session ends :meth:`ExplorerState.close` leaves its sweep (cancelled if no other session
-watches it) and drops its snapshot and sweep table, so nothing per session outlives it (the shared
-caches above are bounded).
+watches it), drops its prefetch batch, its snapshot and sweep table, so nothing per session outlives
+it (the shared caches are bounded).
 
 Bad input (an estimator rejecting M > N, an invalid CSV or mixture) never raises out of the
 state: :attr:`ExplorerState.message` says what went wrong and the controls are reverted to the last
@@ -40,13 +38,11 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import threading
 import time
 import traceback
 import weakref
-from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -56,265 +52,87 @@ import param
 import buviz.uncertainty as bu
 from buviz import datasets
 from buviz.app import jobs, timing
-from buviz.classifiers import Discriminant, mlp_statuses, near_boundaryness, svm_status, top2
-from buviz.datasets import Dataset
+from buviz.app.compute import (
+    DEFAULT_MIXTURE_JSON,
+    GAMMA_GRID,
+    GRID_RESOLUTION,
+    MAX_EPOCH,
+    MLP_EPOCHS,
+    N_TEST,
+    WORKER,
+    Settings,
+    Snapshot,
+    StatusEval,
+    bayes_info,
+    bu_fitted,
+    bu_result,
+    compute_snapshot,
+    dataset_for,
+    lookup_snapshot,
+    mlp_trajectory,
+    parse_mixture,
+    prefetch_keys,
+    prototypes_per_class,
+    status_eval,
+    store_upload,
+)
+from buviz.app.compute import clear_caches as _clear_compute
 
 __all__ = ["ExplorerState", "Snapshot", "StatusEval", "parse_mixture", "DEFAULT_MIXTURE_JSON",
-           "GAMMA_GRID", "MLP_EPOCHS", "GRID_RESOLUTION", "N_TEST", "CONTROL_PARAMS", "clear_caches"]
+           "GAMMA_GRID", "MLP_EPOCHS", "GRID_RESOLUTION", "N_TEST", "CONTROL_PARAMS", "clear_caches",
+           "compute_snapshot", "dataset_for", "bayes_info", "mlp_trajectory", "status_eval", "bu_fitted",
+           "bu_result"]
 
-#: log₂ γ of the sweep (the paper's default view, 2^-10 .. 2^10).
-GAMMA_GRID = tuple(range(-10, 11))
-#: Epochs of the MLP sweep (one network read off at these epochs, Fig 9).
-MLP_EPOCHS = (1, 2, 3, 5, 8, 12, 20, 30, 45, 60)
-MAX_EPOCH = MLP_EPOCHS[-1]
-#: Contour grid resolution (B(Λ), B*, predicted regions).
-GRID_RESOLUTION = 200
-#: Test-set size drawn for the mixtures (L_te, f(X_te), Û_te).
-N_TEST = 5000
-#: Largest custom mixture accepted by the editor.
-MAX_COMPONENTS = 20
-MAX_CLASSES = 8
-
+K_CHOICES = ("aic", "1", "3", "10", "20", "40")
 MIXTURE_CHOICES = (*datasets.MIXTURE_NAMES, "custom")
 DATASET_CHOICES = (*MIXTURE_CHOICES, *datasets.REAL_NAMES, "csv")
-K_CHOICES = ("aic", "1", "3", "10", "20", "40")
 
 #: The controls (and URL query names) that define the current status and estimator.
 CONTROL_PARAMS = ("dataset", "n_train", "seed", "classifier", "log2_gamma", "log2_C", "epoch", "M", "K",
                   "perturbation", "perturbation_mode", "tilde", "cv", "mixture_json", "csv_key")
 
-DEFAULT_MIXTURE = {
-    "classes": [
-        [{"weight": 0.5, "mean": [-1.0, 0.0], "cov": 0.6}, {"weight": 0.5, "mean": [1.0, 1.5], "cov": 0.6}],
-        [{"weight": 0.6, "mean": [1.0, -0.5], "cov": [0.5, 0.9]},
-         {"weight": 0.4, "mean": [-1.5, 2.0], "cov": [[0.5, 0.2], [0.2, 0.4]]}],
-    ],
-    "priors": [0.5, 0.5],
-}
-DEFAULT_MIXTURE_JSON = json.dumps(DEFAULT_MIXTURE)
-
 #: Niceness of the sweep worker processes: the server's own (interactive) work comes first.
 SWEEP_NICENESS = 10
-
-_UPLOADS: OrderedDict[str, bytes] = OrderedDict()  # digest -> CSV bytes, at most 16
-_UPLOADS_MAX = 16
-_UPLOADS_LOCK = threading.Lock()
-
-
-# -- custom mixture --------------------------------------------------------------------------------
-def parse_mixture(text: str) -> datasets.GaussianMixture:
-    """A 2-D :class:`GaussianMixture` from the editor's JSON, or ``ValueError`` with a user-fit message.
-
-    Format: ``{"classes": [[{"weight": w, "mean": [m1, m2], "cov": c}, ...], ...], "priors": [...]}``
-    where ``cov`` is a number (isotropic), two numbers (diagonal) or a 2 × 2 matrix.
-    """
-    try:
-        spec = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"mixture is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
-    if not isinstance(spec, dict) or "classes" not in spec:
-        raise ValueError('mixture must be a JSON object with a "classes" list')
-    classes = spec["classes"]
-    if not isinstance(classes, list) or not 2 <= len(classes) <= MAX_CLASSES:
-        raise ValueError(f'"classes" must list between 2 and {MAX_CLASSES} classes')
-    comps = []
-    for j, cl in enumerate(classes):
-        if not isinstance(cl, list) or not 1 <= len(cl) <= MAX_COMPONENTS:
-            raise ValueError(f"class {j + 1} must list between 1 and {MAX_COMPONENTS} components")
-        row = []
-        for c, comp in enumerate(cl):
-            if not isinstance(comp, dict) or not {"mean", "cov"} <= set(comp):
-                raise ValueError(f'class {j + 1} component {c + 1} needs "mean" and "cov" (and optional "weight")')
-            try:
-                w = float(comp.get("weight", 1.0))
-                mean = np.asarray(comp["mean"], dtype=float)
-                cov = np.asarray(comp["cov"], dtype=float)
-            except (TypeError, ValueError):
-                raise ValueError(f"class {j + 1} component {c + 1} has non-numeric values") from None
-            if mean.shape != (2,):
-                raise ValueError(f"class {j + 1} component {c + 1}: the mean must have 2 numbers (2-D data)")
-            row.append((w, mean, cov))
-        comps.append(row)
-    priors = spec.get("priors")
-    return datasets.GaussianMixture(comps, priors=priors)
 
 
 def _upload_digest(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()[:16]
 
 
-# -- cached computations (shared by all sessions) --------------------------------------------------
-@pn.cache(max_items=6)
-def dataset_for(name: str, n_train: int, seed: int, payload: str) -> Dataset:
-    """The dataset of a control setting (payload: mixture JSON for "custom", CSV digest for "csv")."""
-    if name in datasets.MIXTURE_NAMES:
-        return datasets.load(name, n_train=n_train, n_test=N_TEST, random_state=seed)
-    if name == "custom":
-        return datasets.from_mixture(parse_mixture(payload), n_train, N_TEST, seed, name="custom",
-                                     description="custom mixture")
-    if name in datasets.REAL_NAMES:
-        return datasets.load(name, random_state=seed)
-    if name == "csv":
-        with _UPLOADS_LOCK:
-            data = _UPLOADS.get(payload)
-        if data is None:
-            raise ValueError("no CSV uploaded in this server (upload a file first)")
-        return datasets.read_csv(data, random_state=seed)
-    raise ValueError(f"unknown dataset {name!r}")
-
-
-def _grid(ds: Dataset):
-    return datasets.grid_points(ds.bounds(), GRID_RESOLUTION)
-
-
-@pn.cache(max_items=6)
-def bayes_info(name: str, n_train: int, seed: int, payload: str):
-    """(B* fields on the contour grid, Bayes error) for exact-density datasets, else (None, None)."""
-    ds = dataset_for(name, n_train, seed, payload)
-    if ds.model is None or ds.n_features != 2:
-        return None, None
-    return ds.model.bayes_boundary(ds.bounds(), GRID_RESOLUTION), float(ds.model.bayes_error(resolution=601))
-
-
-@pn.cache(max_items=2)
-def mlp_trajectory(name: str, n_train: int, seed: int, payload: str) -> dict[int, Discriminant]:
-    """One MLP (128, 64) trained with ``partial_fit``; snapshots at every epoch 1..60."""
-    ds = dataset_for(name, n_train, seed, payload)
-    return dict(mlp_statuses(ds.X_train, ds.y_train, range(1, MAX_EPOCH + 1), random_state=seed))
-
-
-@dataclass(eq=False)
-class StatusEval:
-    """A classifier status Λ evaluated once: on the contour grid and on the test set."""
-
-    discriminant: Discriminant
-    label: str
-    grid_xs: np.ndarray | None
-    grid_ys: np.ndarray | None
-    grid_predicted: np.ndarray | None  # (res, res) class codes
-    fields: dict | None  # pair -> GridField whose zero contour is B(Λ)
-    f_test: np.ndarray  # f(X_te; Λ) with the top-2 pair at each test point
-    L_te: float
-    fit_time: float
-    eval_time: float
-
-
-@pn.cache(max_items=48)
-def status_eval(name: str, n_train: int, seed: int, payload: str, classifier: str, log2_gamma: int,
-                log2_C: int, epoch: int) -> StatusEval:
-    ds = dataset_for(name, n_train, seed, payload)
-    t0 = time.perf_counter()
-    if classifier == "SVM":
-        d = svm_status(ds.X_train, ds.y_train, 2.0 ** log2_gamma, 2.0 ** log2_C)
-        label = f"SVM γ = 2^{log2_gamma:g}, C = 2^{log2_C:g}"
-    else:
-        d = mlp_trajectory(name, n_train, seed, payload)[int(epoch)]
-        label = f"MLP (128, 64), epoch {int(epoch)}"
-    t1 = time.perf_counter()
-    xs = ys = pred = fields = None
-    if ds.n_features == 2:
-        xs, ys, pts = _grid(ds)
-        scores = d(pts)
-        pred = np.argmax(scores, axis=1).reshape(len(ys), len(xs))
-        fields = datasets.boundary_fields(scores, xs, ys)
-    if len(ds.X_test):
-        g = d(ds.X_test)
-        f_test = near_boundaryness(g, *top2(g))
-        L_te = float(np.mean(np.argmax(g, axis=1) != ds.y_test))
-    else:
-        f_test, L_te = np.empty(0), float("nan")
-    return StatusEval(d, label, xs, ys, pred, fields, f_test, L_te, t1 - t0, time.perf_counter() - t1)
-
-
-def _K_value(K: str):
-    return "aic" if K == "aic" else int(K)
-
-
-@pn.cache(max_items=6)
-def bu_fitted(name: str, n_train: int, seed: int, payload: str, M: int, K: str, perturbation: float,
-              mode: str) -> bu.BoundaryUncertainty:
-    """Proposal 2's shared step (neighbourhoods, T̃, Î*) for a dataset and estimator settings."""
-    ds = dataset_for(name, n_train, seed, payload)
-    return bu.BoundaryUncertainty(M=M, K=_K_value(K), perturbation=perturbation, perturbation_mode=mode,
-                                  random_state=seed).fit(ds.X_train, ds.y_train)
-
-
-@pn.cache(max_items=48)
-def bu_result(name: str, n_train: int, seed: int, payload: str, classifier: str, log2_gamma: int,
-              log2_C: int, epoch: int, M: int, K: str, perturbation: float, mode: str):
-    """Proposal 2's per-status result (Û, weights, local uncertainties, F ...)."""
-    est = bu_fitted(name, n_train, seed, payload, M, K, perturbation, mode)
-    st = status_eval(name, n_train, seed, payload, classifier, log2_gamma, log2_C, epoch)
-    return est.evaluate(st.discriminant)
-
-
-def clear_caches() -> None:
-    """Empty every cache of this module and the finished sweep tables (tests and benchmarks)."""
-    for fn in (dataset_for, bayes_info, mlp_trajectory, status_eval, bu_fitted, bu_result):
-        fn.clear()
-    jobs.clear()
-
-
-# -- the snapshot every view draws ---------------------------------------------------------------------
-@dataclass(eq=False)
-class Snapshot:
-    """Everything the views show for one control setting (computed once, then only read)."""
-
-    settings: dict
-    ds: Dataset
-    status: StatusEval
-    result: object  # BoundaryUncertaintyResult
-    bayes_fields: dict | None
-    bayes_error: float | None
-    ks: dict = field(default_factory=dict)
-    elapsed: float = 0.0
-
-    @property
-    def is_2d(self) -> bool:
-        return self.ds.n_features == 2
-
-    @property
-    def status_value(self) -> float:
-        s = self.settings
-        return float(s["log2_gamma"]) if s["classifier"] == "SVM" else float(s["epoch"])
-
-
 def _canonical(s: dict) -> dict:
-    """Normalise settings so irrelevant controls do not split cache keys."""
+    """Normalise settings so irrelevant controls do not split keys (the sweep's and Proposal 1's)."""
+    k = Settings.of(s)
     s = dict(s)
-    if s["dataset"] in datasets.REAL_NAMES or s["dataset"] == "csv":
-        s["n_train"] = 0
-    s["payload"] = (s["mixture_json"] if s["dataset"] == "custom" else
-                    s["csv_key"] if s["dataset"] == "csv" else "")
-    # Integers, never floats, in pn.cache keys: pn.cache hashes a float with hash(), and in CPython
-    # hash(-1.0) == hash(-2.0), so γ = 2^-1 and 2^-2 (or C) shared one cache entry.
-    if s["classifier"] == "SVM":
-        s["epoch"] = 0
-        s["log2_gamma"], s["log2_C"] = int(s["log2_gamma"]), int(s["log2_C"])
-    else:
-        s["log2_gamma"] = s["log2_C"] = 0
-    s["pert"] = float(s["perturbation"]) if s["tilde"] else 0.0
+    s["n_train"], s["seed"], s["payload"] = k.dataset[1], k.dataset[2], k.dataset[3]
+    _, s["log2_gamma"], s["log2_C"], s["epoch"] = k.status
+    s["pert"] = k.estimator[2]
     return s
 
 
-def compute_snapshot(settings: dict) -> Snapshot:
-    """The snapshot of a control setting; raises ValueError (or the estimator's error) on bad input."""
-    t0 = time.perf_counter()
-    c = _canonical(settings)
-    dkey = (c["dataset"], int(c["n_train"]), int(c["seed"]), c["payload"])
-    ds = dataset_for(*dkey)
-    skey = (c["classifier"], c["log2_gamma"], c["log2_C"], int(c["epoch"]))
-    st = status_eval(*dkey, *skey)
-    res = bu_result(*dkey, *skey, int(c["M"]), str(c["K"]), c["pert"], c["perturbation_mode"])
-    bf, be = bayes_info(*dkey)
-    ks = res.covariate_shift(st.f_test) if len(st.f_test) else {}
-    return Snapshot(dict(settings), ds, st, res, bf, be, ks, time.perf_counter() - t0)
+@dataclass(frozen=True, eq=False)
+class DataLayers:
+    """What the sample-space views draw that no classifier status changes: the training set and B*."""
+
+    ds: datasets.Dataset
+    bayes_fields: dict | None
 
 
-def _sweep_rows(ds: Dataset, c: dict, with_p1: bool, progress, on_row, cancelled) -> None:
+def _status_label(s: dict) -> str:
+    if s["classifier"] == "SVM":
+        return f"SVM γ = 2^{int(s['log2_gamma'])}, C = 2^{int(s['log2_C'])}"
+    return f"MLP epoch {int(s['epoch'])}"
+
+
+def clear_caches() -> None:
+    """Empty every cache of the compute layer and the finished sweep tables (tests and benchmarks)."""
+    _clear_compute()
+    jobs.clear()
+
+
+def _sweep_rows(ds: datasets.Dataset, c: dict, with_p1: bool, progress, on_row, cancelled) -> None:
     from buviz import sweep
 
-    kw = dict(cv=int(c["cv"]), M=int(c["M"]), K=_K_value(c["K"]), perturbation=c["pert"],
+    kw = dict(cv=int(c["cv"]), M=int(c["M"]), K=prototypes_per_class(c["K"]), perturbation=c["pert"],
               perturbation_mode=c["perturbation_mode"], random_state=int(c["seed"]), n_jobs=2, cache=True,
               progress=progress, niceness=SWEEP_NICENESS)
     if c["classifier"] == "SVM":
@@ -365,17 +183,31 @@ class ExplorerState(param.Parameterized):
     sensitivity = param.Dict(default={}, doc="kind -> {label: sweep table} (Figs 12, 13)")
     sensitivity_state = param.String(default="idle")
 
+    asynchronous = param.Boolean(default=False, doc=(
+        "Compute an uncached setting in the background worker (served app: the views keep the last "
+        "picture meanwhile, later changes coalesce, latest wins); off: apply() computes before returning"))
+    prefetch = param.Boolean(default=False, doc=(
+        "After a dataset, C, M, K or T̃ change, compute the γ row (and the neighbouring C) ahead of the "
+        "user in the background worker, behind every user's own request"))
+    computing = param.String(default="", doc="The status the worker computes for this session ('' when idle)")
+    data = param.Parameter(default=None, doc=(
+        "The shown dataset's layers that no status changes (a DataLayers): replaced only with the dataset"))
+
     def __init__(self, **params):
         super().__init__(**params)
         self._reverting = False
-        self._freeze = None  # set by the app: a callable returning the document's freeze() context
+        self._doc = None  # the served session's Bokeh document (set by the app's server hooks)
         self._last_valid: dict | None = None
         self._job: jobs.SharedSweep | None = None  # the shared sweep this session subscribes to
         self._job_rows = -1  # rows of ``_job`` already moved into ``sweep_table``
         self._sens_thread: threading.Thread | None = None
         self._sens_pending: tuple | None = None
+        self._tick_scheduled = False  # an apply is scheduled on the event loop (coalesces changes)
+        self._inflight: dict | None = None  # settings the worker computes for this session
+        self._changed_at: float | None = None  # first control change not yet shown
+        self._prefetched_for: tuple | None = None
         self.closed = False
-        self.apply()
+        self._apply_now(self.settings(), time.perf_counter())
         self._register_session_cleanup()
 
     def _register_session_cleanup(self) -> None:
@@ -392,17 +224,23 @@ class ExplorerState(param.Parameterized):
         with contextlib.suppress(Exception):  # not served by a Bokeh server
             pn.state.on_session_destroyed(_destroyed)
 
+    def attach(self, doc) -> None:
+        """Served: the session's Bokeh document, where background results are shown (and updates
+        are batched: one message per change)."""
+        self._doc = doc
+
     def close(self) -> None:
         """Cancel background work and drop everything this session holds (session destroyed)."""
         self.closed = True
         self.cancel_sweep()
-        self._freeze = None
+        WORKER.cancel(id(self))
+        self._doc = None
         self._sens_pending = None
         self._last_valid = None
         self._reverting = True  # late widget events must not recompute anything
         # drop the references without notifying the views: their document is being destroyed
         with param.parameterized.discard_events(self):
-            self.param.update(snapshot=None, sweep_table=None, sensitivity={})
+            self.param.update(snapshot=None, data=None, sweep_table=None, sensitivity={})
 
     # ------------------------------------------------------------------ settings and snapshot
     def settings(self) -> dict:
@@ -410,44 +248,142 @@ class ExplorerState(param.Parameterized):
 
     @param.depends(*CONTROL_PARAMS, watch=True)
     def _on_controls(self):
-        if not self._reverting and not self.closed:
+        if self._reverting or self.closed:
+            return
+        if self._changed_at is None:
+            self._changed_at = time.perf_counter()
+        if self.asynchronous and self._doc is not None:
+            if not self._tick_scheduled:  # changes until the next tick of the event loop coalesce
+                self._tick_scheduled = True
+                self._doc.add_next_tick_callback(self._on_event_loop(self._apply_latest))
+        else:
             self.apply()
 
     def apply(self) -> bool:
-        """Compute the snapshot of the current controls; on failure keep the previous one."""
-        t0 = time.perf_counter()
-        s = self.settings()
+        """Compute the snapshot of the current controls and show it; on failure keep the previous one
+        (:attr:`message` says why). Returns whether the current controls are shown."""
+        t0, self._changed_at = self._changed_at or time.perf_counter(), None
+        return self._apply_now(self.settings(), t0)
+
+    def _apply_now(self, s: dict, t0: float) -> bool:
         try:
             snap = compute_snapshot(s)
         except Exception as exc:  # every failure becomes a message; the server keeps running
-            msg = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
-            if not isinstance(exc, ValueError):
-                traceback.print_exc()
-            self._revert()
-            self.message = f"Could not apply these settings: {msg}"
+            self._fail(exc)
             return False
+        self._show(s, snap, t0)
+        return True
+
+    def _on_event_loop(self, fn):
+        """``fn`` wrapped to run as a callback of the session's document (Panel sends what it changes)."""
+        from panel.io.state import set_curdoc
+
+        doc = self._doc
+
+        def callback():
+            if self.closed or doc is None:
+                return
+            with set_curdoc(doc):
+                fn()
+
+        return callback
+
+    def _apply_latest(self) -> None:
+        """Served: show the newest controls; cached -> now, else hand them to the background worker."""
+        self._tick_scheduled = False
+        if self.closed:
+            return
+        if self._inflight is not None:  # the worker is on this session: it comes back here when done
+            return
+        s = self.settings()
+        if self._last_valid == s and self.snapshot is not None:
+            self._changed_at = None
+            if self.computing:
+                self.computing = ""
+            return
+        snap = lookup_snapshot(s)
+        if snap is not None:
+            t0, self._changed_at = self._changed_at or time.perf_counter(), None
+            self._show(s, snap, t0)
+            return
+        self._inflight = s
+        self.computing = _status_label(s)
+        doc = self._doc
+
+        def work():
+            snap = err = None
+            if not self.closed and self.settings() == s:  # stale by the time it would start: drop it
+                try:
+                    snap = compute_snapshot(s)
+                except Exception as exc:
+                    err = exc
+            if doc is not None and not self.closed:
+                doc.add_next_tick_callback(self._on_event_loop(lambda: self._computed(s, snap, err)))
+
+        WORKER.submit(work)
+
+    def _computed(self, s: dict, snap, err) -> None:
+        """Served: the worker finished ``s`` (or dropped it as stale)."""
+        self._inflight = None
+        if self.settings() != s:  # the controls moved on meanwhile: latest wins
+            self._apply_latest()
+            return
+        if err is not None:
+            self.computing = ""
+            self._changed_at = None
+            self._fail(err)
+            return
+        if snap is not None:
+            t0, self._changed_at = self._changed_at or time.perf_counter(), None
+            self._show(s, snap, t0)
+        else:
+            self._apply_latest()
+
+    def _fail(self, exc: Exception) -> None:
+        msg = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+        if not isinstance(exc, ValueError):
+            traceback.print_exception(exc)
+        self._revert()
+        self.message = f"Could not apply these settings: {msg}"
+
+    def _show(self, s: dict, snap: Snapshot, t0: float) -> None:
+        """Show ``snap`` (the snapshot of controls ``s``): every view updated in one batch."""
         old = self.snapshot
         changed = sorted(k for k, v in s.items() if self._last_valid is None or self._last_valid.get(k) != v)
         dataset_changed = old is None or old.ds is not snap.ds
-        updates = {"snapshot": snap, "message": ""}
-        if dataset_changed:
+        updates = {"snapshot": snap, "message": "", "computing": ""}
+        if dataset_changed or self.data is None:
+            updates["data"] = DataLayers(snap.ds, snap.bayes_fields)
             updates["selected"] = -1
             updates["sensitivity"] = {}
         if self.selected >= len(snap.ds.X_train):
             updates["selected"] = -1
+        if self.message == "":
+            updates.pop("message")
+        if self.computing == "":
+            updates.pop("computing")
         self._last_valid = s
         with self.update_context():
             self.param.update(**updates)
         self._follow_sweep()
+        self._prefetch(s)
         timing.record_apply(time.perf_counter() - t0, changed)
-        return True
+
+    def _prefetch(self, s: dict) -> None:
+        """After a dataset, C, M, K or T̃ change: the γ row (and the neighbouring C) in the background."""
+        if not self.prefetch or self.closed:
+            return
+        k = Settings.of(s)
+        group = (k.dataset, k.estimator, k.status[0], k.status[2])
+        if group != self._prefetched_for:
+            self._prefetched_for = group
+            WORKER.prefetch(id(self), prefetch_keys(k))
 
     def update_context(self):
-        """Context around the one batched update of the views (the app freezes the Bokeh document here,
-        so its model graph is walked once per change rather than once per updated glyph)."""
-        if self._freeze is not None:
-            return self._freeze()
-        return contextlib.nullcontext()
+        """Context around the one batched update of the views: served, Panel holds every model
+        change until the end, so a change reaches the browser as one websocket message."""
+        doc = self._doc
+        return contextlib.nullcontext() if doc is None else pn.io.hold(doc)
 
     def _revert(self):
         if self._last_valid is None:
@@ -476,11 +412,7 @@ class ExplorerState(param.Parameterized):
             self.message = f"CSV {filename!r} rejected: {exc}"
             return False
         digest = _upload_digest(data)
-        with _UPLOADS_LOCK:
-            _UPLOADS[digest] = bytes(data)
-            _UPLOADS.move_to_end(digest)
-            while len(_UPLOADS) > _UPLOADS_MAX:
-                _UPLOADS.popitem(last=False)
+        store_upload(digest, data)
         self.param.update(csv_key=digest, dataset="csv")
         return self.snapshot is not None and self.snapshot.settings.get("csv_key") == digest
 
@@ -681,7 +613,7 @@ class ExplorerState(param.Parameterized):
                         return
                     self._sens_pending = (None, f"running {kind} = {v} ({n + 1}/{len(values)})")
                     M = int(v) if kind == "M" else int(base["M"])
-                    K = _K_value(str(v)) if kind == "K" else _K_value(base["K"])
+                    K = prototypes_per_class(str(v)) if kind == "K" else prototypes_per_class(base["K"])
                     with jobs.RUN_LOCK:  # per value, so the shared sweeps interleave
                         out[f"{kind} = {v}"] = sweep.svm_gamma_sweep(
                             snap.ds, 2.0 ** np.array(GAMMA_GRID, dtype=float), C=2.0 ** base["log2_C"], cv=cv,

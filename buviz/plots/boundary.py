@@ -26,6 +26,7 @@ __all__ = [
     "CLASS_COLORS",
     "BOUNDARY_COLOR",
     "BAYES_COLOR",
+    "sample_space_layers",
     "WEIGHT_CMAP",
     "DIVERGING_CMAP",
     "zero_contours",
@@ -156,11 +157,34 @@ def training_points(X, y, classes=None, *, size: float = 4, alpha: float = 0.75,
 
 def region_image(xs, ys, predicted, n_classes: int, *, alpha: float = 0.16, feature_names=None) -> hv.Image:
     """Predicted-class regions on the grid (``predicted`` (len(ys), len(xs)) of class codes)."""
-    pred = np.asarray(predicted, dtype=float)
+    pred = np.asarray(predicted)  # class codes: uint8 keeps the browser's copy at one byte per cell
     colors = [CLASS_COLORS[j % len(CLASS_COLORS)] for j in range(n_classes)]
     return hv.Image((np.asarray(xs), np.asarray(ys), pred), kdims=_kdims(feature_names),
                     vdims=[hv.Dimension("predicted", range=(-0.5, n_classes - 0.5))]).opts(
         cmap=colors, clim=(-0.5, n_classes - 0.5), alpha=alpha, colorbar=False)
+
+
+def sample_space_layers(X, y, fields, *, bayes_fields=None, grid_predicted=None, grid_xs=None, grid_ys=None,
+                        classes=None, feature_names=None) -> dict[str, hv.Element]:
+    """The layers of :func:`sample_space`, by name: ``regions`` (predicted class on the grid),
+    ``points`` (training samples by class), ``boundary`` (B(Λ)) and ``bayes`` (B*, dashed).
+
+    Every layer exists (empty when its input is absent), so each can be returned by a DynamicMap of
+    its own and redrawn only when its input changes.
+    """
+    y = np.asarray(y, dtype=int)
+    n_classes = _n_classes(y, classes)
+    if grid_predicted is not None:
+        region = region_image(grid_xs, grid_ys, grid_predicted, n_classes, feature_names=feature_names)
+    else:
+        region = hv.Image(np.zeros((2, 2), dtype=np.uint8), kdims=_kdims(feature_names)).opts(alpha=0)
+    return {
+        "regions": region,
+        "points": training_points(X, y, classes, feature_names=feature_names),
+        "boundary": boundary_path(fields, feature_names=feature_names),
+        "bayes": boundary_path(bayes_fields, label="B* (Bayes)", color=BAYES_COLOR, dash="dashed", width=2,
+                               feature_names=feature_names),
+    }
 
 
 def sample_space(X, y, fields, *, bayes_fields=None, grid_predicted=None, grid_xs=None, grid_ys=None,
@@ -170,17 +194,10 @@ def sample_space(X, y, fields, *, bayes_fields=None, grid_predicted=None, grid_x
     The overlay always has the same four layers (empty ones when absent), so it can be returned by
     a DynamicMap whose inputs change.
     """
-    y = np.asarray(y, dtype=int)
-    n_classes = _n_classes(y, classes)
-    if grid_predicted is not None:
-        region = region_image(grid_xs, grid_ys, grid_predicted, n_classes, feature_names=feature_names)
-    else:
-        region = hv.Image(np.zeros((2, 2)), kdims=_kdims(feature_names)).opts(alpha=0)
-    pts = training_points(X, y, classes, feature_names=feature_names)
-    b = boundary_path(fields, feature_names=feature_names)
-    bs = boundary_path(bayes_fields, label="B* (Bayes)", color=BAYES_COLOR, dash="dashed", width=2,
-                       feature_names=feature_names)
-    return (region * pts * b * bs).opts(title=title, legend_position="top_left", framewise=True)
+    ly = sample_space_layers(X, y, fields, bayes_fields=bayes_fields, grid_predicted=grid_predicted,
+                             grid_xs=grid_xs, grid_ys=grid_ys, classes=classes, feature_names=feature_names)
+    return (ly["regions"] * ly["points"] * ly["boundary"] * ly["bayes"]).opts(
+        title=title, legend_position="top_left", framewise=True)
 
 
 #: Colours of Proposal 1's TDC clusters (tab10 without the class-like yellow/purple; cycled).

@@ -1,0 +1,496 @@
+"""The explorer's compute layer: cached, thread-safe steps keyed by small integer keys, and one
+background worker that runs the users' uncached steps first and the prefetch after them.
+
+Nothing here knows about widgets or documents: a key is a tuple of ints and short strings, a value
+is a dataset, a classifier status evaluated once, a fitted Proposal 2 estimator or its result.
+
+Caches (process-wide, least recently used first out; ``max_items`` below):
+
+======================  =========  ==========================================================
+step                    max_items  key
+======================  =========  ==========================================================
+dataset                 6          (dataset, N, seed, payload)
+Bayes boundary + error  6          dataset key
+MLP trajectory          2          dataset key (one network trained 1..60 epochs)
+status evaluation       48         dataset key, classifier, log₂γ, log₂C, epoch
+Proposal 2 ``fit``      6          dataset key, M, K, perturbation amplitude and mode
+Proposal 2 result       48         status key + fit key
+Snapshot (assembled)    48         all of the above
+======================  =========  ==========================================================
+
+A status evaluation holds the classifier's scores on the 200 × 200 contour grid (J floats per
+point) and f on the test set, about 0.7 MB for two classes; 48 of them stay under 40 MB. A prefetch
+(:func:`prefetch_keys`) asks for at most 23 statuses (the 21 γ of the row and the two neighbouring
+C), so it never evicts more than half of the status cache.
+
+Integers, never floats, in keys: a float key would be hashed with ``hash()``, and in CPython
+``hash(-1.0) == hash(-2.0)``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import queue
+import threading
+import time
+import traceback
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import buviz.uncertainty as bu
+from buviz import datasets
+from buviz.classifiers import Discriminant, mlp_statuses, near_boundaryness, svm_status, top2
+from buviz.datasets import Dataset
+
+__all__ = ["LRUCache", "cached", "Settings", "StatusEval", "Snapshot", "dataset_for", "bayes_info",
+           "mlp_trajectory", "status_eval", "bu_fitted", "bu_result", "compute_snapshot", "lookup_snapshot",
+           "parse_mixture", "store_upload", "prefetch_keys", "Worker", "WORKER", "clear_caches",
+           "GAMMA_GRID", "MLP_EPOCHS", "MAX_EPOCH", "GRID_RESOLUTION", "N_TEST", "DEFAULT_MIXTURE_JSON"]
+
+#: log₂ γ of the sweep (the paper's default view, 2^-10 .. 2^10).
+GAMMA_GRID = tuple(range(-10, 11))
+#: Epochs of the MLP sweep (one network read off at these epochs, Fig 9).
+MLP_EPOCHS = (1, 2, 3, 5, 8, 12, 20, 30, 45, 60)
+MAX_EPOCH = MLP_EPOCHS[-1]
+#: Contour grid resolution (B(Λ), B*, predicted regions).
+GRID_RESOLUTION = 200
+#: Test-set size drawn for the mixtures (L_te, f(X_te), Û_te).
+N_TEST = 5000
+#: Largest custom mixture accepted by the editor.
+MAX_COMPONENTS = 20
+MAX_CLASSES = 8
+
+DEFAULT_MIXTURE = {
+    "classes": [
+        [{"weight": 0.5, "mean": [-1.0, 0.0], "cov": 0.6}, {"weight": 0.5, "mean": [1.0, 1.5], "cov": 0.6}],
+        [{"weight": 0.6, "mean": [1.0, -0.5], "cov": [0.5, 0.9]},
+         {"weight": 0.4, "mean": [-1.5, 2.0], "cov": [[0.5, 0.2], [0.2, 0.4]]}],
+    ],
+    "priors": [0.5, 0.5],
+}
+DEFAULT_MIXTURE_JSON = json.dumps(DEFAULT_MIXTURE)
+
+
+# -- a thread-safe LRU cache ------------------------------------------------------------------------
+_MISSING = object()
+
+
+class LRUCache:
+    """``fn(*key)`` cached for at most ``max_items`` keys; thread-safe.
+
+    Two threads asking for the same missing key compute it once: the second waits for the first.
+    :meth:`peek` answers without computing (the explorer's "is this step cached?").
+    """
+
+    def __init__(self, fn: Callable, max_items: int):
+        self.fn, self.max_items = fn, int(max_items)
+        self.__doc__, self.__name__ = fn.__doc__, fn.__name__
+        self._items: OrderedDict[Hashable, object] = OrderedDict()
+        self._running: dict[Hashable, threading.Event] = {}
+        self._lock = threading.Lock()
+
+    def peek(self, *key):
+        """The cached value of ``key``, or ``None`` when it is not cached (never computes)."""
+        with self._lock:
+            v = self._items.get(key, _MISSING)
+            if v is _MISSING:
+                return None
+            self._items.move_to_end(key)
+            return v
+
+    def __contains__(self, key) -> bool:
+        with self._lock:
+            return key in self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __call__(self, *key):
+        while True:
+            with self._lock:
+                v = self._items.get(key, _MISSING)
+                if v is not _MISSING:
+                    self._items.move_to_end(key)
+                    return v
+                busy = self._running.get(key)
+                if busy is None:
+                    busy = self._running[key] = threading.Event()
+                    break
+            busy.wait()  # another thread computes it; then look again (it may have failed)
+        try:
+            v = self.fn(*key)
+            with self._lock:
+                self._items[key] = v
+                self._items.move_to_end(key)
+                while len(self._items) > self.max_items:
+                    self._items.popitem(last=False)
+            return v
+        finally:
+            with self._lock:
+                self._running.pop(key, None)
+            busy.set()
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+def cached(max_items: int) -> Callable[[Callable], LRUCache]:
+    """Decorator: an :class:`LRUCache` of ``max_items`` around a function of hashable arguments."""
+    return lambda fn: LRUCache(fn, max_items)
+
+
+# -- custom mixture and uploads ---------------------------------------------------------------------
+def parse_mixture(text: str) -> datasets.GaussianMixture:
+    """A 2-D :class:`GaussianMixture` from the editor's JSON, or ``ValueError`` with a user-fit message.
+
+    Format: ``{"classes": [[{"weight": w, "mean": [m1, m2], "cov": c}, ...], ...], "priors": [...]}``
+    where ``cov`` is a number (isotropic), two numbers (diagonal) or a 2 × 2 matrix.
+    """
+    try:
+        spec = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"mixture is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    if not isinstance(spec, dict) or "classes" not in spec:
+        raise ValueError('mixture must be a JSON object with a "classes" list')
+    classes = spec["classes"]
+    if not isinstance(classes, list) or not 2 <= len(classes) <= MAX_CLASSES:
+        raise ValueError(f'"classes" must list between 2 and {MAX_CLASSES} classes')
+    comps = []
+    for j, cl in enumerate(classes):
+        if not isinstance(cl, list) or not 1 <= len(cl) <= MAX_COMPONENTS:
+            raise ValueError(f"class {j + 1} must list between 1 and {MAX_COMPONENTS} components")
+        row = []
+        for c, comp in enumerate(cl):
+            if not isinstance(comp, dict) or not {"mean", "cov"} <= set(comp):
+                raise ValueError(f'class {j + 1} component {c + 1} needs "mean" and "cov" (and optional "weight")')
+            try:
+                w = float(comp.get("weight", 1.0))
+                mean = np.asarray(comp["mean"], dtype=float)
+                cov = np.asarray(comp["cov"], dtype=float)
+            except (TypeError, ValueError):
+                raise ValueError(f"class {j + 1} component {c + 1} has non-numeric values") from None
+            if mean.shape != (2,):
+                raise ValueError(f"class {j + 1} component {c + 1}: the mean must have 2 numbers (2-D data)")
+            row.append((w, mean, cov))
+        comps.append(row)
+    priors = spec.get("priors")
+    return datasets.GaussianMixture(comps, priors=priors)
+
+
+_UPLOADS: OrderedDict[str, bytes] = OrderedDict()  # digest -> CSV bytes
+#: Uploaded CSVs kept by the process (each at most ``datasets.MAX_CSV_BYTES`` = 5 MB).
+UPLOADS_MAX = 16
+_UPLOADS_LOCK = threading.Lock()
+
+
+def store_upload(digest: str, data: bytes) -> None:
+    """Keep an uploaded CSV under its digest (never the user's file name); the oldest beyond 16 go."""
+    with _UPLOADS_LOCK:
+        _UPLOADS[digest] = bytes(data)
+        _UPLOADS.move_to_end(digest)
+        while len(_UPLOADS) > UPLOADS_MAX:
+            _UPLOADS.popitem(last=False)
+
+
+# -- the cached steps --------------------------------------------------------------------------------
+@cached(max_items=6)
+def dataset_for(name: str, n_train: int, seed: int, payload: str) -> Dataset:
+    """The dataset of a control setting (payload: mixture JSON for "custom", CSV digest for "csv")."""
+    if name in datasets.MIXTURE_NAMES:
+        return datasets.load(name, n_train=n_train, n_test=N_TEST, random_state=seed)
+    if name == "custom":
+        return datasets.from_mixture(parse_mixture(payload), n_train, N_TEST, seed, name="custom",
+                                     description="custom mixture")
+    if name in datasets.REAL_NAMES:
+        return datasets.load(name, random_state=seed)
+    if name == "csv":
+        with _UPLOADS_LOCK:
+            data = _UPLOADS.get(payload)
+        if data is None:
+            raise ValueError("no CSV uploaded in this server (upload a file first)")
+        return datasets.read_csv(data, random_state=seed)
+    raise ValueError(f"unknown dataset {name!r}")
+
+
+@cached(max_items=6)
+def bayes_info(name: str, n_train: int, seed: int, payload: str):
+    """(B* fields on the contour grid, Bayes error) for exact-density datasets, else (None, None)."""
+    ds = dataset_for(name, n_train, seed, payload)
+    if ds.model is None or ds.n_features != 2:
+        return None, None
+    return ds.model.bayes_boundary(ds.bounds(), GRID_RESOLUTION), float(ds.model.bayes_error(resolution=601))
+
+
+@cached(max_items=2)
+def mlp_trajectory(name: str, n_train: int, seed: int, payload: str) -> dict[int, Discriminant]:
+    """One MLP (128, 64) trained with ``partial_fit``; snapshots at every epoch 1..60."""
+    ds = dataset_for(name, n_train, seed, payload)
+    return dict(mlp_statuses(ds.X_train, ds.y_train, range(1, MAX_EPOCH + 1), random_state=seed))
+
+
+@dataclass(eq=False)
+class StatusEval:
+    """A classifier status Λ evaluated once: on the contour grid and on the test set."""
+
+    discriminant: Discriminant
+    label: str
+    grid_xs: np.ndarray | None
+    grid_ys: np.ndarray | None
+    grid_predicted: np.ndarray | None  # (res, res) class codes, uint8
+    fields: dict | None  # pair -> GridField whose zero contour is B(Λ)
+    f_test: np.ndarray  # f(X_te; Λ) with the top-2 pair at each test point
+    L_te: float
+    fit_time: float
+    eval_time: float
+
+
+@cached(max_items=48)
+def status_eval(name: str, n_train: int, seed: int, payload: str, classifier: str, log2_gamma: int,
+                log2_C: int, epoch: int) -> StatusEval:
+    """The classifier status of a control setting, evaluated on the contour grid and the test set."""
+    ds = dataset_for(name, n_train, seed, payload)
+    t0 = time.perf_counter()
+    if classifier == "SVM":
+        d = svm_status(ds.X_train, ds.y_train, 2.0 ** log2_gamma, 2.0 ** log2_C)
+        label = f"SVM γ = 2^{log2_gamma:g}, C = 2^{log2_C:g}"
+    else:
+        d = mlp_trajectory(name, n_train, seed, payload)[int(epoch)]
+        label = f"MLP (128, 64), epoch {int(epoch)}"
+    t1 = time.perf_counter()
+    xs = ys = pred = fields = None
+    if ds.n_features == 2:
+        xs, ys, pts = datasets.grid_points(ds.bounds(), GRID_RESOLUTION)
+        scores = d(pts)
+        pred = np.argmax(scores, axis=1).astype(np.uint8).reshape(len(ys), len(xs))
+        fields = datasets.boundary_fields(scores, xs, ys)
+    if len(ds.X_test):
+        g = d(ds.X_test)
+        f_test = near_boundaryness(g, *top2(g))
+        L_te = float(np.mean(np.argmax(g, axis=1) != ds.y_test))
+    else:
+        f_test, L_te = np.empty(0), float("nan")
+    return StatusEval(d, label, xs, ys, pred, fields, f_test, L_te, t1 - t0, time.perf_counter() - t1)
+
+
+def prototypes_per_class(K: str):
+    return "aic" if K == "aic" else int(K)
+
+
+@cached(max_items=6)
+def bu_fitted(name: str, n_train: int, seed: int, payload: str, M: int, K: str, perturbation: float,
+              mode: str) -> bu.BoundaryUncertainty:
+    """Proposal 2's shared step (neighbourhoods, T̃, Î*) for a dataset and estimator settings."""
+    ds = dataset_for(name, n_train, seed, payload)
+    return bu.BoundaryUncertainty(M=M, K=prototypes_per_class(K), perturbation=perturbation,
+                                  perturbation_mode=mode,
+                                  random_state=seed).fit(ds.X_train, ds.y_train)
+
+
+@cached(max_items=48)
+def bu_result(name: str, n_train: int, seed: int, payload: str, classifier: str, log2_gamma: int,
+              log2_C: int, epoch: int, M: int, K: str, perturbation: float, mode: str):
+    """Proposal 2's per-status result (Û, weights, local uncertainties, F ...)."""
+    est = bu_fitted(name, n_train, seed, payload, M, K, perturbation, mode)
+    st = status_eval(name, n_train, seed, payload, classifier, log2_gamma, log2_C, epoch)
+    return est.evaluate(st.discriminant)
+
+
+# -- settings -> keys -> snapshot ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class Settings:
+    """The cache keys of one control setting: dataset, status and estimator (ints and short strings)."""
+
+    dataset: tuple  # (name, N, seed, payload)
+    status: tuple  # (classifier, log₂γ, log₂C, epoch)
+    estimator: tuple  # (M, K, perturbation, mode)
+
+    @classmethod
+    def of(cls, s: dict) -> Settings:
+        """Keys of the explorer's control values ``s`` (irrelevant controls do not split keys)."""
+        name = s["dataset"]
+        n = 0 if (name in datasets.REAL_NAMES or name == "csv") else int(s["n_train"])
+        payload = s["mixture_json"] if name == "custom" else s["csv_key"] if name == "csv" else ""
+        if s["classifier"] == "SVM":
+            status = ("SVM", int(s["log2_gamma"]), int(s["log2_C"]), 0)
+        else:
+            status = ("MLP", 0, 0, int(s["epoch"]))
+        pert = float(s["perturbation"]) if s["tilde"] else 0.0
+        return cls((name, n, int(s["seed"]), payload), status,
+                   (int(s["M"]), str(s["K"]), pert, str(s["perturbation_mode"])))
+
+    def with_status(self, status: tuple) -> Settings:
+        return Settings(self.dataset, status, self.estimator)
+
+
+@dataclass(eq=False)
+class Snapshot:
+    """Everything the views show for one control setting (computed once, then only read)."""
+
+    settings: dict
+    ds: Dataset
+    status: StatusEval
+    result: object  # BoundaryUncertaintyResult
+    bayes_fields: dict | None
+    bayes_error: float | None
+    ks: dict = field(default_factory=dict)
+    elapsed: float = 0.0
+
+    @property
+    def is_2d(self) -> bool:
+        return self.ds.n_features == 2
+
+    @property
+    def status_value(self) -> float:
+        s = self.settings
+        return float(s["log2_gamma"]) if s["classifier"] == "SVM" else float(s["epoch"])
+
+
+def _assemble(settings: dict, k: Settings, t0: float) -> Snapshot:
+    ds = dataset_for(*k.dataset)
+    st = status_eval(*k.dataset, *k.status)
+    res = bu_result(*k.dataset, *k.status, *k.estimator)
+    bf, be = bayes_info(*k.dataset)
+    ks = _shift_stats(*k.dataset, *k.status, *k.estimator)
+    return Snapshot(dict(settings), ds, st, res, bf, be, ks, time.perf_counter() - t0)
+
+
+@cached(max_items=48)
+def _shift_stats(*key) -> dict:
+    st = status_eval(*key[:8])
+    return bu_result(*key).covariate_shift(st.f_test) if len(st.f_test) else {}
+
+
+def compute_snapshot(settings: dict) -> Snapshot:
+    """The snapshot of a control setting; raises ValueError (or the estimator's error) on bad input."""
+    return _assemble(settings, Settings.of(settings), time.perf_counter())
+
+
+def lookup_snapshot(settings: dict) -> Snapshot | None:
+    """The snapshot of ``settings`` when every step is cached (microseconds), else ``None``."""
+    t0 = time.perf_counter()
+    k = Settings.of(settings)
+    full = (*k.dataset, *k.status, *k.estimator)
+    if (k.dataset not in dataset_for or (*k.dataset, *k.status) not in status_eval or full not in bu_result
+            or k.dataset not in bayes_info or full not in _shift_stats):
+        return None
+    return _assemble(settings, k, t0)
+
+
+def prefetch_keys(k: Settings) -> list[Settings]:
+    """What to compute ahead of the user after a dataset, C, M, K or T̃ change: the whole γ row
+    (nearest γ first) and the neighbouring C at the current γ; for the MLP, every sweep epoch."""
+    cls, g, c, e = k.status
+    if cls == "SVM":
+        row = sorted(GAMMA_GRID, key=lambda x: (abs(x - g), x))
+        out = [k.with_status(("SVM", x, c, 0)) for x in row]
+        out += [k.with_status(("SVM", g, c + d, 0)) for d in (1, -1) if -5 <= c + d <= 10]
+    else:
+        out = [k.with_status(("MLP", 0, 0, x)) for x in sorted(MLP_EPOCHS, key=lambda x: abs(x - e))]
+    return [s for s in out if s != k]
+
+
+def compute_keys(k: Settings) -> None:
+    """Compute (and cache) every step of ``k`` without assembling a snapshot (prefetch)."""
+    full = (*k.dataset, *k.status, *k.estimator)
+    bayes_info(*k.dataset)
+    _shift_stats(*full)
+
+
+# -- the background worker ---------------------------------------------------------------------------
+class Worker:
+    """One daemon thread running jobs by priority: a user's uncached step (0) before prefetch (1).
+
+    A job is a callable; :meth:`submit` returns at once. Prefetch batches carry a ``group`` and a
+    generation: a newer batch of the same group makes the older one's remaining jobs stale, so a
+    session that moves on never leaves a queue of prefetch work for settings it has left.
+    ``BUVIZ_PREFETCH=0`` in the environment turns prefetching off (benchmarks of uncached steps).
+    """
+
+    USER, PREFETCH = 0, 1
+
+    def __init__(self):
+        self._q: queue.PriorityQueue = queue.PriorityQueue()
+        self._seq = itertools.count()
+        self._generation: dict[Hashable, int] = {}
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self.busy = threading.Event()  # set while a user job runs
+        self.prefetched = 0  # statuses computed ahead of the user (tests, benchmarks)
+
+    @property
+    def prefetch_enabled(self) -> bool:
+        return os.environ.get("BUVIZ_PREFETCH", "1") != "0"
+
+    def _ensure(self) -> None:
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="buviz-compute", daemon=True)
+                self._thread.start()
+
+    def submit(self, fn: Callable[[], None]) -> None:
+        """Run ``fn`` in the worker before any prefetch job."""
+        self._ensure()
+        self._q.put((self.USER, next(self._seq), fn, None, None))
+
+    def prefetch(self, group: Hashable, keys: list[Settings]) -> None:
+        """Compute ``keys`` ahead of the user; replaces ``group``'s previous batch."""
+        if not self.prefetch_enabled:
+            return
+        self._ensure()
+        with self._lock:
+            gen = self._generation.get(group, 0) + 1
+            self._generation[group] = gen
+        for k in keys:
+            self._q.put((self.PREFETCH, next(self._seq), k, group, gen))
+
+    def cancel(self, group: Hashable) -> None:
+        """Drop the rest of ``group``'s prefetch batch (its session ended)."""
+        with self._lock:
+            self._generation[group] = self._generation.get(group, 0) + 1
+
+    def idle(self) -> bool:
+        return self._q.unfinished_tasks == 0
+
+    def join(self, timeout: float = 120.0) -> bool:
+        """Wait until every queued job ran (tests, benchmarks)."""
+        end = time.monotonic() + timeout
+        while self._q.unfinished_tasks and time.monotonic() < end:
+            time.sleep(0.02)
+        return self._q.unfinished_tasks == 0
+
+    def _run(self) -> None:
+        while True:
+            prio, _, job, group, gen = self._q.get()
+            try:
+                if prio == self.USER:
+                    self.busy.set()
+                    try:
+                        job()
+                    finally:
+                        self.busy.clear()
+                elif self._generation.get(group) == gen:
+                    full = (*job.dataset, *job.status, *job.estimator)
+                    if full not in bu_result or full not in _shift_stats:
+                        compute_keys(job)
+                        self.prefetched += 1
+            except Exception:  # a prefetch of bad settings: the user's own request reports it
+                if prio == self.USER:
+                    traceback.print_exc()
+            finally:
+                self._q.task_done()
+
+
+#: The process's worker (shared by every session of a server).
+WORKER = Worker()
+
+
+def clear_caches() -> None:
+    """Empty every cache of this module (tests and benchmarks)."""
+    for fn in (dataset_for, bayes_info, mlp_trajectory, status_eval, bu_fitted, bu_result, _shift_stats):
+        fn.clear()
