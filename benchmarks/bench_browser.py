@@ -160,7 +160,7 @@ class Page:
         handle = self.handle()
         box = await handle.bounding_box()
         track = await self.page.locator(".bk-input-group", has_text="log₂ γ").locator(".noUi-base").first.bounding_box()
-        lo, hi = -10, 10
+        lo, hi = -15, 15  # the slider's bounds
         y = box["y"] + box["height"] / 2
 
         def x_of(g):
@@ -206,8 +206,8 @@ async def trace_steps(cdp_page, path: Path):
     done = asyncio.Event()
     client.on("Tracing.dataCollected", lambda e: chunks.extend(e["value"]))
     client.on("Tracing.tracingComplete", lambda e: done.set())
-    await client.send("Tracing.start", {"categories": "devtools.timeline,blink,v8,disabled-by-default-devtools.timeline",
-                                        "transferMode": "ReportEvents"})
+    categories = "devtools.timeline,blink,v8,disabled-by-default-devtools.timeline"
+    await client.send("Tracing.start", {"categories": categories, "transferMode": "ReportEvents"})
     ms = await cdp_page.walk([3, 0])
     await client.send("Tracing.end")
     await done.wait()

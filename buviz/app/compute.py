@@ -49,6 +49,7 @@ from buviz.datasets import Dataset
 
 __all__ = ["LRUCache", "cached", "Settings", "StatusEval", "Snapshot", "dataset_for", "bayes_info",
            "mlp_trajectory", "status_eval", "bu_fitted", "bu_result", "compute_snapshot", "lookup_snapshot",
+           "status_cached",
            "parse_mixture", "store_upload", "prefetch_keys", "Worker", "WORKER", "clear_caches",
            "GAMMA_GRID", "MLP_EPOCHS", "MAX_EPOCH", "GRID_RESOLUTION", "N_TEST", "DEFAULT_MIXTURE_JSON"]
 
@@ -380,6 +381,13 @@ def lookup_snapshot(settings: dict) -> Snapshot | None:
             or k.dataset not in bayes_info or full not in _shift_stats):
         return None
     return _assemble(settings, k, t0)
+
+
+def status_cached(settings: dict) -> bool:
+    """Whether the dataset and classifier status of ``settings`` are cached (what is left -- Proposal
+    2's fit and evaluation -- takes tens of milliseconds, not the status's grid evaluation)."""
+    k = Settings.of(settings)
+    return k.dataset in dataset_for and (*k.dataset, *k.status) in status_eval and k.dataset in bayes_info
 
 
 def prefetch_keys(k: Settings) -> list[Settings]:

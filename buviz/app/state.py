@@ -73,6 +73,7 @@ from buviz.app.compute import (
     parse_mixture,
     prefetch_keys,
     prototypes_per_class,
+    status_cached,
     status_eval,
     store_upload,
 )
@@ -305,6 +306,10 @@ class ExplorerState(param.Parameterized):
         if snap is not None:
             t0, self._changed_at = self._changed_at or time.perf_counter(), None
             self._show(s, snap, t0)
+            return
+        if status_cached(s):  # only Proposal 2's fit or evaluation to do (tens of ms): do it now
+            t0, self._changed_at = self._changed_at or time.perf_counter(), None
+            self._apply_now(s, t0)
             return
         self._inflight = s
         self.computing = _status_label(s)

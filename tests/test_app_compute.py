@@ -1,0 +1,218 @@
+"""The explorer's compute layer and the state's coalesced, latest-wins apply (no browser)."""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+from bokeh.document import Document
+
+from buviz.app import compute
+from buviz.app.state import CONTROL_PARAMS, ExplorerState
+
+SMALL = dict(n_train=200, auto_sweep=False)
+
+
+def _settings(**kw):
+    s = {p: ExplorerState.param[p].default for p in CONTROL_PARAMS}
+    s.update(n_train=200, **kw)
+    return s
+
+
+# -- LRUCache -------------------------------------------------------------------------------------
+def test_lru_cache_computes_each_key_once_even_when_two_threads_ask_together():
+    calls = []
+    gate = threading.Event()
+
+    def slow(x):
+        calls.append(x)
+        gate.wait(5)
+        return x * 10
+
+    cache = compute.LRUCache(slow, max_items=2)
+    out = []
+    threads = [threading.Thread(target=lambda: out.append(cache(3))) for _ in range(2)]
+    for t in threads:
+        t.start()
+    time.sleep(0.1)
+    gate.set()
+    for t in threads:
+        t.join(5)
+    assert out == [30, 30] and calls == [3]
+
+
+def test_lru_cache_evicts_the_least_recently_used_and_peek_never_computes():
+    calls = []
+    cache = compute.LRUCache(lambda x: calls.append(x) or x, max_items=2)
+    assert cache.peek(1) is None and calls == []
+    cache(1), cache(2), cache(1)  # 2 is now the least recently used
+    cache(3)
+    assert (1,) in cache and (3,) in cache and (2,) not in cache
+    assert cache.peek(1) == 1 and calls == [1, 2, 3]
+
+
+def test_a_failed_computation_is_not_cached_and_a_waiter_retries():
+    n = {"calls": 0}
+
+    def flaky(x):
+        n["calls"] += 1
+        if n["calls"] == 1:
+            raise ValueError("first call fails")
+        return x
+
+    cache = compute.LRUCache(flaky, 4)
+    with pytest.raises(ValueError):
+        cache(7)
+    assert cache(7) == 7 and n["calls"] == 2
+
+
+# -- keys ---------------------------------------------------------------------------------------------
+def test_settings_keys_are_integers_and_ignore_irrelevant_controls():
+    a = compute.Settings.of(_settings(log2_gamma=-1))
+    b = compute.Settings.of(_settings(log2_gamma=-2))
+    assert a != b
+    # hash(-1) == hash(-2) in CPython: the cache must tell such keys apart by equality, not by hash
+    assert hash(a.status) == hash(b.status)
+    cache = compute.LRUCache(lambda *key: key[1], 4)
+    assert cache(*a.status) == -1 and cache(*b.status) == -2 and cache(*a.status) == -1
+    mlp1 = compute.Settings.of(_settings(classifier="MLP", log2_gamma=3, epoch=5))
+    mlp2 = compute.Settings.of(_settings(classifier="MLP", log2_gamma=-4, epoch=5))
+    assert mlp1 == mlp2  # γ plays no part in an MLP status
+    off1 = compute.Settings.of(_settings(tilde=False, perturbation=0.3))
+    off2 = compute.Settings.of(_settings(tilde=False, perturbation=1.5))
+    assert off1 == off2  # T̃ off: its amplitude plays no part
+
+
+def test_prefetch_covers_the_gamma_row_and_the_neighbouring_C_within_the_cache_budget():
+    k = compute.Settings.of(_settings(log2_gamma=3, log2_C=2))
+    keys = compute.prefetch_keys(k)
+    gammas = sorted(s.status[1] for s in keys if s.status[2] == 2)
+    assert gammas == [g for g in compute.GAMMA_GRID if g != 3]
+    assert {s.status[2] for s in keys} == {1, 2, 3}
+    assert [abs(s.status[1] - 3) for s in keys[:3]] == [1, 1, 2]  # nearest γ first
+    assert len(keys) < compute.status_eval.max_items and len(keys) < compute.bu_result.max_items
+
+
+def test_lookup_snapshot_answers_only_from_the_caches_and_matches_a_computation():
+    compute.clear_caches()
+    s = _settings(log2_gamma=5)
+    assert compute.lookup_snapshot(s) is None and not compute.status_cached(s)
+    computed = compute.compute_snapshot(s)
+    found = compute.lookup_snapshot(s)
+    assert found is not None and found.result is computed.result and found.status is computed.status
+    assert found.ks == computed.ks
+    other = dict(s, M=30)  # same status, another estimator: status cached, Proposal 2 not
+    assert compute.lookup_snapshot(other) is None and compute.status_cached(other)
+
+
+# -- the worker -----------------------------------------------------------------------------------------
+def test_worker_runs_a_users_job_before_queued_prefetch_and_drops_stale_batches(monkeypatch):
+    w = compute.Worker()
+    order = []
+    gate = threading.Event()
+    monkeypatch.setattr(compute, "compute_keys", lambda k: order.append(("prefetch", k.status[1])))
+    w.submit(lambda: gate.wait(5))  # hold the worker while the queue fills
+    base = compute.Settings.of(_settings())
+    old = [base.with_status(("SVM", g, 0, 0)) for g in (11, 12)]
+    new = [base.with_status(("SVM", g, 0, 0)) for g in (13, 14)]
+    w.prefetch("session", old)
+    w.prefetch("session", new)  # supersedes the first batch
+    w.submit(lambda: order.append(("user", 0)))
+    gate.set()
+    assert w.join(10)
+    assert order == [("user", 0), ("prefetch", 13), ("prefetch", 14)]
+
+
+# -- the state: coalesced, latest wins --------------------------------------------------------------------
+class _Loop:
+    """A served session's event loop, stepped by hand: a real Bokeh document whose next-tick
+    callbacks are queued here."""
+
+    def __init__(self):
+        self.doc = Document()
+        self.pending = []
+        self.doc.add_next_tick_callback = self.pending.append
+
+    def run(self, timeout=60.0):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            compute.WORKER.join(timeout)
+            if not self.pending:
+                if compute.WORKER.idle():
+                    return
+                continue
+            cb = self.pending.pop(0)
+            cb()
+        raise AssertionError("the session did not settle")
+
+
+def _status_computed(state, g) -> bool:
+    k = compute.Settings.of({**state.settings(), "log2_gamma": g})
+    return (*k.dataset, *k.status) in compute.status_eval
+
+
+@pytest.fixture
+def served():
+    compute.clear_caches()
+    state = ExplorerState(asynchronous=True, **SMALL)
+    loop = _Loop()
+    state.attach(loop.doc)
+    yield state, loop
+    state.close()
+
+
+def test_changes_before_the_next_tick_coalesce_into_one_computation(served):
+    state, loop = served
+    for g in (1, 2, 3):
+        state.log2_gamma = g
+    assert len(loop.pending) == 1  # one apply scheduled for the three changes
+    loop.run()
+    assert state.snapshot.settings["log2_gamma"] == 3 and state.computing == ""
+    assert _status_computed(state, 3) and not _status_computed(state, 1) and not _status_computed(state, 2)
+
+
+def test_a_change_during_a_computation_wins_and_the_stale_one_is_never_computed(served):
+    state, loop = served
+    gate = threading.Event()
+    compute.WORKER.submit(lambda: gate.wait(10))  # the worker is busy (another session's request)
+    state.log2_gamma = 5
+    loop.pending.pop(0)()  # the tick: γ = 5 is uncached -> queued for the worker
+    assert state.computing.startswith("SVM γ = 2^5") and state.snapshot.settings["log2_gamma"] == 0
+    state.log2_gamma = 6
+    loop.pending.pop(0)()  # the worker is on this session: nothing more is queued
+    gate.set()
+    loop.run()
+    assert state.snapshot.settings["log2_gamma"] == 6 and state.computing == ""
+    assert not _status_computed(state, 5)  # dropped as stale before it started
+    np.testing.assert_allclose(state.snapshot.result.value,
+                               compute.compute_snapshot(state.settings()).result.value)
+
+
+def test_a_cached_status_is_shown_within_the_tick_without_the_worker(served):
+    state, loop = served
+    state.log2_gamma = 2
+    loop.run()
+    state.log2_gamma = 0
+    loop.pending.pop(0)()
+    assert state.snapshot.settings["log2_gamma"] == 0 and not loop.pending and state.computing == ""
+
+
+def test_bad_settings_computed_in_the_background_are_reported_and_reverted(served):
+    state, loop = served
+    state.M = 1000  # more than N = 200
+    loop.run()
+    assert "M" in state.message and state.M == 40 and state.snapshot.settings["M"] == 40
+
+
+@pytest.mark.slow
+def test_prefetch_fills_the_gamma_row_after_a_C_change():
+    compute.clear_caches()
+    state = ExplorerState(prefetch=True, **SMALL)
+    assert compute.WORKER.join(120)
+    state.log2_C = 1
+    assert compute.WORKER.join(120)
+    for g in compute.GAMMA_GRID:
+        assert compute.lookup_snapshot({**state.settings(), "log2_gamma": g}) is not None, g
+    for c in (0, 2):  # the neighbouring C at the current γ
+        assert compute.lookup_snapshot({**state.settings(), "log2_C": c}) is not None
+    state.close()
