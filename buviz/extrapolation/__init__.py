@@ -1,4 +1,5 @@
-"""Accuracy extrapolation through D̄(u) (Zheng, Achanta & Benjamini; seeds 003/004, SPEC §2).
+"""Accuracy extrapolation through D̄(u) (Zheng, Achanta & Benjamini 2017 and
+2018: full references in :mod:`buviz.extrapolation._estimators`).
 
 Pure numpy/scipy/scikit-learn (never imports panel or holoviews).
 
@@ -7,8 +8,9 @@ Pure numpy/scipy/scikit-learn (never imports panel or holoviews).
 - Theorem 4.1 and the moment method: :func:`fit_dbar` -> :class:`DbarFit` (eq 9-14),
   :func:`moment_matrix` (closed-form H_lk).
 - Estimators and the API entry point: :func:`extrapolate`, :func:`fit_extrapolator` ("moment",
-  "classexreg", "kde", "best").
-- Toy bivariate-normal model (§4.1) with the corrected U_x(y): :func:`toy_average_risk` etc.
+  "classexreg", "kde", "best"), and the scikit-learn-shaped :class:`AccuracyExtrapolator`.
+- Toy bivariate-normal model (Zheng, Achanta & Benjamini 2017, section 4.1) with the corrected
+  U_x(y): :func:`toy_average_risk` etc.
 - Populations with ground truth and classifiers' margins: :func:`make_population`,
   :func:`margin_matrix`, :func:`ground_truth`, :func:`compare_classifiers`.
 """
@@ -31,6 +33,7 @@ from ._estimators import (
     gaussian_basis,
     kde_favorability,
 )
+from ._extrapolator import AccuracyExtrapolator
 from ._moment import BASES, DbarFit, basis_functions, fit_dbar, moment_matrix
 from ._population import (
     CLASSIFIERS,
@@ -59,7 +62,7 @@ from ._toy import (
 )
 
 __all__ = [
-    "BASES", "CLASSIFIERS", "EXTRA_METHODS", "MARGINAL", "METHODS", "NON_MARGINAL",
+    "AccuracyExtrapolator", "BASES", "CLASSIFIERS", "EXTRA_METHODS", "MARGINAL", "METHODS", "NON_MARGINAL",
     "DbarFit", "Extrapolation", "LabelPopulation",
     "average_accuracy", "average_accuracy_bruteforce", "average_accuracy_from_ranks", "basis_functions",
     "check_ks", "compare_classifiers", "default_ks", "extrapolate", "fit_dbar", "fit_extrapolator",

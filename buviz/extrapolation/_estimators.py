@@ -26,10 +26,10 @@ Estimators (all take the margin matrix of the k1 observed classes and the true l
 References
 ----------
 Zheng, C., Achanta, R. & Benjamini, Y. (2018). Extrapolating expected accuracies for large multi-class
-problems. *Journal of Machine Learning Research* 19(65), 1-30 (arXiv:1712.09713).
+problems. *Journal of Machine Learning Research* 19, 2018 (arXiv:1712.09713).
 
-Zheng, C. & Benjamini, Y. (2016). Estimating the accuracy of multi-class classifiers via the average
-generalization accuracy. arXiv:1606.05296 (the moment method, eq 1-14).
+Zheng, C., Achanta, R. & Benjamini, Y. (2017). Extrapolating expected accuracies for multi-class
+classification. Manuscript, April 21, 2017 (the moment method; equation numbers are this text's).
 
 Kay, K. N., Naselaris, T., Prenger, R. J. & Gallant, J. L. (2008). Identifying natural images from human
 brain activity. *Nature* 452, 352-355.
@@ -62,7 +62,7 @@ __all__ = [
 
 METHODS = ("moment", "classexreg", "kde", "best")
 EXTRA_METHODS = ("probit_ml",)   # accepted by fit_extrapolator/extrapolate; not shown in the app
-CLASSEXREG_BANDWIDTHS = tuple(np.round(np.arange(1, 11) / 10, 1))
+CLASSEXREG_BANDWIDTHS = tuple(round(i / 10, 1) for i in range(1, 11))
 KDE_BANDWIDTHS = ("ucv", "bcv", "silverman", "scott")
 
 
@@ -343,10 +343,34 @@ class Extrapolation:
         out = np.clip(np.asarray(self._predict(ks), dtype=float), 0.0, 1.0)
         return float(out[0]) if scalar else out
 
+    def dbar(self, u) -> np.ndarray:
+        """The fitted D̄(u) = P(U <= u), U the conditional accuracy of a random test point (Theorem 4.1
+        of Zheng, Achanta & Benjamini 2017: AGA_k = E[U^(k-1)] = 1 - (k-1) ∫ D̄(u) u^(k-2) du)."""
+        fn = self.details.get("dbar")
+        if fn is None:
+            raise ValueError(f"method {self.method!r} has no D̄")
+        return np.asarray(fn(np.asarray(u, dtype=float)), dtype=float)
+
     @property
     def dbar_fit(self) -> DbarFit | None:
         """The moment method's fitted D̄ (``None`` for other estimators)."""
         return self.details.get("fit")
+
+
+def _cer_dbar(u, h, max_mu, beta, symmetric):
+    """D̄(u) = P(U <= u) of the fitted ClassExReg mixture: Σ_l β_l Φ((Φ⁻¹(u) - t_l)/h), plus the
+    constant column's mass at u = 1."""
+    mus = _knot_means(h, max_mu, symmetric)
+    with np.errstate(divide="ignore"):
+        z = ndtri(np.clip(u, 0.0, 1.0))
+    out = ndtr((z[..., None] - mus) / h) @ beta[:-1]
+    return np.where(u >= 1.0, out + beta[-1], np.where(u < 0, 0.0, out))
+
+
+def _empirical_dbar(u, a, y):
+    """D̄(u) of the KDE estimator: the (class-weighted) empirical CDF of the favourabilities."""
+    u = np.asarray(u, dtype=float)
+    return _class_mean((a[None, :] <= u.reshape(-1, 1)).astype(float), y).reshape(u.shape)
 
 
 def _kde_matrix(M, y, bw, scale):
@@ -420,6 +444,16 @@ def _fit_candidates(M, y, ks, obs, cands, *, n_boot, ties, rng, symmetric=False,
             a = P.sum(axis=1) / (k1 - 1)
             fits.append(("kde", par, a))
 
+    def dbar(u):
+        u = np.asarray(u, dtype=float)
+        out = np.zeros(u.shape)
+        for (kind, par, obj), wt in zip(fits, weights, strict=True):
+            if kind == "classexreg":
+                out += wt * _cer_dbar(u, par, max_mu, obj, symmetric)
+            else:
+                out += wt * _empirical_dbar(u, obj, y)
+        return out
+
     def predict(kt):
         out = np.zeros(len(kt))
         for (kind, par, obj), wt in zip(fits, weights, strict=True):
@@ -434,6 +468,7 @@ def _fit_candidates(M, y, ks, obs, cands, *, n_boot, ties, rng, symmetric=False,
                "bootstrap": None if boot is None else {"k_subsample": len(boot.subsets[0]),
                                                        "ks_fit": boot.ks_fit, "target": boot.target,
                                                        "observed": boot.observed}}
+    details["dbar"] = dbar
     first = fits[0]
     if first[0] == "classexreg":
         details.update(h=first[1], beta=first[2])
@@ -492,14 +527,20 @@ def fit_extrapolator(margins, labels, method: str = "classexreg", *, ks=None, ra
     obs = np.atleast_1d(average_accuracy_from_ranks(ranks, ks, k1=k1, groups=y))
     if method == "moment":
         fit = fit_dbar(ks, obs, basis=basis, m=m, knots=knots)
-        return Extrapolation("moment", k1, ks, obs, {"fit": fit, "basis": basis}, fit.accuracy)
+        return Extrapolation("moment", k1, ks, obs, {"fit": fit, "basis": basis, "dbar": fit.dbar},
+                             fit.accuracy)
     if method == "probit_ml":
         mu, s = _probit_ml_fit(M, y)
-        return Extrapolation("probit_ml", k1, ks, obs, {"mu": mu, "s": s},
+
+        def probit_dbar(u):
+            with np.errstate(divide="ignore"):
+                return ndtr((ndtri(np.clip(u, 0.0, 1.0)) - mu) / s)
+        return Extrapolation("probit_ml", k1, ks, obs, {"mu": mu, "s": s, "dbar": probit_dbar},
                              lambda kt: _probit_ml_predict(mu, s, kt))
     if method == "kde":
         a = kde_favorability(M, y, bw=bw)
-        return Extrapolation("kde", k1, ks, obs, {"bw": bw, "favorability": a},
+        return Extrapolation("kde", k1, ks, obs,
+                             {"bw": bw, "favorability": a, "dbar": lambda u: _empirical_dbar(u, a, y)},
                              lambda kt: _kde_curve(a, y, kt))
     if method == "classexreg":
         bws = np.atleast_1d(np.asarray(bandwidths, dtype=float))
@@ -527,7 +568,7 @@ BEST_CANDIDATES = [("classexreg", float(h)) for h in CLASSEXREG_BANDWIDTHS] + [(
 
 def extrapolate(margins, labels, k_target, method: str = "classexreg", ks=None, random_state=0,
                 **options):
-    """Predicted average accuracy AGA_{k_target} from the k1 observed classes (SPEC §4 API).
+    """Predicted average accuracy AGA_{k_target} from the k1 observed classes (the package's stable API).
 
     ``margins`` (n_test, k1): score of every observed class for each test point; ``labels``
     (n_test,): true class index. ``method``: "moment" (eq 9-14), "classexreg", "kde" or "best".

@@ -27,7 +27,7 @@ Kay, K. N., Naselaris, T., Prenger, R. J. & Gallant, J. L. (2008). Identifying n
 human brain activity. *Nature* 452, 352-355.
 
 Zheng, C., Achanta, R. & Benjamini, Y. (2018). Extrapolating expected accuracies for large
-multi-class problems. *Journal of Machine Learning Research* 19(65), 1-30.
+multi-class problems. *Journal of Machine Learning Research* 19, 2018 (arXiv:1712.09713).
 
 Scott, D. W. (1992). *Multivariate Density Estimation: Theory, Practice, and Visualization*. Wiley.
 

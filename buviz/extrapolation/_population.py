@@ -1,7 +1,7 @@
 """Synthetic label populations with ground truth, margin matrices for marginal and non-marginal
 classifiers, and the Table-1-style comparison.
 
-Population (SPEC §2): class parameters drawn i.i.d., ``μ_y ~ N(0, I_p)``, ``X | y ~ N(ρ μ_y, (1-ρ²) I_p)``,
+Population: class parameters drawn i.i.d., ``μ_y ~ N(0, I_p)``, ``X | y ~ N(ρ μ_y, (1-ρ²) I_p)``,
 ``r1`` training and ``r2`` test points per class. With k1 >= 1000 classes, eq 3 on the full set is the
 ground truth for the average accuracy at any k <= k1 (an unbiased estimate with tiny variance).
 
