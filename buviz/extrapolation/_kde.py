@@ -85,13 +85,14 @@ def binned_pair_counts(W: np.ndarray, nb: int = _NB) -> tuple[np.ndarray, np.nda
 def _criterion(kind: str, h: np.ndarray, d: np.ndarray, counts: np.ndarray, n: int) -> np.ndarray:
     lag = np.arange(counts.shape[1], dtype=float)
     delta = (lag[None, :] * (d / h)[:, None]) ** 2
-    keep = delta < _DELMAX
+    e4 = np.exp(-0.25 * delta)
+    e4[delta >= _DELMAX] = 0.0                      # R stops the sum at δ >= 1000
     if kind == "ucv":
-        term = np.exp(-delta / 4.0) - np.sqrt(8.0) * np.exp(-delta / 2.0)
-        s = (np.where(keep, term, 0.0) * counts).sum(1)
+        term = e4 - np.sqrt(8.0) * (e4 * e4)         # exp(-δ/4) - sqrt(8) exp(-δ/2)
+        s = np.einsum("rl,rl->r", term, counts)
         return (0.5 + s / n) / (n * h * np.sqrt(np.pi))
-    term = np.exp(-delta / 4.0) * (delta * delta - 12.0 * delta + 12.0)
-    s = (np.where(keep, term, 0.0) * counts).sum(1)
+    term = e4 * (delta * delta - 12.0 * delta + 12.0)
+    s = np.einsum("rl,rl->r", term, counts)
     return (1.0 + s / (32.0 * n)) / (2.0 * n * h * np.sqrt(np.pi))
 
 
