@@ -108,17 +108,18 @@ def _rmse_by_sigma(pred, truth, sigma2):
 
 
 def _run_methods(margins, ks, k_target, rows, random_state=0):
-    """Predictions (n_instances,) and mean seconds per instance for every row."""
+    """Predictions (n_instances,), mean wall-clock and CPU seconds per instance for every row."""
     y = np.arange(margins[0].shape[1])
     ex.extrapolate(margins[0], y, k_target, method="classexreg", ks=ks)      # warm the basis cache
     out = {}
     for label, kw, _ in rows:
-        preds, secs = [], []
+        preds, secs, cpu = [], [], []
         for M in margins:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             preds.append(ex.extrapolate(M, y, k_target, ks=ks, random_state=random_state, **kw))
             secs.append(time.perf_counter() - t0)
-        out[label] = (np.array(preds), float(np.mean(secs)))
+            cpu.append(time.process_time() - c0)
+        out[label] = (np.array(preds), float(np.mean(secs)), float(np.mean(cpu)))
     return out
 
 
@@ -134,11 +135,13 @@ def bench_fixture(path: str) -> None:
     total = time.perf_counter() - t0
     print(f"[ClassEx fixture] {len(s2)} instances, {d['k_observed']} -> {k_target} classes, "
           f"sigma2 {s2.min():g}..{s2.max():g}; {total:.0f} s for everything below")
+    print(f"load average at start: {os.getloadavg()[0]:.1f} (wall-clock times grow with other processes' load; "
+          "CPU seconds much less)")
     print("| method | ClassEx (R) max RMSE | buviz max RMSE | ClassEx mean RMSE | buviz mean RMSE "
-          "| within 0.01 of ClassEx | max abs diff to ClassEx | buviz s/instance |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+          "| within 0.01 of ClassEx | max abs diff to ClassEx | buviz s/instance (wall) | buviz CPU s/instance |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     peer_of = {label: key for label, _, key in METHOD_ROWS}
-    for label, (pred, secs) in res.items():
+    for label, (pred, secs, cpu) in res.items():
         mx, mn, _ = _rmse_by_sigma(pred, truth, s2)
         key = peer_of.get(label)
         if key is not None:
@@ -147,7 +150,8 @@ def bench_fixture(path: str) -> None:
             peer = (f"{pmx:.3f}", f"{pmn:.3f}", f"{np.mean(diff < 0.01):.0%}", f"{diff.max():.1e}")
         else:
             peer = ("–", "–", "–", "–")
-        print(f"| {label} | {peer[0]} | {mx:.3f} | {peer[1]} | {mn:.3f} | {peer[2]} | {peer[3]} | {secs:.2f} |")
+        print(f"| {label} | {peer[0]} | {mx:.3f} | {peer[1]} | {mn:.3f} | {peer[2]} | {peer[3]} | {secs:.2f} "
+              f"| {cpu:.2f} |")
     print(f"ClassEx seconds per instance for its three predictions: {d['secs'].mean():.2f} (fixture, busy "
           "machine); about 0.42 on an idle 2-core machine (peer README)")
 
@@ -177,11 +181,11 @@ def bench_fresh(per_sigma: int, sigma2s=SIGMA2S) -> None:
     truth, s2 = np.array(truth), np.array(s2)
     res = _run_methods(margins, ks, 2000, METHOD_ROWS)
     print(f"[fresh draws] {len(s2)} instances ({per_sigma} per sigma2), 500 -> 2000 classes")
-    print("| method | buviz max RMSE | buviz mean RMSE | worst sigma2 | s/instance |")
-    print("|---|---:|---:|---:|---:|")
-    for label, (pred, secs) in res.items():
+    print("| method | buviz max RMSE | buviz mean RMSE | worst sigma2 | s/instance (wall) | CPU s/instance |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for label, (pred, secs, cpu) in res.items():
         mx, mn, worst = _rmse_by_sigma(pred, truth, s2)
-        print(f"| {label} | {mx:.3f} | {mn:.3f} | {worst:g} | {secs:.2f} |")
+        print(f"| {label} | {mx:.3f} | {mn:.3f} | {worst:g} | {secs:.2f} | {cpu:.2f} |")
 
 
 def main() -> None:
