@@ -393,7 +393,9 @@ def _fit_candidates(M, y, ks, obs, cands, *, n_boot, ties, rng, symmetric=False,
     Every candidate is scored on the same bootstrap subsets and the same exact subsampled accuracies
     (computed once). ``combine="select"`` keeps the candidate with the smallest bootstrap RMSE;
     ``"average"`` averages the predictions of the candidates whose bootstrap RMSE is within the
-    smallest one plus its standard error.
+    smallest one plus its standard error; ``"mix"`` (needs ClassExReg and KDE candidates) takes the best
+    of each kind and the mixture weight ``w`` on a ``MIX_GRID``-point grid of [0, 1] whose mixed
+    bootstrap predictions have the smallest RMSE (``details["weights"]``).
     """
     k1 = M.shape[1]
     max_mu = float(ndtri(1.0 - 1.0 / k1**2))
