@@ -325,8 +325,15 @@ class Extrapolation:
 
     Attributes
     ----------
-    method : estimator name; k1 : observed classes; ks, observed : AverageTA_k (eq 3) on the data;
-    details : estimator-specific choices (chosen bandwidth, bootstrap scores, the D̄ fit, ...).
+    method : str
+        Estimator name.
+    k1 : int
+        Number of observed classes.
+    ks, observed : ndarray
+        The class counts and AverageTA_k (eq 3) on the data.
+    details : dict
+        Estimator-specific choices (chosen width, bootstrap scores and predictions, mixture weights,
+        favourabilities, the D̄ fit, ``dbar``: the fitted D̄ as a callable).
     """
 
     method: str
@@ -572,10 +579,27 @@ def extrapolate(margins, labels, k_target, method: str = "classexreg", ks=None, 
                 **options):
     """Predicted average accuracy AGA_{k_target} from the k1 observed classes (the package's stable API).
 
-    ``margins`` (n_test, k1): score of every observed class for each test point; ``labels``
-    (n_test,): true class index. ``method``: "moment" (eq 9-14), "classexreg", "kde" or "best".
-    ``k_target`` may be a scalar (returns a float) or a sequence (returns an array); any k >= 2.
-    Extra keyword ``options`` go to :func:`fit_extrapolator`.
+    Parameters
+    ----------
+    margins : array-like of shape (n_test, k1)
+        Score of every observed class for each test point.
+    labels : array-like of shape (n_test,)
+        True class index of each test point.
+    k_target : int or sequence of int
+        Class counts (>= 2) at which AGA_k is predicted.
+    method : {"moment", "classexreg", "kde", "best", "probit_ml"}, default "classexreg"
+        "moment" is the moment method (eq 9-14 of Zheng, Achanta & Benjamini 2017), "classexreg" and
+        "kde" the estimators compared by Zheng, Achanta & Benjamini (2018), "best" the package's
+        bootstrap-weighted mixture of the two (module docstring).
+    ks : sequence of int, optional
+        Class counts at which AverageTA_k (eq 3) is computed and fitted.
+    random_state : int, default 0
+    **options
+        Passed to :func:`fit_extrapolator` (``bw``, ``bandwidths``, ``n_boot``, ``basis``, ...).
+
+    Returns
+    -------
+    float if ``k_target`` is a scalar, else ndarray.
     """
     check_ks(k_target, "k_target")
     ext = fit_extrapolator(margins, labels, method, ks=ks, random_state=random_state, **options)
