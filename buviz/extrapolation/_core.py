@@ -1,10 +1,10 @@
 """Ranks, test accuracy (eq 1-2) and the exact subsampling estimate AverageTA_k (eq 3).
 
 Notation follows Zheng, Achanta & Benjamini, *Extrapolating expected accuracies for multi-class
-classification* (seeds 003/004): ``k1`` observed classes, ``r2`` test points per class, margin
+classification* (manuscript, 2017): ``k1`` observed classes, ``r2`` test points per class, margin
 matrix ``M[i, j, l]`` = score of class ``l`` at the ``j``-th test point of class ``i``.
 
-Rank convention (SPEC §2): ``R_iji = sum_m I{M_iji >= M_ijm}`` **including** ``m = i``, so the rank of
+Rank convention: ``R_iji = sum_m I{M_iji >= M_ijm}`` **including** ``m = i``, so the rank of
 the correct label is ``k1`` exactly when it is predicted (the printed sum over ``m != l`` is
 inconsistent with the text's own claim that the top rank is ``k1``).
 """
@@ -67,7 +67,7 @@ def ranks_from_margins(margins, labels, *, ties: str = "max", random_state=0) ->
     labels : array (n_test,)
         Index ``0 .. k1-1`` of the true class of each test point.
     ties : {"max", "random"}
-        ``"max"``: ``R = #{m : M_true >= M_m}`` (SPEC convention; ties count in favour of the true
+        ``"max"``: ``R = #{m : M_true >= M_m}`` (the project's convention; ties count in favour of the true
         label). ``"random"``: ties are broken by a random priority order (drawn with
         ``random_state``), which is an honest tie-breaking rule -- eq 3 then stays exact for it.
         Use ``"random"`` for scores with many ties (k-NN vote shares).

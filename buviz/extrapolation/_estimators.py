@@ -2,23 +2,37 @@
 
 Estimators (all take the margin matrix of the k1 observed classes and the true labels):
 
-``"moment"``      the seed's moment method (eq 9-14): AverageTA_k (eq 3) at ``ks``, then
-                  :func:`fit_dbar` (linear spline + NNLS by default) and eq 14.
-``"classexreg"``  Zheng, Achanta & Benjamini's later regression estimator (arXiv 1712.09713, R package
-                  ClassEx): AverageTA_k regressed, with β >= 0 (NNLS), on the columns
-                  ``E[Φ(Z)^(k-1)]``, ``Z ~ N(t_l, h²)``, knots ``t_l`` on a symmetric grid of step about
-                  h up to ``±Φ⁻¹(1 - 1/k1²)`` plus a constant column; ``h ∈ {0.1, …, 1.0}`` chosen by a
-                  subsample-and-predict bootstrap (fit on half the classes, predict AverageTA at k1).
-``"kde"``         Kay's KDE estimator as in ClassEx: per test point, ``a = mean over wrong labels of
-                  Φ((m_true - m_wrong)/bw)`` with a per-point bandwidth (``"ucv"``, ``"bcv"``,
+``"moment"``      the moment method of Zheng, Achanta & Benjamini (eq 9-14): AverageTA_k (eq 3) at
+                  ``ks``, then :func:`fit_dbar` (linear spline + NNLS by default) and eq 14.
+``"classexreg"``  the same authors' regression estimator (ClassExReg): AverageTA_k regressed, with
+                  β >= 0 (NNLS), on the columns ``E[Φ(Z)^(k-1)]``, ``Z ~ N(t_l, h²)``, knots ``t_l``
+                  equally spaced on ``[0, Φ⁻¹(1 - 1/k1²)]`` (``ceil(t_max/h)`` of them) plus a constant
+                  column; ``h ∈ {0.1, …, 1.0}`` chosen by a subsample-and-predict bootstrap: with ``L``
+                  fitted class counts, draw ``ks[L//2 - 1]`` classes, fit their exact AverageTA at the
+                  first ``L//2`` counts, predict AverageTA at ``ks[-1]`` and compare with the full data
+                  (20 rounds, as in the reference simulation).
+``"kde"``         Kay's KDE estimator: per test point, ``a = mean over wrong labels of
+                  Φ((m_true - m_wrong)/bw)`` with a per-point bandwidth estimated on that point's
+                  wrong-label scores (``"ucv"``, ``"bcv"`` exactly as R's ``bw.ucv`` / ``bw.bcv``;
                   ``"silverman"``, ``"scott"``), and ``ÂGA_k = mean a^(k-1)``.
 ``"probit_ml"``   (extra, experimental) a two-parameter model ``U = Φ(Z)``, ``Z ~ N(μ, s²)``, fitted by
                   maximum likelihood to the per-test-point counts ``c_i`` of wrong labels scoring at least
                   as high as the true one (``c_i | U ~ Binomial(k1 - 1, 1 - U)``); ``ÂGA_k = E[Φ(Z)^(k-1)]``.
-``"best"``        the project's recommendation (see :func:`fit_extrapolator`): the subsample-and-predict
-                  bootstrap of ClassExReg used to choose among a family of candidates -- ClassExReg
-                  bandwidths *and* KDE bandwidth multipliers -- with the choice validated at two
-                  extrapolation ratios.
+``"best"``        the project's recommendation: ClassExReg's bootstrap (40 rounds) scores every ClassExReg
+                  width and the UCV KDE on the same subsets and the same exact subsampled accuracies; the
+                  prediction is ``w · ClassExReg(best width) + (1 - w) · KDE`` with ``w ∈ {0, ¼, ½, ¾, 1}``
+                  minimising the bootstrap error of the mixture. No ground truth is used.
+
+References
+----------
+Zheng, C., Achanta, R. & Benjamini, Y. (2018). Extrapolating expected accuracies for large multi-class
+problems. *Journal of Machine Learning Research* 19, 2018 (arXiv:1712.09713).
+
+Zheng, C., Achanta, R. & Benjamini, Y. (2017). Extrapolating expected accuracies for multi-class
+classification. Manuscript, April 21, 2017 (the moment method; equation numbers are this text's).
+
+Kay, K. N., Naselaris, T., Prenger, R. J. & Gallant, J. L. (2008). Identifying natural images from human
+brain activity. *Nature* 452, 352-355.
 """
 
 from __future__ import annotations
@@ -32,6 +46,7 @@ from scipy.special import log_ndtr, ndtr, ndtri
 
 from .._validation import check_int
 from ._core import average_accuracy_from_ranks, check_ks, check_margins, ranks_from_margins
+from ._kde import cv_bandwidths, kde_accuracy_terms, wrong_label_scores
 from ._moment import DbarFit, fit_dbar
 
 __all__ = [
@@ -47,7 +62,7 @@ __all__ = [
 
 METHODS = ("moment", "classexreg", "kde", "best")
 EXTRA_METHODS = ("probit_ml",)   # accepted by fit_extrapolator/extrapolate; not shown in the app
-CLASSEXREG_BANDWIDTHS = tuple(np.round(np.arange(1, 11) / 10, 1))
+CLASSEXREG_BANDWIDTHS = tuple(round(i / 10, 1) for i in range(1, 11))
 KDE_BANDWIDTHS = ("ucv", "bcv", "silverman", "scott")
 
 
@@ -86,78 +101,72 @@ def _subsets_ata(M, y, ks, classes, ties, rng):
 # ----------------------------------------------------------------------------------------------------
 # ClassExReg
 # ----------------------------------------------------------------------------------------------------
-_QN = 4000
+_QN = 10_000
 _ZQ = ndtri((np.arange(1, _QN + 1) - 0.5) / _QN)
 
 
-@lru_cache(maxsize=256)
-def _gaussian_basis_cached(h: float, max_mu: float, ks: tuple) -> tuple[np.ndarray, np.ndarray]:
-    n_half = max(int(np.ceil(max_mu / h)), 2)
+def _knot_means(h: float, max_mu: float, symmetric: bool) -> np.ndarray:
+    n_half = max(int(np.ceil(max_mu / h)), 1)
     half = np.linspace(0.0, max_mu, n_half)
-    mus = np.concatenate([-half[:0:-1], half])
-    k = np.asarray(ks, dtype=float)
-    cols = np.empty((len(k), len(mus) + 1))
+    return np.concatenate([-half[:0:-1], half]) if symmetric else half
+
+
+@lru_cache(maxsize=512)
+def _gaussian_basis_cached(h: float, max_mu: float, ks: tuple, symmetric: bool = False
+                           ) -> tuple[np.ndarray, np.ndarray]:
+    mus = _knot_means(h, max_mu, symmetric)
     logp = log_ndtr(mus[:, None] + h * _ZQ[None, :])          # (n_mu, QN)
-    for a, kk in enumerate(k):
+    cols = np.empty((len(ks), len(mus) + 1))
+    for a, kk in enumerate(ks):
         cols[a, :-1] = np.exp((kk - 1.0) * logp).mean(axis=1)
     cols[:, -1] = 1.0                                           # t = +inf: a point mass at U = 1
     return cols, mus
 
 
-def gaussian_basis(ks, h: float, max_mu: float) -> np.ndarray:
-    """ClassExReg design matrix: columns E[Φ(Z)^(k-1)], Z ~ N(t_l, h²), plus a constant column.
+def gaussian_basis(ks, h: float, max_mu: float, *, symmetric: bool = False) -> np.ndarray:
+    """ClassExReg design matrix: columns ``E[Φ(Z)^(k-1)]``, ``Z ~ N(t_l, h²)``, plus a constant column.
 
-    Expectations by a 4000-point quantile grid in log space (stable for k in the tens of thousands).
+    The knots ``t_l`` are ``ceil(max_mu / h)`` equally spaced points on ``[0, max_mu]`` (the reference
+    implementation's grid; ``symmetric=True`` mirrors them to ``[-max_mu, max_mu]``). Each column is the
+    accuracy curve ``AGA_k`` of a population whose conditional accuracies are ``U = Φ(Z)``; the constant
+    column is the limit ``t -> +inf`` (``U = 1``). Expectations by the mid-point rule on 10 000 normal
+    quantiles in log space (stable for k in the tens of thousands).
+
+    Parameters
+    ----------
+    ks : int or sequence of int (>= 2)
+        Class counts (rows).
+    h : float
+        Kernel width (standard deviation of Z).
+    max_mu : float
+        Largest knot; Zheng, Achanta & Benjamini use ``Φ⁻¹(1 - 1/k1²)``.
+    symmetric : bool, default False
+        Also use the negative knots.
+
+    Returns
+    -------
+    X : ndarray of shape (len(ks), n_knots + 1)
     """
     ks = check_ks(ks, "ks")
-    return _gaussian_basis_cached(float(h), float(max_mu), tuple(int(k) for k in ks))[0].copy()
+    return _gaussian_basis_cached(float(h), float(max_mu), tuple(int(k) for k in ks), bool(symmetric))[0].copy()
 
 
-def _nnls_predict(X, yv, Xt):
-    beta, _ = nnls(X, yv, maxiter=50 * X.shape[1])
-    return Xt @ beta, beta
+def _nnls_coef(X, yv):
+    return nnls(X, yv, maxiter=50 * X.shape[1])[0]
 
 
 # ----------------------------------------------------------------------------------------------------
 # KDE (Kay)
 # ----------------------------------------------------------------------------------------------------
-def _binned_cv_bandwidth(W: np.ndarray, kind: str, nb: int = 200, n_grid: int = 40) -> np.ndarray:
-    """Per-row UCV / BCV bandwidths on binned pair distances, minimised over a grid of
-    ``[0.1, 1] * 1.144 sd n^(-1/5)`` (the search interval of R's ``bw.ucv``/``bw.bcv``)."""
-    n = W.shape[1]
-    lo, hi = W.min(axis=1, keepdims=True), W.max(axis=1, keepdims=True)
-    d = np.maximum((hi - lo) * 1.01 / nb, 1e-300)
-    idx = np.minimum(((W - lo) / d).astype(np.int64), nb - 1)
-    counts = np.zeros((W.shape[0], nb))
-    np.add.at(counts, (np.repeat(np.arange(W.shape[0]), n), idx.ravel()), 1.0)
-    f = np.fft.rfft(counts, 2 * nb, axis=1)
-    pairs = np.fft.irfft(f * np.conj(f), 2 * nb, axis=1)[:, :nb]     # Σ_i c_i c_{i+l}
-    pairs = np.rint(pairs)
-    pairs[:, 0] = (pairs[:, 0] - n) / 2.0                              # i < j pairs in the same bin
-    sd = W.std(axis=1, ddof=1)
-    hmax = 1.144 * np.maximum(sd, 1e-12) * n ** (-0.2)
-    grid = hmax[:, None] * np.geomspace(0.1, 1.0, n_grid)[None, :]     # (rows, G)
-    lag = np.arange(nb)[None, None, :] * d[:, :, None]                 # (rows, 1, nb)
-    delta = (lag / grid[:, :, None]) ** 2                              # (rows, G, nb)
-    delta = np.minimum(delta, 1000.0)
-    if kind == "ucv":
-        term = np.exp(-delta / 4.0) - np.sqrt(8.0) * np.exp(-delta / 2.0)
-        s = np.einsum("rgl,rl->rg", term, pairs)
-        crit = (0.5 + s / n) / (n * grid * np.sqrt(np.pi))
-    else:
-        term = np.exp(-delta / 4.0) * (delta**2 - 12.0 * delta + 12.0)
-        s = np.einsum("rgl,rl->rg", term, pairs)
-        crit = (1.0 + s / (32.0 * n)) / (2.0 * n * grid * np.sqrt(np.pi))
-    return grid[np.arange(W.shape[0]), np.argmin(crit, axis=1)]
-
-
 def _row_bandwidth(W: np.ndarray, bw) -> np.ndarray:
     n = W.shape[1]
-    sd = W.std(axis=1, ddof=1)
     if isinstance(bw, int | float) and not isinstance(bw, bool):
-        if bw <= 0:
+        if not np.isfinite(bw) or bw <= 0:
             raise ValueError(f"bw must be positive, got {bw}")
         return np.full(W.shape[0], float(bw))
+    if n < 2:
+        return np.zeros(W.shape[0])
+    sd = W.std(axis=1, ddof=1)
     if bw in ("silverman", "nrd0"):
         q75, q25 = np.percentile(W, [75, 25], axis=1)
         s = np.minimum(sd, (q75 - q25) / 1.34)
@@ -167,33 +176,44 @@ def _row_bandwidth(W: np.ndarray, bw) -> np.ndarray:
         return 1.06 * sd * n ** (-0.2)
     if bw in ("ucv", "bcv"):
         out = np.empty(W.shape[0])
-        step = max(1, 2_000_000 // (40 * 200))
+        step = 512
         for s0 in range(0, W.shape[0], step):
-            out[s0:s0 + step] = _binned_cv_bandwidth(W[s0:s0 + step], bw)
+            out[s0:s0 + step] = cv_bandwidths(W[s0:s0 + step], bw)
         return out
     raise ValueError(f"bw must be a positive number or one of {KDE_BANDWIDTHS}, got {bw!r}")
 
 
 def kde_favorability(margins, labels, bw="ucv", scale=1.0) -> np.ndarray:
-    """Per test point ``a = mean_{wrong l} Φ((m_true - m_l) / (scale · bw))`` (Kay's KDE, as in ClassEx).
+    """Kay's per-test-point favourability ``a_i = mean_{l != y_i} Φ((m_{i,y_i} - m_{i,l}) / (scale · h_i))``.
 
-    ``scale`` may be a sequence: the result then has shape (len(scale), n_test) (bandwidths computed once).
+    ``h_i`` is a kernel bandwidth estimated on the wrong-label scores of test point ``i`` alone
+    (``"ucv"`` and ``"bcv"`` exactly as R's ``bw.ucv`` / ``bw.bcv``, see :mod:`._kde`; ``"silverman"``,
+    ``"scott"``, or a fixed positive number). ``a_i`` is the kernel estimate of the probability that a
+    random wrong label scores below the true one, so ``mean a_i^(k-1)`` estimates ``AGA_k``
+    (Kay et al., 2008; Zheng, Achanta & Benjamini, 2018).
+
+    Parameters
+    ----------
+    margins : array-like of shape (n_test, k1)
+    labels : array-like of shape (n_test,)
+    bw : {"ucv", "bcv", "silverman", "scott"} or float, default "ucv"
+    scale : float or sequence of float, default 1.0
+        Multiplies the bandwidths; a sequence gives one row per value (bandwidths computed once).
+
+    Returns
+    -------
+    a : ndarray of shape (n_test,), or (len(scale), n_test) when ``scale`` is a sequence.
+
+    Notes
+    -----
+    The estimate depends on the scale of the scores, not only on their order: the reference simulation
+    scores 1-NN by minus the Euclidean distance, and minus the *squared* distance gives very different
+    (much worse) predictions on the same data.
     """
     M, y = _check_problem(margins, labels)
-    n, k1 = M.shape
-    true = M[np.arange(n), y]
-    mask = np.ones_like(M, dtype=bool)
-    mask[np.arange(n), y] = False
-    W = M[mask].reshape(n, k1 - 1)
-    if k1 - 1 < 2:
-        h = np.full(n, 1e-12)
-    else:
-        h = _row_bandwidth(W, bw)
-    diff = true[:, None] - W
-    out = []
-    for sc in np.atleast_1d(scale):
-        hs = np.maximum(sc * h, 1e-12 * (1.0 + np.abs(true)))
-        out.append(ndtr(diff / hs[:, None]).mean(axis=1))
+    true, W = wrong_label_scores(M, y)
+    h = _row_bandwidth(W, bw)
+    out = [kde_accuracy_terms(true, W, float(sc) * h) for sc in np.atleast_1d(scale)]
     return out[0] if np.ndim(scale) == 0 else np.array(out)
 
 
@@ -201,6 +221,8 @@ def _class_mean(values: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Mean over test points with classes weighted equally; values (..., n)."""
     _, gi = np.unique(y, return_inverse=True)
     cnt = np.bincount(gi)
+    if np.all(cnt == 1):
+        return values.mean(axis=-1)
     sums = np.zeros(values.shape[:-1] + (len(cnt),))
     np.add.at(sums.T, gi, np.moveaxis(values, -1, 0))
     return (sums / cnt).mean(axis=-1)
@@ -209,7 +231,50 @@ def _class_mean(values: np.ndarray, y: np.ndarray) -> np.ndarray:
 def _kde_curve(a: np.ndarray, y: np.ndarray, ks: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore"):
         la = np.log(np.clip(a, 1e-300, 1.0))
-    return _class_mean(np.exp((ks[:, None] - 1.0) * la[None, :]), y)
+    return _class_mean(np.exp((np.asarray(ks, dtype=float)[:, None] - 1.0) * la[None, :]), y)
+
+
+# ----------------------------------------------------------------------------------------------------
+# shared bootstrap (subsample-and-predict cross-validation)
+# ----------------------------------------------------------------------------------------------------
+@dataclass
+class _Bootstrap:
+    """Random class subsets and their exact AverageTA_k (eq 3), computed once for every candidate."""
+
+    subsets: list
+    ks_fit: np.ndarray        # k at which the subsample's accuracies are fitted
+    ata: np.ndarray           # (n_boot, len(ks_fit))
+    target: int               # k predicted from each subsample ...
+    observed: float           # ... and the full data's AverageTA there
+
+
+def _make_bootstrap(M, y, ks, obs, *, n_boot, ties, rng) -> _Bootstrap | None:
+    n_fit = int(len(ks) * BOOT_FRACTION)
+    if n_fit < 2:
+        return None
+    k_sub = int(ks[n_fit - 1])
+    k1 = M.shape[1]
+    subsets = [np.sort(rng.choice(k1, k_sub, replace=False)) for _ in range(n_boot)]
+    ata = np.array([_subsets_ata(M, y, ks[:n_fit], cls, ties, rng) for cls in subsets])
+    return _Bootstrap(subsets, ks[:n_fit], ata, int(ks[-1]), float(obs[-1]))
+
+
+def _cer_boot_predictions(boot: _Bootstrap, h: float, max_mu: float, symmetric: bool) -> np.ndarray:
+    X = gaussian_basis(boot.ks_fit, h, max_mu, symmetric=symmetric)
+    xt = gaussian_basis(boot.target, h, max_mu, symmetric=symmetric)[0]
+    return np.array([xt @ _nnls_coef(X, a) for a in boot.ata])
+
+
+def _kde_boot_predictions(boot: _Bootstrap, P: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``P[i, l] = Φ((m_true - m_l) / h_i)`` on the full problem (0 on the true label); the favourability
+    of test point i within a subset is the mean of P over the subset's wrong labels (the bandwidth
+    estimated on all wrong labels is kept)."""
+    out = np.empty(len(boot.subsets))
+    for b, cls in enumerate(boot.subsets):
+        sel = np.isin(y, cls)
+        a = P[np.ix_(sel, cls)].sum(axis=1) / (len(cls) - 1)
+        out[b] = _kde_curve(a, y[sel], np.array([boot.target]))[0]
+    return out
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -260,8 +325,15 @@ class Extrapolation:
 
     Attributes
     ----------
-    method : estimator name; k1 : observed classes; ks, observed : AverageTA_k (eq 3) on the data;
-    details : estimator-specific choices (chosen bandwidth, bootstrap scores, the D̄ fit, ...).
+    method : str
+        Estimator name.
+    k1 : int
+        Number of observed classes.
+    ks, observed : ndarray
+        The class counts and AverageTA_k (eq 3) on the data.
+    details : dict
+        Estimator-specific choices (chosen width, bootstrap scores and predictions, mixture weights,
+        favourabilities, the D̄ fit, ``dbar``: the fitted D̄ as a callable).
     """
 
     method: str
@@ -278,128 +350,256 @@ class Extrapolation:
         out = np.clip(np.asarray(self._predict(ks), dtype=float), 0.0, 1.0)
         return float(out[0]) if scalar else out
 
+    def dbar(self, u) -> np.ndarray:
+        """The fitted D̄(u) = P(U <= u), U the conditional accuracy of a random test point (Theorem 4.1
+        of Zheng, Achanta & Benjamini 2017: AGA_k = E[U^(k-1)] = 1 - (k-1) ∫ D̄(u) u^(k-2) du)."""
+        fn = self.details.get("dbar")
+        if fn is None:
+            raise ValueError(f"method {self.method!r} has no D̄")
+        return np.asarray(fn(np.asarray(u, dtype=float)), dtype=float)
+
     @property
     def dbar_fit(self) -> DbarFit | None:
         """The moment method's fitted D̄ (``None`` for other estimators)."""
         return self.details.get("fit")
 
 
-def _fit_classexreg(M, y, ks, obs, *, bandwidths, n_boot, ties, rng, extra_kde=None):
-    """ClassExReg (and, with ``extra_kde``, the 'best' candidate family) with bootstrap selection."""
+def _cer_dbar(u, h, max_mu, beta, symmetric):
+    """D̄(u) = P(U <= u) of the fitted ClassExReg mixture: Σ_l β_l Φ((Φ⁻¹(u) - t_l)/h), plus the
+    constant column's mass at u = 1."""
+    mus = _knot_means(h, max_mu, symmetric)
+    with np.errstate(divide="ignore"):
+        z = ndtri(np.clip(u, 0.0, 1.0))
+    out = ndtr((z[..., None] - mus) / h) @ beta[:-1]
+    return np.where(u >= 1.0, out + beta[-1], np.where(u < 0, 0.0, out))
+
+
+def _empirical_dbar(u, a, y):
+    """D̄(u) of the KDE estimator: the (class-weighted) empirical CDF of the favourabilities."""
+    u = np.asarray(u, dtype=float)
+    return _class_mean((a[None, :] <= u.reshape(-1, 1)).astype(float), y).reshape(u.shape)
+
+
+def _kde_matrix(M, y, bw, scale):
+    """``P[i, l] = Φ((m_{i,y_i} - m_{i,l}) / (scale h_i))`` with ``P[i, y_i] = 0``, and the row bandwidths."""
+    true, W = wrong_label_scores(M, y)
+    h = _row_bandwidth(W, bw)
+    hs = float(scale) * h
+    diff = true[:, None] - M
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = diff / hs[:, None]
+    z = np.where(hs[:, None] > 0, z, np.where(diff > 0, np.inf, np.where(diff < 0, -np.inf, 0.0)))
+    P = ndtr(z)
+    P[np.arange(len(y)), y] = 0.0
+    return P, h
+
+
+def _fit_candidates(M, y, ks, obs, cands, *, n_boot, ties, rng, symmetric=False, combine="select"):
+    """Subsample-and-predict selection among candidate extrapolators (ClassExReg widths, KDE scales).
+
+    Every candidate is scored on the same bootstrap subsets and the same exact subsampled accuracies
+    (computed once). ``combine="select"`` keeps the candidate with the smallest bootstrap RMSE;
+    ``"average"`` averages the predictions of the candidates whose bootstrap RMSE is within the
+    smallest one plus its standard error; ``"mix"`` (needs ClassExReg and KDE candidates) takes the best
+    of each kind and the mixture weight ``w`` on a ``MIX_GRID``-point grid of [0, 1] whose mixed
+    bootstrap predictions have the smallest RMSE (``details["weights"]``).
+    """
     k1 = M.shape[1]
     max_mu = float(ndtri(1.0 - 1.0 / k1**2))
-    # candidates: ('cer', h) and optionally ('kde', scale)
-    cands = [("classexreg", float(h)) for h in bandwidths]
-    if extra_kde is not None:
-        cands += [("kde", float(s)) for s in extra_kde["scales"]]
-    half = k1 // 2
-    ks_half = ks[ks <= half]
-    if half < 3 or len(ks_half) < 2:
-        # too few classes to bootstrap: keep the middle bandwidth
+    boot = _make_bootstrap(M, y, ks, obs, n_boot=n_boot, ties=ties, rng=rng)
+    kde_P = {}
+    for kind, par in cands:
+        if kind == "kde" and par not in kde_P:
+            kde_P[par] = _kde_matrix(M, y, par[0], par[1])
+    if boot is None:
         scores = np.full(len(cands), np.nan)
-        best = len(bandwidths) // 2
-        targets = np.array([k1])
+        chosen = [len(cands) // 2 if cands[0][0] == "classexreg" else 0]
+        weights = [1.0]
+        preds_boot = None
     else:
-        targets = np.array([k1])
-        obs_k1 = obs[-1] if ks[-1] == k1 else average_accuracy_from_ranks(
-            ranks_from_margins(M, y, ties=ties, random_state=rng), k1, k1=k1, groups=y)
-        errs = np.zeros((n_boot, len(cands)))
-        n_cer = len(bandwidths)
-        for b in range(n_boot):
-            cls = np.sort(rng.choice(k1, half, replace=False))
-            ata = _subsets_ata(M, y, ks_half, cls, ties, rng)
-            for c, h in enumerate(bandwidths):
-                X = gaussian_basis(ks_half, h, max_mu)
-                Xt = gaussian_basis(targets, h, max_mu)
-                errs[b, c] = _nnls_predict(X, ata, Xt)[0][0] - obs_k1
-            if extra_kde is not None:
-                sel = np.isin(y, cls)
-                remap = np.full(k1, -1)
-                remap[cls] = np.arange(half)
-                A = kde_favorability(M[np.ix_(sel, cls)], remap[y[sel]], bw=extra_kde["bw"],
-                                     scale=list(extra_kde["scales"]))
-                for c, a in enumerate(A):
-                    errs[b, n_cer + c] = _kde_curve(a, remap[y[sel]], targets)[0] - obs_k1
-        scores = np.sqrt(np.mean(errs**2, axis=0))
+        preds_boot = np.empty((len(cands), len(boot.subsets)))
+        for c, (kind, par) in enumerate(cands):
+            if kind == "classexreg":
+                preds_boot[c] = _cer_boot_predictions(boot, par, max_mu, symmetric)
+            else:
+                preds_boot[c] = _kde_boot_predictions(boot, kde_P[par][0], y)
+        sq = (preds_boot - boot.observed) ** 2
+        scores = np.sqrt(sq.mean(axis=1))
         best = int(np.argmin(scores))
-    kind, par = cands[best]
-    details = {"candidates": cands, "bootstrap_rmse": scores, "chosen": cands[best], "max_mu": max_mu}
-    if kind == "classexreg":
-        X = gaussian_basis(ks, par, max_mu)
-        beta = nnls(X, obs, maxiter=50 * X.shape[1])[0]
-        details.update(h=par, beta=beta)
+        weights = [1.0]
+        if combine == "average":
+            se = np.sqrt(sq.var(axis=1, ddof=1) / sq.shape[1]) / (2 * np.maximum(scores, 1e-12))
+            chosen = [int(c) for c in np.flatnonzero(scores <= scores[best] + se[best])]
+            weights = [1.0 / len(chosen)] * len(chosen)
+        elif combine == "mix" and len({k for k, _ in cands}) == 2:
+            kinds = np.array([k for k, _ in cands])
+            c1 = int(np.flatnonzero(kinds == "classexreg")[np.argmin(scores[kinds == "classexreg"])])
+            c2 = int(np.flatnonzero(kinds == "kde")[np.argmin(scores[kinds == "kde"])])
+            grid = np.linspace(0.0, 1.0, MIX_GRID)
+            mix = grid[:, None] * preds_boot[c1] + (1 - grid[:, None]) * preds_boot[c2]
+            wbest = float(grid[np.argmin(np.mean((mix - boot.observed) ** 2, axis=1))])
+            chosen, weights = [c1, c2], [wbest, 1.0 - wbest]
+        else:
+            chosen = [best]
 
-        def predict(kt, par=par, beta=beta):
-            return gaussian_basis(kt, par, max_mu) @ beta
+    fits = []
+    for c in chosen:
+        kind, par = cands[c]
+        if kind == "classexreg":
+            beta = _nnls_coef(gaussian_basis(ks, par, max_mu, symmetric=symmetric), obs)
+            fits.append(("classexreg", par, beta))
+        else:
+            P, h = kde_P[par]
+            a = P.sum(axis=1) / (k1 - 1)
+            fits.append(("kde", par, a))
+
+    def dbar(u):
+        u = np.asarray(u, dtype=float)
+        out = np.zeros(u.shape)
+        for (kind, par, obj), wt in zip(fits, weights, strict=True):
+            if kind == "classexreg":
+                out += wt * _cer_dbar(u, par, max_mu, obj, symmetric)
+            else:
+                out += wt * _empirical_dbar(u, obj, y)
+        return out
+
+    def predict(kt):
+        out = np.zeros(len(kt))
+        for (kind, par, obj), wt in zip(fits, weights, strict=True):
+            if kind == "classexreg":
+                out += wt * (gaussian_basis(kt, par, max_mu, symmetric=symmetric) @ obj)
+            else:
+                out += wt * _kde_curve(obj, y, kt)
+        return out
+
+    details = {"candidates": cands, "bootstrap_rmse": scores, "chosen": [cands[c] for c in chosen], "weights": weights,
+               "max_mu": max_mu, "bootstrap_predictions": preds_boot,
+               "bootstrap": None if boot is None else {"k_subsample": len(boot.subsets[0]),
+                                                       "ks_fit": boot.ks_fit, "target": boot.target,
+                                                       "observed": boot.observed}}
+    details["dbar"] = dbar
+    first = fits[0]
+    if first[0] == "classexreg":
+        details.update(h=first[1], beta=first[2])
     else:
-        a = kde_favorability(M, y, bw=extra_kde["bw"], scale=par)
-        details.update(scale=par, favorability=a)
-
-        def predict(kt, a=a):
-            return _kde_curve(a, y, kt)
+        details.update(bw=first[1][0], scale=first[1][1], favorability=first[2])
     return predict, details
 
 
 def fit_extrapolator(margins, labels, method: str = "classexreg", *, ks=None, random_state=0,
                      basis: str = "linear_spline", m: int | None = None, knots: str = "uniform",
-                     bw="ucv", bandwidths=CLASSEXREG_BANDWIDTHS, n_boot: int = 25,
+                     bw="ucv", bandwidths=CLASSEXREG_BANDWIDTHS, n_boot: int | None = None,
                      ties: str = "max") -> Extrapolation:
-    """Fit an accuracy extrapolator on the k1 observed classes; see the module docstring.
+    """Fit an accuracy extrapolator on the k1 observed classes (see the module docstring).
 
     Parameters
     ----------
-    margins : array (n_test, k1) -- score of every observed class for each test point.
-    labels : array (n_test,) -- true class index 0..k1-1; every class needs a test point.
-    method : "moment", "classexreg", "kde", "best" (or the experimental "probit_ml").
-    ks : the k (2..k1) at which AverageTA_k (eq 3) is computed and fitted; default :func:`default_ks`.
-    random_state : seed of the bootstrap (ClassExReg, best) and of random tie-breaking.
-    basis, m, knots : the moment method's D̄ basis (:func:`fit_dbar`).
-    bw : KDE bandwidth rule ("ucv", "bcv", "silverman", "scott") or a number.
-    bandwidths, n_boot : ClassExReg's kernel widths h and the number of bootstrap rounds.
-    ties : rank convention for eq 3 ("max" as in SPEC, or "random").
+    margins : array-like of shape (n_test, k1)
+        Score of every observed class for each test point (higher = more likely).
+    labels : array-like of shape (n_test,)
+        True class index ``0 .. k1-1``; every class needs at least one test point.
+    method : {"moment", "classexreg", "kde", "best", "probit_ml"}, default "classexreg"
+    ks : sequence of int, optional
+        The k (2..k1) at which AverageTA_k (eq 3) is computed and fitted; default :func:`default_ks`.
+    random_state : int or Generator, default 0
+        Seed of the bootstrap (ClassExReg, best) and of random tie-breaking.
+    basis, m, knots
+        The moment method's D̄ basis (:func:`fit_dbar`).
+    bw : {"ucv", "bcv", "silverman", "scott"} or float, default "ucv"
+        KDE bandwidth rule.
+    bandwidths : sequence of float
+        ClassExReg's kernel widths h (0.1, ..., 1.0).
+    n_boot : int, optional
+        Bootstrap rounds of the subsample-and-predict selection (default 20 for ClassExReg, as in the
+        reference simulation, and 40 for "best").
+    ties : {"max", "random"}
+        Rank convention for eq 3.
+
+    Returns
+    -------
+    Extrapolation
     """
     if method not in METHODS + EXTRA_METHODS:
         raise ValueError(f"method must be one of {METHODS + EXTRA_METHODS}, got {method!r}")
     M, y = _check_problem(margins, labels)
     k1 = M.shape[1]
     ks = default_ks(k1) if ks is None else np.unique(check_ks(ks, "ks", k_max=k1))
+    if n_boot is None:
+        n_boot = BEST_N_BOOT if method == "best" else 20
     n_boot = check_int(n_boot, "n_boot", low=1)
+    if not (isinstance(bw, str) or (isinstance(bw, int | float) and not isinstance(bw, bool))):
+        raise ValueError(f"bw must be a positive number or one of {KDE_BANDWIDTHS}, got {bw!r}")
+    if isinstance(bw, str) and bw not in KDE_BANDWIDTHS + ("nrd0", "nrd"):
+        raise ValueError(f"bw must be a positive number or one of {KDE_BANDWIDTHS}, got {bw!r}")
     rng = np.random.default_rng(random_state)
     ranks = ranks_from_margins(M, y, ties=ties, random_state=rng)
     obs = np.atleast_1d(average_accuracy_from_ranks(ranks, ks, k1=k1, groups=y))
     if method == "moment":
         fit = fit_dbar(ks, obs, basis=basis, m=m, knots=knots)
-        return Extrapolation("moment", k1, ks, obs, {"fit": fit, "basis": basis}, fit.accuracy)
+        return Extrapolation("moment", k1, ks, obs, {"fit": fit, "basis": basis, "dbar": fit.dbar},
+                             fit.accuracy)
     if method == "probit_ml":
         mu, s = _probit_ml_fit(M, y)
-        return Extrapolation("probit_ml", k1, ks, obs, {"mu": mu, "s": s},
+
+        def probit_dbar(u):
+            with np.errstate(divide="ignore"):
+                return ndtr((ndtri(np.clip(u, 0.0, 1.0)) - mu) / s)
+        return Extrapolation("probit_ml", k1, ks, obs, {"mu": mu, "s": s, "dbar": probit_dbar},
                              lambda kt: _probit_ml_predict(mu, s, kt))
     if method == "kde":
         a = kde_favorability(M, y, bw=bw)
-        return Extrapolation("kde", k1, ks, obs, {"bw": bw, "favorability": a},
+        return Extrapolation("kde", k1, ks, obs,
+                             {"bw": bw, "favorability": a, "dbar": lambda u: _empirical_dbar(u, a, y)},
                              lambda kt: _kde_curve(a, y, kt))
     if method == "classexreg":
-        predict, details = _fit_classexreg(M, y, ks, obs, bandwidths=bandwidths, n_boot=n_boot,
-                                           ties=ties, rng=rng)
+        bws = np.atleast_1d(np.asarray(bandwidths, dtype=float))
+        if bws.ndim != 1 or bws.size == 0 or not np.all(np.isfinite(bws) & (bws > 0)):
+            raise ValueError(f"bandwidths must be a non-empty sequence of positive numbers, got {bandwidths!r}")
+        cands = [("classexreg", float(h)) for h in bws]
+        predict, details = _fit_candidates(M, y, ks, obs, cands, n_boot=n_boot, ties=ties, rng=rng)
         return Extrapolation("classexreg", k1, ks, obs, details, predict)
-    predict, details = _fit_best(M, y, ks, obs, n_boot=n_boot, ties=ties, rng=rng)
+    cands = BEST_CANDIDATES
+    predict, details = _fit_candidates(M, y, ks, obs, cands, n_boot=n_boot, ties=ties, rng=rng,
+                                       combine=BEST_COMBINE)
     return Extrapolation("best", k1, ks, obs, details, predict)
 
 
-def _fit_best(M, y, ks, obs, *, n_boot, ties, rng):
-    extra = {"bw": "ucv", "scales": (0.5, 0.75, 1.0, 1.5, 2.0)}
-    return _fit_classexreg(M, y, ks, obs, bandwidths=CLASSEXREG_BANDWIDTHS, n_boot=n_boot, ties=ties,
-                           rng=rng, extra_kde=extra)
+# "best": the ClassExReg widths and the reference KDE (UCV) scored on one shared bootstrap; the
+# prediction mixes the best-scoring ClassExReg with the KDE, the weight (0, 1/4, ..., 1) chosen by the
+# same bootstrap. Measured on the ClassEx fixture (docs/extrapolation_benchmark.md): KDE scales other
+# than 1 were tried and lowered the score (the bootstrap's 2x extrapolation favours too small scales).
+BEST_N_BOOT = 40
+BOOT_FRACTION = 0.5
+MIX_GRID = 5
+BEST_COMBINE = "mix"
+BEST_CANDIDATES = [("classexreg", float(h)) for h in CLASSEXREG_BANDWIDTHS] + [("kde", ("ucv", 1.0))]
 
 
 def extrapolate(margins, labels, k_target, method: str = "classexreg", ks=None, random_state=0,
                 **options):
-    """Predicted average accuracy AGA_{k_target} from the k1 observed classes (SPEC §4 API).
+    """Predicted average accuracy AGA_{k_target} from the k1 observed classes (the package's stable API).
 
-    ``margins`` (n_test, k1): score of every observed class for each test point; ``labels``
-    (n_test,): true class index. ``method``: "moment" (eq 9-14), "classexreg", "kde" or "best".
-    ``k_target`` may be a scalar (returns a float) or a sequence (returns an array); any k >= 2.
-    Extra keyword ``options`` go to :func:`fit_extrapolator`.
+    Parameters
+    ----------
+    margins : array-like of shape (n_test, k1)
+        Score of every observed class for each test point.
+    labels : array-like of shape (n_test,)
+        True class index of each test point.
+    k_target : int or sequence of int
+        Class counts (>= 2) at which AGA_k is predicted.
+    method : {"moment", "classexreg", "kde", "best", "probit_ml"}, default "classexreg"
+        "moment" is the moment method (eq 9-14 of Zheng, Achanta & Benjamini 2017), "classexreg" and
+        "kde" the estimators compared by Zheng, Achanta & Benjamini (2018), "best" the package's
+        bootstrap-weighted mixture of the two (module docstring).
+    ks : sequence of int, optional
+        Class counts at which AverageTA_k (eq 3) is computed and fitted.
+    random_state : int, default 0
+    **options
+        Passed to :func:`fit_extrapolator` (``bw``, ``bandwidths``, ``n_boot``, ``basis``, ...).
+
+    Returns
+    -------
+    float if ``k_target`` is a scalar, else ndarray.
     """
     check_ks(k_target, "k_target")
     ext = fit_extrapolator(margins, labels, method, ks=ks, random_state=random_state, **options)

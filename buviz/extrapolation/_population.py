@@ -1,7 +1,7 @@
 """Synthetic label populations with ground truth, margin matrices for marginal and non-marginal
 classifiers, and the Table-1-style comparison.
 
-Population (SPEC §2): class parameters drawn i.i.d., ``μ_y ~ N(0, I_p)``, ``X | y ~ N(ρ μ_y, (1-ρ²) I_p)``,
+Population: class parameters drawn i.i.d., ``μ_y ~ N(0, I_p)``, ``X | y ~ N(ρ μ_y, (1-ρ²) I_p)``,
 ``r1`` training and ``r2`` test points per class. With k1 >= 1000 classes, eq 3 on the full set is the
 ground truth for the average accuracy at any k <= k1 (an unbiased estimate with tiny variance).
 
@@ -232,13 +232,19 @@ def compare_classifiers(pop: LabelPopulation, classifiers=CLASSIFIERS, *, K: int
 
 
 def peers_benchmark_margins(n_classes: int, sigma2: float, n_features: int = 10,
-                            random_state=0) -> tuple[np.ndarray, np.ndarray]:
-    """The ClassEx simulation (SPEC §2): centres μ ~ N(0, I_10), one training and one test point
-    per class, ``x = μ + σ z``, 1-NN on squared distance. Returns (margins (k, k), labels)."""
+                            random_state=0, squared: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The ClassEx simulation: centres μ ~ N(0, I_10), one training and one test point per class,
+    ``x = μ + σ z``, 1-NN. Returns (margins (k, k), labels).
+
+    The margins are minus the Euclidean distances, as in the reference simulation (its ``pdist2``
+    returns distances, not squares); ranks, hence eq 3 and ClassExReg, are the same either way, but the
+    KDE estimator is not invariant to the transformation (``squared=True`` gives minus squared
+    distances, on which it is much worse)."""
     k = check_int(n_classes, "n_classes", low=2)
     s2 = check_real(sigma2, "sigma2", low=0.0, low_open=True)
     rng = np.random.default_rng(random_state)
     mu = rng.standard_normal((k, n_features))
     xtr = mu + np.sqrt(s2) * rng.standard_normal((k, n_features))
     xte = mu + np.sqrt(s2) * rng.standard_normal((k, n_features))
-    return -_sq_dist(xte, xtr), np.arange(k)
+    d2 = np.maximum(_sq_dist(xte, xtr), 0.0)
+    return (-d2 if squared else -np.sqrt(d2)), np.arange(k)

@@ -3,7 +3,7 @@
 ``(Y, X)`` is bivariate normal with correlation ρ: ``Y ~ N(0, 1)``, ``X | Y=y ~ N(ρy, 1-ρ²)``; the
 Bayes rule for a label set assigns ``x`` to the nearest centre ``ρ y_i``.
 
-**Printing error (SPEC §2):** the paper's ``Φ((x+|ρy-x|)/ρ) - Φ((x-|ρy-x|)/ρ)`` is the probability that a
+**Printing error:** the paper's ``Φ((x+|ρy-x|)/ρ) - Φ((x-|ρy-x|)/ρ)`` is the probability that a
 random wrong label ``Y`` has its centre *closer* to ``x`` than ``ρy`` -- the two-class **error**.
 The conditional accuracy is one minus it:
 

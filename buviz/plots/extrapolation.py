@@ -1,8 +1,9 @@
 """HoloViews builders for accuracy extrapolation (pure functions: results -> elements, no widgets).
 
-Figures of Zheng, Achanta & Benjamini (seeds 003/004): U_x(y) level sets (Fig 7a), D̄(u) (Figs 7b, 8b),
-the k-class risk distribution (Fig 6), polynomial approximation error of D̄ (Fig 8c), and the
-extrapolation curves against the ground truth.
+Figures of Zheng, Achanta & Benjamini (2017 manuscript): U_x(y) level sets (Fig 7a), D̄(u) (Figs 7b,
+8b), the k-class risk distribution (Fig 6), polynomial approximation error of D̄ (Fig 8c), the
+extrapolation curves against the ground truth, and one instance of the reference implementation's
+fixture side by side with this package (:func:`peer_comparison`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ __all__ = [
     "polynomial_error",
     "extrapolation_curves",
     "dbar_fit_vs_true",
+    "peer_comparison",
 ]
 
 _COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
@@ -105,3 +107,24 @@ def dbar_fit_vs_true(fit: ex.DbarFit, true_dbar=None, *, n: int = 401) -> hv.Ove
         layers.append(hv.Curve((u, true_dbar(u)), "u", "Dbar", label="true").opts(
             color="gray", line_dash="dashed"))
     return hv.Overlay(layers).opts(title="Fitted D̄(u)", legend_position="top_left")
+
+
+def peer_comparison(data: Mapping) -> hv.Overlay:
+    """Each method's predicted accuracy curve for one ClassEx fixture instance, against the truth.
+
+    ``data`` is :func:`buviz.extrapolation.peer_comparison`: the observed AverageTA_k (eq 3) up to the
+    observed number of classes, every method's extrapolated curve, the exact accuracy at the total
+    number of classes (black star) and the reference implementation's predictions there (markers).
+    """
+    k_obs, k_tot = data["k_observed"], data["k_total"]
+    overlay = extrapolation_curves(data["observed"], data["estimates"], None, k_observed=k_obs)
+    tk, tv = data["truth"]
+    layers = [overlay, hv.Scatter((tk, tv), "k", "accuracy", label=f"truth at k={k_tot}").opts(
+        color="black", marker="star", size=14)]
+    markers = ("triangle", "square", "diamond", "inverted_triangle")
+    for i, (name, v) in enumerate(data["peer"].items()):
+        layers.append(hv.Scatter(([k_tot], [v]), "k", "accuracy", label=f"ClassEx (R): {name}").opts(
+            color=_COLORS[(i + 4) % len(_COLORS)], marker=markers[i % len(markers)], size=10))
+    return hv.Overlay(layers).opts(
+        title=f"ClassEx fixture, σ² = {data['sigma2']:g}: {k_obs} observed -> {k_tot} classes",
+        logx=True, legend_position="bottom_left")

@@ -1,0 +1,149 @@
+"""A scikit-learn-shaped estimator around :func:`fit_extrapolator`."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from ._core import check_ks
+from ._estimators import CLASSEXREG_BANDWIDTHS, EXTRA_METHODS, METHODS, fit_extrapolator
+
+__all__ = ["AccuracyExtrapolator"]
+
+
+class AccuracyExtrapolator(BaseEstimator):
+    """Predict the average accuracy of a marginal classifier on k classes from k1 < k observed classes.
+
+    The classifier scores each class from that class's training data alone (1-NN, nearest centroid,
+    QDA, ...); its *margins* on the test points of the k1 observed classes are all that is needed.
+    ``fit`` computes the exact subsampled accuracies AverageTA_k (eq 3) and fits the chosen
+    estimator; ``predict(k)`` returns the predicted average generalisation accuracy AGA_k
+    (Theorem 4.1: ``AGA_k = E[U^(k-1)] = 1 - (k-1) ∫ D̄(u) u^(k-2) du``, U the conditional accuracy of a
+    random test point against one random wrong label, D̄ its distribution function).
+
+    Parameters
+    ----------
+    method : {"best", "classexreg", "kde", "moment", "probit_ml"}, default "best"
+        ``"moment"``: linear model for D̄ fitted to AverageTA_k (eq 9-14). ``"classexreg"``: regression
+        on Gaussian-kernel accuracy curves with bootstrap-selected width (Zheng, Achanta & Benjamini
+        2018). ``"kde"``: Kay's kernel-density estimator with per-test-point UCV/BCV bandwidths (Kay et al.
+        2008). ``"best"``: a mixture of ClassExReg and the UCV KDE whose weight is chosen by the same
+        subsample-and-predict bootstrap (no ground truth is used). ``"probit_ml"``: experimental
+        two-parameter probit-normal model fitted by maximum likelihood.
+    ks : sequence of int, optional
+        Class counts k (2..k1) at which AverageTA_k is computed and fitted; default 25 values from 2 to k1.
+    bw : {"ucv", "bcv", "silverman", "scott"} or float, default "ucv"
+        Bandwidth rule of ``method="kde"``.
+    bandwidths : sequence of float, default (0.1, 0.2, ..., 1.0)
+        ClassExReg kernel widths h.
+    n_boot : int, optional
+        Bootstrap rounds (default 20 for ClassExReg, 40 for "best").
+    basis, m, knots
+        Basis of the moment method (see :func:`buviz.extrapolation.fit_dbar`).
+    ties : {"max", "random"}, default "max"
+        Rank convention for eq 3.
+    random_state : int or None, default 0
+        Seeds the bootstrap and random tie-breaking.
+
+    Attributes
+    ----------
+    extrapolation_ : Extrapolation
+        The fitted result (estimator-specific ``details``).
+    n_classes_observed_ : int
+        k1, the number of observed classes.
+    ks_ : ndarray of int
+        The class counts at which AverageTA_k was computed.
+    observed_accuracy_ : ndarray
+        AverageTA_k (eq 3) at ``ks_``.
+    dbar_ : callable
+        ``dbar_(u)``: the fitted D̄(u) = P(U <= u) on [0, 1]. For ClassExReg the kernel weights are
+        non-negative but not forced to sum to one, so D̄(1) may differ slightly from 1; the predictions
+        are always ``∫ u^(k-1) dD̄(u)``.
+
+    References
+    ----------
+    Zheng, C., Achanta, R. & Benjamini, Y. (2017). Extrapolating expected accuracies for multi-class
+    classification. Manuscript, April 21, 2017 (equation numbers are this text's).
+
+    Zheng, C., Achanta, R. & Benjamini, Y. (2018). Extrapolating expected accuracies for large
+    multi-class problems. *Journal of Machine Learning Research* 19, 2018 (arXiv:1712.09713).
+
+    Kay, K. N., Naselaris, T., Prenger, R. J. & Gallant, J. L. (2008). Identifying natural images from
+    human brain activity. *Nature* 452, 352-355.
+
+    Examples
+    --------
+    >>> from buviz import extrapolation as ex
+    >>> M, y = ex.peers_benchmark_margins(200, 0.2, random_state=0)
+    >>> est = ex.AccuracyExtrapolator(method="classexreg").fit(M, y)
+    >>> 0.0 <= est.predict(2000) <= 1.0
+    True
+    """
+
+    def __init__(self, method: str = "best", *, ks=None, bw="ucv", bandwidths=CLASSEXREG_BANDWIDTHS,
+                 n_boot: int | None = None, basis: str = "linear_spline", m: int | None = None,
+                 knots: str = "uniform", ties: str = "max", random_state=0):
+        self.method = method
+        self.ks = ks
+        self.bw = bw
+        self.bandwidths = bandwidths
+        self.n_boot = n_boot
+        self.basis = basis
+        self.m = m
+        self.knots = knots
+        self.ties = ties
+        self.random_state = random_state
+
+    def fit(self, margins, labels) -> AccuracyExtrapolator:
+        """Fit on the margins of the k1 observed classes.
+
+        Parameters
+        ----------
+        margins : array-like of shape (n_test, k1)
+            Score of every observed class at each test point (higher = more likely).
+        labels : array-like of shape (n_test,)
+            True class index ``0 .. k1-1`` of each test point; every class needs a test point and
+            at least two classes are needed.
+
+        Returns
+        -------
+        self
+        """
+        if self.method not in METHODS + EXTRA_METHODS:
+            raise ValueError(f"method must be one of {METHODS + EXTRA_METHODS}, got {self.method!r}")
+        ext = fit_extrapolator(margins, labels, self.method, ks=self.ks, random_state=self.random_state,
+                               basis=self.basis, m=self.m, knots=self.knots, bw=self.bw,
+                               bandwidths=self.bandwidths, n_boot=self.n_boot, ties=self.ties)
+        self.extrapolation_ = ext
+        self.n_classes_observed_ = ext.k1
+        self.ks_ = ext.ks
+        self.observed_accuracy_ = ext.observed
+        self.dbar_ = ext.dbar
+        return self
+
+    def predict(self, k):
+        """Predicted average accuracy AGA_k.
+
+        Parameters
+        ----------
+        k : int or array-like of int
+            Class counts, each at least the number of observed classes k1 (use
+            ``observed_accuracy_`` / eq 3 below k1: there the accuracy is measured, not predicted).
+
+        Returns
+        -------
+        float or ndarray
+        """
+        if not hasattr(self, "extrapolation_"):
+            raise ValueError("this AccuracyExtrapolator is not fitted yet; call fit(margins, labels) first")
+        kk = check_ks(k, "k")
+        if kk.min() < self.n_classes_observed_:
+            raise ValueError(f"k must be at least the number of observed classes k1 = {self.n_classes_observed_} "
+                             f"(below k1 the accuracy is measured: see observed_accuracy_), got {kk.min()}")
+        return self.extrapolation_.accuracy(k)
+
+    def predict_curve(self, k) -> np.ndarray:
+        """AGA_k for any k >= 2 (within the observed range this is the fitted curve, not eq 3)."""
+        if not hasattr(self, "extrapolation_"):
+            raise ValueError("this AccuracyExtrapolator is not fitted yet; call fit(margins, labels) first")
+        return np.atleast_1d(self.extrapolation_.accuracy(check_ks(k, "k")))

@@ -1,0 +1,89 @@
+"""The ClassEx peer fixture: predictions of the reference R implementation on its own simulation.
+
+The fixture (``shared/peers/classex_public.npz`` beside the repository) holds, for 30 instances of the
+1-NN Gaussian simulation of Zheng, Achanta & Benjamini (2018) -- 2000 classes, 500 observed, σ² from
+0.05 to 0.5 -- the observed test points and class centres, the exact 2000-class accuracy and the
+reference implementation's ClassExReg and KDE predictions. :func:`peer_comparison` recomputes this
+package's predictions for one instance and lays them beside the truth and the peer's numbers.
+
+References
+----------
+Zheng, C., Achanta, R. & Benjamini, Y. (2018). Extrapolating expected accuracies for large multi-class
+problems. *Journal of Machine Learning Research* 19, 2018 (arXiv:1712.09713).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_int
+from ._core import average_accuracy
+from ._estimators import METHODS, fit_extrapolator
+
+__all__ = ["PEER_FIELDS", "classex_instance", "load_classex_fixture", "peer_comparison"]
+
+PEER_FIELDS = {"ClassExReg": "ClassExReg", "KDE_UCV": "KDE (UCV)", "KDE_BCV": "KDE (BCV)"}
+_REQUIRED = ("ys", "mu_hats", "sigma2", "truth", "k_total", "ks_train") + tuple(PEER_FIELDS)
+
+
+def load_classex_fixture(path) -> dict:
+    """Read the fixture into a dict of arrays; ``ValueError`` naming ``path`` if a field is missing."""
+    with np.load(path) as z:
+        d = {k: z[k] for k in z.files}
+    missing = [k for k in _REQUIRED if k not in d]
+    if missing:
+        raise ValueError(f"path: {path} is not a ClassEx fixture (missing {missing})")
+    return d
+
+
+def classex_instance(fixture: dict, index: int) -> tuple[np.ndarray, np.ndarray]:
+    """Margins (minus Euclidean distances, as in the reference simulation) and labels of one instance."""
+    index = check_int(index, "index", low=0, high=len(fixture["sigma2"]) - 1)
+    ys, mh = fixture["ys"][index], fixture["mu_hats"][index]
+    d2 = (ys**2).sum(1)[:, None] + (mh**2).sum(1)[None, :] - 2.0 * ys @ mh.T
+    return -np.sqrt(np.maximum(d2, 0.0)), np.arange(len(ys))
+
+
+def peer_comparison(fixture: dict, index: int, methods=("classexreg", "kde", "best", "moment"), *,
+                    n_points: int = 40, random_state=0) -> dict:
+    """Every method's predicted accuracy curve for one fixture instance, with the truth and the peer.
+
+    Parameters
+    ----------
+    fixture : dict
+        From :func:`load_classex_fixture`.
+    index : int
+        Instance number.
+    methods : sequence of str
+        Among "moment", "classexreg", "kde", "best".
+    n_points : int, default 40
+        Points of each predicted curve, log-spaced from 2 to the total number of classes.
+    random_state : int, default 0
+
+    Returns
+    -------
+    dict with ``observed`` (ks, AverageTA_k on the observed classes, eq 3), ``estimates``
+    ({method: (k, predicted AGA_k)}), ``truth`` ((k_total,), (exact accuracy,)), ``peer``
+    ({label: prediction at k_total}), ``k_observed``, ``k_total`` and ``sigma2``.
+    """
+    for m in methods:
+        if m not in METHODS:
+            raise ValueError(f"methods must be among {METHODS}, got {m!r}")
+    M, y = classex_instance(fixture, index)
+    k_total = int(fixture["k_total"])
+    ks = np.asarray(fixture["ks_train"])
+    k_out = np.unique(np.round(np.geomspace(2, k_total, check_int(n_points, "n_points", low=2))).astype(int))
+    estimates = {}
+    for m in methods:
+        fit = fit_extrapolator(M, y, m, ks=ks, random_state=random_state)
+        estimates[m] = (k_out, fit.accuracy(k_out))
+    k_obs = np.arange(2, M.shape[1] + 1)
+    return {
+        "observed": (k_obs, average_accuracy(M, y, k_obs)),
+        "estimates": estimates,
+        "truth": (np.array([k_total]), np.array([float(fixture["truth"][index])])),
+        "peer": {label: float(fixture[key][index]) for key, label in PEER_FIELDS.items()},
+        "k_observed": int(M.shape[1]),
+        "k_total": k_total,
+        "sigma2": float(fixture["sigma2"][index]),
+    }
