@@ -113,3 +113,63 @@ def stop_process(proc) -> None:
             proc.wait(15)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+# -- what the explorer shows, read in the page (browser tests and benchmarks/bench_browser.py) ----------
+#: Installs the page's probes: the time of the last user input, and a reader of what the page shows.
+PROBE_JS = """() => {
+  window.__bz = {t0: null, b0: null};
+  const mark = () => { window.__bz.t0 = performance.now(); window.__bz.b0 = window.__bzShown().boundary; };
+  for (const ev of ['keydown', 'pointerup']) document.addEventListener(ev, mark, true);
+  window.__bzShown = () => {
+    let numbers = null, boundary = null;
+    for (const doc of Bokeh.documents) for (const m of doc.all_models) {
+      const kind = m.constructor.__name__;
+      if (m.text && typeof m.text === 'string' && m.text.includes('Status Λ')) numbers = m.text;
+      if (kind === 'GlyphRenderer' && m.glyph.constructor.__name__ === 'MultiLine'
+          && m.glyph.line_color.value === '#1f5fbf' && m.data_source.data.xs) {
+        let sx = 0;
+        for (const xs of m.data_source.data.xs) for (const v of xs) sx += v;
+        boundary = sx.toFixed(9);
+      }
+    }
+    return {numbers, boundary};
+  };
+}"""
+
+#: Resolves with the ms from the last input to the first frame showing ``want`` (and ``extra``) in the
+#: numbers pane and, for a status change (``moved``), a B(Λ) other than the one at the input; or
+#: null after ``timeout`` ms.
+WAIT_JS = """async ([want, extra, timeout, moved]) => {
+  const frame = () => new Promise(r => requestAnimationFrame(r));
+  const start = performance.now();
+  while (performance.now() - start < timeout) {
+    const s = window.__bzShown();
+    if (s.numbers && s.numbers.includes(want) && (!moved || s.boundary !== window.__bz.b0)
+        && (!extra || s.numbers.includes(extra))) {
+      await frame();
+      return performance.now() - window.__bz.t0;
+    }
+    await frame();
+  }
+  return null;
+}"""
+
+#: Records every distinct status shown (the numbers naming it, B(Λ) redrawn) until stopped.
+RECORD_JS = """() => {
+  window.__bzSeen = [];
+  window.__bzRec = true;
+  let last = window.__bzShown();
+  const loop = () => {
+    if (!window.__bzRec) return;
+    const s = window.__bzShown();
+    const m = s.numbers && s.numbers.match(/γ = 2\\^(-?\\d+)/);
+    const seen = window.__bzSeen;
+    if (m && s.boundary !== last.boundary && (!seen.length || seen[seen.length - 1][0] !== m[1])) {
+      seen.push([m[1], performance.now()]);
+      last = s;
+    }
+    requestAnimationFrame(loop);
+  };
+  requestAnimationFrame(loop);
+}"""
