@@ -40,7 +40,7 @@ def server_side(n: int, repeats: int, tabs: str = "visible"):
     state = st.ExplorerState(n_train=n, auto_sweep=False)
     views = tab_views(state)
     doc = Document()
-    state._freeze = doc.models.freeze  # as the served app does
+    state.attach(doc)  # as the served app does: one batched update per change
     shown = list(views.values()) if tabs == "all" else [views["Sample space"]]
     for v in shown:
         doc.add_root(pn.panel(v).get_root(doc))

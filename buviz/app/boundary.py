@@ -114,12 +114,21 @@ def _names(ds) -> list[str]:
     return [str(c) for c in ds.classes]
 
 
-def bound_pane(pane, render: Callable[[], object], *deps: tuple[param.Parameterized, str]):
+def bound_pane(pane, render: Callable[[], object], *deps: tuple[param.Parameterized, str],
+               shown: tuple[param.Parameterized, str] | None = None):
     """``pane`` (created once) whose ``object`` is ``render()``, set again whenever one of ``deps``
     ((object, parameter name) pairs) changes. The pane is updated in place, never replaced, so the
-    browser patches one model instead of building a new one (and laying out the page again)."""
+    browser patches one model instead of building a new one (and laying out the page again).
+
+    ``shown``: an (object, Boolean parameter name) pair saying whether the pane is on screen (its tab
+    is open); while it is False the pane is left alone and it catches up when it turns True. A pane
+    of a closed tab has no model in the page, and Panel re-resolves the stylesheets of an update to
+    such a pane against its CDN (offline: every style of the page breaks).
+    """
 
     def update(*events):
+        if shown is not None and not getattr(*shown):
+            return
         new = render()
         if new != pane.object:
             pane.object = new
@@ -127,11 +136,18 @@ def bound_pane(pane, render: Callable[[], object], *deps: tuple[param.Parameteri
     pane.object = render()
     for obj, name in deps:
         obj.param.watch(update, name)
+    if shown is not None:
+        shown[0].param.watch(update, shown[1])
     return pane
 
 
 class _View(pn.viewable.Viewer):
     state = param.ClassSelector(class_=ExplorerState)
+    shown = param.Boolean(default=True, doc="Whether the view's tab is open (its text panes follow the state)")
+
+    def _pane(self, pane, render, *deps):
+        """A text pane of this view, following ``deps`` while the view is shown (:func:`bound_pane`)."""
+        return bound_pane(pane, render, *deps, shown=(self, "shown"))
 
     def _snap(self):
         return self.state.snapshot
@@ -176,7 +192,7 @@ class SampleSpaceView(_View):
                                          height=_MAP_OPTS["height"], legend_position="right")
         self.p1_toggle = pn.widgets.Checkbox.from_param(self.param.proposal1,
                                                         name="Proposal 1 (anchors, N_B, clusters)")
-        self.numbers_pane = bound_pane(pn.pane.Markdown(width=300), self.numbers_text,
+        self.numbers_pane = self._pane(pn.pane.Markdown(width=300), self.numbers_text,
                                        (self.state, "snapshot"), (self.state, "sweep_table"),
                                        (self.state, "sweep_state"), (self, "proposal1"))
 
@@ -350,7 +366,7 @@ class WeightsView(_View):
         return "\n".join(rows)
 
     def __panel__(self):
-        pairs = bound_pane(pn.pane.Markdown(width=340), self.pair_text, (self.state, "snapshot"))
+        pairs = self._pane(pn.pane.Markdown(width=340), self.pair_text, (self.state, "snapshot"))
         return pn.Row(
             self._map_column(export_buttons(self, "weights")),
             pn.Column(pairs, math_markdown(WEIGHTS_MD, width=340)),
@@ -417,7 +433,7 @@ class ShiftView(_View):
         maps = pn.Row(*[pn.pane.HoloViews(m, linked_axes=False) for m in self.maps], visible=self._visible_if_2d())
         return pn.Column(self._not_2d_alert(), maps,
                          pn.Row(pn.pane.HoloViews(self.hist),
-                                pn.Column(bound_pane(pn.pane.Markdown(width=320), self.ks_text,
+                                pn.Column(self._pane(pn.pane.Markdown(width=320), self.ks_text,
                                                      (self.state, "snapshot")),
                                           math_markdown(SHIFT_MD, width=340))),
                          export_buttons(self, "covariate_shift"))
@@ -483,11 +499,22 @@ class CurvesView(_View):
     def progress(self):
         """The sweep's progress bar and state (created once, updated in place)."""
         s = self.state
-        bar = pn.indicators.Progress(
-            value=s.param.sweep_progress.rx().rx.pipe(int), max=100, width=260,
-            bar_color=s.param.sweep_state.rx().rx.pipe(lambda st: "success" if st == "done" else "primary"),
-            active=s.param.sweep_state.rx() == "running")
-        text = bound_pane(pn.pane.Markdown(margin=(0, 10)), self.progress_text, (s, "sweep_state"),
+        bar = pn.indicators.Progress(value=int(s.sweep_progress), max=100, width=260, bar_color="primary",
+                                     active=s.sweep_state == "running")
+
+        def follow(*events):
+            if not self.shown:
+                return
+            # only what changed (Panel re-sends a bar's stylesheets with every bar_color it is given)
+            new = {"value": int(s.sweep_progress), "active": s.sweep_state == "running",
+                   "bar_color": "success" if s.sweep_state == "done" else "primary"}
+            changed = {k: v for k, v in new.items() if getattr(bar, k) != v}
+            if changed:
+                bar.param.update(**changed)
+
+        s.param.watch(follow, ["sweep_progress", "sweep_state"])
+        self.param.watch(follow, "shown")
+        text = self._pane(pn.pane.Markdown(margin=(0, 10)), self.progress_text, (s, "sweep_state"),
                           (s, "sweep_progress"), (s, "sweep_table"))
         return pn.Row(bar, text, self.restart, self.download)
 
@@ -571,7 +598,7 @@ class SampleView(_View):
         return pn.Row(
             self._map_column(export_buttons(self, "one_sample")),
             pn.Column(pn.pane.HoloViews(self.zoom, linked_axes=False),
-                      pn.Row(bound_pane(pn.pane.Markdown(width=290), self.details, (self.state, "snapshot"),
+                      pn.Row(self._pane(pn.pane.Markdown(width=290), self.details, (self.state, "snapshot"),
                                         (self.state, "selected")),
                              math_markdown(SAMPLE_MD, width=250))),
         )
@@ -612,7 +639,7 @@ class SensitivityView(_View):
         return hv.Layout(items).cols(2)
 
     def __panel__(self):
-        status = bound_pane(pn.pane.Markdown(), lambda: f"Status: {self.state.sensitivity_state}",
+        status = self._pane(pn.pane.Markdown(), lambda: f"Status: {self.state.sensitivity_state}",
                             (self.state, "sensitivity_state"))
         return pn.Column(pn.Row(self.run_M, self.run_K, status), self.plots,
                          export_buttons(self, "sensitivity"), math_markdown(SENS_MD, sizing_mode="stretch_width"))

@@ -8,6 +8,9 @@ coalesces them, latest wins); N is throttled (each N is a new dataset).
 
 from __future__ import annotations
 
+import copy
+import functools
+
 import holoviews as hv
 import panel as pn
 import param
@@ -81,6 +84,8 @@ class ExplorerApp(pn.viewable.Viewer):
                             *[(name, self._other_main[name]) for name in self.OTHER_TABS], dynamic=True,
                             sizing_mode="stretch_width")
         self.tabs.param.watch(self._on_tab, "active")
+        for view_name, view in self.views.items():
+            view.shown = view_name == self.tab_names[self.tabs.active]
         self.boundary_controls = pn.Column(*self._build_controls(), sizing_mode="stretch_width")
         self.code_panel = CodePanel(state=self.state)
         self.message = bound_pane(pn.pane.Alert(alert_type="danger", sizing_mode="stretch_width",
@@ -100,6 +105,8 @@ class ExplorerApp(pn.viewable.Viewer):
 
     def _on_tab(self, event):
         name = self.tab_names[event.new] if 0 <= event.new < len(self.tab_names) else ""
+        for view_name, view in self.views.items():  # a closed tab's text panes wait until it opens
+            view.shown = view_name == name
         if name in self.SWEEP_TABS:
             self.state.auto_sweep = True
         if name in self.OTHER_TABS and name not in self.other_views:
@@ -109,9 +116,12 @@ class ExplorerApp(pn.viewable.Viewer):
                 self._other_main[name][:] = [fix_math(view.main())]
             else:
                 self._other_main[name][:] = [view]
-        self.boundary_controls.visible = name not in self.OTHER_TABS
-        for other, col in self._other_controls.items():
-            col.visible = other == name
+        # Only what changes: setting a layout's ``visible`` to its current value still makes Panel
+        # send it again, and its stylesheets are then re-resolved (from the CDN, offline: broken).
+        shown = {"boundary": name not in self.OTHER_TABS, **{o: o == name for o in self.OTHER_TABS}}
+        for key, col in (("boundary", self.boundary_controls), *self._other_controls.items()):
+            if col.visible != shown[key]:
+                col.visible = shown[key]
 
     def _show_sample(self, index: int):
         self.tabs.active = self.tab_names.index("One sample")
@@ -232,6 +242,16 @@ def _use_local_stylesheets() -> None:
         doc.template_variables.setdefault("dist_url", f"{rel}/{LOCAL_DIST}" if rel else LOCAL_DIST)
 
 
+@functools.cache
+def _url_probe_class():
+    return param.parameterized_class("URLProbe", {k: copy.copy(ExplorerState.param[k]) for k in URL_PARAMS})
+
+
+def _url_probe() -> param.Parameterized:
+    """A throwaway object with copies of the controls' parameters: setting one validates a value."""
+    return _url_probe_class()()
+
+
 def url_settings() -> tuple[dict, list[str]]:
     """The controls given in the served page's URL (``?n_train=200&M=30``), checked one by one:
     ``(valid values, rejected "name=value" strings)``. Read before the state exists, so a new session
@@ -256,7 +276,7 @@ def url_settings() -> tuple[dict, list[str]]:
         try:
             if isinstance(v, bool) and not isinstance(p, param.Boolean):
                 raise ValueError("not a number")
-            p._validate(v)  # type and bounds, as setting the control would check them
+            setattr(_url_probe(), k, v)  # type and bounds, as setting the control would check them
         except Exception:
             rejected.append(f"{k}={raw[:40]}")
         else:
