@@ -143,11 +143,11 @@ def bound_pane(pane, render: Callable[[], object], *deps: tuple[param.Parameteri
 
 class _View(pn.viewable.Viewer):
     state = param.ClassSelector(class_=ExplorerState)
-    shown = param.Boolean(default=True, doc="Whether the view's tab is open (its text panes follow the state)")
+    tab_open = param.Boolean(default=True, doc="Whether the view's tab is open (its text panes follow the state)")
 
     def _pane(self, pane, render, *deps):
         """A text pane of this view, following ``deps`` while the view is shown (:func:`bound_pane`)."""
-        return bound_pane(pane, render, *deps, shown=(self, "shown"))
+        return bound_pane(pane, render, *deps, shown=(self, "tab_open"))
 
     def _snap(self):
         return self.state.snapshot
@@ -503,7 +503,7 @@ class CurvesView(_View):
                                      active=s.sweep_state == "running")
 
         def follow(*events):
-            if not self.shown:
+            if not self.tab_open:
                 return
             # only what changed (Panel re-sends a bar's stylesheets with every bar_color it is given)
             new = {"value": int(s.sweep_progress), "active": s.sweep_state == "running",
@@ -513,7 +513,7 @@ class CurvesView(_View):
                 bar.param.update(**changed)
 
         s.param.watch(follow, ["sweep_progress", "sweep_state"])
-        self.param.watch(follow, "shown")
+        self.param.watch(follow, "tab_open")
         text = self._pane(pn.pane.Markdown(margin=(0, 10)), self.progress_text, (s, "sweep_state"),
                           (s, "sweep_progress"), (s, "sweep_table"))
         return pn.Row(bar, text, self.restart, self.download)

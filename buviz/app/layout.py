@@ -85,7 +85,7 @@ class ExplorerApp(pn.viewable.Viewer):
                             sizing_mode="stretch_width")
         self.tabs.param.watch(self._on_tab, "active")
         for view_name, view in self.views.items():
-            view.shown = view_name == self.tab_names[self.tabs.active]
+            view.tab_open = view_name == self.tab_names[self.tabs.active]
         self.boundary_controls = pn.Column(*self._build_controls(), sizing_mode="stretch_width")
         self.code_panel = CodePanel(state=self.state)
         self.message = bound_pane(pn.pane.Alert(alert_type="danger", sizing_mode="stretch_width",
@@ -106,7 +106,7 @@ class ExplorerApp(pn.viewable.Viewer):
     def _on_tab(self, event):
         name = self.tab_names[event.new] if 0 <= event.new < len(self.tab_names) else ""
         for view_name, view in self.views.items():  # a closed tab's text panes wait until it opens
-            view.shown = view_name == name
+            view.tab_open = view_name == name
         if name in self.SWEEP_TABS:
             self.state.auto_sweep = True
         if name in self.OTHER_TABS and name not in self.other_views:
