@@ -75,11 +75,11 @@ def estimate_true_pairs(X: np.ndarray, y: np.ndarray, n_classes: int, K="aic", *
     """Estimate Î* with a prototype classifier (Algorithm 2).
 
     ``K="aic"`` picks K_j per class by the highest AIC over ``K_range``. Only K_j smaller than the
-    class size N_j are candidates: at K_j = N_j every sample is its own prototype, the within-class
-    variance of eq 49 is 0 and eq 48 is unbounded. A candidate whose variance is still 0 (duplicated
-    samples) gets AIC = −inf and is skipped; when no candidate is left (a class of one sample, or of
-    identical samples) K_j = 1. Every AIC kept in ``aic`` is finite. An int or a per-class sequence
-    fixes K_j (1 ≤ K_j ≤ N_j). For J = 2, Î* = {{0, 1}} and no prototype is fitted.
+    number of distinct samples of the class (at most N_j − 1) are candidates: at K_j = N_j every
+    sample is its own prototype, the within-class variance of eq 49 is 0 and eq 48 is unbounded. A
+    candidate whose variance is still 0 gets AIC = −inf and is skipped; when no candidate is left
+    (a class of one sample, or of identical samples) K_j = 1. Every AIC kept in ``aic`` is finite.
+    An int or a per-class sequence fixes K_j (1 ≤ K_j ≤ N_j). For J = 2, Î* = {{0, 1}} and no prototype is fitted.
     """
     from sklearn.cluster import KMeans
     from threadpoolctl import threadpool_limits
@@ -97,7 +97,8 @@ def estimate_true_pairs(X: np.ndarray, y: np.ndarray, n_classes: int, K="aic", *
             ks, prototypes = [], []
             for j in range(n_classes):
                 Xj = X[y == j]
-                cands = [k for k in K_range if k < len(Xj)] or [1]
+                n_distinct = len(np.unique(Xj, axis=0))
+                cands = [k for k in K_range if k < n_distinct] or [1]
                 fits = {k: KMeans(k, max_iter=max_iter, n_init=1, random_state=random_state).fit(Xj)
                         for k in cands}
                 scores = {k: class_aic(Xj, km.cluster_centers_, km.labels_, aic_form) for k, km in fits.items()}
