@@ -98,6 +98,12 @@ class Proposal1:
       than N_min + 1 near-boundary samples) has no estimate: both give U_min = 0 (the boundary does
       not run through the data).
     * A cluster whose 2-means leaves one side empty (duplicated points) is not split further.
+
+    References
+    ----------
+    .. [1] D. Ha, S. Katagiri, H. Watanabe, M. Ohsaki, "An Improved Boundary Uncertainty-Based
+       Estimation for Classifier Evaluation", Journal of Signal Processing Systems, Springer, 2021,
+       doi:10.1007/s11265-021-01671-1.
     """
 
     def __init__(self, R_A: int | None = None, i_max: int = 20, R_T: int = 10, i_K: int = 20,

@@ -142,6 +142,12 @@ class BoundaryUncertainty(BaseEstimator):
     X_tilde_ : (N, d) the perturbed training set T̃.
     true_pairs_ : :class:`~buviz.uncertainty.prototypes.TruePairEstimate` (Î*, B̂*(k,l), K_j).
     fit_time_ : seconds spent in ``fit``.
+
+    References
+    ----------
+    .. [1] D. Ha, S. Katagiri, H. Watanabe, M. Ohsaki, "An Improved Boundary Uncertainty-Based
+       Estimation for Classifier Evaluation", Journal of Signal Processing Systems, Springer, 2021,
+       doi:10.1007/s11265-021-01671-1.
     """
 
     def __init__(self, M: int = 40, K="aic", perturbation: float = 0.5, perturbation_mode: str = "features",
