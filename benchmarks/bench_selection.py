@@ -68,12 +68,14 @@ def load(name: str, seed: int):
     return (Xtr - mu) / sd, ytr, (Xte - mu) / sd, yte, None
 
 
-def run_cell(dataset: str, clf: str, seed: int, M: int) -> dict:
+def run_cell(dataset: str, clf: str, seed: int, M: int, perturbation: float = 0.5,
+             mode: str = "features") -> dict:
     Xtr, ytr, Xte, yte, bayes = load(dataset, seed)
     est, param, grid = CLASSIFIERS[clf]
     # Û: per-dataset work once, then one fit + one evaluation per candidate
     t0 = time.perf_counter()
-    bu = BoundaryUncertainty(M=min(M, len(Xtr)), random_state=seed).fit(Xtr, ytr)
+    bu = BoundaryUncertainty(M=min(M, len(Xtr)), perturbation=perturbation, perturbation_mode=mode,
+                             random_state=seed).fit(Xtr, ytr)
     u, test_err = [], []
     for value in grid:
         model = clone(est).set_params(**{param: value}).fit(Xtr, ytr)
@@ -121,6 +123,8 @@ def main(argv=None) -> pd.DataFrame:
     ap.add_argument("--M", type=int, default=40)
     ap.add_argument("--datasets", nargs="*", default=["gmm", "moons", "classif10", "breast_cancer", "wine"])
     ap.add_argument("--classifiers", nargs="*", default=list(CLASSIFIERS))
+    ap.add_argument("--perturbation", type=float, default=0.5, help="T̃ amplitude a (Algorithm 1)")
+    ap.add_argument("--mode", default="features", choices=["features", "scalar"], help="T̃ mode")
     ap.add_argument("--out", default=None, help="write the raw per-seed rows to this CSV")
     args = ap.parse_args(argv)
     rows = []
@@ -128,7 +132,7 @@ def main(argv=None) -> pd.DataFrame:
     for dataset in args.datasets:
         for clf in args.classifiers:
             for seed in range(args.seeds):
-                rows.append(run_cell(dataset, clf, seed, args.M))
+                rows.append(run_cell(dataset, clf, seed, args.M, args.perturbation, args.mode))
             print(f"  {dataset:14s} {clf:7s} done ({time.perf_counter() - t0:.0f} s)", flush=True)
     raw = pd.DataFrame(rows)
     if args.out:
