@@ -43,8 +43,8 @@ class FlatDiscriminantWarning(UserWarning):
 
 
 class FeatureMismatchWarning(UserWarning):
-    """The classifier does worse on T̃ than a constant prediction: probably fitted on other features
-    (e.g. raw data scored against a standardised copy)."""
+    """The classifier does far worse on T̃ than a constant prediction: probably fitted on other
+    features (e.g. raw data scored against a standardised copy). Only a gross mismatch is caught."""
 
 
 def local_uncertainty(posterior: np.ndarray) -> np.ndarray:
@@ -227,8 +227,9 @@ class BoundaryUncertainty(BaseEstimator):
         sample).
 
         Warns :class:`FlatDiscriminantWarning` when f is constant on the neighbourhoods of more
-        than half of T̃, and :class:`FeatureMismatchWarning` when a scikit-learn classifier errs on
-        T̃ more often than the constant majority prediction.
+        than half of T̃, and :class:`FeatureMismatchWarning` when a scikit-learn classifier's error
+        on T̃ exceeds the constant majority prediction's error e₀ by more than half of 1 − e₀ (an
+        under-fitted status predicting the minority class stays below that line).
         """
         check_is_fitted(self, "neighbours_", msg="This %(name)s instance is not fitted yet: call fit(X, y) "
                                                  "on the training set before evaluate.")
@@ -295,8 +296,8 @@ class BoundaryUncertainty(BaseEstimator):
                           f"response='predict_proba').", FlatDiscriminantWarning, stacklevel=2)
         if disc.estimator is not None:
             baseline = 1.0 - np.bincount(self.y_).max() / N
-            if mis.mean() > max(baseline, 0.0) + 1e-12:
-                warnings.warn(f"{disc.name} misclassifies {100 * mis.mean():.0f}% of T̃, more than the constant "
+            if mis.mean() > baseline + 0.5 * (1.0 - baseline):
+                warnings.warn(f"{disc.name} misclassifies {100 * mis.mean():.0f}% of T̃, far more than the constant "
                               f"majority prediction ({100 * baseline:.0f}%): was it fitted on the same features "
                               f"as the X given to fit (e.g. raw data against a standardised copy)?",
                               FeatureMismatchWarning, stacklevel=2)
