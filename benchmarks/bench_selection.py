@@ -13,7 +13,9 @@ candidate; CV / hold-out: every fold fit and prediction, no refit), and its rati
 This is a reduced version of the study of the issue (fewer datasets, classifiers and seeds; no
 MLP) so that it runs in a few minutes on two cores. Datasets: ``gmm`` (exact mixture, N = 400),
 ``make_moons`` (noise 0.3, N = 400), ``make_classification`` (10 features, N = 400),
-``breast_cancer`` and ``wine`` (scikit-learn's shipped copies, a stratified 50/50 split).
+``breast_cancer`` and ``wine`` (scikit-learn's shipped copies, a stratified 50/50 split). Also
+available with ``--datasets``: ``gmm_separable``, ``gmm_inclusion``, ``gmm3`` (N = 400),
+``circles`` (noise 0.2), ``classif20``, ``iris``, ``digits``.
 Classifiers: RBF SVC (γ), k-NN (k), random forest (``min_samples_leaf``), logistic regression (C).
 
 Reference for Û: D. Ha, S. Katagiri, H. Watanabe, M. Ohsaki, "An Improved Boundary Uncertainty-Based
@@ -50,17 +52,23 @@ def load(name: str, seed: int):
     """(X_train, y_train, X_test, y_test, bayes_error or None), standardised on the training part."""
     from sklearn import datasets as skd
 
-    if name == "gmm":
-        ds = datasets.load("gmm", n_train=400, n_test=5000, random_state=seed)
-        return ds.X_train, ds.y_train, ds.X_test, ds.y_test, ds.model.bayes_error()
+    if name in ("gmm", "gmm_separable", "gmm_inclusion", "gmm3"):
+        ds = datasets.load(name, n_train=400, n_test=5000, random_state=seed)
+        bayes = ds.model.bayes_error() if name != "gmm3" else None
+        return ds.X_train, ds.y_train, ds.X_test, ds.y_test, bayes
     if name == "moons":
         X, y = skd.make_moons(5400, noise=0.3, random_state=seed)
         Xtr, Xte, ytr, yte = X[:400], X[400:], y[:400], y[400:]
-    elif name == "classif10":
-        X, y = skd.make_classification(5400, n_features=10, n_informative=5, random_state=seed)
+    elif name == "circles":
+        X, y = skd.make_circles(5400, noise=0.2, factor=0.5, random_state=seed)
+        Xtr, Xte, ytr, yte = X[:400], X[400:], y[:400], y[400:]
+    elif name in ("classif10", "classif20"):
+        X, y = skd.make_classification(5400, n_features=int(name[-2:]), n_informative=5, random_state=seed)
         Xtr, Xte, ytr, yte = X[:400], X[400:], y[:400], y[400:]
     else:
-        bunch = skd.load_breast_cancer() if name == "breast_cancer" else skd.load_wine()
+        loaders = {"breast_cancer": skd.load_breast_cancer, "wine": skd.load_wine, "iris": skd.load_iris,
+                   "digits": skd.load_digits}
+        bunch = loaders[name]()
         Xtr, Xte, ytr, yte = train_test_split(bunch.data, bunch.target, test_size=0.5, stratify=bunch.target,
                                               random_state=seed)
     mu, sd = Xtr.mean(0), Xtr.std(0)

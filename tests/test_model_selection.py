@@ -218,3 +218,16 @@ def test_flat_discriminant_warns(gmm):
     with warnings.catch_warnings():
         warnings.simplefilter("error", FlatDiscriminantWarning)
         bu.evaluate(SVC().fit(X, y))  # a smooth discriminant does not warn
+
+
+@pytest.mark.slow  # a fresh interpreter importing scikit-learn
+def test_compute_modules_do_not_import_the_app_stack():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import sys, buviz.model_selection, buviz.uncertainty, buviz.discrete, buviz.classifiers, "
+            "buviz.datasets; print(sorted(m for m in ('panel', 'holoviews', 'bokeh') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[1]).stdout
+    assert out.strip() == "[]"
