@@ -6,6 +6,7 @@ Submodules (imported lazily, so ``import buviz`` stays cheap):
 - :mod:`buviz.classifiers` -- discriminant adapters g(X) -> (n, J) and classifier statuses.
 - :mod:`buviz.uncertainty` -- boundary uncertainty (Proposal 2 and the Proposal 1 baseline).
 - :mod:`buviz.sweep` -- error and uncertainty over a sweep of classifier statuses.
+- :mod:`buviz.model_selection` -- Û as a scikit-learn scorer / splitter, ``select_by_uncertainty``.
 - :mod:`buviz.extrapolation` -- accuracy extrapolation through D(u).
 - :mod:`buviz.discrete` -- exact moments of error estimates in the discrete case.
 
@@ -19,7 +20,8 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-_SUBMODULES = ("datasets", "classifiers", "uncertainty", "sweep", "extrapolation", "discrete", "figures")
+_SUBMODULES = ("datasets", "classifiers", "uncertainty", "sweep", "model_selection", "extrapolation", "discrete",
+               "figures")
 
 
 def __getattr__(name: str) -> Any:

@@ -12,11 +12,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.spatial.distance import cdist
+from sklearn.base import BaseEstimator, ClassifierMixin
 
 from buviz._validation import check_int, check_real, check_X, check_Xy
 
 __all__ = [
     "Discriminant",
+    "RESPONSES",
     "as_discriminant",
     "PrototypeClassifier",
     "svm_status",
@@ -57,35 +59,117 @@ class Discriminant:
         return np.argmax(self(X), axis=1)
 
 
-def as_discriminant(source, n_classes: int | None = None, name: str = "") -> Discriminant:
+#: How a fitted scikit-learn classifier is read as discriminants g(X) (see :func:`as_discriminant`).
+RESPONSES = ("auto", "decision_function", "predict_proba", "log_proba")
+
+
+def _is_fitted(est) -> bool:
+    from sklearn.utils.validation import check_is_fitted
+
+    try:
+        check_is_fitted(est)
+    except Exception:  # NotFittedError, or a non-estimator object that check_is_fitted refuses
+        return hasattr(est, "classes_")
+    return True
+
+
+def as_discriminant(source, n_classes: int | None = None, name: str = "", *, classes=None,
+                    response: str = "auto") -> Discriminant:
     """Adapt a fitted scikit-learn classifier or a callable to a :class:`Discriminant`.
 
-    - objects with ``decision_function``: for J = 2, g = [-s, s]; for J > 2 the (n, J) ovr scores;
-    - otherwise objects with ``predict_proba``: g = log P (clipped at 1e-300);
-    - a plain callable X -> (n, J) is used as is (``n_classes`` required).
-    Class columns follow ``estimator.classes_``, which must be the codes 0..J-1 of a :class:`Dataset`.
+    Parameters
+    ----------
+    source : fitted classifier, callable or :class:`Discriminant`
+        A fitted scikit-learn classifier (any labels; a :class:`~sklearn.pipeline.Pipeline` too), a
+        plain callable X -> (n, J) (``n_classes`` required), or a :class:`Discriminant` (returned
+        as is).
+    n_classes : int, optional
+        J, for a plain callable.
+    name : str
+    classes : array-like, optional
+        The labels of the training set the discriminant will be compared with, in column order
+        (e.g. ``BoundaryUncertainty.classes_``). The estimator's columns are reordered to match;
+        an estimator fitted on other labels is refused. Default: the estimator's ``classes_``.
+    response : {"auto", "decision_function", "predict_proba", "log_proba"}, default "auto"
+        How a scikit-learn classifier gives g (eq 5):
+
+        - ``"decision_function"``: for J = 2, g = [−s, s]; for J > 2 the (n, J) one-vs-rest scores;
+        - ``"predict_proba"``: g = P(C_j | x). The top-2 difference f = P_i − P_j (eq 12) is the
+          posterior difference, bounded in [−1, 1]; it does not saturate where a probability is
+          exactly 0 or 1 (k-NN, forests), as differences of log-probabilities do;
+        - ``"log_proba"``: g = log P (clipped at 1e-300), differences of logits for a softmax model;
+        - ``"auto"``: ``decision_function`` when the estimator has one, else ``predict_proba``.
+
+    Raises
+    ------
+    TypeError
+        ``source`` is a class rather than an instance.
+    sklearn.exceptions.NotFittedError
+        ``source`` is an unfitted scikit-learn estimator.
+    ValueError
+        No ``decision_function`` / ``predict_proba``, labels that do not match ``classes``, an
+        unknown ``response``.
     """
     if isinstance(source, Discriminant):
         return source
+    if isinstance(source, type):
+        raise TypeError(f"pass a fitted instance, e.g. {source.__name__}().fit(X, y), not the class "
+                        f"{source.__name__}")
+    if response not in RESPONSES:
+        raise ValueError(f"response must be one of {RESPONSES}, got {response!r}")
+    if hasattr(source, "fit") and (hasattr(source, "predict") or hasattr(source, "decision_function")
+                                   or hasattr(source, "predict_proba")):
+        from sklearn.exceptions import NotFittedError
+
+        if not _is_fitted(source):
+            raise NotFittedError(f"this {type(source).__name__} instance is not fitted yet: call "
+                                 f"fit(X, y) on the training set before scoring it")
     if hasattr(source, "classes_"):
-        J = len(source.classes_)
-        if not np.array_equal(source.classes_, np.arange(J)):
-            raise ValueError("the estimator must be fitted on integer labels 0..J-1 (Dataset codes)")
-        if hasattr(source, "decision_function"):
+        est_classes = np.asarray(source.classes_)
+        J = len(est_classes)
+        has_df, has_pp = hasattr(source, "decision_function"), hasattr(source, "predict_proba")
+        kind = response
+        if kind == "auto":
+            kind = "decision_function" if has_df else "predict_proba"
+        if kind == "decision_function" and not has_df or kind != "decision_function" and not has_pp:
+            raise ValueError(f"the classifier {type(source).__name__} has neither decision_function nor "
+                             f"predict_proba" if not (has_df or has_pp) else
+                             f"the classifier {type(source).__name__} has no "
+                             f"{'decision_function' if kind == 'decision_function' else 'predict_proba'} "
+                             f"(response={response!r})")
+        if classes is None:
+            order = np.arange(J)
+        else:
+            classes = np.asarray(classes)
+            if len(classes) != J or not np.array_equal(np.sort(est_classes.astype(object)),
+                                                       np.sort(classes.astype(object))):
+                raise ValueError(f"the classifier was fitted on labels {est_classes.tolist()[:10]}, the training "
+                                 f"set has labels {classes.tolist()[:10]}: fit it on the same y")
+            pos = {c: n for n, c in enumerate(est_classes.tolist())}
+            order = np.array([pos[c] for c in classes.tolist()])
+        identity = np.array_equal(order, np.arange(J))
+        if kind == "decision_function":
             def func(X, est=source):
                 s = est.decision_function(X)
-                return np.column_stack([-s, s]) if s.ndim == 1 else s
-        elif hasattr(source, "predict_proba"):
+                return np.column_stack([-s, s]) if np.ndim(s) == 1 else s
+        elif kind == "predict_proba":
+            def func(X, est=source):
+                return est.predict_proba(X)
+        else:
             def func(X, est=source):
                 return np.log(np.clip(est.predict_proba(X), 1e-300, None))
-        else:
-            raise ValueError("the estimator needs decision_function or predict_proba")
+        if not identity:
+            inner = func
+
+            def func(X, inner=inner, order=order):
+                return np.asarray(inner(X))[:, order]
         return Discriminant(func, J, name=name or type(source).__name__, estimator=source)
     if callable(source):
         if n_classes is None:
             raise ValueError("n_classes is required to adapt a plain callable")
         return Discriminant(source, check_int(n_classes, "n_classes", low=2), name=name or "callable")
-    raise ValueError(f"cannot adapt {type(source).__name__} to a discriminant")
+    raise ValueError(f"cannot adapt {type(source).__name__} to a discriminant: pass a fitted classifier with "
+                     f"decision_function or predict_proba, or a callable X -> (n, J)")
 
 
 def top2(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -103,11 +187,12 @@ def near_boundaryness(g: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray
     return g[rows, i] - g[rows, j]
 
 
-class PrototypeClassifier:
+class PrototypeClassifier(ClassifierMixin, BaseEstimator):
     """Prototype-based classifier (PBC, eq 35): g_j(x) = -min_k ||x - p_j^k||.
 
     Prototypes are found by class-wise K-means (scikit-learn ``KMeans`` with ``max_iter`` = i_K).
-    ``n_prototypes`` is an int (same K for all classes) or a sequence (K_j per class).
+    ``n_prototypes`` is an int (same K for all classes) or a sequence (K_j per class). Labels may be
+    any values; ``classes_`` holds them and ``predict`` returns them.
     """
 
     def __init__(self, n_prototypes=1, *, max_iter: int = 20, n_init: int = 1, random_state=0):
@@ -128,7 +213,8 @@ class PrototypeClassifier:
             k = check_int(ks[j], "n_prototypes", low=1, high=len(Xj))
             km = KMeans(k, max_iter=self.max_iter, n_init=self.n_init, random_state=self.random_state).fit(Xj)
             self.prototypes_.append(km.cluster_centers_)
-        self.classes_ = np.arange(J)
+        self.classes_ = classes
+        self.n_features_in_ = X.shape[1]
         return self
 
     @classmethod
@@ -136,14 +222,18 @@ class PrototypeClassifier:
         obj = cls(n_prototypes=[len(p) for p in prototypes])
         obj.prototypes_ = [np.atleast_2d(np.asarray(p, dtype=float)) for p in prototypes]
         obj.classes_ = np.arange(len(prototypes))
+        obj.n_features_in_ = obj.prototypes_[0].shape[1]
         return obj
 
     def decision_function(self, X) -> np.ndarray:
-        X = np.asarray(X, dtype=float)
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self)
+        X = check_X(X, n_features=self.n_features_in_)
         return np.column_stack([-cdist(X, p).min(1) for p in self.prototypes_])
 
     def predict(self, X) -> np.ndarray:
-        return np.argmax(self.decision_function(X), axis=1)
+        return self.classes_[np.argmax(self.decision_function(X), axis=1)]
 
 
 def svm_status(X, y, gamma: float, C: float = 1.0, **svc_kwargs) -> Discriminant:
@@ -188,7 +278,7 @@ def mlp_statuses(X, y, epochs, *, hidden_layer_sizes=(128, 64), learning_rate_in
                     mlp.partial_fit(X[idx], y[idx], classes=all_classes)
             done += 1
         snap = copy.deepcopy(mlp)
-        yield target, as_discriminant(snap, name=f"MLP(epoch={target})")
+        yield target, as_discriminant(snap, name=f"MLP(epoch={target})", response="log_proba")
 
 
 def boundary_score(discriminant: Discriminant, X) -> np.ndarray:

@@ -33,6 +33,7 @@ This module never imports panel or holoviews.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -46,6 +47,7 @@ from buviz._validation import check_int, check_real
 __all__ = [
     "METHODS",
     "BalancedOptimalResult",
+    "BalancedOptimalWarning",
     "Moments",
     "balanced_optimal",
     "binom_pmf",
@@ -285,6 +287,10 @@ def gauge_direction(N: int, k: int, n_max: int | None = None) -> np.ndarray:
     return _nan_upper((n - N / k) + 0.0 * m)
 
 
+class BalancedOptimalWarning(UserWarning):
+    """:func:`balanced_optimal` stopped at ``max_iter`` before the balance condition met ``tol``."""
+
+
 @dataclass
 class BalancedOptimalResult:
     """Outcome of :func:`balanced_optimal`.
@@ -354,7 +360,7 @@ class _BalancedProblem:
 
 def balanced_optimal(N: int, k: int, *, tau: float = 0.1, n_p: int = 201, tol: float = 1e-7,
                      max_iter: int = 3000, gauge: str | float = "paper", paper_iterations: int = 117,
-                     min_cell_prob: float = 1e-12) -> BalancedOptimalResult:
+                     min_cell_prob: float = 1e-12, switch_iter: int = 1000) -> BalancedOptimalResult:
     """Balanced-optimal estimate ``x*_mn`` (paper, section "Оптимизация оценки риска").
 
     With ``alpha_j = 1/k``, ``p_j = p`` the derivative of ``Delta = E(f - g)^2`` with respect to one
@@ -392,14 +398,23 @@ def balanced_optimal(N: int, k: int, *, tau: float = 0.1, n_p: int = 201, tol: f
 
     Convergence is tested on cells whose largest probability over p exceeds ``min_cell_prob``;
     the tie cells of huge ``n`` (probability ~1e-30 for N = 50) keep jumping between grid maximisers.
-    For some (N, k) (e.g. N = 20, k = 4) the projected iteration does not settle within ``max_iter``
-    (``residual`` ~ 1e-2): check ``residual`` before trusting such a table.
+    Convergence. The Newton-like step divides by ``delta2`` taken at the current maximisers over
+    p; where a cell's maximiser jumps between two values of p from one step to the next, its step
+    jumps too and the projected iteration can cycle for ever (N = 20, k = 4: a 2-cycle on the tie
+    cells n = 16, 18, residual 0.009 after 3000 steps). After ``switch_iter`` steps the divisor is
+    therefore replaced by the running maximum of ``delta2`` per cell, a divisor that no longer
+    jumps; the iteration then settles (N = 20, k = 4: residual < 1e-7 after about 1300 steps; N = 40,
+    k = 5 likewise). Runs that converge before ``switch_iter`` (N = 50, k = 10: 261 steps) are
+    unchanged. If ``max_iter`` is reached anyway, :class:`BalancedOptimalWarning` is raised with the
+    residual. For k = 2 further directions leave every total unchanged (the two cell counts sum to
+    N) and the iteration may not settle (N = 20, k = 2: residual 0.009, with the warning).
     """
     N = check_int(N, "N", low=1)
     k = check_int(k, "k", low=1)
     tau = check_real(tau, "tau", low=0.0, low_open=True, high=1.0)
     n_p = check_int(n_p, "n_p", low=3)
     max_iter = check_int(max_iter, "max_iter", low=1)
+    switch_iter = check_int(switch_iter, "switch_iter", low=0)
     paper_iterations = check_int(paper_iterations, "paper_iterations", low=0)
     if not (isinstance(gauge, str) and gauge in ("paper", "orthogonal")):
         if isinstance(gauge, str):
@@ -426,15 +441,32 @@ def balanced_optimal(N: int, k: int, *, tau: float = 0.1, n_p: int = 201, tol: f
 
     xc = x0.copy()
     it = 0
+    curvature = None
+    switch = min(max_iter, switch_iter)
+    converged = False
     for it in range(1, max_iter + 1):  # noqa: B007
-        s = step_of(xc)
+        if it > switch:
+            r, d2 = prob.residual(xc)
+            curvature = np.maximum(curvature, d2) if curvature is not None else np.maximum(d2, 1e-300)
+            s = r / curvature
+        else:
+            s = step_of(xc)
         s_perp = s - proj(s) * g
         if np.max(np.abs(s_perp[relevant])) < tol:
+            converged = True
             break
         xc = xc - tau * s_perp
-    s = step_of(xc)
+    if curvature is not None:
+        r, d2 = prob.residual(xc)
+        s = r / np.maximum(curvature, d2)
+    else:
+        s = step_of(xc)
     drift = proj(s)
     residual = float(np.max(np.abs(s - drift * g)[relevant]))
+    if not converged:
+        warnings.warn(f"balanced_optimal(N={N}, k={k}) stopped at max_iter={max_iter} with residual "
+                      f"{residual:.2g} (tol={tol:g}): the table is not balanced to tol (see the result's residual)",
+                      BalancedOptimalWarning, stacklevel=2)
     gauge_free = xc - proj(xc) * g
     if gauge == "paper":
         xp = x0.copy()

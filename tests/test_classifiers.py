@@ -25,8 +25,10 @@ def test_multiclass_svc_and_proba_adapters():
     assert g.shape == (300, 3)
     np.testing.assert_array_equal(np.argmax(g, 1), svc.predict(ds.X_test))
     nb = GaussianNB().fit(ds.X_train, ds.y_train)
-    g = as_discriminant(nb)(ds.X_test)
-    np.testing.assert_allclose(np.exp(g).sum(1), 1, atol=1e-9)
+    g = as_discriminant(nb)(ds.X_test)  # predict_proba only: g = P (top-2 posterior difference)
+    np.testing.assert_allclose(g, nb.predict_proba(ds.X_test))
+    g = as_discriminant(nb, response="log_proba")(ds.X_test)
+    np.testing.assert_allclose(g, np.log(np.clip(nb.predict_proba(ds.X_test), 1e-300, None)))
 
 
 def test_prototype_classifier_is_minus_distance_to_nearest_prototype():

@@ -25,7 +25,6 @@ from buviz.datasets import GaussianMixture
 from buviz.uncertainty import BoundaryUncertainty
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS: dict[str, list[str]] = {"api": [], "api_passed": [], "state": [], "state_passed": []}
 
 
 # -- small inputs ---------------------------------------------------------------------------------
@@ -175,7 +174,6 @@ API_CASES = [
 
 @pytest.mark.parametrize("case, thunk, expected", API_CASES, ids=[c[0] for c in API_CASES])
 def test_api_catalogue(case, thunk, expected):
-    RESULTS["api"].append(case)
     if isinstance(expected, str):
         with pytest.raises(ValueError, match=expected) as info:
             thunk()
@@ -185,7 +183,6 @@ def test_api_catalogue(case, thunk, expected):
             pass
         result = thunk()
         assert expected(result), f"{case}: not a finite valid result: {result!r}"
-    RESULTS["api_passed"].append(case)
 
 
 # -- the same problems through the explorer state (what a user can reach in the UI) ------------------
@@ -241,7 +238,6 @@ def explorer():
 
 @pytest.mark.parametrize("case, action, expected, control", STATE_CASES, ids=[c[0] for c in STATE_CASES])
 def test_state_catalogue(explorer, case, action, expected, control):
-    RESULTS["state"].append(case)
     s = explorer
     s.param.update(dataset="gmm", n_train=200, M=40, K="aic", log2_gamma=0, log2_C=0)
     s.message = ""  # the previous case's message (the update above may change nothing)
@@ -257,7 +253,6 @@ def test_state_catalogue(explorer, case, action, expected, control):
         assert s.message.startswith(("Could not apply", "CSV", "Custom mixture"))
         assert s.snapshot is snap, "the previous valid state must stay"
         assert s.settings() == before, "controls revert to the last valid settings"
-    RESULTS["state_passed"].append(case)
 
 
 # -- URL query values (user-controlled) are validated by param -----------------------------------------
@@ -271,18 +266,6 @@ def test_out_of_range_controls_are_rejected_by_param(name, value):
     with pytest.raises(ValueError):
         setattr(s, name, value)
     assert s.snapshot is snap and s.message == ""
-
-
-def test_catalogue_size():
-    """Runs last in this module: the catalogue is at least 30 cases and every case tried passed."""
-    tried, passed = len(RESULTS["api"]), len(RESULTS["api_passed"])
-    s_tried, s_passed = len(RESULTS["state"]), len(RESULTS["state_passed"])
-    print(f"\nbad-input catalogue: API {passed}/{tried} passed, ExplorerState {s_passed}/{s_tried} passed")
-    assert len(API_CASES) >= 30 and len(STATE_CASES) >= 15
-    if tried:  # not when the module is run with -k selecting only this test
-        assert passed == tried
-    if s_tried:
-        assert s_passed == s_tried
 
 
 # -- session cleanup ----------------------------------------------------------------------------------

@@ -58,6 +58,12 @@ class Proposal1:
     N_min : int, default 10
         Clusters with at most N_min samples are dropped. **Not published**: 10 is our choice.
         Must be smaller than N_max.
+    prior_correction : bool, default True
+        Divide each cluster posterior P̂(C_l | C) by the class prior P̂_l = N_l / N before the
+        entropy of eq 9, as Proposal 1 did to address class imbalance (§4.4.4, which adds that
+        Proposal 2 does not). The two corrected values are renormalised over the pair {î, ĵ}, so
+        P̂ = (n_î / N_î) / (n_î / N_î + n_ĵ / N_ĵ) and the entropy stays in [0, 1]. ``False`` gives
+        the plain share n_î / (n_î + n_ĵ).
     random_state : int, Generator or None
         Seeds the pairs and the 2-means seeds. ``evaluate`` draws from a fresh generator seeded with
         it, so every status gets the same random stream and a status evaluated twice gives the same
@@ -84,23 +90,31 @@ class Proposal1:
       there, but the anchor still lies in a bracket whose ends are predicted k and l.
     * N_B(Λ) is a *set*: anchors sharing their nearest training sample give one member.
     * Eq 9: P̂ is the given-label share of the two most frequent *predicted* classes î, ĵ of the
-      cluster normalised over those two classes, n_î / (n_î + n_ĵ), so the binary entropy / ln 2
-      lies in [0, 1] for any J (for J = 2 it is the plain share). Ties pick the smaller class index.
+      cluster normalised over those two classes, n_î / (n_î + n_ĵ) (divided by the priors first with
+      ``prior_correction``), so the binary entropy / ln 2 lies in [0, 1] for any J. Ties pick the
+      smaller class index.
     * Eq 10: |¶_Λ| is read as the number of samples in the retained clusters, so the weights sum to 1.
     * A status predicting one class on all of T has no anchors, and a run keeping no cluster (fewer
       than N_min + 1 near-boundary samples) has no estimate: both give U_min = 0 (the boundary does
       not run through the data).
     * A cluster whose 2-means leaves one side empty (duplicated points) is not split further.
+
+    References
+    ----------
+    .. [1] D. Ha, S. Katagiri, H. Watanabe, M. Ohsaki, "An Improved Boundary Uncertainty-Based
+       Estimation for Classifier Evaluation", Journal of Signal Processing Systems, Springer, 2021,
+       doi:10.1007/s11265-021-01671-1.
     """
 
     def __init__(self, R_A: int | None = None, i_max: int = 20, R_T: int = 10, i_K: int = 20,
-                 N_max: int = 40, N_min: int = 10, *, random_state=0):
+                 N_max: int = 40, N_min: int = 10, *, prior_correction: bool = True, random_state=0):
         self.R_A = R_A
         self.i_max = i_max
         self.R_T = R_T
         self.i_K = i_K
         self.N_max = N_max
         self.N_min = N_min
+        self.prior_correction = prior_correction
         self.random_state = random_state
 
     def _check_params(self, N: int) -> None:
@@ -309,6 +323,7 @@ class Proposal1:
         sizes, pairs_c, entropies, run_values = [], [], [], np.full(R_T, U_MIN)
         ops = OpCounts()
         pred_B, y_B = pred[near], y[near]
+        class_count = np.maximum(np.bincount(y, minlength=J), 1).astype(float)
         for r in range(R_T):
             if n_B <= self.N_min:
                 sizes.append(np.empty(0, np.intp))
@@ -329,8 +344,10 @@ class Proposal1:
             pair = np.sort(top, axis=1)
             n_i = yc[np.arange(K), pair[:, 0]]
             n_j = yc[np.arange(K), pair[:, 1]]
+            if self.prior_correction:  # P̂(C_l | C) / P̂_l, renormalised over the pair (§4.4.4)
+                n_i, n_j = n_i / class_count[pair[:, 0]], n_j / class_count[pair[:, 1]]
             tot = n_i + n_j
-            share = np.where(tot > 0, n_i / np.maximum(tot, 1), 0.0)
+            share = np.where(tot > 0, n_i / np.where(tot > 0, tot, 1), 0.0)
             ent = np.where(tot > 0, binary_entropy(share), 0.0)  # eq 9
             size = cnt[keep]
             if K:

@@ -8,11 +8,15 @@ spread over threads (numpy releases the GIL in its ufuncs).
 from __future__ import annotations
 
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.preprocessing import LabelEncoder
+from sklearn.utils.validation import check_is_fitted
 
 from buviz._validation import check_int, check_real, check_Xy
 from buviz.classifiers import Discriminant, as_discriminant, boundary_score, top2
@@ -20,11 +24,27 @@ from buviz.uncertainty.neighbours import neighbourhoods, perturbed_training_set
 from buviz.uncertainty.prototypes import DEFAULT_K_RANGE, TruePairEstimate, estimate_true_pairs
 
 __all__ = ["BoundaryUncertainty", "BoundaryUncertaintyResult", "U_MAX", "U_MIN", "local_uncertainty",
-           "silverman_bandwidth"]
+           "silverman_bandwidth", "FlatDiscriminantWarning", "FeatureMismatchWarning"]
 
 U_MAX = 1.0
 U_MIN = 0.0
 _SQRT_2PI = np.sqrt(2 * np.pi)
+_PHI0 = 1.0 / _SQRT_2PI  # φ(0), the kernel value of a sample lying on B(Λ)
+#: Share of T̃ with a flat neighbourhood (h_x = 0) above which :class:`FlatDiscriminantWarning` is raised.
+FLAT_WARN_SHARE = 0.5
+
+
+class FlatDiscriminantWarning(UserWarning):
+    """The near-boundary measurement is constant on most neighbourhoods of T̃ (h_x = 0, k̂ = 0).
+
+    Typical of a classifier whose scores saturate (probabilities exactly 0 or 1 read through
+    logarithms, a 1-NN): Û then rests on the few samples left and says little.
+    """
+
+
+class FeatureMismatchWarning(UserWarning):
+    """The classifier does far worse on T̃ than a constant prediction: probably fitted on other
+    features (e.g. raw data scored against a standardised copy). Only a gross mismatch is caught."""
 
 
 def local_uncertainty(posterior: np.ndarray) -> np.ndarray:
@@ -67,8 +87,13 @@ class _Chunk:
     k_j: np.ndarray
 
 
-class BoundaryUncertainty:
+class BoundaryUncertainty(BaseEstimator):
     """Boundary uncertainty of classifier statuses, Proposal 2 (Û⁽³⁾, eq 40).
+
+    A scikit-learn estimator (``get_params``, ``set_params``, ``clone``): ``fit(X, y)`` does the
+    per-training-set work once, ``evaluate(classifier)`` scores one classifier status. Labels may
+    be any values (strings, ±1, non-contiguous integers); they are mapped once to codes 0..J−1
+    with a :class:`~sklearn.preprocessing.LabelEncoder`.
 
     Parameters
     ----------
@@ -86,11 +111,15 @@ class BoundaryUncertainty:
         i_K, K-means iterations.
     aic_form : {"literal", "isotropic"}, default "literal"
         Eq 48 as printed, or its d-dimensional isotropic version.
-    weight_tol : float, default 1e-3
-        w_kl below this is treated as zero (eq 39). w_kl is a kernel-weighted count of training
-        samples on B(Λ) (φ(0) ≈ 0.4 per sample lying on it); Gaussian tails never vanish exactly,
-        so a boundary in an empty band (Fig 5, Case 1/3) still gets w_kl ~ 1e-7 from samples five
-        bandwidths away. Below a thousandth of a sample the boundary runs through no data.
+    weight_tol : float, default 0.05
+        Relative threshold under which w_kl is treated as zero (eq 39, the separability Cases 1 and
+        3 of §4.5). Gaussian tails never vanish, so "w_kl = 0" is read on a scale-free quantity,
+        the effective share of the pair's samples lying on B(Λ),
+        ω_kl = w_kl / (φ(0) |B̂*(k,l)|): each sample on B(Λ) adds about φ(0) to w_kl (eq 29).
+        Measured on ``gmm_separable`` (N = 150 … 2000, 8 seeds, SVC γ = 2⁻⁶ … 2⁴ with zero error
+        on T̃, boundary in the empty band): ω ≤ 0.021; boundaries through a class crowd or
+        through overlapping classes: ω ≥ 0.6. An absolute threshold is not scale-free: the same
+        zero-error SVC got Û 0.15–0.34 at N = 300 and 1.0 at N = 2000 with ``w_kl < 1e-3``.
     chunk_size : int or None
         Rows of the (N, M) work done at once; None picks about 2·10⁶ array cells per chunk.
     array_backend : {"numpy", "torch"}, default "numpy"
@@ -106,17 +135,24 @@ class BoundaryUncertainty:
     Attributes (after ``fit``)
     --------------------------
     X_, y_ : the training set (labels as codes 0..J-1); n_classes_ : J.
+    classes_ : the original labels, ``classes_[code]``; n_features_in_ : d.
     neighbours_ : (N, M) indices of N^M(x), x itself in column 0.
     neighbour_labels_ : (N, M) given labels y(x') of the members of N^M(x).
     nn_distance_ : (N,) ||x − x⁽¹⁾||.
     X_tilde_ : (N, d) the perturbed training set T̃.
     true_pairs_ : :class:`~buviz.uncertainty.prototypes.TruePairEstimate` (Î*, B̂*(k,l), K_j).
     fit_time_ : seconds spent in ``fit``.
+
+    References
+    ----------
+    .. [1] D. Ha, S. Katagiri, H. Watanabe, M. Ohsaki, "An Improved Boundary Uncertainty-Based
+       Estimation for Classifier Evaluation", Journal of Signal Processing Systems, Springer, 2021,
+       doi:10.1007/s11265-021-01671-1.
     """
 
     def __init__(self, M: int = 40, K="aic", perturbation: float = 0.5, perturbation_mode: str = "features",
                  *, K_range=DEFAULT_K_RANGE, kmeans_iter: int = 20, aic_form: str = "literal",
-                 weight_tol: float = 1e-3, chunk_size: int | None = None, array_backend: str = "numpy",
+                 weight_tol: float = 0.05, chunk_size: int | None = None, array_backend: str = "numpy",
                  device: str | None = None, n_jobs: int = 2, random_state=0):
         self.M = M
         self.K = K
@@ -137,8 +173,12 @@ class BoundaryUncertainty:
         """Shared precomputation for a training set: N^M(x), T̃ and Î* (eq 41-42)."""
         t0 = time.perf_counter()
         X, y, classes = check_Xy(X, y)
+        encoder = LabelEncoder().fit(classes)
+        y = encoder.transform(classes[y]).astype(np.intp)
         N = len(X)
-        M = check_int(self.M, "M", low=2, high=N)
+        M = check_int(self.M, "M", low=2)
+        if M > N:
+            raise ValueError(f"M must be <= {N} (the number of training samples), got {M}")
         check_real(self.weight_tol, "weight_tol", low=0.0)
         if self.chunk_size is not None:
             check_int(self.chunk_size, "chunk_size", low=1)
@@ -158,8 +198,10 @@ class BoundaryUncertainty:
             for j, k in enumerate(ks):
                 check_int(k, "K", low=1, high=int(counts[j]))
         rng = np.random.default_rng(self.random_state)
-        self.X_, self.y_, self.classes_ = X, y, classes
+        self.X_, self.y_, self.classes_ = X, y, encoder.classes_
+        self.label_encoder_ = encoder
         self.n_classes_ = len(classes)
+        self.n_features_in_ = X.shape[1]
         self.neighbours_, self.nn_distance_ = neighbourhoods(X, M, workers=self._workers())
         self.neighbour_labels_ = y.astype(np.int8 if self.n_classes_ < 128 else np.intp)[self.neighbours_]
         self.X_tilde_ = perturbed_training_set(X, self.nn_distance_, self.perturbation,
@@ -178,12 +220,24 @@ class BoundaryUncertainty:
         """Û⁽³⁾(Λ) of one classifier status (eq 27-40).
 
         ``discriminant``: a :class:`~buviz.classifiers.Discriminant`, a fitted scikit-learn classifier
-        or a callable X -> (n, J). It is evaluated once on T̃ (and, for J > 2, once on T to get the
-        classifier's top-2 pair {i(x;Λ), j(x;Λ)} at each training sample).
+        (fitted on the same features and labels as ``fit``; its columns are matched to
+        ``classes_``; see :func:`~buviz.classifiers.as_discriminant` for how g is read) or a
+        callable X -> (n, J) with columns in ``classes_`` order. It is evaluated once on T̃ (and,
+        for J > 2, once on T to get the classifier's top-2 pair {i(x;Λ), j(x;Λ)} at each training
+        sample).
+
+        Warns :class:`FlatDiscriminantWarning` when f is constant on the neighbourhoods of more
+        than half of T̃, and :class:`FeatureMismatchWarning` when a scikit-learn classifier's error
+        on T̃ exceeds the constant majority prediction's error e₀ by more than half of 1 − e₀ (an
+        under-fitted status predicting the minority class stays below that line).
         """
-        if not hasattr(self, "neighbours_"):
-            raise ValueError("call fit(X, y) before evaluate")
-        disc = as_discriminant(discriminant, n_classes=self.n_classes_)
+        check_is_fitted(self, "neighbours_", msg="This %(name)s instance is not fitted yet: call fit(X, y) "
+                                                 "on the training set before evaluate.")
+        disc = as_discriminant(discriminant, n_classes=self.n_classes_, classes=self.classes_)
+        n_in = getattr(disc.estimator, "n_features_in_", None)
+        if n_in is not None and n_in != self.n_features_in_:
+            raise ValueError(f"the classifier was fitted on {n_in} features, the training set has "
+                             f"{self.n_features_in_}")
         if disc.n_classes != self.n_classes_:
             raise ValueError(f"discriminant has {disc.n_classes} classes, the training set has {self.n_classes_}")
         t0 = time.perf_counter()
@@ -225,17 +279,32 @@ class BoundaryUncertainty:
         mis = (np.argmax(g_tilde, axis=1) != self.y_).astype(float)
         size = np.bincount(tp.pair_index, minlength=P)
         err_tilde = np.bincount(tp.pair_index, weights=mis, minlength=P) / np.maximum(size, 1)
-        weighted = w >= max(self.weight_tol, np.finfo(float).tiny)
+        # "w_kl = 0" read scale-free: ω_kl = w_kl / (φ(0) |B̂*(k,l)|) below weight_tol (see weight_tol)
+        omega = w / (_PHI0 * np.maximum(size, 1))
+        weighted = (omega >= self.weight_tol) & (w > np.finfo(float).tiny)
         w_safe = np.where(weighted, w, 1.0)
         weights = np.where(weighted[tp.pair_index], k / w_safe[tp.pair_index], 0.0)
         contribution = np.bincount(tp.pair_index, weights=weights * local * pair_match, minlength=P)
         u_pair = np.where(weighted, contribution, np.where(err_tilde == 0, U_MAX, U_MIN))  # eq 39
         p_pair = size / N
-        value = float(np.clip(np.dot(p_pair, u_pair), 0.0, 1.0))  # eq 40
+        value = float(np.dot(p_pair, u_pair))  # eq 40
+        flat_share = float(np.mean(h == 0))
+        if flat_share > FLAT_WARN_SHARE:
+            warnings.warn(f"{disc.name or 'the discriminant'} is flat (f constant, h_x = 0) on the neighbourhoods "
+                          f"of {100 * flat_share:.0f}% of T̃: Û rests on the remaining samples (saturated scores; "
+                          f"a probabilistic classifier is best read through its probabilities, "
+                          f"response='predict_proba').", FlatDiscriminantWarning, stacklevel=2)
+        if disc.estimator is not None:
+            baseline = 1.0 - np.bincount(self.y_).max() / N
+            if mis.mean() > baseline + 0.5 * (1.0 - baseline):
+                warnings.warn(f"{disc.name} misclassifies {100 * mis.mean():.0f}% of T̃, far more than the constant "
+                              f"majority prediction ({100 * baseline:.0f}%): was it fitted on the same features "
+                              f"as the X given to fit (e.g. raw data against a standardised copy)?",
+                              FeatureMismatchWarning, stacklevel=2)
         elapsed = time.perf_counter() - t0
         return BoundaryUncertaintyResult(
             value=value, pairs=list(tp.pairs), pair_values=u_pair, pair_probabilities=p_pair,
-            pair_weights=w, pair_error_tilde=err_tilde, pair_weighted=weighted,
+            pair_weights=w, pair_weight_share=omega, pair_error_tilde=err_tilde, pair_weighted=weighted,
             g_tilde=g_tilde, pair_i=pair_i, pair_j=pair_j, true_pair_index=tp.pair_index.copy(),
             pair_match=pair_match, bandwidth=h, k_i=k_i, k_j=k_j, k=k, posterior=posterior,
             local_uncertainty=local, near_boundary_weights=weights,
@@ -300,7 +369,8 @@ class BoundaryUncertaintyResult:
     pairs : list of class pairs (k, l) in Î*.
     pair_values : Û_kl⁽³⁾ (eq 39).  pair_probabilities : P̂(C_kl) (eq 33-34).
     pair_weights : w_kl (eq 29).  pair_error_tilde : L̃_tr^kl, error rate on perturbed B̂*(k,l).
-    pair_weighted : True where w_kl ≥ weight_tol (third branch of eq 39).
+    pair_weight_share : ω_kl = w_kl / (φ(0) |B̂*(k,l)|), the effective share of the pair's samples on B(Λ).
+    pair_weighted : True where ω_kl ≥ weight_tol (third branch of eq 39).
 
     Per training sample x (arrays of length N)
     -------------------------------------------
@@ -320,6 +390,7 @@ class BoundaryUncertaintyResult:
     pair_values: np.ndarray
     pair_probabilities: np.ndarray
     pair_weights: np.ndarray
+    pair_weight_share: np.ndarray
     pair_error_tilde: np.ndarray
     pair_weighted: np.ndarray
     g_tilde: np.ndarray

@@ -45,21 +45,27 @@ class TruePairEstimate:
 def class_aic(Xj: np.ndarray, centers: np.ndarray, labels: np.ndarray, form: str = "literal") -> float:
     """AIC(K_j) = log P(T_j | M_j, σ_j²) − (K_j d + 1) (eq 48-51).
 
+    Returns −inf when σ_j² = 0 (every sample on its prototype), where eq 48 is unbounded.
+
     ``literal``: eq 48 as printed, a 1-D Gaussian N(0, σ²) of the distance ||x − p_j(x)|| with σ² the
     within-cluster variance of eq 49. ``isotropic``: a d-dimensional isotropic Gaussian with
     per-coordinate variance σ²/d.
     """
+    if form not in AIC_FORMS:
+        raise ValueError(f"aic_form must be one of {AIC_FORMS}, got {form!r}")
     n, d = Xj.shape
     K = len(centers)
     sq = ((Xj - centers[labels]) ** 2).sum(1)
-    s2 = max(sq.mean(), 1e-300)
+    s2 = sq.mean()
+    if not s2 > 0:
+        # every sample sits on its prototype (K >= number of distinct samples): the likelihood of
+        # eq 48 is unbounded, so this K is not a candidate
+        return -np.inf
     if form == "literal":
         loglik = -0.5 * n * np.log(2 * np.pi * s2) - 0.5 * sq.sum() / s2
-    elif form == "isotropic":
+    else:  # isotropic
         v = s2 / d
         loglik = -0.5 * n * d * np.log(2 * np.pi * v) - 0.5 * sq.sum() / v
-    else:
-        raise ValueError(f"aic_form must be one of {AIC_FORMS}, got {form!r}")
     return float(loglik - (K * d + 1))
 
 
@@ -68,9 +74,12 @@ def estimate_true_pairs(X: np.ndarray, y: np.ndarray, n_classes: int, K="aic", *
                         random_state=0) -> TruePairEstimate:
     """Estimate Î* with a prototype classifier (Algorithm 2).
 
-    ``K="aic"`` picks K_j per class by the highest AIC over ``K_range`` (values larger than the
-    class are skipped); an int or a per-class sequence fixes K_j. For J = 2, Î* = {{0, 1}} and no
-    prototype is fitted.
+    ``K="aic"`` picks K_j per class by the highest AIC over ``K_range``. Only K_j smaller than the
+    number of distinct samples of the class (at most N_j − 1) are candidates: at K_j = N_j every
+    sample is its own prototype, the within-class variance of eq 49 is 0 and eq 48 is unbounded. A
+    candidate whose variance is still 0 gets AIC = −inf and is skipped; when no candidate is left
+    (a class of one sample, or of identical samples) K_j = 1. Every AIC kept in ``aic`` is finite.
+    An int or a per-class sequence fixes K_j (1 ≤ K_j ≤ N_j). For J = 2, Î* = {{0, 1}} and no prototype is fitted.
     """
     from sklearn.cluster import KMeans
     from threadpoolctl import threadpool_limits
@@ -88,10 +97,13 @@ def estimate_true_pairs(X: np.ndarray, y: np.ndarray, n_classes: int, K="aic", *
             ks, prototypes = [], []
             for j in range(n_classes):
                 Xj = X[y == j]
+                n_distinct = len(np.unique(Xj, axis=0))
+                cands = [k for k in K_range if k < n_distinct] or [1]
                 fits = {k: KMeans(k, max_iter=max_iter, n_init=1, random_state=random_state).fit(Xj)
-                        for k in K_range if k <= len(Xj)}
-                aic[j] = {k: class_aic(Xj, km.cluster_centers_, km.labels_, aic_form) for k, km in fits.items()}
-                best = max(aic[j], key=aic[j].get)
+                        for k in cands}
+                scores = {k: class_aic(Xj, km.cluster_centers_, km.labels_, aic_form) for k, km in fits.items()}
+                aic[j] = {k: v for k, v in scores.items() if np.isfinite(v)}
+                best = max(aic[j], key=aic[j].get) if aic[j] else min(fits)
                 ks.append(best)
                 prototypes.append(fits[best].cluster_centers_)
             pbc = PrototypeClassifier.from_prototypes(prototypes)

@@ -1,0 +1,270 @@
+"""Model selection by boundary uncertainty, plugged into scikit-learn's model selection.
+
+Boundary uncertainty Û⁽³⁾ (Proposal 2, eq 40) scores a classifier status from its training set
+alone: no held-out data, no refitting on folds. This module lets scikit-learn's searches use it:
+
+- :class:`UncertaintyScorer` -- a scorer ``scorer(estimator, X, y) -> Û``. The per-training-set work
+  (M-neighbourhoods, the perturbed set T̃, the estimate Î* of the true class pairs; eq 41-42) is done
+  once per distinct (X, y) and cached, so a grid of candidates pays it once (``n_fits_`` counts it);
+- :class:`TrainingSetSplit` -- a cross-validation splitter with one split whose train and test parts
+  are both the whole training set, so the scorer sees the candidate's own training set;
+- :func:`select_by_uncertainty` -- a small loop over a parameter grid returning a tidy table and the
+  best estimator.
+
+Example
+-------
+>>> from sklearn.model_selection import GridSearchCV
+>>> from sklearn.svm import SVC
+>>> search = GridSearchCV(SVC(), {"gamma": [0.1, 1, 10]}, scoring=UncertaintyScorer(M=20),
+...                       cv=TrainingSetSplit())                          # doctest: +SKIP
+>>> search.fit(X, y).best_params_                                         # doctest: +SKIP
+
+Higher Û is better (U_max = 1, the paper's plots show −Û), so scikit-learn's "greater is better"
+convention holds and ``best_params_`` is the argmax of Û (the argmin of −Û).
+
+References
+----------
+.. [1] D. Ha, S. Katagiri, H. Watanabe, M. Ohsaki, "An Improved Boundary Uncertainty-Based
+   Estimation for Classifier Evaluation", Journal of Signal Processing Systems, Springer, 2021,
+   doi:10.1007/s11265-021-01671-1. Proposal 2: §4.4-4.6, eq 25-43.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+
+from buviz._validation import check_Xy
+from buviz.uncertainty.proposal2 import BoundaryUncertainty
+
+__all__ = ["UncertaintyScorer", "TrainingSetSplit", "SelectionResult", "select_by_uncertainty"]
+
+
+def _fingerprint(X, y) -> str:
+    from joblib import hash as joblib_hash
+
+    return joblib_hash((np.ascontiguousarray(X), np.asarray(y)))
+
+
+class TrainingSetSplit:
+    """Cross-validation splitter with a single split: train = test = every sample.
+
+    With :class:`UncertaintyScorer` it makes ``GridSearchCV``, ``HalvingGridSearchCV`` and
+    ``validation_curve`` fit each candidate once on the training set and score it on that same
+    training set by Û: selection with no held-out data. With ``HalvingGridSearchCV`` give the search
+    an integer ``random_state``: its sample subsampling then draws the same subset for the train
+    and test parts of the split, so Û is computed on the candidate's own training subset.
+    """
+
+    def split(self, X, y=None, groups=None):
+        n = len(X) if hasattr(X, "__len__") else np.asarray(X).shape[0]
+        idx = np.arange(n)
+        yield idx, idx
+
+    def get_n_splits(self, X=None, y=None, groups=None) -> int:
+        return 1
+
+    def __repr__(self) -> str:
+        return "TrainingSetSplit()"
+
+
+class UncertaintyScorer:
+    """Scorer returning Û⁽³⁾ (eq 40) of a fitted classifier on the data it is given.
+
+    ``scorer(estimator, X, y)`` fits a :class:`~buviz.uncertainty.BoundaryUncertainty` on (X, y)
+    -- once per distinct (X, y), then served from a cache -- and evaluates ``estimator`` with it.
+    Use it with :class:`TrainingSetSplit` so that (X, y) is the estimator's own training set.
+
+    Parameters
+    ----------
+    uncertainty : BoundaryUncertainty, optional
+        A template (cloned for each training set). Default: ``BoundaryUncertainty(**params)``.
+    max_cached : int, default 8
+        Training sets whose per-dataset work is kept (least recently used dropped first).
+    **params
+        Parameters of :class:`~buviz.uncertainty.BoundaryUncertainty` (``M``, ``K``,
+        ``perturbation``, ``random_state``, ...), when ``uncertainty`` is not given.
+
+    Attributes
+    ----------
+    n_fits_ : int
+        How many times the per-dataset work (neighbourhoods, T̃, Î*) was done.
+    n_calls_ : int
+        How many candidates were scored.
+    fit_time_, score_time_ : float
+        Seconds spent in the per-dataset work and in the per-candidate evaluations.
+    last_result_ : BoundaryUncertaintyResult or None
+        The full result of the latest call (per-sample arrays, error on T̃, ...).
+
+    Notes
+    -----
+    With ``n_jobs > 1`` scikit-learn sends a copy of the scorer to each worker process; each worker
+    then does the per-dataset work once for itself, and the counters of this object stay at 0.
+    """
+
+    def __init__(self, uncertainty: BoundaryUncertainty | None = None, *, max_cached: int = 8, **params):
+        if uncertainty is not None and params:
+            raise ValueError("pass either uncertainty or BoundaryUncertainty parameters, not both")
+        if uncertainty is None:
+            uncertainty = BoundaryUncertainty(**params)
+        if not isinstance(uncertainty, BoundaryUncertainty):
+            raise TypeError(f"uncertainty must be a BoundaryUncertainty, got {type(uncertainty).__name__}")
+        self.uncertainty = uncertainty
+        self.max_cached = max_cached
+        self._cache: OrderedDict[str, BoundaryUncertainty] = OrderedDict()
+        self.n_fits_ = 0
+        self.n_calls_ = 0
+        self.fit_time_ = 0.0
+        self.score_time_ = 0.0
+        self.last_result_ = None
+
+    def fitted_for(self, X, y) -> BoundaryUncertainty:
+        """The fitted :class:`BoundaryUncertainty` of this training set (computed once, then cached)."""
+        key = _fingerprint(X, y)
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            return self._cache[key]
+        t0 = time.perf_counter()
+        bu = clone(self.uncertainty).fit(X, y)
+        self.fit_time_ += time.perf_counter() - t0
+        self.n_fits_ += 1
+        self._cache[key] = bu
+        while len(self._cache) > max(1, int(self.max_cached)):
+            self._cache.popitem(last=False)
+        return bu
+
+    def __call__(self, estimator, X, y, sample_weight=None) -> float:
+        bu = self.fitted_for(X, y)
+        t0 = time.perf_counter()
+        result = bu.evaluate(estimator)
+        self.score_time_ += time.perf_counter() - t0
+        self.n_calls_ += 1
+        self.last_result_ = result
+        return result.value
+
+    def __getstate__(self):  # do not ship cached neighbourhoods to worker processes
+        state = self.__dict__.copy()
+        state["_cache"] = OrderedDict()
+        state["last_result_"] = None
+        return state
+
+    def __repr__(self) -> str:
+        return f"UncertaintyScorer({self.uncertainty!r})"
+
+
+class SelectionResult:
+    """What :func:`select_by_uncertainty` returns.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per candidate: ``params`` (dict), one ``param_<name>`` column per parameter,
+        ``U`` (Û⁽³⁾, higher is better), ``error_tilde`` (error rate on T̃), ``error_train`` (on T),
+        ``fit_time``, ``score_time`` (seconds), ``rank`` (1 = best).
+    best_estimator_ : the best candidate, fitted on (X, y).
+    best_params_ : dict.  best_score_ : float (its Û).  best_index_ : int (row of ``table``).
+    uncertainty_time : seconds of the per-dataset work, done once.
+    scorer : the :class:`UncertaintyScorer` used.
+    """
+
+    def __init__(self, table, best_index, best_estimator, scorer):
+        self.table = table
+        self.best_index_ = int(best_index)
+        self.best_estimator_ = best_estimator
+        self.best_params_ = dict(table["params"].iloc[best_index])
+        self.best_score_ = float(table["U"].iloc[best_index])
+        self.scorer = scorer
+        self.uncertainty_time = scorer.fit_time_
+
+    def __repr__(self) -> str:
+        return (f"SelectionResult(best_params_={self.best_params_}, best_score_={self.best_score_:.4f}, "
+                f"candidates={len(self.table)})")
+
+
+def _check_estimator(estimator):
+    if isinstance(estimator, type):
+        raise TypeError(f"estimator must be an instance, e.g. {estimator.__name__}(), not the class "
+                        f"{estimator.__name__}")
+    if not hasattr(estimator, "fit"):
+        raise ValueError(f"estimator must be a scikit-learn classifier with fit, got {type(estimator).__name__}")
+    if not (hasattr(estimator, "decision_function") or hasattr(estimator, "predict_proba")):
+        raise ValueError(f"estimator {type(estimator).__name__} has neither decision_function nor predict_proba: "
+                         f"boundary uncertainty needs class scores")
+
+
+def select_by_uncertainty(estimator, param_grid, X, y, *, uncertainty: BoundaryUncertainty | None = None,
+                          refit: bool = True, **params) -> SelectionResult:
+    """Select hyper-parameters by boundary uncertainty Û⁽³⁾ on the training set alone.
+
+    Each candidate of ``param_grid`` is fitted once on (X, y) and scored by Û; the per-dataset work
+    is done once for all candidates. The best candidate has the largest Û (ties: the first).
+
+    Parameters
+    ----------
+    estimator : scikit-learn classifier (instance, unfitted or fitted; it is cloned)
+        Must have ``decision_function`` or ``predict_proba``.
+    param_grid : dict or list of dicts
+        As for :class:`~sklearn.model_selection.GridSearchCV`.
+    X : array-like (n_samples, n_features)
+    y : array-like (n_samples,), any labels
+    uncertainty : BoundaryUncertainty, optional
+        Template of the estimator of Û; default ``BoundaryUncertainty(**params)``.
+    refit : bool, default True
+        Return the best candidate fitted (it already is: the candidates are fitted on all of X).
+    **params
+        Parameters of :class:`~buviz.uncertainty.BoundaryUncertainty` (``M=40``, ``K="aic"``,
+        ``perturbation=0.5``, ``random_state=0``, ...).
+
+    Returns
+    -------
+    SelectionResult
+        ``.table`` (pandas, one row per candidate), ``.best_estimator_``, ``.best_params_``.
+
+    Raises
+    ------
+    ValueError
+        ``param_grid`` with no candidates; an estimator without ``decision_function`` /
+        ``predict_proba``; one class in ``y``; NaN in ``X``; fewer samples than ``M``.
+    TypeError
+        ``estimator`` is a class rather than an instance.
+
+    Examples
+    --------
+    >>> from sklearn.neighbors import KNeighborsClassifier
+    >>> res = select_by_uncertainty(KNeighborsClassifier(), {"n_neighbors": [1, 5, 15]}, X, y)  # doctest: +SKIP
+    >>> res.best_params_, res.table[["param_n_neighbors", "U", "error_tilde"]]                   # doctest: +SKIP
+    """
+    from sklearn.model_selection import ParameterGrid
+
+    _check_estimator(estimator)
+    try:
+        grid = list(ParameterGrid(param_grid))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"param_grid is not a valid grid: {exc}") from None
+    if not grid:
+        raise ValueError("param_grid has no candidates (an empty list of grids)")
+    X_checked, _, _ = check_Xy(X, y)
+    scorer = UncertaintyScorer(uncertainty, **params)
+    bu = scorer.fitted_for(X_checked, np.asarray(y))
+    rows, fitted = [], []
+    for cand in grid:
+        est = clone(estimator).set_params(**cand)
+        t0 = time.perf_counter()
+        est.fit(X_checked, y)
+        t_fit = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        r = bu.evaluate(est)
+        t_score = time.perf_counter() - t1
+        err_train = float(np.mean(np.asarray(est.predict(X_checked)) != np.asarray(y)))
+        rows.append({"params": cand, **{f"param_{k}": v for k, v in cand.items()}, "U": r.value,
+                     "error_tilde": float(np.dot(r.pair_probabilities, r.pair_error_tilde)),
+                     "error_train": err_train, "fit_time": t_fit, "score_time": t_score})
+        fitted.append(est)
+    table = pd.DataFrame(rows)
+    best = int(np.argmax(table["U"].to_numpy()))
+    table["rank"] = table["U"].rank(ascending=False, method="min").astype(int)
+    return SelectionResult(table, best, fitted[best] if refit else None, scorer)
