@@ -181,20 +181,77 @@ class SampleSpaceView(_View):
 
     def __init__(self, **params):
         super().__init__(**params)
-        # Three layers, each redrawn only when its own input changes: a γ step sends the predicted
-        # regions and B(Λ), never the training points or B* again (they change with the dataset).
-        status = [hv.streams.Params(self.state, ["snapshot"])]
-        self.regions = hv.DynamicMap(self.regions_plot, streams=status)
-        self.static = hv.DynamicMap(self.data_plot, streams=[hv.streams.Params(self.state, ["data"])])
-        self.lines = hv.DynamicMap(self.lines_plot, streams=[*status, hv.streams.Params(self, ["proposal1"])])
-        self.dmap = self.regions * self.static * self.lines
-        self.shown, self.tap = _with_tap(self.dmap, _XY, self._select_sample_at, width=_MAP_OPTS["width"],
-                                         height=_MAP_OPTS["height"], legend_position="right")
+        # The map is rendered from the HoloViews overlay of :meth:`plot` (one style with the export)
+        # when the dataset or the overlay changes; a status step then replaces the data of its two
+        # status layers in place (predicted regions, B(Λ)) and the title -- a few kilobytes and no
+        # HoloViews pass, so a cached γ step costs the server milliseconds.
+        self.map_pane = pn.pane.Bokeh(None)
+        self._live: dict | None = None
         self.p1_toggle = pn.widgets.Checkbox.from_param(self.param.proposal1,
                                                         name="Proposal 1 (anchors, N_B, clusters)")
         self.numbers_pane = self._pane(pn.pane.Markdown(width=300), self.numbers_text,
                                        (self.state, "snapshot"), (self.state, "sweep_table"),
                                        (self.state, "sweep_state"), (self, "proposal1"))
+        self.state.param.watch(self._follow, ["snapshot", "data"])
+        self.param.watch(self._follow, ["proposal1", "tab_open"])
+        self._follow()
+
+    # ------------------------------------------------------------------ the live map
+    def _render(self, s) -> None:
+        """Render the whole map of snapshot ``s`` and find the glyphs a status step replaces."""
+        from bokeh.events import Tap
+        from bokeh.models import GlyphRenderer, Image, MultiLine
+
+        fig = hv.render(self.plot(s), backend="bokeh")
+        fig.output_backend = "canvas"
+        fig.on_event(Tap, lambda event: self._select_sample_at(event.x, event.y))
+        live = {"fig": fig, "key": self._render_key(s), "image": None, "boundary": None, "flip": False}
+        for r in fig.renderers:
+            if not isinstance(r, GlyphRenderer):
+                continue
+            if isinstance(r.glyph, Image) and live["image"] is None:
+                live["image"] = r.data_source
+            elif (isinstance(r.glyph, MultiLine) and r.glyph.line_color == pb.BOUNDARY_COLOR
+                  and live["boundary"] is None):
+                live["boundary"] = r.data_source
+        if live["image"] is not None and s is not None and s.status.grid_predicted is not None:
+            shown = np.asarray(live["image"].data["image"][0])
+            live["flip"] = not np.array_equal(shown, s.status.grid_predicted)
+        self._live = live
+        self.map_pane.object = fig
+
+    def _render_key(self, s) -> tuple:
+        """What a full render depends on beyond the status: the dataset and the overlay."""
+        if s is None:
+            return (None,)
+        return (id(s.ds), s.is_2d, bool(self.proposal1))
+
+    def _follow(self, *events) -> None:
+        if not self.tab_open:
+            return
+        s = self._snap()
+        live = self._live
+        if (live is None or live["key"] != self._render_key(s) or s is None or not s.is_2d
+                or self.proposal1 or live["image"] is None or live["boundary"] is None):
+            self._render(s)
+            return
+        st = s.status
+        if st.grid_predicted is None:
+            self._render(s)
+            return
+        image = np.flipud(st.grid_predicted) if live["flip"] else st.grid_predicted
+        lines = [ln for f in (st.fields or {}).values() for ln in pb.zero_contours(f)]
+        src = live["boundary"]
+        if set(src.data) - {"xs", "ys"}:  # columns this update would leave stale: render again
+            self._render(s)
+            return
+        live["image"].data.update(image=[image])
+        src.data = {"xs": [ln[:, 0] for ln in lines], "ys": [ln[:, 1] for ln in lines]}
+        live["fig"].title.text = self._title(s)
+
+    @staticmethod
+    def _title(s) -> str:
+        return f"{s.ds.name}: {s.status.label}" if s is not None else "Sample space"
 
     def proposal1_result(self, snapshot=None):
         """Proposal 1's result for the shown status when the overlay is on (cached), else None."""
@@ -222,43 +279,12 @@ class SampleSpaceView(_View):
                                                       r.cluster_labels[0], feature_names=s.ds.feature_names)
         return layers
 
-    def regions_plot(self, snapshot=None):
-        s = snapshot if snapshot is not None else self._snap()
-        if s is None or not s.is_2d or s.status.grid_predicted is None:
-            return pb.sample_space_layers(*_empty_xy(), None)["regions"]
-        st = s.status
-        return pb.region_image(st.grid_xs, st.grid_ys, st.grid_predicted, s.ds.n_classes,
-                               feature_names=s.ds.feature_names)
-
-    def data_plot(self, data=None):
-        d = data if data is not None else self.state.data
-        if d is None or d.ds.n_features != 2:
-            X, y = _empty_xy()
-            layers = pb.sample_space_layers(X, y, None)
-        else:
-            layers = pb.sample_space_layers(d.ds.X_train, d.ds.y_train, None, bayes_fields=d.bayes_fields,
-                                            classes=_names(d.ds), feature_names=d.ds.feature_names)
-        return layers["points"] * layers["bayes"]
-
-    def lines_plot(self, snapshot=None, proposal1=None):
-        s = snapshot if snapshot is not None else self._snap()
-        names = s.ds.feature_names if s is not None else None
-        boundary = pb.boundary_path(s.status.fields if s is not None and s.is_2d else None, feature_names=names)
-        r = self.proposal1_result(s)
-        if r is None:
-            p1 = pb.proposal1_layers(feature_names=names, show_legend=False)
-        else:
-            p1 = pb.proposal1_layers(r.anchors[r.anchor_valid], r.near_boundary_X, r.cluster_labels[0],
-                                     feature_names=names)
-        return (boundary * p1).opts(**_MAP_OPTS)
-
     def plot(self, snapshot=None, proposal1=None):
         """The whole map of ``snapshot`` as one overlay (export, tests)."""
         s = snapshot if snapshot is not None else self._snap()
         layers = self._layers(s)
-        title = f"{s.ds.name}: {s.status.label}" if s is not None else "Sample space"
         return (layers["regions"] * layers["points"] * layers["boundary"] * layers["bayes"]
-                * layers["proposal1"]).opts(title=title, **_MAP_OPTS)
+                * layers["proposal1"]).opts(title=self._title(s), **_MAP_OPTS)
 
     def figure(self):
         """What the map shows now, for the static export."""
@@ -276,7 +302,8 @@ class SampleSpaceView(_View):
 
     def __panel__(self):
         return pn.Row(
-            self._map_column(pn.Row(self.p1_toggle, export_buttons(self, "sample_space"))),
+            pn.Column(self._not_2d_alert(), pn.Column(self.map_pane, visible=self._visible_if_2d()),
+                      pn.Row(self.p1_toggle, export_buttons(self, "sample_space"))),
             pn.Column(self.numbers_pane, math_markdown(SAMPLE_SPACE_MD, width=320)),
         )
 
