@@ -163,7 +163,7 @@ async def trace_steps(cdp_page, path: Path):
         print(f"   {t:8.0f} ms  {name}")
 
 
-async def one_browser(url, n, steps, trace):
+async def one_browser(url, n, steps, trace, quick=False):
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
@@ -187,6 +187,9 @@ async def one_browser(url, n, steps, trace):
         print(f"live drag over 6 cached γ: {len(set(seen))} distinct statuses shown while held {seen}; "
               f"released position shown {ms:.0f} ms after release" if ms is not None else
               f"live drag: {seen}; released position NOT shown within 30 s")
+        if quick:
+            await b.close()
+            return
         m_ms, k_ms, t_ms = [], [], []
         for v in (30, 50, 40):
             m_ms.append(await page.change_input("M (neighbourhood size)", v, f"M = {v},"))
@@ -248,13 +251,14 @@ def main():
     ap.add_argument("--browsers", type=int, nargs="*", default=[5])
     ap.add_argument("--trace", default=None)
     ap.add_argument("--skip-uncached", action="store_true")
+    ap.add_argument("--quick", action="store_true", help="first render, cached steps and the drag only")
     a = ap.parse_args()
     print(f"buviz explorer in headless Chromium, {os.cpu_count()} CPUs")
     tmp = Path(tempfile.mkdtemp())
     url_q = f"?n_train={a.n}"
     srv = ExplorerServer(tmp, query=url_q, timeout=300)
     try:
-        asyncio.run(one_browser(srv.url + url_q, a.n, a.steps, a.trace))
+        asyncio.run(one_browser(srv.url + url_q, a.n, a.steps, a.trace, a.quick))
         for k in a.browsers:
             asyncio.run(many_browsers(srv.url + url_q, k, a.steps // 2))
     finally:

@@ -39,7 +39,7 @@ _MAP_OPTS = dict(width=640, height=480, tools=["tap", "hover"], active_tools=["w
 
 SAMPLE_SPACE_MD = _math(r"""
 **B(Λ)** is the zero contour of the near-boundary-ness $f(x;\Lambda) = g_{i}(x;\Lambda) - g_{j}(x;\Lambda)$
-of the top-2 classes $i \lt j$ at $x$ (eq 12), drawn on a 200 × 200 grid; **B\*** (dashed) is where the two
+of the top-2 classes $i \lt j$ at $x$ (eq 12), drawn on a 160 × 160 grid; **B\*** (dashed) is where the two
 largest exact posteriors are equal. Shading: the predicted class.
 
 Proposal 2 (eq 40): $\hat U^{(3)} = \sum_{\{k,l\}\in\hat{\mathcal I}^{\ast}} \hat P(C_{kl})\,\hat U_{kl}^{(3)}$,
