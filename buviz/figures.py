@@ -92,11 +92,42 @@ class Figure:
         return {p.name: p.default for p in inspect.signature(self.function).parameters.values()
                 if p.kind is inspect.Parameter.KEYWORD_ONLY or p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD}
 
+    def parameter_table(self) -> list[tuple[str, object, str]]:
+        """``(name, default, accepted values)`` for every parameter, for ``buviz figure NAME --params``."""
+        return [(name, default, _BOUNDS.get((self.name, name)) or _BOUNDS.get(name, ""))
+                for name, default in self.parameters.items()]
+
     def __call__(self, **params):
         return self.function(**_check_params(self, params))
 
 
 REGISTRY: dict[str, Figure] = {}
+
+_LOG2_GAMMAS = "log₂ γ values, each in [-30, 30] (a list, at least two)"
+#: What each parameter accepts, as checked by the figure functions below (by name, then by (figure, name)).
+_BOUNDS: dict = {
+    "dataset": "gmm, gmm_separable, gmm_inclusion, gmm3, breast_cancer, wine",
+    "n_train": "integer ≥ 20", "n_test": "integer ≥ 0", "seed": "integer ≥ 0", "C": "number ≥ 1e-9",
+    "log2_gamma": _LOG2_GAMMAS, "cv": "integer ≥ 2", "M": "integer ≥ 2", "perturbation": "number in [0, 10]",
+    "R_T": "integer ≥ 1", "i_max": "integer ≥ 1", "i_K": "integer ≥ 1", "N_max": "integer ≥ 1",
+    "cache": "true/false", "with_tilde": "true/false", "index": "none, or integer in [0, n_train − 1]",
+    "Ms": "integers in [2, n_train] (a list)", "Ks": "integers ≥ 1 or 'aic' (a list)",
+    "statuses": "log₂ γ values (a list)", "rho": "number in [0, 0.99]", "rhos": "numbers in [0.01, 0.99] (a list)",
+    "labels": "numbers (a list)", "n": "integer in [20, 2000]", "n_sets": "integer ≥ 10",
+    "max_degree": "integer in [1, 30]", "n_classes": "integer in [10, 20000]", "repeats": "integer in [1, 50]",
+    "classifier": "nearest_centroid, qda, naive_bayes, 1nn, logistic, svm, knn, mlp",
+    "method": "moment, classexreg, kde, best", "methods": "among moment, classexreg, kde, best (a list)",
+    "classifiers": "among nearest_centroid, qda, naive_bayes, 1nn, logistic, svm, knn, mlp (a list)",
+    "k_target": "integer ≥ 3",
+    "N": "integer in [2, 400]", "k": "integer in [1, 200]", "n_p": "integer in [3, 2001]",
+    "n_rows": "integer in [1, N + 1]", "m_cols": "integer in [1, N + 1]",
+    ("bu_fig3", "log2_gamma"): "number in [-30, 30]", ("bu_fig4", "log2_gamma"): "number in [-30, 30]",
+    ("bu_fig10", "log2_gamma"): "number in [-30, 30]", ("bu_fig13", "dataset"): "gmm3, wine (3+ classes)",
+    ("zheng_fig6", "k_max"): "integer in [3, 50]", ("zheng_fig8", "k_max"): "integer in [3, 100]",
+    ("zheng_fig7", "rho"): "number in [0.01, 0.99]", ("zheng_fig11", "K"): "integer in [5, n_classes − 1]",
+    ("zheng_fig12", "Ks"): "integers in [5, n_classes − 1] (a list)", ("zheng_table1", "K"): "integer ≥ 2",
+    ("nedelko_fig1", "n"): "integer in [0, N]",
+}
 
 
 def _register(name: str, description: str, *, kind: str = "figure", paper: str = "", twin_y: bool = False,
@@ -127,7 +158,11 @@ def _check_params(fig: Figure, params: Mapping) -> dict:
     accepted = fig.parameters
     for key in params:
         if key not in accepted:
-            raise TypeError(f"figure {fig.name!r} has no parameter {key!r}; accepted: "
+            import difflib
+
+            close = difflib.get_close_matches(str(key), accepted, n=2)
+            hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+            raise TypeError(f"figure {fig.name!r} has no parameter {key!r}{hint}; accepted: "
                             f"{', '.join(accepted) if accepted else '(none)'}")
     return dict(params)
 
