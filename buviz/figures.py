@@ -1039,10 +1039,10 @@ def _tidy_layout(fig) -> None:
 
     for ax in fig.axes:  # one categorical legend per layer: keep one of each (title, entries)
         seen = set()
-        for leg in [c for c in ax.get_children() if isinstance(c, Legend)]:
+        for leg in reversed([c for c in ax.get_children() if isinstance(c, Legend)]):  # the last one is drawn
             key = (leg.get_title().get_text(), frozenset(t.get_text() for t in leg.get_texts()))
             if key in seen:
-                leg.remove()
+                leg.set_visible(False)
             seen.add(key)
     grids: dict = {}
     for ax in list(fig.axes):
@@ -1081,7 +1081,48 @@ def _tidy_layout(fig) -> None:
         if problems and size == FONT_SIZE and _legends_inside(fig):
             problems = layout_problems(fig)
         if not problems:
-            return
+            break
+    else:
+        _stack_legends(fig)
+    layout_problems(fig)  # one last draw with the layout engine on, then freeze: a later draw or save
+    fig.set_layout_engine("none")  # (outside this rc context) must not move what was checked
+
+
+def _stack_legends(fig) -> None:
+    """Still crowded at the smallest fonts: drop a legend repeating another panel's, stack the rest."""
+    from matplotlib.legend import Legend
+
+    # still crowded at the smallest fonts: stack the legends of each axes in one corner, one below the other
+    renderer = fig.canvas.get_renderer()
+    shown = set()
+    for ax in fig.axes:  # a legend that repeats another panel's entries and covers text goes
+        for leg in [c for c in ax.get_children() if isinstance(c, Legend) and c.get_visible()]:
+            key = (leg.get_title().get_text(), tuple(t.get_text() for t in leg.get_texts()))
+            too_tall = leg.get_window_extent(renderer).height > 0.7 * ax.get_window_extent(renderer).height
+            if key in shown and (too_tall or _legend_hits_text(fig, leg, renderer)):
+                leg.set_visible(False)
+            shown.add(key)
+    for ax in fig.axes:
+        legends = [c for c in ax.get_children() if isinstance(c, Legend) and c.get_visible()]
+        if len(legends) < 2 and not (legends and _legend_hits_text(fig, legends[0], renderer)):
+            continue
+        top = 1.0
+        for leg in legends:
+            leg.set_loc("upper right")
+            leg.set_bbox_to_anchor((0, 0, 1, top), transform=ax.transAxes)
+            fig.canvas.draw()
+            bb = leg.get_window_extent(renderer).transformed(ax.transAxes.inverted())
+            top = bb.y0
+
+
+def _legend_hits_text(fig, legend, renderer) -> bool:
+    """True if a legend overlaps a text of the figure outside the legend."""
+    from matplotlib.text import Text
+
+    box = legend.get_window_extent(renderer)
+    own = {id(t) for t in legend.findobj(Text)}
+    return any(t.get_visible() and t.get_text().strip() and box.overlaps(t.get_window_extent(renderer))
+               for t in fig.findobj(Text) if id(t) not in own)
 
 
 def _legends_inside(fig) -> bool:
@@ -1125,7 +1166,14 @@ def layout_problems(fig, tol: float = 1.0) -> list[str]:
                 if loc is None or not lo - eps <= loc <= hi + eps:
                     continue
                 texts += [lab for lab in (tick.label1, tick.label2) if lab.get_visible() and lab.get_text().strip()]
-    texts += [t for t in fig.findobj(Text) if id(t) not in tick_texts and t.get_visible() and t.get_text().strip()]
+
+    def visible(artist):  # the artists that are drawn: an invisible parent hides its children
+        if artist.get_visible():
+            yield artist
+            for child in artist.get_children():
+                yield from visible(child)
+
+    texts += [t for t in visible(fig) if isinstance(t, Text) and id(t) not in tick_texts and t.get_text().strip()]
     boxes = [(t, t.get_window_extent(renderer)) for t in texts]
     boxes = [(t, bb) for t, bb in boxes if bb.width > 0 and bb.height > 0]
     fb = fig.bbox
