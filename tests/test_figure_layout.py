@@ -51,3 +51,33 @@ def test_cli_export_at_default_size_and_at_readme_size(tmp_path, capsys):
     w, h = figures.REGISTRY["zheng_fig7"].size
     assert imread(tmp_path / "a.png").shape[:2] == (round(h * 50), round(w * 50))
     assert imread(tmp_path / "b.png").shape[:2] == (200, 300)
+
+
+def _numeric_bounds(text: str):
+    """``(kind, low, high)`` of an accepted-values text such as 'integer ≥ 20' or 'number in [0, 10]'."""
+    import re
+
+    m = re.fullmatch(r"(integer|number) ≥ ([-\d.e]+)", text)
+    if m:
+        return m.group(1), float(m.group(2)), None
+    m = re.fullmatch(r"(integer|number) in \[([-\d.]+), ([-\d.]+)\]", text)
+    if m:
+        return m.group(1), float(m.group(2)), float(m.group(3))
+    return None
+
+
+_BOUNDED = [(name, p, b) for name, fig in figures.REGISTRY.items() for p, _d, text in fig.parameter_table()
+            if (b := _numeric_bounds(text)) is not None]
+
+
+@pytest.mark.parametrize("name, param, bounds", _BOUNDED, ids=[f"{n}-{p}" for n, p, _ in _BOUNDED])
+def test_documented_bounds_are_enforced(name, param, bounds):
+    """What ``buviz figure NAME --params`` prints is what the figure checks: a value just outside a
+    documented bound is refused."""
+    kind, low, high = bounds
+    step = 1 if kind == "integer" else 1e-3 * max(1.0, abs(low))
+    outside = [low - step] + ([high + step] if high is not None else [])
+    for value in outside:
+        value = int(value) if kind == "integer" else value
+        with pytest.raises(ValueError):
+            figures.render(name, **{param: value})
