@@ -1146,6 +1146,7 @@ def layout_problems(fig, tol: float = 1.0) -> list[str]:
     every tick label, axis label, title, colorbar label and legend entry lies inside the figure and no
     two of them overlap by more than ``tol`` pixels."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.legend import Legend
     from matplotlib.text import Text
 
     if not isinstance(fig.canvas, FigureCanvasAgg):
@@ -1179,8 +1180,24 @@ def layout_problems(fig, tol: float = 1.0) -> list[str]:
     fb = fig.bbox
     out = [f"clipped text {t.get_text()!r}" for t, bb in boxes
            if bb.x0 < fb.x0 - tol or bb.y0 < fb.y0 - tol or bb.x1 > fb.x1 + tol or bb.y1 > fb.y1 + tol]
+    def hit(a, b) -> bool:
+        return min(a.x1, b.x1) - max(a.x0, b.x0) > tol and min(a.y1, b.y1) - max(a.y0, b.y0) > tol
+
     for i, (t, a) in enumerate(boxes):
         for u, b in boxes[i + 1:]:
-            if min(a.x1, b.x1) - max(a.x0, b.x0) > tol and min(a.y1, b.y1) - max(a.y0, b.y0) > tol:
+            if hit(a, b):
                 out.append(f"overlapping text {t.get_text()!r} / {u.get_text()!r}")
+    # legend frames: two legends must not overlap, nor a legend cover a text that is not its own
+    legends = [(leg, leg.get_window_extent(renderer)) for leg in visible(fig) if isinstance(leg, Legend)]
+    for i, (leg, a) in enumerate(legends):
+        own = {id(t) for t in leg.findobj(Text)}
+        for other, b in legends[i + 1:]:
+            if hit(a, b):
+                out.append(f"overlapping legends {_legend_name(leg)} / {_legend_name(other)}")
+        out += [f"legend {_legend_name(leg)} covers {t.get_text()!r}" for t, b in boxes
+                if id(t) not in own and hit(a, b)]
     return out
+
+
+def _legend_name(leg) -> str:
+    return repr(leg.get_title().get_text() or ", ".join(t.get_text() for t in leg.get_texts()[:2]))
