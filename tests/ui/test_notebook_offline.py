@@ -115,7 +115,7 @@ def _figure_pixels(output) -> bytes:
 
 
 @pytest.mark.skipif(not os.environ.get("BUVIZ_JUPYTERLAB_TEST"),
-                    reason="opt-in (BUVIZ_JUPYTERLAB_TEST=1): passed 4 of 7 runs on a loaded 2-core machine "
+                    reason="opt-in (BUVIZ_JUPYTERLAB_TEST=1): passed 5 of 9 runs on a loaded 2-core machine "
                            "(Run All or the slider's key press sometimes not taken within the time limits)")
 def test_notebook_runs_in_jupyterlab_offline_and_a_slider_redraws(browser, jupyterlab):
     """Open notebook 05 in JupyterLab with every outside request blocked, run all cells: the figures
