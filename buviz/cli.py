@@ -1,39 +1,183 @@
 """The ``buviz`` command: ``buviz sweep``, ``buviz figure``, ``buviz serve``.
 
 Every error is one line on stderr and a non-zero exit code (2 for bad arguments or parameters,
-1 for failures while running).
+1 for failures while running). Errors name the option and what it accepts, and a misspelled name
+(command, option, figure, dataset) gets a suggestion. Negative values and ranges can be written as
+typed: ``--log2-gamma -10:10`` is read like ``--log2-gamma=-10:10``.
+
+Examples::
+
+    buviz figure --list
+    buviz figure bu_fig6 --params
+    buviz figure bu_fig6 --out fig6.svg                      # the figure's own default size
+    buviz figure bu_fig6 --out fig6.png --width 6 --height 4 --set n_train=600
+    buviz sweep --log2-gamma -10:10:2 --out gammas.csv
+    buviz sweep --csv mydata.csv --label-column label --out mine.csv
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
+import re
 import sys
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["main"]
+__all__ = ["main", "build_parser"]
+
+#: Largest CSV ``buviz sweep --csv`` reads (the explorer's upload limit is smaller).
+MAX_CSV_BYTES = 200 * 1024 * 1024
 
 
 class UsageError(Exception):
     """Bad arguments: exit code 2."""
 
 
-def _parse_range(text: str) -> np.ndarray:
-    """``"-10:10"`` or ``"-10:10:2"`` (inclusive, log2 values) or ``"-3,0,4"``."""
-    try:
-        if ":" in text:
+def _did_you_mean(word: str, options, n: int = 3) -> str:
+    close = difflib.get_close_matches(str(word), [str(o) for o in options], n=n, cutoff=0.6)
+    return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+
+
+def _range_values(text: str) -> np.ndarray:
+    """``"-10:10"`` or ``"-10:10:2"`` (inclusive) or ``"-3,0,4"``; ``ValueError`` with the reason."""
+    text = str(text).strip()
+    if ":" in text:
+        try:
             parts = [float(p) for p in text.split(":")]
-            if len(parts) not in (2, 3):
-                raise ValueError
-            lo, hi = parts[:2]
-            step = parts[2] if len(parts) == 3 else 1.0
-            if step <= 0 or hi < lo:
-                raise ValueError
-            return np.arange(lo, hi + step / 2, step)
-        return np.array([float(p) for p in text.split(",") if p.strip()])
+        except ValueError:
+            raise ValueError(f"{text!r} is not LO:HI[:STEP] with numbers") from None
+        if len(parts) not in (2, 3):
+            raise ValueError(f"{text!r} has {len(parts)} parts; LO:HI[:STEP] has 2 or 3")
+        lo, hi = parts[:2]
+        step = parts[2] if len(parts) == 3 else 1.0
+        if step <= 0:
+            raise ValueError(f"{text!r}: STEP must be positive")
+        if hi < lo:
+            raise ValueError(f"{text!r}: HI ({hi:g}) is below LO ({lo:g})")
+        return np.arange(lo, hi + step / 2, step)
+    try:
+        values = np.array([float(p) for p in text.split(",") if p.strip()])
     except ValueError:
-        raise UsageError(f"cannot read {text!r}: use LO:HI[:STEP] or a comma-separated list") from None
+        raise ValueError(f"{text!r} is neither LO:HI[:STEP] nor a comma-separated list of numbers") from None
+    if not len(values):
+        raise ValueError("no values given")
+    return values
+
+
+def _parse_range(text: str) -> np.ndarray:
+    try:
+        return _range_values(text)
+    except ValueError as exc:
+        raise UsageError(f"cannot read {exc}; use LO:HI[:STEP] (e.g. -10:10:2) or a list (e.g. -3,0,4)") from None
+
+
+def _range_type(text: str) -> str:
+    """argparse type: check a range early (the value stays text; the command parses it)."""
+    try:
+        _range_values(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{exc}; use LO:HI[:STEP] (e.g. -10:10:2) or a list (e.g. -3,0,4)"
+                                         ) from None
+    return text
+
+
+def _int_type(low: int | None = None):
+    def conv(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or (low is not None and value < low):
+            bound = f" ≥ {low}" if low is not None else ""
+            raise argparse.ArgumentTypeError(f"expected an integer{bound}, got {text!r}")
+        return value
+    conv.__name__ = "integer"
+    return conv
+
+
+def _float_type(low: float | None = None, high: float | None = None, *, open_low: bool = False):
+    def conv(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = float("nan")
+        ok = np.isfinite(value) and (low is None or (value > low if open_low else value >= low)) \
+            and (high is None or value <= high)
+        if not ok:
+            if low is not None and high is not None:
+                what = f"a number in {'(' if open_low else '['}{low:g}, {high:g}]"
+            elif low is not None:
+                what = f"a number {'>' if open_low else '≥'} {low:g}"
+            else:
+                what = "a number"
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return value
+    conv.__name__ = "number"
+    return conv
+
+
+def _k_type(text: str):
+    if text.strip().lower() == "aic":
+        return "aic"
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected 'aic' (choose K per class by AIC) or a positive integer "
+                                         f"(prototypes per class), got {text!r}")
+    return value
+
+
+def _choice_type(options: tuple[str, ...]):
+    def conv(text: str) -> str:
+        if text not in options:
+            raise argparse.ArgumentTypeError(f"unknown value {text!r}{_did_you_mean(text, options)} "
+                                             f"(valid: {', '.join(options)})")
+        return text
+    conv.__name__ = "choice"
+    return conv
+
+
+_NEGATIVE_VALUE = re.compile(r"^-(\d|\.\d)[\d.eE+,:-]*$")
+
+
+def _join_negative_values(argv: list[str]) -> list[str]:
+    """``--opt -10:10`` -> ``--opt=-10:10``: argparse would read ``-10:10`` as an unknown option."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        tok = argv[i]
+        if tok.startswith("--") and "=" not in tok and i + 1 < len(argv) and _NEGATIVE_VALUE.match(argv[i + 1]):
+            out.append(f"{tok}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(tok)
+        i += 1
+    return out
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with suggestions for misspelled commands, choices and options."""
+
+    def error(self, message):
+        m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if m:
+            options = re.findall(r"'([^']*)'", m.group(2))
+            message = f"{message}{_did_you_mean(m.group(1), options)}"
+        m = re.match(r"unrecognized arguments: (.*)", message)
+        if m:
+            known = set(re.findall(r"--[a-z0-9][a-z0-9-]*", self._all_help()))
+            hints = [f"{tok!r}{_did_you_mean(tok.split('=')[0], known, n=1)}" for tok in m.group(1).split()
+                     if tok.startswith("--")]
+            if hints:
+                message = f"{message} ({'; '.join(hints)})"
+        super().error(message)
+
+    def _all_help(self) -> str:
+        return "".join(p.format_help() for p in (self, *getattr(self, "subcommand_parsers", ())))
 
 
 def _parse_sets(items: list[str]) -> dict:
@@ -78,14 +222,16 @@ def cmd_sweep(args) -> int:
     out = _writable(args.out)
     if out.suffix not in (".csv", ".parquet"):
         raise UsageError("--out must end in .csv or .parquet")
-    ds = datasets.load(args.dataset, n_train=args.n_train, n_test=args.n_test, random_state=args.seed)
+    if args.csv:
+        ds = _read_csv(args)
+    else:
+        ds = datasets.load(args.dataset or "gmm", n_train=args.n_train, n_test=args.n_test, random_state=args.seed)
 
     def progress(done, total):
         if total and not args.quiet:
             print(f"\r{done}/{total} tasks", end="", file=sys.stderr, flush=True)
 
-    K = args.K if args.K == "aic" else int(args.K)
-    common = dict(cv=args.cv, M=args.M, K=K, perturbation=args.perturbation, random_state=args.seed,
+    common = dict(cv=args.cv, M=args.M, K=args.K, perturbation=args.perturbation, random_state=args.seed,
                   n_jobs=args.n_jobs, cache=not args.no_cache, scheduler=args.scheduler, progress=progress)
     if args.classifier == "svm":
         table = sweep.svm_gamma_sweep(ds, 2.0 ** _parse_range(args.log2_gamma), C=args.C,
@@ -106,17 +252,57 @@ def cmd_sweep(args) -> int:
     return 0
 
 
+def _read_csv(args):
+    """The user's own labelled CSV (``--csv``): numeric feature columns and one label column."""
+    from buviz import datasets
+
+    path = Path(args.csv)
+    if not path.is_file():
+        raise UsageError(f"--csv {args.csv!r}: no such file")
+    label = args.label_column
+    label = int(label) if re.fullmatch(r"-?\d+", label) else label
+    try:
+        return datasets.read_csv(path, label_column=label, n_features=None, max_bytes=MAX_CSV_BYTES,
+                                 test_size=args.test_size, random_state=args.seed, name=path.stem)
+    except ValueError as exc:
+        raise UsageError(f"--csv {args.csv!r}: {exc}") from None
+
+
+def _show(value) -> str:
+    if isinstance(value, tuple | list):
+        return ",".join(_show(v) for v in value)
+    return "none" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _print_params(fig) -> None:
+    rows = [(name, _show(default), accepts) for name, default, accepts in fig.parameter_table()]
+    w_name = max([len("parameter")] + [len(r[0]) for r in rows])
+    w_def = max([len("default")] + [len(r[1]) for r in rows])
+    print(f"{fig.name}: {fig.description}")
+    extra = f"paper {fig.paper}; " if fig.paper else ""
+    print(f"({extra}{fig.kind}; default export size {fig.size[0]:g} x {fig.size[1]:g} in)\n")
+    print(f"{'parameter':<{w_name}}  {'default':<{w_def}}  accepts")
+    for name, default, accepts in rows:
+        print(f"{name:<{w_name}}  {default:<{w_def}}  {accepts}")
+    if rows:
+        print(f"\nset with --set NAME=VALUE (lists comma-separated), e.g. --set {rows[0][0]}={rows[0][1]}")
+
+
 def cmd_figure(args) -> int:
     from buviz import figures
 
     if args.list:
         for name, fig in figures.REGISTRY.items():
-            print(f"{name:<28} {fig.description}")
+            print(f"{name:<16} {fig.description}")
         return 0
     if not args.name:
         raise UsageError("name a figure (see 'buviz figure --list') or pass --list")
     if args.name not in figures.REGISTRY:
-        raise UsageError(f"unknown figure {args.name!r}; 'buviz figure --list' shows the names")
+        raise UsageError(f"unknown figure {args.name!r}{_did_you_mean(args.name, figures.REGISTRY)} "
+                         "('buviz figure --list' shows the names)")
+    if args.params:
+        _print_params(figures.REGISTRY[args.name])
+        return 0
     if not args.out:
         raise UsageError("--out FILE is required (.svg, .pdf, .png or, for tables, .csv)")
     out = _writable(args.out)
@@ -124,7 +310,7 @@ def cmd_figure(args) -> int:
     try:
         figures.export(args.name, out, width=args.width, height=args.height, dpi=args.dpi, **params)
     except (TypeError, ValueError) as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(f"{exc} (see 'buviz figure {args.name} --params')") from None
     print(f"wrote {out}")
     return 0
 
@@ -138,54 +324,74 @@ def cmd_serve(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="buviz", description="See how classifiers are evaluated.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    from buviz.datasets import DATASET_NAMES
 
-    sw = sub.add_parser("sweep", help="error and boundary uncertainty over classifier statuses, to CSV/Parquet")
-    sw.add_argument("--dataset", default="gmm")
-    sw.add_argument("--n-train", type=int, default=2000)
-    sw.add_argument("--n-test", type=int, default=18000)
-    sw.add_argument("--seed", type=int, default=0)
-    sw.add_argument("--classifier", choices=["svm", "mlp"], default="svm")
-    sw.add_argument("--log2-gamma", default="-10:10",
-                    help="LO:HI[:STEP] or a list (SVM); write --log2-gamma=-10:10 for negative values")
-    sw.add_argument("--epochs", default="1:30", help="LO:HI[:STEP] or a list (MLP)")
-    sw.add_argument("--C", type=float, default=1.0)
-    sw.add_argument("--cv", type=int, default=10)
-    sw.add_argument("--M", type=int, default=40)
-    sw.add_argument("--K", default="aic")
-    sw.add_argument("--perturbation", type=float, default=0.5)
+    parser = _Parser(prog="buviz", description="See how classifiers are evaluated.",
+                     epilog="'buviz COMMAND --help' describes a command's options.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    sw = sub.add_parser("sweep", help="error and boundary uncertainty over classifier statuses, to CSV/Parquet",
+                        usage="%(prog)s [--dataset NAME | --csv FILE] [options] --out FILE",
+                        description="Sweep a classifier's status (SVM γ or MLP epochs) and write errors and "
+                                    "boundary uncertainty per status.")
+    data = sw.add_mutually_exclusive_group()
+    data.add_argument("--dataset", type=_choice_type(DATASET_NAMES), default=None, metavar="NAME",
+                      help=f"built-in data set: {', '.join(DATASET_NAMES)} (default: gmm)")
+    data.add_argument("--csv", metavar="FILE",
+                      help="your own labelled CSV: a header, numeric feature columns and one label column")
+    sw.add_argument("--label-column", default="-1", metavar="COL",
+                    help="with --csv: the label column's name or index (default: the last column)")
+    sw.add_argument("--test-size", type=_float_type(0.0, 0.9), default=0.3,
+                    help="with --csv: share held out as test set (default: 0.3)")
+    sw.add_argument("--n-train", type=_int_type(20), default=2000, help="training samples (mixtures)")
+    sw.add_argument("--n-test", type=_int_type(0), default=18000, help="test samples (mixtures)")
+    sw.add_argument("--seed", type=_int_type(0), default=0)
+    sw.add_argument("--classifier", type=_choice_type(("svm", "mlp")), default="svm", help="svm or mlp")
+    sw.add_argument("--log2-gamma", type=_range_type, default="-10:10",
+                    help="SVM: log2 γ as LO:HI[:STEP] or a list, e.g. -10:10:2 or -3,0,4 (default: -10:10)")
+    sw.add_argument("--epochs", type=_range_type, default="1:30", help="MLP: LO:HI[:STEP] or a list")
+    sw.add_argument("--C", type=_float_type(0.0, open_low=True), default=1.0, help="SVM regularisation (> 0)")
+    sw.add_argument("--cv", type=_int_type(2), default=10, help="cross-validation folds (≥ 2)")
+    sw.add_argument("--M", type=_int_type(2), default=40, help="cluster size of Proposal 2 (≥ 2)")
+    sw.add_argument("--K", type=_k_type, default="aic", help="prototypes per class: 'aic' or a positive integer")
+    sw.add_argument("--perturbation", type=_float_type(0.0, 10.0), default=0.5, help="T̃ amplitude in [0, 10]")
     sw.add_argument("--proposal1", action="store_true", help="add the Proposal 1 column U1_tr")
-    sw.add_argument("--n-jobs", type=int, default=2)
+    sw.add_argument("--n-jobs", type=_int_type(), default=2)
     sw.add_argument("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://127.0.0.1:8786")
     sw.add_argument("--no-cache", action="store_true")
     sw.add_argument("--quiet", action="store_true")
-    sw.add_argument("--out", required=True)
+    sw.add_argument("--out", required=True, help="output file, .csv or .parquet")
     sw.set_defaults(func=cmd_sweep)
 
-    fg = sub.add_parser("figure", help="render a paper figure or table")
-    fg.add_argument("name", nargs="?")
-    fg.add_argument("--list", action="store_true")
-    fg.add_argument("--out")
+    fg = sub.add_parser("figure", help="render a paper figure or table",
+                        usage="%(prog)s NAME --out FILE [--set KEY=VALUE ...] [--width IN --height IN] | "
+                              "NAME --params | --list",
+                        description="Render a reproduced paper figure (.svg/.pdf/.png) or table (.csv).")
+    fg.add_argument("name", nargs="?", help="figure name (see --list)")
+    fg.add_argument("--list", action="store_true", help="list the figures and tables")
+    fg.add_argument("--params", action="store_true", help="list the figure's parameters, defaults and bounds")
+    fg.add_argument("--out", help="output file: .svg, .pdf, .png or, for tables, .csv")
     fg.add_argument("--set", action="append", metavar="KEY=VALUE", help="figure parameter (repeatable)")
-    fg.add_argument("--width", type=float, default=6.0, help="inches")
-    fg.add_argument("--height", type=float, default=4.0, help="inches")
-    fg.add_argument("--dpi", type=int, default=150)
+    fg.add_argument("--width", type=_float_type(0.5, 100.0), default=None,
+                    help="inches (default: the figure's own size, see --params)")
+    fg.add_argument("--height", type=_float_type(0.5, 100.0), default=None, help="inches (default: as --width)")
+    fg.add_argument("--dpi", type=_int_type(10), default=150)
     fg.set_defaults(func=cmd_figure)
 
     sv = sub.add_parser("serve", help="serve the explorer app")
-    sv.add_argument("--port", type=int, default=5006)
+    sv.add_argument("--port", type=_int_type(0), default=5006)
     sv.add_argument("--address", default="127.0.0.1", help="bind address (default: localhost only)")
     sv.add_argument("--allow-websocket-origin", action="append", metavar="HOST[:PORT]",
                     help="a host the browsers will use, e.g. myserver:5006 (repeatable; with --address 0.0.0.0)")
     sv.add_argument("--show", action="store_true", help="open a browser")
     sv.set_defaults(func=cmd_serve)
+    parser.subcommand_parsers = (sw, fg, sv)  # for suggestions on misspelled options
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_join_negative_values(list(sys.argv[1:] if argv is None else argv)))
     try:
         return args.func(args)
     except UsageError as exc:

@@ -84,6 +84,7 @@ class Figure:
     kind: str = "figure"
     paper: str = ""
     twin_y: bool = False  # errors left / −Û right in the static export
+    size: tuple[float, float] = (6.0, 4.0)  # default export size (inches) at which no text overlaps
 
     @property
     def parameters(self) -> dict:
@@ -91,16 +92,48 @@ class Figure:
         return {p.name: p.default for p in inspect.signature(self.function).parameters.values()
                 if p.kind is inspect.Parameter.KEYWORD_ONLY or p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD}
 
+    def parameter_table(self) -> list[tuple[str, object, str]]:
+        """``(name, default, accepted values)`` for every parameter, for ``buviz figure NAME --params``."""
+        return [(name, default, _BOUNDS.get((self.name, name)) or _BOUNDS.get(name, ""))
+                for name, default in self.parameters.items()]
+
     def __call__(self, **params):
         return self.function(**_check_params(self, params))
 
 
 REGISTRY: dict[str, Figure] = {}
 
+_LOG2_GAMMAS = "log₂ γ values, each in [-30, 30] (a list, at least two)"
+#: What each parameter accepts, as checked by the figure functions below (by name, then by (figure, name)).
+_BOUNDS: dict = {
+    "dataset": "gmm, gmm_separable, gmm_inclusion, gmm3, breast_cancer, wine",
+    "n_train": "integer ≥ 20", "n_test": "integer ≥ 0", "seed": "integer ≥ 0", "C": "number ≥ 1e-9",
+    "log2_gamma": _LOG2_GAMMAS, "cv": "integer ≥ 2", "M": "integer ≥ 2", "perturbation": "number in [0, 10]",
+    "R_T": "integer ≥ 1", "i_max": "integer ≥ 1", "i_K": "integer ≥ 1", "N_max": "integer ≥ 1",
+    "cache": "true/false", "with_tilde": "true/false", "index": "none, or integer in [0, n_train − 1]",
+    "Ms": "integers in [2, n_train] (a list)", "Ks": "integers ≥ 1 or 'aic' (a list)",
+    "statuses": "log₂ γ values (a list)", "rho": "number in [0, 0.99]", "rhos": "numbers in [0.01, 0.99] (a list)",
+    "labels": "numbers (a list)", "n": "integer in [20, 2000]", "n_sets": "integer ≥ 10",
+    "max_degree": "integer in [1, 30]", "n_classes": "integer in [10, 20000]", "repeats": "integer in [1, 50]",
+    "classifier": "nearest_centroid, qda, naive_bayes, 1nn, logistic, svm, knn, mlp",
+    "method": "moment, classexreg, kde, best", "methods": "among moment, classexreg, kde, best (a list)",
+    "classifiers": "among nearest_centroid, qda, naive_bayes, 1nn, logistic, svm, knn, mlp (a list)",
+    "k_target": "integer ≥ 3",
+    "N": "integer in [2, 400]", "k": "integer in [1, 200]", "n_p": "integer in [3, 2001]",
+    "n_rows": "integer in [1, N + 1]", "m_cols": "integer in [1, N + 1]",
+    ("bu_fig3", "log2_gamma"): "number in [-30, 30]", ("bu_fig4", "log2_gamma"): "number in [-30, 30]",
+    ("bu_fig10", "log2_gamma"): "number in [-30, 30]", ("bu_fig13", "dataset"): "gmm3, wine (3+ classes)",
+    ("zheng_fig6", "k_max"): "integer in [3, 50]", ("zheng_fig8", "k_max"): "integer in [3, 100]",
+    ("zheng_fig7", "rho"): "number in [0.01, 0.99]", ("zheng_fig11", "K"): "integer in [5, n_classes − 1]",
+    ("zheng_fig12", "Ks"): "integers in [5, n_classes − 1] (a list)", ("zheng_table1", "K"): "integer ≥ 2",
+    ("nedelko_fig1", "n"): "integer in [0, N]",
+}
 
-def _register(name: str, description: str, *, kind: str = "figure", paper: str = "", twin_y: bool = False):
+
+def _register(name: str, description: str, *, kind: str = "figure", paper: str = "", twin_y: bool = False,
+              size: tuple[float, float] = (6.0, 4.0)):
     def deco(fn):
-        REGISTRY[name] = Figure(name, description, fn, kind, paper, twin_y)
+        REGISTRY[name] = Figure(name, description, fn, kind, paper, twin_y, tuple(map(float, size)))
         return fn
     return deco
 
@@ -125,7 +158,11 @@ def _check_params(fig: Figure, params: Mapping) -> dict:
     accepted = fig.parameters
     for key in params:
         if key not in accepted:
-            raise TypeError(f"figure {fig.name!r} has no parameter {key!r}; accepted: "
+            import difflib
+
+            close = difflib.get_close_matches(str(key), accepted, n=2)
+            hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+            raise TypeError(f"figure {fig.name!r} has no parameter {key!r}{hint}; accepted: "
                             f"{', '.join(accepted) if accepted else '(none)'}")
     return dict(params)
 
@@ -248,7 +285,7 @@ def bu_fig3(*, dataset: str = "gmm", n_train: int = 300, log2_gamma: float = 0.0
 
 
 @_register("bu_fig4", "One sample up close: N^M(x), its perturbed members and the 1-D Parzen count on f",
-           paper="000 Fig 4")
+           paper="000 Fig 4", size=(8, 4))
 def bu_fig4(*, dataset: str = "gmm", n_train: int = 400, log2_gamma: float = 0.0, M: int = 20,
             perturbation: float = 0.5, index: int | None = None, seed: int = 0) -> hv.Layout:
     """Fig 4: the cluster N^M(x) of one training sample (default: the one with the largest k̂(x) among
@@ -283,7 +320,7 @@ def _linear_status(a: float, b: float, c: float):
 
 
 @_register("bu_fig5", "Separability cases on gmm_separable: B(Λ) near B*, crossing the crowds, outside the data",
-           paper="000 Fig 5")
+           paper="000 Fig 5", size=(10, 4))
 def bu_fig5(*, n_train: int = 300, M: int = 20, seed: int = 0) -> hv.Layout:
     """Fig 5: three boundaries on gmm_separable (Case 1: in the empty band, Case 2: tilted so that it
     crosses both class crowds, Case 3: beyond all data) with the Û⁽³⁾ that Proposal 2 gives each."""
@@ -308,7 +345,7 @@ def _curves(table, columns, title):
 
 
 @_register("bu_fig6", "Errors (left axis) and −Û (right axis) against log₂γ on gmm, with and without T̃",
-           paper="000 Fig 6", twin_y=True)
+           paper="000 Fig 6", twin_y=True, size=(10, 6.5))
 def bu_fig6(*, dataset: str = "gmm", n_train: int = 300, n_test: int = 2000, log2_gamma=(-6, -4, -2, 0, 2, 4, 6),
             cv: int = 5, M: int = 20, perturbation: float = 0.5, C: float = 1.0, seed: int = 0,
             cache: bool = True) -> hv.Layout:
@@ -327,7 +364,7 @@ def bu_fig6(*, dataset: str = "gmm", n_train: int = 300, n_test: int = 2000, log
 
 
 @_register("bu_fig10", "Covariate shift: f(T), f(T̃) and f(X_te) coloured on one scale (SVM on gmm)",
-           paper="000 Fig 10")
+           paper="000 Fig 10", size=(8, 7.5))
 def bu_fig10(*, dataset: str = "gmm", n_train: int = 400, n_test: int = 2000, log2_gamma: float = 2.0,
              perturbation: float = 0.5, M: int = 20, seed: int = 0) -> hv.Layout:
     """Fig 10: the data, then f(·;Λ) on the training set, on T̃ and on the test set (one colour scale)."""
@@ -344,7 +381,7 @@ def bu_fig10(*, dataset: str = "gmm", n_train: int = 400, n_test: int = 2000, lo
 
 
 @_register("bu_fig11", "Without T̃: L_val, L_HO (left) and −Û_tr computed on T (right) against log₂γ",
-           paper="000 Fig 11", twin_y=True)
+           paper="000 Fig 11", twin_y=True, size=(7, 4.5))
 def bu_fig11(*, dataset: str = "breast_cancer", n_train: int = 400, log2_gamma=(-10, -8, -6, -4, -2, 0, 2, 4),
              cv: int = 5, M: int = 20, C: float = 1.0, with_tilde: bool = True, seed: int = 0,
              cache: bool = True) -> hv.Overlay:
@@ -363,7 +400,7 @@ def bu_fig11(*, dataset: str = "breast_cancer", n_train: int = 400, log2_gamma=(
 
 
 @_register("bu_fig12", "Sensitivity of −Û_tr to M (gmm), with −Û_te as reference", paper="000 Fig 12",
-           twin_y=True)
+           twin_y=True, size=(7, 4.5))
 def bu_fig12(*, dataset: str = "gmm", n_train: int = 300, n_test: int = 1500, Ms=(10, 20, 40, 80),
              log2_gamma=(-6, -4, -2, 0, 2, 4, 6), cv: int = 3, seed: int = 0, cache: bool = True) -> hv.Overlay:
     """Fig 12: one −Û_tr curve per M; −Û_te (M = 40) dashed black."""
@@ -375,7 +412,7 @@ def bu_fig12(*, dataset: str = "gmm", n_train: int = 300, n_test: int = 1500, Ms
 
 
 @_register("bu_fig13", "Sensitivity of −Û_tr to the number K of prototypes per class (gmm3)", paper="000 Fig 13",
-           twin_y=True)
+           twin_y=True, size=(7, 4.5))
 def bu_fig13(*, dataset: str = "gmm3", n_train: int = 450, Ks=(3, 10, 20, 40, "aic"),
              log2_gamma=(-6, -4, -2, 0, 2, 4, 6), cv: int = 3, M: int = 20, seed: int = 0,
              cache: bool = True) -> hv.Overlay:
@@ -399,7 +436,7 @@ def bu_fig13(*, dataset: str = "gmm3", n_train: int = 450, Ks=(3, 10, 20, 40, "a
 
 
 @_register("bu_fig14", "Probability weights k̂(x)/w_kl on gmm_separable for four γ, with L_val and −Û_tr",
-           paper="000 Fig 14", twin_y=True)
+           paper="000 Fig 14", twin_y=True, size=(10, 7))
 def bu_fig14(*, n_train: int = 300, statuses=(-8, -3, 0, 4), log2_gamma=(-10, -8, -6, -4, -2, 0, 2, 4, 6),
              cv: int = 5, M: int = 20, seed: int = 0, cache: bool = True) -> hv.Layout:
     """Fig 14: L_val and −Û_tr over γ, then one weights map per status γ₁..γ₄ (weight 0 in class colours)."""
@@ -417,7 +454,7 @@ def bu_fig14(*, n_train: int = 300, statuses=(-8, -3, 0, 4), log2_gamma=(-10, -8
 
 
 @_register("bu_fig15", "gmm_inclusion: B* with two fragments, L_val/−Û_tr, and decisions with anchors for γ_A, γ_B",
-           paper="000 Fig 15", twin_y=True)
+           paper="000 Fig 15", twin_y=True, size=(10, 7))
 def bu_fig15(*, n_train: int = 400, statuses=(-6, 2), log2_gamma=(-10, -8, -6, -4, -2, 0, 2, 4, 6), cv: int = 5,
              M: int = 20, R_T: int = 2, seed: int = 0, cache: bool = True) -> hv.Layout:
     """Fig 15: the data and B*, the curves, then for γ_A and γ_B the predicted regions, B(Λ), Proposal 1
@@ -449,7 +486,7 @@ def bu_fig15(*, n_train: int = 400, statuses=(-6, 2), log2_gamma=(-10, -8, -6, -
 
 
 @_register("bu_table3", "Table 3: gains of Proposal 2 over Proposal 1 in elementary operations", kind="table",
-           paper="000 Table 3")
+           paper="000 Table 3", size=(7, 3))
 def bu_table3(*, M: int = 40, i_max: int = 20, R_T: int = 10, i_K: int = 20, N_max: int = 40) -> pd.DataFrame:
     """Table 3 from the §5 cost formulas with the paper's settings (printed values alongside)."""
     from buviz.uncertainty import costs
@@ -462,7 +499,7 @@ def bu_table3(*, M: int = 40, i_max: int = 20, R_T: int = 10, i_K: int = 20, N_m
 # Accuracy extrapolation (seeds 003/004)
 # =================================================================================================
 @_register("zheng_fig5", "Bivariate normal toy model: joint density and a k = 3 instance with its Bayes regions",
-           paper="003 Fig 5")
+           paper="003 Fig 5", size=(9, 4))
 def zheng_fig5(*, rho: float = 0.7, labels=(-1.2, 0.2, 1.4), n: int = 161) -> hv.Layout:
     """Fig 5: (a) the density of (Y, X) with correlation ρ; (b) X | Y = y_i ~ N(ρ y_i, 1 − ρ²) for three
     labels and the Bayes regions (nearest ρ y_i)."""
@@ -504,7 +541,8 @@ def zheng_fig6(*, rho: float = 0.7, k_max: int = 10, n_sets: int = 300, seed: in
     return xplots.risk_distribution(dist, rho)
 
 
-@_register("zheng_fig7", "Level curves of U_x(y) and the function D̄(u) for the toy model", paper="003 Fig 7")
+@_register("zheng_fig7", "Level curves of U_x(y) and the function D̄(u) for the toy model", paper="003 Fig 7",
+           size=(9, 4))
 def zheng_fig7(*, rho: float = 0.7) -> hv.Layout:
     """Fig 7: (a) U_x(y) (the corrected formula: 1 − the printed expression), (b) D̄(u)."""
     rho = _real(rho, "rho", 0.01, 0.99)
@@ -512,7 +550,7 @@ def zheng_fig7(*, rho: float = 0.7) -> hv.Layout:
 
 
 @_register("zheng_fig8", "Average risk for k = 2..7, D̄(u), and the polynomial approximation error of D̄",
-           paper="003 Fig 8")
+           paper="003 Fig 8", size=(11, 4))
 def zheng_fig8(*, rhos=(0.3, 0.5, 0.7, 0.9), k_max: int = 7, max_degree: int = 10) -> hv.Layout:
     """Fig 8: (a) AvRisk_k, (b) D̄(u), (c) ℓ∞ error of the best degree-d polynomial, for several ρ."""
     from buviz import extrapolation as ex
@@ -537,7 +575,7 @@ def _population(n_classes, rho, seed):
 
 
 @_register("zheng_fig11", "Extrapolating AverageTA_k from K observed classes to a larger population (ground truth)",
-           paper="003 Fig 11")
+           paper="003 Fig 11", size=(9, 4.5))
 def zheng_fig11(*, n_classes: int = 400, K: int = 100, rho: float = 0.8, classifier: str = "1nn",
                 methods=("moment", "classexreg", "kde"), seed: int = 0) -> hv.Layout:
     """Fig 11: (a) AverageTA_k (eq 3) on K random classes; (b) each estimator's extrapolation to all
@@ -573,7 +611,7 @@ def zheng_fig11(*, n_classes: int = 400, K: int = 100, rho: float = 0.8, classif
 
 
 @_register("zheng_fig12", "Moment-method extrapolations from subsamples of K classes, repeated, against the truth",
-           paper="003 Fig 12")
+           paper="003 Fig 12", size=(11, 4))
 def zheng_fig12(*, n_classes: int = 400, Ks=(25, 50, 100), repeats: int = 3, rho: float = 0.8,
                 classifier: str = "1nn", method: str = "moment", seed: int = 0) -> hv.Layout:
     """Fig 12: for each K, ``repeats`` random subsets of K classes, each extrapolated (grey) to all classes,
@@ -603,7 +641,7 @@ def zheng_fig12(*, n_classes: int = 400, Ks=(25, 50, 100), repeats: int = 3, rho
 
 
 @_register("zheng_table1", "Table 1 style: test accuracy on K classes, at k_target, and the extrapolated AGA",
-           kind="table", paper="003 Table 1")
+           kind="table", paper="003 Table 1", size=(8, 3))
 def zheng_table1(*, n_classes: int = 400, K: int = 20, k_target: int = 400, rho: float = 0.8,
                  classifiers=("nearest_centroid", "naive_bayes", "1nn", "logistic"), method: str = "best",
                  seed: int = 0) -> pd.DataFrame:
@@ -627,7 +665,7 @@ def _nedelko_check(N, k):
 
 
 @_register("nedelko_table1", "Table 1: balanced-optimal per-cell values N·x*_mn (N = 50, k = 10)", kind="table",
-           paper="002 Table 1")
+           paper="002 Table 1", size=(7, 3.5))
 def nedelko_table1(*, N: int = 50, k: int = 10, n_rows: int = 9, m_cols: int = 6) -> pd.DataFrame:
     """Table 1: rows n, columns m, the paper's units N·x (errors)."""
     from buviz import discrete
@@ -639,7 +677,7 @@ def nedelko_table1(*, N: int = 50, k: int = 10, n_rows: int = 9, m_cols: int = 6
 
 
 @_register("nedelko_table2", "Table 2: combined .632 bootstrap per-cell values N·ẍ_mn (N = 50)", kind="table",
-           paper="002 Table 2")
+           paper="002 Table 2", size=(7, 3.5))
 def nedelko_table2(*, N: int = 50, n_rows: int = 9, m_cols: int = 6) -> pd.DataFrame:
     """Table 2: rows n, columns m, the paper's units N·x (errors)."""
     from buviz import discrete
@@ -898,11 +936,14 @@ def _rc():
             "axes.prop_cycle": cycler(color=list(OKABE_ITO[:3] + OKABE_ITO[4:]))}
 
 
-def export(name: str, out_path, width: float = 6.0, height: float = 4.0, dpi: int = 150, **params) -> Path:
+def export(name: str, out_path, width: float | None = None, height: float | None = None, dpi: int = 150,
+           **params) -> Path:
     """Render figure ``name`` with the Matplotlib backend and write it to ``out_path``.
 
     The extension picks the format: ``.svg``, ``.pdf``, ``.png`` (``width``·``dpi`` × ``height``·``dpi``
-    pixels) or, for tables, ``.csv``. ``params`` are the figure's own parameters; an unknown one raises
+    pixels) or, for tables, ``.csv``. ``width``/``height`` (inches) default to the figure's
+    :attr:`Figure.size`, at which no text overlaps; at smaller sizes fonts and tick counts shrink to fit.
+    ``params`` are the figure's own parameters; an unknown one raises
     ``TypeError`` listing those accepted, a bad value ``ValueError`` (or ``TypeError``).
     Returns the path written.
     """
@@ -913,8 +954,8 @@ def export(name: str, out_path, width: float = 6.0, height: float = 4.0, dpi: in
         raise ValueError(f"unsupported file extension {out.suffix!r}; use one of {', '.join(FORMATS)}")
     if ext == ".csv" and fig_def.kind != "table":
         raise ValueError(f"{name!r} is a figure: export it as .svg, .pdf or .png (.csv is for tables)")
-    width = _real(width, "width", 0.5, 100.0)
-    height = _real(height, "height", 0.5, 100.0)
+    width = _real(fig_def.size[0] if width is None else width, "width", 0.5, 100.0)
+    height = _real(fig_def.size[1] if height is None else height, "height", 0.5, 100.0)
     dpi = _int(dpi, "dpi", low=10, high=2400)
     obj = fig_def(**params)
     if ext == ".csv":
@@ -928,21 +969,23 @@ def export(name: str, out_path, width: float = 6.0, height: float = 4.0, dpi: in
 
 def _draw(obj, kind: str, width: float, height: float, dpi: int, *, twin_y: bool = False, title: str = ""):
     """A Matplotlib figure of a HoloViews object (or a DataFrame drawn as a table) at the given size."""
+    import warnings
+
     import matplotlib
 
-    with matplotlib.rc_context(_rc()):
+    with matplotlib.rc_context(_rc()), warnings.catch_warnings():
+        # Two notices HoloViews' own Matplotlib plots trigger (hollow 'x' markers, VSpan colours); the
+        # drawing is right, so they are not passed on to the user.
+        for message in ("You passed an edgecolor", "Setting the 'color' property will override"):
+            warnings.filterwarnings("ignore", message=message, category=UserWarning)
         if kind == "table":
             return _table_figure(obj, width, height, title)
         mobj = to_matplotlib(obj)
         fig = hv.render(mobj, backend="matplotlib")
         fig.set_size_inches(width, height)
         fig.set_dpi(dpi)
-        for ax in fig.axes:
-            if ax.get_aspect() != "auto":
-                ax.set_adjustable("box")  # keep the aspect by the box, never by moving the limits
         if twin_y:
             _twin_axes(fig)
-        _uniform_fonts(fig, FONT_SIZE)
         _tidy_layout(fig)
     return fig
 
@@ -983,12 +1026,178 @@ def to_bytes(obj, fmt: str = "svg", width: float = 6.0, height: float = 4.0, dpi
 
 
 def _tidy_layout(fig) -> None:
-    """Fit titles, labels and legends inside the requested size (the size itself never changes)."""
-    import warnings
+    """Fit titles, labels, legends and colorbars inside the requested size (the size itself never changes).
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            fig.tight_layout(pad=0.4)
-        except Exception:
-            pass
+    HoloViews places the axes itself (fixed positions, data aspects, colorbars added beside the axes);
+    here every axes goes back on one figure-level grid with a box aspect instead of a data aspect, the
+    colorbars are re-attached so that Matplotlib's constrained layout makes room for them, and the fonts
+    and tick counts shrink step by step until :func:`layout_problems` finds no overlapping or clipped text
+    (or the smallest step is reached).
+    """
+    from matplotlib.legend import Legend
+    from matplotlib.ticker import MaxNLocator
+
+    for ax in fig.axes:  # one categorical legend per layer: keep one of each (title, entries)
+        seen = set()
+        for leg in reversed([c for c in ax.get_children() if isinstance(c, Legend)]):  # the last one is drawn
+            key = (leg.get_title().get_text(), frozenset(t.get_text() for t in leg.get_texts()))
+            if key in seen:
+                leg.set_visible(False)
+            seen.add(key)
+    grids: dict = {}
+    for ax in list(fig.axes):
+        spec = ax.get_subplotspec()
+        if spec is None:
+            continue
+        spec = spec.get_topmost_subplotspec()
+        gs = spec.get_gridspec()
+        if gs not in grids:
+            grids[gs] = fig.add_gridspec(gs.nrows, gs.ncols)
+        if ax.get_aspect() != "auto":
+            ratio = ax.get_data_ratio() * ax.get_aspect()
+            ax.set_aspect("auto")
+            ax.set_box_aspect(ratio)
+        ax.set_in_layout(True)
+        ax.set_subplotspec(grids[gs][spec.rowspan.start:spec.rowspan.stop, spec.colspan.start:spec.colspan.stop])
+    fig.set_layout_engine("constrained", w_pad=0.02, h_pad=0.02, wspace=0.02, hspace=0.02)
+    for cax in list(fig.axes):
+        cbar = getattr(cax, "_colorbar", None)
+        parent = getattr(getattr(cbar, "mappable", None), "axes", None)
+        if cbar is None or parent is None:
+            continue
+        label = cax.get_ylabel()
+        cax.remove()
+        fig.colorbar(cbar.mappable, ax=parent, fraction=0.08, pad=0.02).set_label(label)
+    for size, nbins in ((FONT_SIZE, None), (FONT_SIZE - 1, 5), (FONT_SIZE - 2, 4), (FONT_SIZE - 3, 3)):
+        _uniform_fonts(fig, size)
+        if nbins:
+            for ax in fig.axes:
+                if hasattr(ax, "_colorbar"):
+                    continue
+                for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
+                    if scale == "linear":
+                        axis.set_major_locator(MaxNLocator(nbins))
+        problems = layout_problems(fig)
+        if problems and size == FONT_SIZE and _legends_inside(fig):
+            problems = layout_problems(fig)
+        if not problems:
+            break
+    else:
+        _stack_legends(fig)
+    layout_problems(fig)  # one last draw with the layout engine on, then freeze: a later draw or save
+    fig.set_layout_engine("none")  # (outside this rc context) must not move what was checked
+
+
+def _stack_legends(fig) -> None:
+    """Still crowded at the smallest fonts: drop a legend repeating another panel's, stack the rest."""
+    from matplotlib.legend import Legend
+
+    # still crowded at the smallest fonts: stack the legends of each axes in one corner, one below the other
+    renderer = fig.canvas.get_renderer()
+    shown = set()
+    for ax in fig.axes:  # a legend that repeats another panel's entries and covers text goes
+        for leg in [c for c in ax.get_children() if isinstance(c, Legend) and c.get_visible()]:
+            key = (leg.get_title().get_text(), tuple(t.get_text() for t in leg.get_texts()))
+            too_tall = leg.get_window_extent(renderer).height > 0.7 * ax.get_window_extent(renderer).height
+            if key in shown and (too_tall or _legend_hits_text(fig, leg, renderer)):
+                leg.set_visible(False)
+            shown.add(key)
+    for ax in fig.axes:
+        legends = [c for c in ax.get_children() if isinstance(c, Legend) and c.get_visible()]
+        if len(legends) < 2 and not (legends and _legend_hits_text(fig, legends[0], renderer)):
+            continue
+        top = 1.0
+        for leg in legends:
+            leg.set_loc("upper right")
+            leg.set_bbox_to_anchor((0, 0, 1, top), transform=ax.transAxes)
+            fig.canvas.draw()
+            bb = leg.get_window_extent(renderer).transformed(ax.transAxes.inverted())
+            top = bb.y0
+
+
+def _legend_hits_text(fig, legend, renderer) -> bool:
+    """True if a legend overlaps a text of the figure outside the legend."""
+    from matplotlib.text import Text
+
+    box = legend.get_window_extent(renderer)
+    own = {id(t) for t in legend.findobj(Text)}
+    return any(t.get_visible() and t.get_text().strip() and box.overlaps(t.get_window_extent(renderer))
+               for t in fig.findobj(Text) if id(t) not in own)
+
+
+def _legends_inside(fig) -> bool:
+    """Move legends that stick out of the figure into their axes; True if one moved."""
+    from matplotlib.legend import Legend
+
+    renderer = fig.canvas.get_renderer()
+    moved = False
+    for ax in fig.axes:
+        for leg in [c for c in ax.get_children() if isinstance(c, Legend)]:
+            bb = leg.get_window_extent(renderer)
+            if bb.x0 < fig.bbox.x0 or bb.x1 > fig.bbox.x1 or bb.y0 < fig.bbox.y0 or bb.y1 > fig.bbox.y1:
+                leg.set_bbox_to_anchor(None)
+                leg.set_loc("best")
+                moved = True
+    return moved
+
+
+def layout_problems(fig, tol: float = 1.0) -> list[str]:
+    """Overlapping or clipped text of a drawn Matplotlib figure: a list of readable messages, empty when
+    every tick label, axis label, title, colorbar label and legend entry lies inside the figure and no
+    two of them overlap by more than ``tol`` pixels."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.legend import Legend
+    from matplotlib.text import Text
+
+    if not isinstance(fig.canvas, FigureCanvasAgg):
+        FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    texts, tick_texts = [], set()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            ticks = axis.get_major_ticks() + axis.get_minor_ticks()
+            tick_texts.update(id(lab) for t in ticks for lab in (t.label1, t.label2))
+            if not (ax.get_visible() and ax.axison and axis.get_visible()):
+                continue
+            lo, hi = sorted(axis.get_view_interval())
+            eps = 1e-9 * (hi - lo)
+            for tick in axis.get_major_ticks():  # only the ticks drawn (inside the view limits)
+                loc = tick.get_loc()
+                if loc is None or not lo - eps <= loc <= hi + eps:
+                    continue
+                texts += [lab for lab in (tick.label1, tick.label2) if lab.get_visible() and lab.get_text().strip()]
+
+    def visible(artist):  # the artists that are drawn: an invisible parent hides its children
+        if artist.get_visible():
+            yield artist
+            for child in artist.get_children():
+                yield from visible(child)
+
+    texts += [t for t in visible(fig) if isinstance(t, Text) and id(t) not in tick_texts and t.get_text().strip()]
+    boxes = [(t, t.get_window_extent(renderer)) for t in texts]
+    boxes = [(t, bb) for t, bb in boxes if bb.width > 0 and bb.height > 0]
+    fb = fig.bbox
+    out = [f"clipped text {t.get_text()!r}" for t, bb in boxes
+           if bb.x0 < fb.x0 - tol or bb.y0 < fb.y0 - tol or bb.x1 > fb.x1 + tol or bb.y1 > fb.y1 + tol]
+    def hit(a, b) -> bool:
+        return min(a.x1, b.x1) - max(a.x0, b.x0) > tol and min(a.y1, b.y1) - max(a.y0, b.y0) > tol
+
+    for i, (t, a) in enumerate(boxes):
+        for u, b in boxes[i + 1:]:
+            if hit(a, b):
+                out.append(f"overlapping text {t.get_text()!r} / {u.get_text()!r}")
+    # legend frames: two legends must not overlap, nor a legend cover a text that is not its own
+    legends = [(leg, leg.get_window_extent(renderer)) for leg in visible(fig) if isinstance(leg, Legend)]
+    for i, (leg, a) in enumerate(legends):
+        own = {id(t) for t in leg.findobj(Text)}
+        for other, b in legends[i + 1:]:
+            if hit(a, b):
+                out.append(f"overlapping legends {_legend_name(leg)} / {_legend_name(other)}")
+        out += [f"legend {_legend_name(leg)} covers {t.get_text()!r}" for t, b in boxes
+                if id(t) not in own and hit(a, b)]
+    return out
+
+
+def _legend_name(leg) -> str:
+    return repr(leg.get_title().get_text() or ", ".join(t.get_text() for t in leg.get_texts()[:2]))
