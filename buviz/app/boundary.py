@@ -202,7 +202,8 @@ class SampleSpaceView(_View):
         from bokeh.events import Tap
         from bokeh.models import GlyphRenderer, Image, MultiLine
 
-        fig = hv.render(self.plot(s), backend="bokeh")
+        fig = hv.render(self.plot(s, layers=("regions", "points", "boundary", "bayes",
+                                             *(("proposal1",) if self.proposal1 else ()))), backend="bokeh")
         fig.output_backend = "canvas"
         fig.on_event(Tap, lambda event: self._select_sample_at(event.x, event.y))
         live = {"fig": fig, "key": self._render_key(s), "image": None, "boundary": None, "flip": False}
@@ -279,12 +280,11 @@ class SampleSpaceView(_View):
                                                       r.cluster_labels[0], feature_names=s.ds.feature_names)
         return layers
 
-    def plot(self, snapshot=None, proposal1=None):
-        """The whole map of ``snapshot`` as one overlay (export, tests)."""
+    def plot(self, snapshot=None, proposal1=None, layers=("regions", "points", "boundary", "bayes", "proposal1")):
+        """The map of ``snapshot`` as one overlay of the named ``layers`` (export, tests, the live map)."""
         s = snapshot if snapshot is not None else self._snap()
-        layers = self._layers(s)
-        return (layers["regions"] * layers["points"] * layers["boundary"] * layers["bayes"]
-                * layers["proposal1"]).opts(title=self._title(s), **_MAP_OPTS)
+        built = self._layers(s, proposal1="proposal1" in layers)
+        return hv.Overlay([built[name] for name in layers]).opts(title=self._title(s), **_MAP_OPTS)
 
     def figure(self):
         """What the map shows now, for the static export."""
