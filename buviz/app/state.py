@@ -323,7 +323,8 @@ class ExplorerState(param.Parameterized):
                 except Exception as exc:
                     err = exc
             if doc is not None and not self.closed:
-                doc.add_next_tick_callback(self._on_event_loop(lambda: self._computed(s, snap, err)))
+                with contextlib.suppress(Exception):  # the session may end meanwhile
+                    doc.add_next_tick_callback(self._on_event_loop(lambda: self._computed(s, snap, err)))
 
         WORKER.submit(work)
 
