@@ -19,7 +19,7 @@ def _curves(overlay):
 def test_view_toy_tab_follows_rho():
     view = ExtrapolationView(rho=0.5)
     layout = view.main()
-    assert isinstance(layout, pn.Tabs) and len(layout) == 2
+    assert isinstance(layout, pn.Tabs) and len(layout) == 3
     plots = view.toy_plots()
     img = [el for el in plots["level_sets"] if isinstance(el, hv.Image)][0]
     U = img.dimension_values("U")
@@ -52,3 +52,21 @@ def test_view_extrapolation_follows_K_and_reports_bad_input():
     view.K = 12                                   # more than the 10 digit classes: a message, no crash
     pane = view._ext_view()
     assert isinstance(pane, pn.pane.Alert) and "K must be" in view.last_error
+
+
+def test_view_shows_the_classex_comparison_of_a_fixture_instance():
+    from buviz.app import extrapolation as app_ex
+
+    if not app_ex.CLASSEX_FIXTURE.exists():
+        pytest.skip("the ClassEx fixture is not beside the repository")
+    view = ExtrapolationView(fixture_index=4)
+    d = view.peer_data()
+    fixture = ex.load_classex_fixture(app_ex.CLASSEX_FIXTURE)
+    # the R package's own predictions for instance 4, as stored in the fixture
+    assert d["peer"]["ClassExReg"] == pytest.approx(float(fixture["ClassExReg"][4]))
+    assert d["truth"][1][-1] == pytest.approx(float(fixture["truth"][4]))
+    # our KDE (UCV) reproduces the peer's on this instance
+    assert d["estimates"]["kde"][1][-1] == pytest.approx(float(fixture["KDE_UCV"][4]), abs=1e-6)
+    shown = view._peer_view()
+    assert not isinstance(shown, pn.pane.Alert) and view.last_error is None
+    assert len(view.main()) == 3  # toy model, extrapolation, ClassEx comparison

@@ -12,7 +12,9 @@
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -46,6 +48,32 @@ $\widehat{\mathrm{AGA}}_k = \overline{a^{k-1}}$.
 less accurate than ClassExReg on the peers' 1-NN benchmark, and no estimator is reliable for a
 20x extrapolation from K = 20 classes -- treat the curves as indications, not guarantees.
 """
+
+
+#: The ClassEx reference fixture (30 instances computed by the R package's own code): the
+#: ``BUVIZ_CLASSEX_FIXTURE`` environment variable, else ``shared/peers/classex_public.npz`` beside the
+#: repository.
+CLASSEX_FIXTURE = Path(os.environ.get("BUVIZ_CLASSEX_FIXTURE") or
+                       Path(__file__).resolve().parents[3] / "shared" / "peers" / "classex_public.npz")
+
+
+_PEER_MD = """
+**Against the reference implementation.** One instance of the 1-NN Gaussian benchmark of the ClassEx R
+package (500 observed of 2000 classes, its own simulation and predictions): the observed AverageTA_k,
+each method's extrapolation, the exact 2000-class accuracy (star) and the R package's ClassExReg, KDE-UCV
+and KDE-BCV predictions (markers). Over the 30 instances (`benchmarks/bench_extrapolation.py`), max RMSE:
+R ClassExReg 0.043, KDE-UCV 0.065; buviz `best` 0.038.
+"""
+
+
+@lru_cache(maxsize=1)
+def _fixture(path: str) -> dict:
+    return ex.load_classex_fixture(path)
+
+
+@lru_cache(maxsize=8)
+def _peer_comparison(path: str, index: int) -> dict:
+    return ex.peer_comparison(_fixture(path), index)
 
 
 @lru_cache(maxsize=8)
@@ -82,6 +110,7 @@ class ExtrapolationView(pn.viewable.Viewer):
     method = param.Selector(default="all", objects=["all", *ex.METHODS])
     basis = param.Selector(default="linear_spline", objects=list(ex.BASES))
     seed = param.Integer(default=0, bounds=(0, 10_000))
+    fixture_index = param.Integer(default=0, bounds=(0, 29), doc="Instance of the ClassEx fixture")
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -180,6 +209,27 @@ class ExtrapolationView(pn.viewable.Viewer):
             return pn.Column(*items)
         return self._safe(build)
 
+    def peer_data(self) -> dict:
+        """Each method's curve, the truth and the R package's predictions for one fixture instance."""
+        if not CLASSEX_FIXTURE.exists():
+            raise ValueError(f"the ClassEx fixture is not at {CLASSEX_FIXTURE} (set BUVIZ_CLASSEX_FIXTURE)")
+        return _peer_comparison(str(CLASSEX_FIXTURE), int(self.fixture_index))
+
+    @param.depends("fixture_index")
+    def _peer_view(self):
+        def build():
+            d = self.peer_data()
+            k_tot = d["k_total"]
+            rows = [{"method": name, f"predicted at k={k_tot}": float(a[-1]),
+                     "truth": float(d["truth"][1][-1]), "error": float(a[-1] - d["truth"][1][-1])}
+                    for name, (_, a) in d["estimates"].items()]
+            rows += [{"method": f"ClassEx (R): {name}", f"predicted at k={k_tot}": float(v),
+                      "truth": float(d["truth"][1][-1]), "error": float(v - d["truth"][1][-1])}
+                     for name, v in d["peer"].items()]
+            return pn.Column(pn.pane.HoloViews(plots.peer_comparison(d).opts(width=760, height=420)),
+                             pn.widgets.Tabulator(pd.DataFrame(rows).round(4), disabled=True, show_index=False))
+        return self._safe(build)
+
     def _run_table(self, event=None):
         self._button.loading = True
         try:
@@ -203,6 +253,7 @@ class ExtrapolationView(pn.viewable.Viewer):
         "method": "Extrapolation estimator",
         "basis": "Moment method: basis of D̄(u)",
         "seed": "Random seed (class subset, training draws)",
+        "fixture_index": "ClassEx comparison: fixture instance (0 … 29)",
     }
 
     def controls(self) -> pn.Column:
@@ -212,10 +263,12 @@ class ExtrapolationView(pn.viewable.Viewer):
                         ("K", pn.widgets.IntSlider)):
             widgets[k].update(type=kind, throttled=True)
         toy = pn.Param(self.param, parameters=["rho"], widgets=widgets, show_name=False)
-        ext = pn.Param(self.param, parameters=[k for k in self.LABELS if k != "rho"], widgets=widgets,
-                       show_name=False)
+        ext = pn.Param(self.param, parameters=[k for k in self.LABELS if k not in ("rho", "fixture_index")],
+                       widgets=widgets, show_name=False)
+        peer = pn.Param(self.param, parameters=["fixture_index"], widgets=widgets, show_name=False)
         return pn.Column(pn.pane.Markdown("### Toy model (§4.1)"), toy,
-                         pn.pane.Markdown("### Extrapolation to k classes"), ext, sizing_mode="stretch_width")
+                         pn.pane.Markdown("### Extrapolation to k classes"), ext,
+                         pn.pane.Markdown("### Against the ClassEx R package"), peer, sizing_mode="stretch_width")
 
     def main(self) -> pn.Tabs:
         """The view's plots and formulas: the toy model and the extrapolation, as two tabs."""
@@ -224,7 +277,9 @@ class ExtrapolationView(pn.viewable.Viewer):
                         pn.pane.Markdown(_TOY_MD, **notes))
         ext = pn.Column(pn.panel(self._ext_view, loading_indicator=True), self._button, self._table_holder,
                         pn.pane.Markdown(_EXT_MD, **notes))
-        return pn.Tabs(("Toy model", toy), ("Extrapolation", ext), dynamic=True, sizing_mode="stretch_width")
+        peer = pn.Column(pn.panel(self._peer_view, loading_indicator=True), pn.pane.Markdown(_PEER_MD, **notes))
+        return pn.Tabs(("Toy model", toy), ("Extrapolation", ext), ("ClassEx comparison", peer), dynamic=True,
+                       sizing_mode="stretch_width")
 
     def __panel__(self):
         return pn.Row(pn.Column(self.controls(), width=330), self.main())
