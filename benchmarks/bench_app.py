@@ -91,7 +91,7 @@ def sweep_time(n: int):
         t0 = time.perf_counter()
         first = None
         state.start_sweep()
-        while not state._job.finished:
+        while not state.sweeps.job.finished:
             time.sleep(0.1)
             state.poll_sweep()
             if first is None and state.sweep_table is not None and len(state.sweep_table):

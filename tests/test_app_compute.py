@@ -216,3 +216,10 @@ def test_prefetch_fills_the_gamma_row_after_a_C_change():
     for c in (0, 2):  # the neighbouring C at the current γ
         assert compute.lookup_snapshot({**state.settings(), "log2_C": c}) is not None
     state.close()
+
+
+def test_upload_store_keeps_the_newest_uploads_within_its_bound():
+    store = compute.UploadStore(max_items=2)
+    for name in ("a", "b", "a", "c"):  # "a" is uploaded again: "b" is now the oldest
+        store.put(name, name.encode() * 3)
+    assert store.get("b") is None and store.get("a") == b"aaa" and store.get("c") == b"ccc" and len(store) == 2

@@ -296,13 +296,13 @@ def test_opening_the_curves_tab_starts_the_sweep_and_sessions_share_it():
     apps = [ExplorerApp(state=ExplorerState(n_train=120, cv=2, auto_sweep=False)) for _ in range(2)]
     names = list(apps[0].tabs._names)
     for app in apps:
-        assert app.state._job is None and app.state.sweep_state == "idle"
+        assert app.state.sweeps.job is None and app.state.sweep_state == "idle"
         app.tabs.active = names.index("Weights k̂/w")
-        assert app.state._job is None  # a tab without sweep curves starts nothing
+        assert app.state.sweeps.job is None  # a tab without sweep curves starts nothing
     for app in apps:
         app.tabs.active = names.index("Error vs −Û")
-        assert app.state.auto_sweep and app.state._job is not None
-    assert apps[0].state._job is apps[1].state._job  # one run for both sessions
+        assert app.state.auto_sweep and app.state.sweeps.job is not None
+    assert apps[0].state.sweeps.job is apps[1].state.sweeps.job  # one run for both sessions
     # with auto_sweep off, adding the Proposal 1 column drops the table of the other key
     s = ExplorerState(n_train=120, cv=2, auto_sweep=False)
     s.sweep_table = pd.DataFrame({"log2_gamma": [0.0]})

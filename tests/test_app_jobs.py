@@ -139,7 +139,7 @@ def test_two_states_with_the_same_settings_share_the_sweep():
     s2 = ExplorerState(n_train=120, cv=2, auto_sweep=False)
     s1.start_sweep()
     s2.start_sweep()
-    assert s1._job is s2._job and s1._job.subscribers == 2
+    assert s1.sweeps.job is s2.sweeps.job and s1.sweeps.job.subscribers == 2
     assert s1.wait_sweep(240) and s2.wait_sweep(240)
     assert s1.sweep_table.equals(s2.sweep_table) and s2.sweep_state == "done"
     # a third session with other settings does not see that table; going back adopts it at once

@@ -277,7 +277,7 @@ def test_closed_state_is_released_and_stops_its_sweep():
 
     s = ExplorerState(n_train=200, auto_sweep=False)
     s.close()
-    assert s.snapshot is None and s._job is None and s.closed
+    assert s.snapshot is None and s.sweeps.job is None and s.closed
     s.log2_gamma = 3  # a closed state ignores late events (a poll after the session died)
     assert s.snapshot is None
     ref = weakref.ref(s)

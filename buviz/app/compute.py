@@ -49,8 +49,8 @@ from buviz.datasets import Dataset
 
 __all__ = ["LRUCache", "cached", "Settings", "StatusEval", "Snapshot", "dataset_for", "bayes_info",
            "mlp_trajectory", "status_eval", "bu_fitted", "bu_result", "compute_snapshot", "lookup_snapshot",
-           "status_cached",
-           "parse_mixture", "store_upload", "prefetch_keys", "Worker", "WORKER", "clear_caches",
+           "status_cached", "parse_mixture", "UploadStore", "UPLOADS", "store_upload", "prefetch_keys", "Worker",
+           "WORKER", "clear_caches",
            "GAMMA_GRID", "MLP_EPOCHS", "MAX_EPOCH", "GRID_RESOLUTION", "N_TEST", "DEFAULT_MIXTURE_JSON"]
 
 #: log₂ γ of the sweep (the paper's default view, 2^-10 .. 2^10).
@@ -185,19 +185,38 @@ def parse_mixture(text: str) -> datasets.GaussianMixture:
     return datasets.GaussianMixture(comps, priors=priors)
 
 
-_UPLOADS: OrderedDict[str, bytes] = OrderedDict()  # digest -> CSV bytes
-#: Uploaded CSVs kept by the process (each at most ``datasets.MAX_CSV_BYTES`` = 5 MB).
-UPLOADS_MAX = 16
-_UPLOADS_LOCK = threading.Lock()
+class UploadStore:
+    """Uploaded CSV bytes of the process, keyed by their digest (never the user's file name); at most
+    ``max_items`` (each at most ``datasets.MAX_CSV_BYTES`` = 5 MB), the oldest out first; thread-safe."""
+
+    def __init__(self, max_items: int = 16):
+        self.max_items = int(max_items)
+        self._items: OrderedDict[str, bytes] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def put(self, digest: str, data: bytes) -> None:
+        with self._lock:
+            self._items[digest] = bytes(data)
+            self._items.move_to_end(digest)
+            while len(self._items) > self.max_items:
+                self._items.popitem(last=False)
+
+    def get(self, digest: str) -> bytes | None:
+        with self._lock:
+            return self._items.get(digest)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+#: The process's uploaded CSVs (shared by its sessions).
+UPLOADS = UploadStore(max_items=16)
+UPLOADS_MAX = UPLOADS.max_items
 
 
 def store_upload(digest: str, data: bytes) -> None:
-    """Keep an uploaded CSV under its digest (never the user's file name); the oldest beyond 16 go."""
-    with _UPLOADS_LOCK:
-        _UPLOADS[digest] = bytes(data)
-        _UPLOADS.move_to_end(digest)
-        while len(_UPLOADS) > UPLOADS_MAX:
-            _UPLOADS.popitem(last=False)
+    """Keep an uploaded CSV under its digest (:data:`UPLOADS`)."""
+    UPLOADS.put(digest, data)
 
 
 # -- the cached steps --------------------------------------------------------------------------------
@@ -212,8 +231,7 @@ def dataset_for(name: str, n_train: int, seed: int, payload: str) -> Dataset:
     if name in datasets.REAL_NAMES:
         return datasets.load(name, random_state=seed)
     if name == "csv":
-        with _UPLOADS_LOCK:
-            data = _UPLOADS.get(payload)
+        data = UPLOADS.get(payload)
         if data is None:
             raise ValueError("no CSV uploaded in this server (upload a file first)")
         return datasets.read_csv(data, random_state=seed)

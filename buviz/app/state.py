@@ -199,10 +199,8 @@ class ExplorerState(param.Parameterized):
         self._reverting = False
         self._doc = None  # the served session's Bokeh document (set by the app's server hooks)
         self._last_valid: dict | None = None
-        self._job: jobs.SharedSweep | None = None  # the shared sweep this session subscribes to
-        self._job_rows = -1  # rows of ``_job`` already moved into ``sweep_table``
-        self._sens_thread: threading.Thread | None = None
-        self._sens_pending: tuple | None = None
+        self.sweeps = SweepClient(self)  # the shared CV sweep this session follows
+        self.sensitivity_runner = SensitivityRunner(self)
         self._tick_scheduled = False  # an apply is scheduled on the event loop (coalesces changes)
         self._inflight: dict | None = None  # settings the worker computes for this session
         self._changed_at: float | None = None  # first control change not yet shown
@@ -233,10 +231,10 @@ class ExplorerState(param.Parameterized):
     def close(self) -> None:
         """Cancel background work and drop everything this session holds (session destroyed)."""
         self.closed = True
-        self.cancel_sweep()
+        self.sweeps.cancel()
         WORKER.cancel(id(self))
         self._doc = None
-        self._sens_pending = None
+        self.sensitivity_runner.close()
         self._last_valid = None
         self._reverting = True  # late widget events must not recompute anything
         # drop the references without notifying the views: their document is being destroyed
@@ -371,7 +369,7 @@ class ExplorerState(param.Parameterized):
         self._last_valid = s
         with self.update_context():
             self.param.update(**updates)
-        self._follow_sweep()
+        self.sweeps.follow()
         self._prefetch(s)
         timing.record_apply(time.perf_counter() - t0, changed)
 
@@ -467,13 +465,6 @@ class ExplorerState(param.Parameterized):
     def status_column(self) -> str:
         return "log2_gamma" if self.classifier == "SVM" else "epoch"
 
-    def _sweep_key(self) -> tuple:
-        c = _canonical(self._last_valid or self.settings())
-        ds = self.snapshot.ds
-        status = ("SVM", c["log2_C"]) if c["classifier"] == "SVM" else ("MLP",)
-        return (ds.key, *status, int(c["cv"]), int(c["M"]), c["K"], c["pert"], c["perturbation_mode"],
-                int(c["seed"]), bool(self.sweep_proposal1))
-
     def current_row(self) -> dict | None:
         """The sweep row of the current status, when the sweep has reached it."""
         t = self.sweep_table
@@ -486,25 +477,72 @@ class ExplorerState(param.Parameterized):
     @param.depends("sweep_proposal1", "auto_sweep", watch=True)
     def _sweep_settings_changed(self) -> None:
         if self.snapshot is not None and not self.closed:
-            self._follow_sweep()
-
-    def _follow_sweep(self) -> None:
-        """After a settings change: start (or join) their sweep, or with ``auto_sweep`` off adopt
-        a finished table for them if the process has one -- never keep showing another setting's."""
-        if self.auto_sweep:
-            self.start_sweep()
-            return
-        key = self._sweep_key()
-        if self._job is not None and self._job.key == key:
-            return
-        self.cancel_sweep()
-        self._job, self._job_rows = jobs.acquire_finished(key), -1
-        if self._job is None:
-            self.param.update(sweep_table=None, sweep_progress=0, sweep_state="idle")
-        else:
-            self._poll_main_sweep()
+            self.sweeps.follow()
 
     def start_sweep(self, force: bool = False) -> None:
+        """Subscribe to the sweep of the current settings (:meth:`SweepClient.start`)."""
+        self.sweeps.start(force)
+
+    def cancel_sweep(self) -> None:
+        """Leave the current sweep (:meth:`SweepClient.cancel`)."""
+        self.sweeps.cancel()
+
+    def poll_sweep(self) -> bool:
+        """Move what the background threads finished into params (call periodically, from the
+        server's event loop): sweep rows into :attr:`sweep_table`, sensitivity tables."""
+        if self.closed:
+            return False
+        changed = self.sensitivity_runner.poll()
+        return self.sweeps.poll() or changed
+
+    def wait_sweep(self, timeout: float = 120.0) -> bool:
+        """Block until the running sweep finishes (tests, benchmarks); then poll once."""
+        return self.sweeps.wait(timeout)
+
+    def run_sensitivity(self, kind: str = "M", values=None, *, blocking: bool = False, cv: int = 2) -> None:
+        """−Û_tr over the γ sweep for several M (Fig 12) or K (Fig 13) (:meth:`SensitivityRunner.run`)."""
+        self.sensitivity_runner.run(kind, values, blocking=blocking, cv=cv)
+
+
+class SweepClient:
+    """A session's subscription to the shared background CV sweep of its settings.
+
+    The sweeps themselves run in :mod:`buviz.app.jobs` (one run per settings, shared by every session
+    of the process); this object knows which one the session follows and moves its rows into the
+    state's ``sweep_table``, ``sweep_progress`` and ``sweep_state``.
+    """
+
+    def __init__(self, state: ExplorerState):
+        self.state = state
+        self.job: jobs.SharedSweep | None = None
+        self._rows = -1  # rows of ``job`` already moved into ``sweep_table``
+
+    def key(self) -> tuple:
+        """The shared sweep's key for the state's last valid settings."""
+        st = self.state
+        c = _canonical(st._last_valid or st.settings())
+        status = ("SVM", c["log2_C"]) if c["classifier"] == "SVM" else ("MLP",)
+        return (st.snapshot.ds.key, *status, int(c["cv"]), int(c["M"]), c["K"], c["pert"], c["perturbation_mode"],
+                int(c["seed"]), bool(st.sweep_proposal1))
+
+    def follow(self) -> None:
+        """After a settings change: start (or join) their sweep, or with ``auto_sweep`` off adopt
+        a finished table for them if the process has one -- never keep showing another setting's."""
+        st = self.state
+        if st.auto_sweep:
+            self.start()
+            return
+        key = self.key()
+        if self.job is not None and self.job.key == key:
+            return
+        self.cancel()
+        self.job, self._rows = jobs.acquire_finished(key), -1
+        if self.job is None:
+            st.param.update(sweep_table=None, sweep_progress=0, sweep_state="idle")
+        else:
+            self.poll()
+
+    def start(self, force: bool = False) -> None:
         """Subscribe to the sweep of the current settings (shared with every session of the process).
 
         A finished table for these settings is adopted at once; a sweep already running for them
@@ -512,98 +550,88 @@ class ExplorerState(param.Parameterized):
         recomputes a finished or failed sweep (rows still come from the on-disk row cache); a failed
         sweep is not retried by later changes of γ, only by ``force`` (the *Restart sweep* button).
         """
-        if self.snapshot is None or self.closed:
+        st = self.state
+        if st.snapshot is None or st.closed:
             return
-        key = self._sweep_key()
-        job = self._job
+        key = self.key()
+        job = self.job
         if not force and job is not None and job.key == key and not job.cancelled:
             return
-        c = _canonical(self._last_valid)
-        ds = self.snapshot.ds
-        with_p1 = bool(self.sweep_proposal1)
+        c = _canonical(st._last_valid)
+        ds = st.snapshot.ds
+        with_p1 = bool(st.sweep_proposal1)
 
         def runner(progress, on_row, cancelled):
             _sweep_rows(ds, c, with_p1, progress, on_row, cancelled)
 
         new = jobs.acquire(key, runner, restart=force)
         jobs.release(job)
-        self._job, self._job_rows = new, -1
-        self.param.update(sweep_table=None, sweep_progress=0, sweep_state="running")
-        self._poll_main_sweep()
+        self.job, self._rows = new, -1
+        st.param.update(sweep_table=None, sweep_progress=0, sweep_state="running")
+        self.poll()
 
-    def cancel_sweep(self) -> None:
+    def cancel(self) -> None:
         """Leave the current sweep (session closed); the last session to leave a running sweep stops it."""
-        job, self._job = self._job, None
+        job, self.job = self.job, None
         jobs.release(job)
 
-    def poll_sweep(self) -> bool:
-        """Move what the background threads finished into params (call periodically, from the
-        server's event loop): sweep rows into :attr:`sweep_table`, sensitivity tables."""
-        if self.closed:
-            return False
-        changed = self._poll_sensitivity()
-        return self._poll_main_sweep() or changed
-
-    def _poll_sensitivity(self) -> bool:
-        pending = self._sens_pending
-        if pending is None:
-            return False
-        result, state = pending
-        updates = {}
-        if result is not None:
-            self._sens_pending = None
-            sens = dict(self.sensitivity)
-            sens[result[0]] = result[1]
-            updates["sensitivity"] = sens
-        if state != self.sensitivity_state:
-            updates["sensitivity_state"] = state
-        if updates:
-            self.param.update(**updates)
-        return bool(updates)
-
-    def _poll_main_sweep(self) -> bool:
-        job = self._job
+    def poll(self) -> bool:
+        """Move the rows received so far into the state; whether anything changed."""
+        job, st = self.job, self.state
         if job is None:
             return False
         rows, done, total = job.snapshot()
         updates = {}
-        if rows and len(rows) != self._job_rows:
+        if rows and len(rows) != self._rows:
             updates["sweep_table"] = pd.DataFrame(rows)
-            self._job_rows = len(rows)
+            self._rows = len(rows)
         pct = 100 if job.finished else int(100 * done / total) if total else 0
-        if pct != self.sweep_progress:
+        if pct != st.sweep_progress:
             updates["sweep_progress"] = pct
         state = f"error: {job.error}" if job.error else "done" if job.finished else "running"
-        if state != self.sweep_state:
+        if state != st.sweep_state:
             updates["sweep_state"] = state
         if updates:
-            self.param.update(**updates)
+            st.param.update(**updates)
         return bool(updates)
 
-    def wait_sweep(self, timeout: float = 120.0) -> bool:
+    def wait(self, timeout: float = 120.0) -> bool:
         """Block until the running sweep finishes (tests, benchmarks); then poll once."""
-        job = self._job
+        job = self.job
         if job is not None:
             job.wait(timeout)
-        self.poll_sweep()
+        self.state.poll_sweep()
         return job is None or job.finished
 
-    # ------------------------------------------------------------------ sensitivity (Figs 12, 13)
-    def run_sensitivity(self, kind: str = "M", values=None, *, blocking: bool = False, cv: int = 2) -> None:
-        """−Û_tr over the γ sweep for several M (Fig 12) or K (Fig 13), in a background thread.
+
+class SensitivityRunner:
+    """−Û_tr over the γ sweep for several M (Fig 12) or K (Fig 13), one background thread per session;
+    its tables reach the state's ``sensitivity`` through :meth:`poll` (from the event loop)."""
+
+    def __init__(self, state: ExplorerState):
+        self.state = state
+        self._thread: threading.Thread | None = None
+        self._pending: tuple | None = None  # (result or None, status text), written by the thread
+
+    def close(self) -> None:
+        self._pending = None
+
+    def run(self, kind: str = "M", values=None, *, blocking: bool = False, cv: int = 2) -> None:
+        """Start the sweeps of ``kind`` ("M" or "K") for ``values``.
 
         CV errors are not needed here, so the sweeps use ``cv`` = 2 folds (the cheapest allowed).
         """
-        if self.classifier != "SVM":
-            self.message = "The sensitivity sweeps use the SVM γ sweep: select the SVM classifier"
+        st = self.state
+        if st.classifier != "SVM":
+            st.message = "The sensitivity sweeps use the SVM γ sweep: select the SVM classifier"
             return
         if kind not in ("M", "K"):
             raise ValueError("kind must be 'M' or 'K'")
-        if self._sens_thread is not None and self._sens_thread.is_alive():
-            self.message = "The sensitivity sweeps are still running: wait for them to finish"
+        if self._thread is not None and self._thread.is_alive():
+            st.message = "The sensitivity sweeps are still running: wait for them to finish"
             return
         values = values or ((20, 40, 80, 120, 160) if kind == "M" else ("3", "10", "20", "40", "aic"))
-        snap = self.snapshot
+        snap = st.snapshot
         base = _canonical(snap.settings)
         N = len(snap.ds.X_train)
         if kind == "M":
@@ -615,9 +643,9 @@ class ExplorerState(param.Parameterized):
             out = {}
             try:
                 for n, v in enumerate(values):
-                    if self.closed:  # the session ended: leave the worker pool to the others
+                    if st.closed:  # the session ended: leave the worker pool to the others
                         return
-                    self._sens_pending = (None, f"running {kind} = {v} ({n + 1}/{len(values)})")
+                    self._pending = (None, f"running {kind} = {v} ({n + 1}/{len(values)})")
                     M = int(v) if kind == "M" else int(base["M"])
                     K = prototypes_per_class(str(v)) if kind == "K" else prototypes_per_class(base["K"])
                     with jobs.RUN_LOCK:  # per value, so the shared sweeps interleave
@@ -625,15 +653,33 @@ class ExplorerState(param.Parameterized):
                             snap.ds, 2.0 ** np.array(GAMMA_GRID, dtype=float), C=2.0 ** base["log2_C"], cv=cv,
                             M=M, K=K, perturbation=base["pert"], perturbation_mode=base["perturbation_mode"],
                             random_state=int(base["seed"]), n_jobs=2, cache=True, niceness=SWEEP_NICENESS)
-                self._sens_pending = ((kind, out), "done")
+                self._pending = ((kind, out), "done")
             except Exception as exc:
                 traceback.print_exc()
-                self._sens_pending = (None, f"error: {exc}")
+                self._pending = (None, f"error: {exc}")
 
-        self._sens_pending = (None, f"running {kind} sweeps")
+        self._pending = (None, f"running {kind} sweeps")
         if blocking:
             work()
-            self.poll_sweep()
+            st.poll_sweep()
         else:
-            self._sens_thread = threading.Thread(target=work, name="buviz-sensitivity", daemon=True)
-            self._sens_thread.start()
+            self._thread = threading.Thread(target=work, name="buviz-sensitivity", daemon=True)
+            self._thread.start()
+
+    def poll(self) -> bool:
+        """Move a finished table and the status text into the state; whether anything changed."""
+        pending, st = self._pending, self.state
+        if pending is None:
+            return False
+        result, text = pending
+        updates = {}
+        if result is not None:
+            self._pending = None
+            sens = dict(st.sensitivity)
+            sens[result[0]] = result[1]
+            updates["sensitivity"] = sens
+        if text != st.sensitivity_state:
+            updates["sensitivity_state"] = text
+        if updates:
+            st.param.update(**updates)
+        return bool(updates)
