@@ -192,7 +192,7 @@ class SampleSpaceView(_View):
         self.numbers_pane = self._pane(pn.pane.Markdown(width=300), self.numbers_text,
                                        (self.state, "snapshot"), (self.state, "sweep_table"),
                                        (self.state, "sweep_state"), (self, "proposal1"))
-        self.state.param.watch(self._follow, ["snapshot", "data"])
+        self.state.param.watch(self._follow, "snapshot")
         self.param.watch(self._follow, ["proposal1", "tab_open"])
         self._follow()
 

@@ -42,7 +42,6 @@ import threading
 import time
 import traceback
 import weakref
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -108,14 +107,6 @@ def _canonical(s: dict) -> dict:
     _, s["log2_gamma"], s["log2_C"], s["epoch"] = k.status
     s["pert"] = k.estimator[2]
     return s
-
-
-@dataclass(frozen=True, eq=False)
-class DataLayers:
-    """What the sample-space views draw that no classifier status changes: the training set and B*."""
-
-    ds: datasets.Dataset
-    bayes_fields: dict | None
 
 
 def _status_label(s: dict) -> str:
@@ -191,8 +182,6 @@ class ExplorerState(param.Parameterized):
         "After a dataset, C, M, K or T̃ change, compute the γ row (and the neighbouring C) ahead of the "
         "user in the background worker, behind every user's own request"))
     computing = param.String(default="", doc="The status the worker computes for this session ('' when idle)")
-    data = param.Parameter(default=None, doc=(
-        "The shown dataset's layers that no status changes (a DataLayers): replaced only with the dataset"))
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -239,7 +228,7 @@ class ExplorerState(param.Parameterized):
         self._reverting = True  # late widget events must not recompute anything
         # drop the references without notifying the views: their document is being destroyed
         with param.parameterized.discard_events(self):
-            self.param.update(snapshot=None, data=None, sweep_table=None, sensitivity={})
+            self.param.update(snapshot=None, sweep_table=None, sensitivity={})
 
     # ------------------------------------------------------------------ settings and snapshot
     def settings(self) -> dict:
@@ -356,8 +345,7 @@ class ExplorerState(param.Parameterized):
         changed = sorted(k for k, v in s.items() if self._last_valid is None or self._last_valid.get(k) != v)
         dataset_changed = old is None or old.ds is not snap.ds
         updates = {"snapshot": snap, "message": "", "computing": ""}
-        if dataset_changed or self.data is None:
-            updates["data"] = DataLayers(snap.ds, snap.bayes_fields)
+        if dataset_changed:
             updates["selected"] = -1
             updates["sensitivity"] = {}
         if self.selected >= len(snap.ds.X_train):
