@@ -29,6 +29,15 @@ def browser():
         b.close()
 
 
+def new_page(browser):
+    """A 1600 × 1000 page that collects its console errors and uncaught exceptions in ``console_errors``."""
+    pg = browser.new_page(viewport={"width": 1600, "height": 1000})
+    pg.console_errors = []
+    pg.on("console", lambda m: pg.console_errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: pg.console_errors.append(str(e)))
+    return pg
+
+
 def close_page(page) -> None:
     """Leave the explorer before closing the page: navigating away closes its websocket with a close
     handshake, so the server stops writing to it cleanly. Closing the page outright drops the socket

@@ -10,7 +10,7 @@ import pytest
 from buviz.app import compute
 from buviz.app.state import CONTROL_PARAMS, ExplorerState
 
-from .conftest import PROBE_JS, RECORD_JS, WAIT_JS, ExplorerServer, close_page, require_browser
+from .conftest import PROBE_JS, RECORD_JS, WAIT_JS, ExplorerServer, close_page, new_page, require_browser
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -27,9 +27,7 @@ def server(tmp_path_factory):
 
 @pytest.fixture
 def page(browser, server):
-    pg = browser.new_page(viewport={"width": 1600, "height": 1000})
-    pg.console_errors = []
-    pg.on("console", lambda m: pg.console_errors.append(m.text) if m.type == "error" else None)
+    pg = new_page(browser)
     pg.goto(server.url + QUERY)
     pg.wait_for_selector("canvas", timeout=60_000)
     pg.get_by_text("Status Λ").first.wait_for(timeout=60_000)

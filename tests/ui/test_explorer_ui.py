@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ExplorerServer, close_page, require_browser
+from .conftest import ExplorerServer, close_page, new_page, require_browser
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -44,10 +44,7 @@ def server(tmp_path_factory):
 
 @pytest.fixture
 def page(browser):
-    pg = browser.new_page(viewport={"width": 1600, "height": 1000})
-    pg.console_errors = []
-    pg.on("console", lambda m: pg.console_errors.append(m.text) if m.type == "error" else None)
-    pg.on("pageerror", lambda e: pg.console_errors.append(str(e)))
+    pg = new_page(browser)
     yield pg
     close_page(pg)
 

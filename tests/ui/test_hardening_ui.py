@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ExplorerServer, close_page, free_port, require_browser, server_errors, stop_process
+from .conftest import ExplorerServer, close_page, free_port, new_page, require_browser, server_errors, stop_process
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -42,10 +42,7 @@ def server(tmp_path_factory):
 
 @pytest.fixture
 def page(browser, server):
-    pg = browser.new_page(viewport={"width": 1600, "height": 1000})
-    pg.console_errors = []
-    pg.on("console", lambda m: pg.console_errors.append(m.text) if m.type == "error" else None)
-    pg.on("pageerror", lambda e: pg.console_errors.append(str(e)))
+    pg = new_page(browser)
     url, log = server
     before = len(log.read_text(errors="replace").splitlines())
     yield pg
