@@ -14,7 +14,7 @@ import numpy as np
 from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from buviz._validation import check_int, check_real, check_X, check_Xy
+from buviz._validation import InvalidParameterError, check_int, check_real, check_X, check_Xy
 
 __all__ = [
     "Discriminant",
@@ -113,10 +113,10 @@ def as_discriminant(source, n_classes: int | None = None, name: str = "", *, cla
     if isinstance(source, Discriminant):
         return source
     if isinstance(source, type):
-        raise TypeError(f"pass a fitted instance, e.g. {source.__name__}().fit(X, y), not the class "
-                        f"{source.__name__}")
+        raise InvalidParameterError(f"source must be a fitted instance, e.g. {source.__name__}().fit(X, y), "
+                                    f"not the class {source.__name__}")
     if response not in RESPONSES:
-        raise ValueError(f"response must be one of {RESPONSES}, got {response!r}")
+        raise InvalidParameterError(f"response must be one of {RESPONSES}, got {response!r}")
     if hasattr(source, "fit") and (hasattr(source, "predict") or hasattr(source, "decision_function")
                                    or hasattr(source, "predict_proba")):
         from sklearn.exceptions import NotFittedError
@@ -132,11 +132,11 @@ def as_discriminant(source, n_classes: int | None = None, name: str = "", *, cla
         if kind == "auto":
             kind = "decision_function" if has_df else "predict_proba"
         if kind == "decision_function" and not has_df or kind != "decision_function" and not has_pp:
-            raise ValueError(f"the classifier {type(source).__name__} has neither decision_function nor "
-                             f"predict_proba" if not (has_df or has_pp) else
-                             f"the classifier {type(source).__name__} has no "
-                             f"{'decision_function' if kind == 'decision_function' else 'predict_proba'} "
-                             f"(response={response!r})")
+            raise InvalidParameterError(f"source: the classifier {type(source).__name__} has neither "
+                                        f"decision_function nor predict_proba" if not (has_df or has_pp) else
+                                        f"source: the classifier {type(source).__name__} has no "
+                                        f"{'decision_function' if kind == 'decision_function' else 'predict_proba'} "
+                                        f"(response={response!r})")
         if classes is None:
             order = np.arange(J)
         else:
@@ -166,10 +166,11 @@ def as_discriminant(source, n_classes: int | None = None, name: str = "", *, cla
         return Discriminant(func, J, name=name or type(source).__name__, estimator=source)
     if callable(source):
         if n_classes is None:
-            raise ValueError("n_classes is required to adapt a plain callable")
+            raise InvalidParameterError("n_classes is required to adapt a plain callable (an integer >= 2)")
         return Discriminant(source, check_int(n_classes, "n_classes", low=2), name=name or "callable")
-    raise ValueError(f"cannot adapt {type(source).__name__} to a discriminant: pass a fitted classifier with "
-                     f"decision_function or predict_proba, or a callable X -> (n, J)")
+    raise InvalidParameterError(f"source: cannot adapt {type(source).__name__} to a discriminant: pass a "
+                                f"fitted classifier with decision_function or predict_proba, or a "
+                                f"callable X -> (n, J)")
 
 
 def top2(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

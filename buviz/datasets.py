@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
-from buviz._validation import check_int, check_X, check_Xy
+from buviz._validation import InvalidParameterError, check_int, check_X, check_Xy
 
 __all__ = [
     "GaussianMixture",
@@ -50,14 +50,15 @@ def _as_covariance(cov, d: int, where: str) -> np.ndarray:
     elif cov.ndim == 1:
         cov = np.diag(cov)
     if cov.shape != (d, d):
-        raise ValueError(f"covariance of {where} must be ({d}, {d}), got shape {cov.shape}")
+        raise InvalidParameterError(f"covariance of {where} must be ({d}, {d}), got shape {cov.shape}")
     if not np.all(np.isfinite(cov)):
-        raise ValueError(f"covariance of {where} contains NaN or infinite values")
+        raise InvalidParameterError(f"covariance of {where} contains NaN or infinite values")
     if not np.allclose(cov, cov.T, rtol=1e-10, atol=1e-12):
-        raise ValueError(f"covariance of {where} must be symmetric")
+        raise InvalidParameterError(f"covariance of {where} must be symmetric")
     eig = np.linalg.eigvalsh(cov)
     if eig.min() <= 1e-12 * max(1.0, eig.max()):
-        raise ValueError(f"covariance of {where} must be positive definite (smallest eigenvalue {eig.min():.3g})")
+        raise InvalidParameterError(f"covariance of {where} must be positive definite "
+                                    f"(smallest eigenvalue {eig.min():.3g})")
     return cov
 
 
@@ -128,26 +129,26 @@ class GaussianMixture:
 
     def __init__(self, classes, priors=None):
         if not isinstance(classes, list | tuple) or len(classes) < 2:
-            raise ValueError("classes must be a list of at least two classes of components")
+            raise InvalidParameterError("classes must be a list of at least two classes of components")
         d = None
         self.weights: list[np.ndarray] = []
         self.means: list[np.ndarray] = []
         self.covariances: list[np.ndarray] = []
         for j, comps in enumerate(classes):
             if not isinstance(comps, list | tuple) or len(comps) == 0:
-                raise ValueError(f"class {j} must have at least one component (weight, mean, covariance)")
+                raise InvalidParameterError(f"class {j} must have at least one component (weight, mean, covariance)")
             w, mu, cov = [], [], []
             for c, comp in enumerate(comps):
                 if len(comp) != 3:
-                    raise ValueError(f"component {c} of class {j} must be (weight, mean, covariance)")
+                    raise InvalidParameterError(f"component {c} of class {j} must be (weight, mean, covariance)")
                 wt, m, s = comp
                 m = np.atleast_1d(np.asarray(m, dtype=float))
                 if d is None:
                     d = m.shape[0]
                 if m.shape != (d,) or not np.all(np.isfinite(m)):
-                    raise ValueError(f"mean of class {j} component {c} must be {d} finite numbers")
+                    raise InvalidParameterError(f"mean of class {j} component {c} must be {d} finite numbers")
                 if not np.isfinite(wt) or wt <= 0:
-                    raise ValueError(f"weight of class {j} component {c} must be positive, got {wt}")
+                    raise InvalidParameterError(f"weight of class {j} component {c} must be positive, got {wt}")
                 w.append(float(wt))
                 mu.append(m)
                 cov.append(_as_covariance(s, d, f"class {j} component {c}"))
@@ -161,7 +162,7 @@ class GaussianMixture:
             priors = np.full(self.n_classes, 1.0 / self.n_classes)
         priors = np.asarray(priors, dtype=float)
         if priors.shape != (self.n_classes,) or np.any(~np.isfinite(priors)) or np.any(priors <= 0):
-            raise ValueError(f"priors must be {self.n_classes} positive numbers, got {priors}")
+            raise InvalidParameterError(f"priors must be {self.n_classes} positive numbers, got {priors}")
         self.priors = priors / priors.sum()
         self._chol = [np.linalg.cholesky(c) for c in self.covariances]
 
@@ -326,7 +327,7 @@ def paper_mixture(name: str) -> GaussianMixture:
     """The exact model of one of :data:`MIXTURE_NAMES` (raw, unstandardised coordinates)."""
     table = _paper_classes()
     if name not in table:
-        raise ValueError(f"name must be one of {MIXTURE_NAMES}, got {name!r}")
+        raise InvalidParameterError(f"name must be one of {MIXTURE_NAMES}, got {name!r}")
     return GaussianMixture(table[name][0])
 
 
@@ -428,7 +429,7 @@ def from_mixture(mixture: GaussianMixture, n_train: int = 1000, n_test: int = 20
     else:
         X_te, y_te = np.empty((0, mixture.n_features)), np.empty(0, dtype=int)
     if len(np.unique(y_tr)) < mixture.n_classes:
-        raise ValueError(f"n_train={n_train} is too small: some class drew no training sample")
+        raise InvalidParameterError(f"n_train={n_train} is too small: some class drew no training sample")
     key = f"{name}|{_model_key(mixture)}|{n_train}|{n_test}|{random_state}|{standardize}"
     return _standardise(name, X_tr, y_tr, X_te, y_te, model=mixture, description=description,
                         key=key, standardize=standardize)
@@ -493,7 +494,7 @@ def load(name: str, n_train: int = 1000, n_test: int = 20000, random_state=0, *,
         return from_arrays(bunch.data, bunch.target, test_size=0.3, random_state=random_state, name=name,
                            standardize=standardize, description=f"scikit-learn's {name} data",
                            feature_names=list(bunch.feature_names))
-    raise ValueError(f"name must be one of {DATASET_NAMES}, got {name!r}")
+    raise InvalidParameterError(f"name must be one of {DATASET_NAMES}, got {name!r}")
 
 
 def read_csv(source: Any, *, label_column: str | int = -1, n_features: int | None = 2,
@@ -540,11 +541,11 @@ def read_csv(source: Any, *, label_column: str | int = -1, n_features: int | Non
         try:
             label_name = frame.columns[label_column]
         except IndexError:
-            raise ValueError(f"label_column {label_column} is out of range") from None
+            raise InvalidParameterError(f"label_column {label_column} is out of range") from None
     elif label_column in frame.columns:
         label_name = label_column
     else:
-        raise ValueError(f"label_column {label_column!r} is not a column of the CSV")
+        raise InvalidParameterError(f"label_column {label_column!r} is not a column of the CSV")
     features = frame.drop(columns=[label_name])
     if n_features is not None and features.shape[1] != n_features:
         raise ValueError(f"CSV file must have exactly {n_features} feature columns plus a label column, "

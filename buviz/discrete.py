@@ -42,7 +42,7 @@ from scipy import stats
 from scipy.special import gammaln
 
 from buviz._math import log_comb
-from buviz._validation import check_int, check_real
+from buviz._validation import InvalidParameterError, check_int, check_real
 
 __all__ = [
     "METHODS",
@@ -89,7 +89,7 @@ PAPER_TABLE2: tuple[tuple[float, ...], ...] = (
 
 def _check_method(method) -> str:
     if not isinstance(method, str) or method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+        raise InvalidParameterError(f"method must be one of {METHODS}, got {method!r}")
     return method
 
 
@@ -97,23 +97,23 @@ def _check_p(p, name: str = "p") -> np.ndarray:
     """Probabilities in [0, 1] (scalar or 1-D), returned as a float array."""
     arr = np.asarray(p, dtype=float) if not isinstance(p, bool) else None
     if arr is None or arr.ndim > 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a number or a 1-D array of numbers in [0, 1], got {p!r}")
+        raise InvalidParameterError(f"{name} must be a number or a 1-D array of numbers in [0, 1], got {p!r}")
     if arr.ndim == 0:
         check_real(float(arr), name, low=0.0, high=1.0)
     elif not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(arr > 1):
-        raise ValueError(f"{name} must lie in [0, 1]")
+        raise InvalidParameterError(f"{name} must lie in [0, 1]")
     return arr
 
 
 def _to_array_p(p, name: str = "p") -> tuple[np.ndarray, bool]:
     if isinstance(p, bool):
-        raise ValueError(f"{name} must be a number in [0, 1], got {p!r}")
+        raise InvalidParameterError(f"{name} must be a number in [0, 1], got {p!r}")
     try:
         arr = _check_p(p, name)
     except (TypeError, ValueError) as exc:
         if isinstance(exc, ValueError) and name in str(exc):
             raise
-        raise ValueError(f"{name} must be a number or 1-D array in [0, 1], got {p!r}") from None
+        raise InvalidParameterError(f"{name} must be a number or 1-D array in [0, 1], got {p!r}") from None
     return np.atleast_1d(arr), arr.ndim == 0
 
 
@@ -418,7 +418,7 @@ def balanced_optimal(N: int, k: int, *, tau: float = 0.1, n_p: int = 201, tol: f
     paper_iterations = check_int(paper_iterations, "paper_iterations", low=0)
     if not (isinstance(gauge, str) and gauge in ("paper", "orthogonal")):
         if isinstance(gauge, str):
-            raise ValueError(f"gauge must be 'paper', 'orthogonal' or a number, got {gauge!r}")
+            raise InvalidParameterError(f"gauge must be 'paper', 'orthogonal' or a number, got {gauge!r}")
         gauge = check_real(gauge, "gauge")
     p_grid = np.linspace(0.0, 1.0, n_p)
     prob = _BalancedProblem(N, k, p_grid)
@@ -515,7 +515,7 @@ def cell_values(method: str, N: int, n_max: int, k: int | None = None) -> np.nda
     N = check_int(N, "N", low=1)
     n_max = check_int(n_max, "n_max", low=0)
     if method in ("bootstrap632",) and N < 2:
-        raise ValueError(f"N must be >= 2 for the bootstrap (no point is ever out of bag), got {N}")
+        raise InvalidParameterError(f"N must be >= 2 for the bootstrap (no point is ever out of bag), got {N}")
     if method == "resubstitution":
         return resubstitution_table(N, n_max)
     if method == "loo":
@@ -523,10 +523,10 @@ def cell_values(method: str, N: int, n_max: int, k: int | None = None) -> np.nda
     if method == "bootstrap632":
         return np.array(_bootstrap632_cached(N, n_max))
     if k is None:
-        raise ValueError("k is required for method 'balanced_optimal'")
+        raise InvalidParameterError("k is required for method 'balanced_optimal'")
     k = check_int(k, "k", low=1)
     if n_max > N:
-        raise ValueError(f"n_max must be <= N for 'balanced_optimal' (got n_max={n_max}, N={N})")
+        raise InvalidParameterError(f"n_max must be <= N for 'balanced_optimal' (got n_max={n_max}, N={N})")
     return np.array(_balanced_cached(N, k)[: n_max + 1, : n_max + 1])
 
 
@@ -553,11 +553,11 @@ class Moments:
 def _table_for_N(x, N: int) -> np.ndarray:
     x = np.asarray(x, dtype=float)
     if x.ndim != 2 or x.shape[0] < N + 1 or x.shape[1] < N + 1:
-        raise ValueError(f"x must be a table x[n, m] covering n, m <= N = {N}, got shape {x.shape}")
+        raise InvalidParameterError(f"x must be a table x[n, m] covering n, m <= N = {N}, got shape {x.shape}")
     x = x[: N + 1, : N + 1]
     _, _, valid = _cell_grid(N)
     if not np.all(np.isfinite(x[valid])):
-        raise ValueError("x has non-finite entries for m <= n")
+        raise InvalidParameterError("x has non-finite entries for m <= n")
     return np.where(valid, x, 0.0)
 
 
@@ -620,12 +620,12 @@ def moments_general(x, N: int, alpha, p) -> Moments:
     N = check_int(N, "N", low=1)
     alpha = np.atleast_1d(np.asarray(alpha, dtype=float))
     if alpha.ndim != 1 or alpha.size < 1 or not np.all(np.isfinite(alpha)) or np.any(alpha < 0):
-        raise ValueError("alpha must be a 1-D array of non-negative cell probabilities")
+        raise InvalidParameterError("alpha must be a 1-D array of non-negative cell probabilities")
     if abs(alpha.sum() - 1.0) > 1e-9:
-        raise ValueError(f"alpha must sum to 1, got {alpha.sum()!r}")
+        raise InvalidParameterError(f"alpha must sum to 1, got {alpha.sum()!r}")
     pj = np.atleast_1d(_check_p(p, "p")) * np.ones_like(alpha)
     if pj.shape != alpha.shape:
-        raise ValueError("p must be a scalar or have the same length as alpha")
+        raise InvalidParameterError("p must be a scalar or have the same length as alpha")
     x = _table_for_N(x, N)
     n, m, valid = _cell_grid(N)
     logc = _log_binom_coef(N)
@@ -701,7 +701,7 @@ def simulate(x, N: int, k: int, p: float, n_samples: int = 100_000, *, alpha=Non
     x = _table_for_N(x, N)
     alpha = np.full(k, 1.0 / k) if alpha is None else np.asarray(alpha, dtype=float)
     if alpha.shape != (k,) or abs(alpha.sum() - 1) > 1e-9:
-        raise ValueError("alpha must hold k probabilities summing to 1")
+        raise InvalidParameterError("alpha must hold k probabilities summing to 1")
     pj = np.atleast_1d(_check_p(p)) * np.ones(k)
     rng = np.random.default_rng(random_state)
     nj = rng.multinomial(N, alpha, size=n_samples)

@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from buviz._validation import check_Xy
+from buviz._validation import InvalidParameterError, check_Xy
 from buviz.uncertainty.proposal2 import BoundaryUncertainty
 
 __all__ = ["UncertaintyScorer", "TrainingSetSplit", "SelectionResult", "select_by_uncertainty"]
@@ -108,11 +108,13 @@ class UncertaintyScorer:
 
     def __init__(self, uncertainty: BoundaryUncertainty | None = None, *, max_cached: int = 8, **params):
         if uncertainty is not None and params:
-            raise ValueError("pass either uncertainty or BoundaryUncertainty parameters, not both")
+            raise InvalidParameterError("uncertainty: pass either uncertainty or BoundaryUncertainty "
+                                        "parameters, not both")
         if uncertainty is None:
             uncertainty = BoundaryUncertainty(**params)
         if not isinstance(uncertainty, BoundaryUncertainty):
-            raise TypeError(f"uncertainty must be a BoundaryUncertainty, got {type(uncertainty).__name__}")
+            raise InvalidParameterError(f"uncertainty must be a BoundaryUncertainty, "
+                                        f"got {type(uncertainty).__name__}")
         self.uncertainty = uncertainty
         self.max_cached = max_cached
         self._cache: OrderedDict[str, BoundaryUncertainty] = OrderedDict()
@@ -187,12 +189,14 @@ class SelectionResult:
 
 def _check_estimator(estimator):
     if isinstance(estimator, type):
-        raise TypeError(f"estimator must be an instance, e.g. {estimator.__name__}(), not the class "
+        raise InvalidParameterError(f"estimator must be an instance, e.g. {estimator.__name__}(), not the class "
                         f"{estimator.__name__}")
     if not hasattr(estimator, "fit"):
-        raise ValueError(f"estimator must be a scikit-learn classifier with fit, got {type(estimator).__name__}")
+        raise InvalidParameterError(f"estimator must be a scikit-learn classifier with fit, "
+                                    f"got {type(estimator).__name__}")
     if not (hasattr(estimator, "decision_function") or hasattr(estimator, "predict_proba")):
-        raise ValueError(f"estimator {type(estimator).__name__} has neither decision_function nor predict_proba: "
+        raise InvalidParameterError(f"estimator {type(estimator).__name__} has neither decision_function "
+                                    f"nor predict_proba: "
                          f"boundary uncertainty needs class scores")
 
 
@@ -244,9 +248,9 @@ def select_by_uncertainty(estimator, param_grid, X, y, *, uncertainty: BoundaryU
     try:
         grid = list(ParameterGrid(param_grid))
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"param_grid is not a valid grid: {exc}") from None
+        raise InvalidParameterError(f"param_grid is not a valid grid: {exc}") from None
     if not grid:
-        raise ValueError("param_grid has no candidates (an empty list of grids)")
+        raise InvalidParameterError("param_grid has no candidates (an empty list of grids)")
     X_checked, _, _ = check_Xy(X, y)
     scorer = UncertaintyScorer(uncertainty, **params)
     bu = scorer.fitted_for(X_checked, np.asarray(y))

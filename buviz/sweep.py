@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
-from buviz._validation import check_int, check_real
+from buviz._validation import InvalidParameterError, check_int, check_real
 from buviz.classifiers import Discriminant, mlp_statuses, svm_status
 from buviz.datasets import Dataset
 from buviz.uncertainty import BoundaryUncertainty
@@ -115,11 +115,11 @@ def _holdout_split(y, random_state) -> tuple[np.ndarray, np.ndarray]:
 
 def _check_common(ds: Dataset, cv: int, M: int) -> int:
     if not isinstance(ds, Dataset):
-        raise ValueError("ds must be a buviz Dataset (see buviz.datasets.load)")
+        raise InvalidParameterError("ds must be a buviz Dataset (see buviz.datasets.load)")
     counts = np.bincount(ds.y_train)
     cv = check_int(cv, "cv", low=2)
     if cv > counts.min():
-        raise ValueError(f"cv={cv} folds need at least {cv} samples per class; the smallest class has "
+        raise InvalidParameterError(f"cv={cv} folds need at least {cv} samples per class; the smallest class has "
                          f"{counts.min()}")
     check_int(M, "M", low=2, high=len(ds.X_train))
     return cv
@@ -181,7 +181,7 @@ def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, c
     """
     gammas = [check_real(g, "gammas", low=0, low_open=True) for g in np.atleast_1d(gammas)]
     if not gammas:
-        raise ValueError("gammas must hold at least one value")
+        raise InvalidParameterError("gammas must hold at least one value")
     C = check_real(C, "C", low=0, low_open=True)
     cv = _check_common(ds, cv, M)
     store = _resolve_cache(cache)
@@ -314,7 +314,7 @@ def mlp_epoch_sweep(ds: Dataset, epochs: Iterable[int], cv: int = 10, M: int = 4
     """
     epochs = sorted({check_int(e, "epochs", low=1) for e in np.atleast_1d(epochs)})
     if not epochs:
-        raise ValueError("epochs must hold at least one value")
+        raise InvalidParameterError("epochs must hold at least one value")
     cv = _check_common(ds, cv, M)
     mlp_kw = dict(hidden_layer_sizes=tuple(hidden_layer_sizes), learning_rate_init=learning_rate_init,
                   random_state=random_state)

@@ -15,6 +15,8 @@ from itertools import combinations
 
 import numpy as np
 
+from buviz._validation import InvalidParameterError
+
 from .._math import log_comb
 from .._validation import check_int
 
@@ -37,9 +39,9 @@ def check_ks(ks, name: str = "ks", *, k_max: int | None = None, low: int = 2) ->
     try:
         arr = np.asarray(ks)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be an integer or a 1-D sequence of integers, got {ks!r}") from None
+        raise InvalidParameterError(f"{name} must be an integer or a 1-D sequence of integers, got {ks!r}") from None
     if arr.ndim > 1 or arr.size == 0:
-        raise ValueError(f"{name} must be an integer or a non-empty 1-D sequence of integers, got {ks!r}")
+        raise InvalidParameterError(f"{name} must be an integer or a non-empty 1-D sequence of integers, got {ks!r}")
     out = np.array([check_int(v, name, low=low, high=k_max) for v in np.atleast_1d(arr).tolist()],
                    dtype=np.int64)
     return out
@@ -49,11 +51,11 @@ def check_margins(margins, labels) -> tuple[np.ndarray, np.ndarray]:
     """Validate a margin matrix (n_test, k1) and its true-label indexes; ValueError naming the problem."""
     M = np.asarray(margins, dtype=float)
     if M.ndim != 2 or M.shape[0] == 0:
-        raise ValueError(f"margins must be a non-empty 2-D array (n_test, k1), got shape {M.shape}")
+        raise InvalidParameterError(f"margins must be a non-empty 2-D array (n_test, k1), got shape {M.shape}")
     if M.shape[1] < 2:
-        raise ValueError(f"margins must hold at least 2 observed classes (columns), got {M.shape[1]}")
+        raise InvalidParameterError(f"margins must hold at least 2 observed classes (columns), got {M.shape[1]}")
     if not np.all(np.isfinite(M)):
-        raise ValueError("margins contains NaN or infinite values")
+        raise InvalidParameterError("margins contains NaN or infinite values")
     return M, _check_labels(labels, M.shape)
 
 
@@ -85,19 +87,19 @@ def ranks_from_margins(margins, labels, *, ties: str = "max", random_state=0) ->
         below = np.count_nonzero(M < true, axis=1)
         tied = np.count_nonzero(M == true, axis=1) - 1          # other classes tied with the truth
         return (below + 1 + rng.integers(0, tied + 1)).astype(np.int64)
-    raise ValueError(f"ties must be 'max' or 'random', got {ties!r}")
+    raise InvalidParameterError(f"ties must be 'max' or 'random', got {ties!r}")
 
 
 def _check_labels(labels, shape) -> np.ndarray:
     y = np.asarray(labels)
     if y.ndim != 1 or len(y) != shape[0]:
-        raise ValueError(f"labels must be 1-D of length n_test={shape[0]}, got shape {y.shape}")
+        raise InvalidParameterError(f"labels must be 1-D of length n_test={shape[0]}, got shape {y.shape}")
     if y.size and not np.issubdtype(y.dtype, np.integer):
         if not (np.issubdtype(y.dtype, np.floating) and np.all(np.mod(y, 1) == 0)):
-            raise ValueError("labels must hold integer class indexes 0 .. k1-1")
+            raise InvalidParameterError("labels must hold integer class indexes 0 .. k1-1")
     y = y.astype(np.int64)
     if y.size and (y.min() < 0 or y.max() >= shape[1]):
-        raise ValueError(f"labels must lie in 0 .. k1-1 = {shape[1] - 1}")
+        raise InvalidParameterError(f"labels must lie in 0 .. k1-1 = {shape[1] - 1}")
     return y
 
 
@@ -106,7 +108,7 @@ def test_accuracy(ranks, k1: int | None = None) -> float:
     r = np.asarray(ranks)
     if k1 is None:
         if r.ndim != 2:
-            raise ValueError("k1 is required when ranks is not a (k1, r2) array")
+            raise InvalidParameterError("k1 is required when ranks is not a (k1, r2) array")
         k1 = r.shape[0]
     return float(np.mean(r == k1))
 
@@ -146,18 +148,18 @@ def average_accuracy_from_ranks(ranks, ks, *, k1: int | None = None, groups=None
     """
     r = np.asarray(ranks)
     if r.size == 0:
-        raise ValueError("ranks is empty")
+        raise InvalidParameterError("ranks is empty")
     if not (np.issubdtype(r.dtype, np.integer) or (np.issubdtype(r.dtype, np.floating)
                                                    and np.all(np.mod(r, 1) == 0))):
-        raise ValueError("ranks must be integers in 1..k1")
+        raise InvalidParameterError("ranks must be integers in 1..k1")
     if k1 is None:
         if r.ndim != 2:
-            raise ValueError("k1 is required when ranks is not a (k1, r2) array")
+            raise InvalidParameterError("k1 is required when ranks is not a (k1, r2) array")
         k1 = r.shape[0]
     k1 = check_int(k1, "k1", low=2)
     r = r.astype(np.int64).ravel()
     if r.min() < 1 or r.max() > k1:
-        raise ValueError(f"ranks must lie in 1..k1 = {k1}")
+        raise InvalidParameterError(f"ranks must lie in 1..k1 = {k1}")
     scalar = np.ndim(ks) == 0
     ks_arr = check_ks(ks, "ks", k_max=k1)
     W = _kernel_weights(ks_arr, k1)                         # (len(ks), k1)
@@ -167,7 +169,7 @@ def average_accuracy_from_ranks(ranks, ks, *, k1: int | None = None, groups=None
     else:
         g = np.asarray(groups)
         if g.shape != r.shape:
-            raise ValueError("groups must have one entry per rank")
+            raise InvalidParameterError("groups must have one entry per rank")
         _, gi = np.unique(g, return_inverse=True)
         n_g = gi.max() + 1
         per_point = W[:, r - 1]                             # (len(ks), n)

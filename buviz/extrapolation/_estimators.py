@@ -44,6 +44,8 @@ import numpy as np
 from scipy.optimize import nnls
 from scipy.special import log_ndtr, ndtr, ndtri
 
+from buviz._validation import InvalidParameterError
+
 from .._validation import check_int
 from ._core import average_accuracy_from_ranks, check_ks, check_margins, ranks_from_margins
 from ._kde import cv_bandwidths, kde_accuracy_terms, wrong_label_scores
@@ -162,7 +164,7 @@ def _row_bandwidth(W: np.ndarray, bw) -> np.ndarray:
     n = W.shape[1]
     if isinstance(bw, int | float) and not isinstance(bw, bool):
         if not np.isfinite(bw) or bw <= 0:
-            raise ValueError(f"bw must be positive, got {bw}")
+            raise InvalidParameterError(f"bw must be positive, got {bw}")
         return np.full(W.shape[0], float(bw))
     if n < 2:
         return np.zeros(W.shape[0])
@@ -180,7 +182,7 @@ def _row_bandwidth(W: np.ndarray, bw) -> np.ndarray:
         for s0 in range(0, W.shape[0], step):
             out[s0:s0 + step] = cv_bandwidths(W[s0:s0 + step], bw)
         return out
-    raise ValueError(f"bw must be a positive number or one of {KDE_BANDWIDTHS}, got {bw!r}")
+    raise InvalidParameterError(f"bw must be a positive number or one of {KDE_BANDWIDTHS}, got {bw!r}")
 
 
 def kde_favorability(margins, labels, bw="ucv", scale=1.0) -> np.ndarray:
@@ -520,7 +522,7 @@ def fit_extrapolator(margins, labels, method: str = "classexreg", *, ks=None, ra
     Extrapolation
     """
     if method not in METHODS + EXTRA_METHODS:
-        raise ValueError(f"method must be one of {METHODS + EXTRA_METHODS}, got {method!r}")
+        raise InvalidParameterError(f"method must be one of {METHODS + EXTRA_METHODS}, got {method!r}")
     M, y = _check_problem(margins, labels)
     k1 = M.shape[1]
     ks = default_ks(k1) if ks is None else np.unique(check_ks(ks, "ks", k_max=k1))
@@ -528,9 +530,9 @@ def fit_extrapolator(margins, labels, method: str = "classexreg", *, ks=None, ra
         n_boot = BEST_N_BOOT if method == "best" else 20
     n_boot = check_int(n_boot, "n_boot", low=1)
     if not (isinstance(bw, str) or (isinstance(bw, int | float) and not isinstance(bw, bool))):
-        raise ValueError(f"bw must be a positive number or one of {KDE_BANDWIDTHS}, got {bw!r}")
+        raise InvalidParameterError(f"bw must be a positive number or one of {KDE_BANDWIDTHS}, got {bw!r}")
     if isinstance(bw, str) and bw not in KDE_BANDWIDTHS + ("nrd0", "nrd"):
-        raise ValueError(f"bw must be a positive number or one of {KDE_BANDWIDTHS}, got {bw!r}")
+        raise InvalidParameterError(f"bw must be a positive number or one of {KDE_BANDWIDTHS}, got {bw!r}")
     rng = np.random.default_rng(random_state)
     ranks = ranks_from_margins(M, y, ties=ties, random_state=rng)
     obs = np.atleast_1d(average_accuracy_from_ranks(ranks, ks, k1=k1, groups=y))
@@ -554,7 +556,8 @@ def fit_extrapolator(margins, labels, method: str = "classexreg", *, ks=None, ra
     if method == "classexreg":
         bws = np.atleast_1d(np.asarray(bandwidths, dtype=float))
         if bws.ndim != 1 or bws.size == 0 or not np.all(np.isfinite(bws) & (bws > 0)):
-            raise ValueError(f"bandwidths must be a non-empty sequence of positive numbers, got {bandwidths!r}")
+            raise InvalidParameterError(f"bandwidths must be a non-empty sequence of positive numbers, "
+                                        f"got {bandwidths!r}")
         cands = [("classexreg", float(h)) for h in bws]
         predict, details = _fit_candidates(M, y, ks, obs, cands, n_boot=n_boot, ties=ties, rng=rng)
         return Extrapolation("classexreg", k1, ks, obs, details, predict)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator
 
+from buviz._validation import InvalidParameterError
+
 from ._core import check_ks
 from ._estimators import CLASSEXREG_BANDWIDTHS, EXTRA_METHODS, METHODS, fit_extrapolator
 
@@ -110,7 +112,7 @@ class AccuracyExtrapolator(BaseEstimator):
         self
         """
         if self.method not in METHODS + EXTRA_METHODS:
-            raise ValueError(f"method must be one of {METHODS + EXTRA_METHODS}, got {self.method!r}")
+            raise InvalidParameterError(f"method must be one of {METHODS + EXTRA_METHODS}, got {self.method!r}")
         ext = fit_extrapolator(margins, labels, self.method, ks=self.ks, random_state=self.random_state,
                                basis=self.basis, m=self.m, knots=self.knots, bw=self.bw,
                                bandwidths=self.bandwidths, n_boot=self.n_boot, ties=self.ties)
@@ -138,7 +140,8 @@ class AccuracyExtrapolator(BaseEstimator):
             raise ValueError("this AccuracyExtrapolator is not fitted yet; call fit(margins, labels) first")
         kk = check_ks(k, "k")
         if kk.min() < self.n_classes_observed_:
-            raise ValueError(f"k must be at least the number of observed classes k1 = {self.n_classes_observed_} "
+            raise InvalidParameterError(f"k must be at least the number of observed classes "
+                                        f"k1 = {self.n_classes_observed_} "
                              f"(below k1 the accuracy is measured: see observed_accuracy_), got {kk.min()}")
         return self.extrapolation_.accuracy(k)
 

@@ -39,6 +39,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtr
 
+from buviz._validation import InvalidParameterError
+
 __all__ = ["binned_pair_counts", "cv_bandwidths", "wrong_label_scores"]
 
 _NB = 1000
@@ -172,7 +174,7 @@ def cv_bandwidths(W: np.ndarray, kind: str = "ucv", nb: int = _NB) -> np.ndarray
     Rows with zero spread get bandwidth 0 (their kernel is a point mass).
     """
     if kind not in ("ucv", "bcv"):
-        raise ValueError(f"bw must be 'ucv' or 'bcv' here, got {kind!r}")
+        raise InvalidParameterError(f"bw must be 'ucv' or 'bcv' here, got {kind!r}")
     W = np.asarray(W, dtype=float)
     rows, n = W.shape
     sd = W.std(axis=1, ddof=1)

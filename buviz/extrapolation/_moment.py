@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import nnls
 
+from buviz._validation import InvalidParameterError
+
 from .._validation import check_int
 from ._core import check_ks
 
@@ -40,7 +42,7 @@ def _knots(basis: str, m: int, knots: str) -> np.ndarray:
         # denser towards u = 1, where the large-k moments live: 1 - u geometric from 1 to 1e-5
         grid = np.concatenate([[0.0], 1.0 - np.geomspace(1.0, 1e-5, m)[1:], [1.0]])
     else:
-        raise ValueError(f"knots must be 'uniform' or 'tail', got {knots!r}")
+        raise InvalidParameterError(f"knots must be 'uniform' or 'tail', got {knots!r}")
     if basis == "linear_spline":
         return grid[:-1]                                     # t_l = (l-1)/m for uniform knots
     return grid                                              # bin edges for the monotone basis
@@ -89,7 +91,7 @@ def basis_functions(basis: str, u, params: np.ndarray) -> np.ndarray:
 
 def _check_basis(basis) -> str:
     if basis not in BASES:
-        raise ValueError(f"basis must be one of {BASES}, got {basis!r}")
+        raise InvalidParameterError(f"basis must be one of {BASES}, got {basis!r}")
     return basis
 
 
@@ -147,13 +149,13 @@ def fit_dbar(ks, accuracies, basis: str = "linear_spline", m: int | None = None,
     ks = check_ks(ks, "ks")
     acc = np.asarray(accuracies, dtype=float).ravel()
     if acc.shape != ks.shape:
-        raise ValueError(f"accuracies must have one value per k: {acc.shape} vs {ks.shape}")
+        raise InvalidParameterError(f"accuracies must have one value per k: {acc.shape} vs {ks.shape}")
     if not np.all(np.isfinite(acc)) or acc.min() < 0 or acc.max() > 1:
-        raise ValueError("accuracies must be finite and within [0, 1]")
+        raise InvalidParameterError("accuracies must be finite and within [0, 1]")
     m = _DEFAULT_M[basis] if m is None else check_int(m, "m", low=1, high=100000)
     w = np.ones(len(ks)) if weights is None else np.asarray(weights, dtype=float).ravel()
     if w.shape != ks.shape or np.any(~np.isfinite(w)) or np.any(w <= 0):
-        raise ValueError("weights must be positive, one per k")
+        raise InvalidParameterError("weights must be positive, one per k")
     params = _knots(basis, m, knots)
     H = moment_matrix(basis, ks, params=params)
     sw = np.sqrt(w)[:, None]

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from buviz._validation import InvalidParameterError
+
 from .._validation import check_int
 from ._core import average_accuracy
 from ._estimators import METHODS, fit_extrapolator
@@ -68,7 +70,7 @@ def peer_comparison(fixture: dict, index: int, methods=("classexreg", "kde", "be
     """
     for m in methods:
         if m not in METHODS:
-            raise ValueError(f"methods must be among {METHODS}, got {m!r}")
+            raise InvalidParameterError(f"methods must be among {METHODS}, got {m!r}")
     M, y = classex_instance(fixture, index)
     k_total = int(fixture["k_total"])
     ks = np.asarray(fixture["ks_train"])

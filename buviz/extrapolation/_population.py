@@ -20,6 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from buviz._validation import InvalidParameterError
+
 from .._validation import check_int, check_real, check_X
 from ._core import average_accuracy_from_ranks, ranks_from_margins
 
@@ -66,7 +68,7 @@ def make_population(n_classes: int = 1000, n_features: int = 10, rho: float = 0.
     p = check_int(n_features, "n_features", low=1)
     rho = check_real(rho, "rho", low=0.0, high=1.0)
     if rho >= 1.0:
-        raise ValueError(f"rho must be < 1, got {rho}")
+        raise InvalidParameterError(f"rho must be < 1, got {rho}")
     r1 = check_int(n_train, "n_train", low=1)
     r2 = check_int(n_test, "n_test", low=1)
     rng = np.random.default_rng(random_state)
@@ -103,12 +105,12 @@ def margin_matrix(classifier: str, X_train, y_train, X_test, *, qda_reg: float =
     so the margins of any class subset are just the matching columns (no refit needed).
     """
     if classifier not in CLASSIFIERS:
-        raise ValueError(f"classifier must be one of {CLASSIFIERS}, got {classifier!r}")
+        raise InvalidParameterError(f"classifier must be one of {CLASSIFIERS}, got {classifier!r}")
     Xtr = check_X(X_train, "X_train")
     Xte = check_X(X_test, "X_test", n_features=Xtr.shape[1])
     ytr = np.asarray(y_train)
     if ytr.shape != (len(Xtr),):
-        raise ValueError("y_train must be 1-D with one label per row of X_train")
+        raise InvalidParameterError("y_train must be 1-D with one label per row of X_train")
     J = int(ytr.max()) + 1
     counts = np.bincount(ytr, minlength=J)
     if np.any(counts == 0):
@@ -180,9 +182,9 @@ def subsample_classes(pop: LabelPopulation, classes) -> LabelPopulation:
     """The sub-population of the given classes, relabelled 0..len(classes)-1 in the given order."""
     classes = np.asarray(classes, dtype=np.int64)
     if classes.ndim != 1 or len(classes) < 2 or len(np.unique(classes)) != len(classes):
-        raise ValueError("classes must be at least 2 distinct class indexes")
+        raise InvalidParameterError("classes must be at least 2 distinct class indexes")
     if classes.min() < 0 or classes.max() >= pop.n_classes:
-        raise ValueError(f"classes must lie in 0..{pop.n_classes - 1}")
+        raise InvalidParameterError(f"classes must lie in 0..{pop.n_classes - 1}")
     remap = np.full(pop.n_classes, -1)
     remap[classes] = np.arange(len(classes))
     tr, te = np.isin(pop.y_train, classes), np.isin(pop.y_test, classes)

@@ -24,6 +24,8 @@ import pandas as pd
 from scipy.optimize import linprog
 from scipy.special import ndtr, ndtri
 
+from buviz._validation import InvalidParameterError
+
 from .._validation import check_int, check_real
 from ._core import check_ks
 
@@ -43,7 +45,7 @@ __all__ = [
 def _check_rho(rho) -> float:
     rho = check_real(rho, "rho", low=0.0)
     if rho >= 1.0:
-        raise ValueError(f"rho must be < 1, got {rho}")
+        raise InvalidParameterError(f"rho must be < 1, got {rho}")
     return rho
 
 
@@ -79,7 +81,7 @@ def toy_dbar(u, rho: float) -> np.ndarray:
     rho = _check_rho(rho)
     u = np.asarray(u, dtype=float)
     if np.any((u < 0) | (u > 1)) or not np.all(np.isfinite(u)):
-        raise ValueError("u must lie in [0, 1]")
+        raise InvalidParameterError("u must lie in [0, 1]")
     if rho == 0.0:
         return u.copy()
     return _toy_dbar_cached(rho, u.ravel().tobytes()).reshape(u.shape)
@@ -143,7 +145,7 @@ def toy_label_set_accuracy(labels, rho: float) -> np.ndarray:
     rho = _check_rho(rho)
     y = np.sort(np.asarray(labels, dtype=float), axis=-1)
     if y.shape[-1] < 2:
-        raise ValueError("labels must hold at least 2 labels per set")
+        raise InvalidParameterError("labels must hold at least 2 labels per set")
     k = y.shape[-1]
     if rho == 0.0:
         return np.full(y.shape[:-1], 1.0 / k)

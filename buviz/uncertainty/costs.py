@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass, fields
 import numpy as np
 import pandas as pd
 
-from buviz._validation import check_int
+from buviz._validation import InvalidParameterError, check_int
 
 __all__ = ["OpCounts", "OPS", "distance_ops", "proposal1_costs", "proposal2_costs", "gains", "table3",
            "TABLE2", "TABLE3_PRINTED"]
@@ -134,7 +134,7 @@ def proposal1_costs(source=None, *, N: int | None = None, d: int | None = None, 
         J = source.n_classes_
         R_A, i_max, R_T, i_K, N_max = (source.R_A_, source.i_max, source.R_T, source.i_K, source.N_max)
     elif source is not None:
-        raise ValueError("source must be a Proposal1Result, a fitted Proposal1 or None, "
+        raise InvalidParameterError("source must be a Proposal1Result, a fitted Proposal1 or None, "
                          f"got {type(source).__name__}")
     N = check_int(N, "N", low=1)
     d = check_int(d, "d", low=1)
@@ -181,7 +181,7 @@ def proposal2_costs(source=None, *, N: int | None = None, M: int = 40, J: int | 
         J = source.n_classes_
         d = source.X_.shape[1]
     elif source is not None:
-        raise ValueError("source must be a BoundaryUncertaintyResult, a fitted BoundaryUncertainty or None, "
+        raise InvalidParameterError("source must be a BoundaryUncertaintyResult, a fitted BoundaryUncertainty or None, "
                          f"got {type(source).__name__}")
     N = check_int(N, "N", low=1)
     M = check_int(M, "M", low=2)
@@ -191,7 +191,7 @@ def proposal2_costs(source=None, *, N: int | None = None, M: int = 40, J: int | 
     if mode == "paper":
         return OpCounts(add=N * M, mul=N * M, comp=N * _jlogj(J), exp=N * M, cl_calls=1, cl_samples=N)
     if mode != "counted":
-        raise ValueError(f"mode must be 'paper' or 'counted', got {mode!r}")
+        raise InvalidParameterError(f"mode must be 'paper' or 'counted', got {mode!r}")
     row = OpCounts(add=5 * M + 3, mul=7 * M + 9, comp=4 * M + 3, exp=M)
     post = OpCounts(add=8, mul=5, comp=J + 4)
     out = (row + post) * N + OpCounts(add=N, cl_calls=1, cl_samples=N)

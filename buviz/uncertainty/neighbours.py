@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial import cKDTree
 
-from buviz._validation import check_real
+from buviz._validation import InvalidParameterError, check_real
 
 __all__ = ["neighbourhoods", "perturbed_training_set", "PERTURBATION_MODES"]
 
@@ -56,7 +56,7 @@ def perturbed_training_set(X: np.ndarray, nn_distance: np.ndarray, amplitude: fl
     """
     amplitude = check_real(amplitude, "perturbation", low=0.0)
     if mode not in PERTURBATION_MODES:
-        raise ValueError(f"perturbation_mode must be one of {PERTURBATION_MODES}, got {mode!r}")
+        raise InvalidParameterError(f"perturbation_mode must be one of {PERTURBATION_MODES}, got {mode!r}")
     if amplitude == 0:
         return X.copy()
     rng = np.random.default_rng(random_state)

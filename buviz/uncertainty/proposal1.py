@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.spatial import cKDTree
 
-from buviz._validation import check_int, check_Xy
+from buviz._validation import InvalidParameterError, check_int, check_Xy
 from buviz.classifiers import Discriminant, as_discriminant, top2
 from buviz.uncertainty.costs import OpCounts, distance_ops
 from buviz.uncertainty.proposal2 import U_MIN
@@ -125,7 +125,7 @@ class Proposal1:
         N_max = check_int(self.N_max, "N_max", low=1)
         N_min = check_int(self.N_min, "N_min", low=0)
         if N_min >= N_max:
-            raise ValueError(f"N_min must be smaller than N_max, got N_min={N_min}, N_max={N_max}")
+            raise InvalidParameterError(f"N_min must be smaller than N_max, got N_min={N_min}, N_max={N_max}")
 
     def fit(self, X, y) -> Proposal1:
         """Store the training set and build the KD-tree used for the anchors' nearest neighbours."""

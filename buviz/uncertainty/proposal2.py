@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils.validation import check_is_fitted
 
-from buviz._validation import check_int, check_real, check_Xy
+from buviz._validation import InvalidParameterError, check_int, check_real, check_Xy
 from buviz.classifiers import Discriminant, as_discriminant, boundary_score, top2
 from buviz.uncertainty.neighbours import neighbourhoods, perturbed_training_set
 from buviz.uncertainty.prototypes import DEFAULT_K_RANGE, TruePairEstimate, estimate_true_pairs
@@ -178,12 +178,12 @@ class BoundaryUncertainty(BaseEstimator):
         N = len(X)
         M = check_int(self.M, "M", low=2)
         if M > N:
-            raise ValueError(f"M must be <= {N} (the number of training samples), got {M}")
+            raise InvalidParameterError(f"M must be <= {N} (the number of training samples), got {M}")
         check_real(self.weight_tol, "weight_tol", low=0.0)
         if self.chunk_size is not None:
             check_int(self.chunk_size, "chunk_size", low=1)
         if self.array_backend not in ("numpy", "torch"):
-            raise ValueError(f"array_backend must be 'numpy' or 'torch', got {self.array_backend!r}")
+            raise InvalidParameterError(f"array_backend must be 'numpy' or 'torch', got {self.array_backend!r}")
         if self.array_backend == "torch":
             try:
                 import torch  # noqa: F401
@@ -191,7 +191,7 @@ class BoundaryUncertainty(BaseEstimator):
                 raise ValueError("array_backend='torch' needs PyTorch installed") from None
         if isinstance(self.K, str):
             if self.K != "aic":
-                raise ValueError(f"K must be 'aic', an int or one int per class, got {self.K!r}")
+                raise InvalidParameterError(f"K must be 'aic', an int or one int per class, got {self.K!r}")
         else:
             counts = np.bincount(y)
             ks = np.broadcast_to(np.asarray(self.K), (len(classes),))
@@ -443,7 +443,7 @@ class BoundaryUncertaintyResult:
 
         f_test = np.asarray(f_test, dtype=float)
         if f_test.ndim != 1 or len(f_test) == 0:
-            raise ValueError("f_test must be a non-empty 1-D array of f(x;Λ) on test samples")
+            raise InvalidParameterError("f_test must be a non-empty 1-D array of f(x;Λ) on test samples")
         return {"f(T)": float(ks_2samp(self.f_train, f_test).statistic),
                 "f(T̃)": float(ks_2samp(self.f_tilde, f_test).statistic)}
 

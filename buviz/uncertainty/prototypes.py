@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from buviz._validation import check_int
+from buviz._validation import InvalidParameterError, check_int
 from buviz.classifiers import PrototypeClassifier, top2
 
 __all__ = ["TruePairEstimate", "estimate_true_pairs", "class_aic", "AIC_FORMS", "DEFAULT_K_RANGE"]
@@ -52,7 +52,7 @@ def class_aic(Xj: np.ndarray, centers: np.ndarray, labels: np.ndarray, form: str
     per-coordinate variance σ²/d.
     """
     if form not in AIC_FORMS:
-        raise ValueError(f"aic_form must be one of {AIC_FORMS}, got {form!r}")
+        raise InvalidParameterError(f"aic_form must be one of {AIC_FORMS}, got {form!r}")
     n, d = Xj.shape
     K = len(centers)
     sq = ((Xj - centers[labels]) ** 2).sum(1)
@@ -93,7 +93,7 @@ def estimate_true_pairs(X: np.ndarray, y: np.ndarray, n_classes: int, K="aic", *
     with threadpool_limits(1):
         if isinstance(K, str):
             if K != "aic":
-                raise ValueError(f"K must be 'aic', an int or one int per class, got {K!r}")
+                raise InvalidParameterError(f"K must be 'aic', an int or one int per class, got {K!r}")
             ks, prototypes = [], []
             for j in range(n_classes):
                 Xj = X[y == j]
