@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import numbers
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,7 +24,7 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
-from buviz._validation import InvalidParameterError, check_int, check_X, check_Xy
+from buviz._validation import InvalidParameterError, check_int, check_real, check_X, check_Xy
 
 __all__ = [
     "GaussianMixture",
@@ -450,12 +451,22 @@ def _digest(*arrays) -> str:
     return h.hexdigest()[:16]
 
 
+def _check_test_size(test_size) -> None:
+    """A fraction in [0, 1) or a number of test samples >= 1, as scikit-learn's ``train_test_split``."""
+    if isinstance(test_size, numbers.Integral) and not isinstance(test_size, bool) and test_size >= 1:
+        return
+    if check_real(test_size, "test_size", low=0.0) >= 1.0:
+        raise InvalidParameterError(f"test_size must be a fraction in [0, 1) or an integer number of test "
+                                    f"samples >= 1, got {test_size!r}")
+
+
 def from_arrays(X, y, *, test_size: float = 0.3, random_state=0, name: str = "arrays",
                 standardize: bool = True, description: str = "", feature_names=None) -> Dataset:
     """A stratified train/test split of given data (no exact model)."""
     from sklearn.model_selection import train_test_split
 
     X, y_codes, classes = check_Xy(X, y)
+    _check_test_size(test_size)
     counts = np.bincount(y_codes)
     if counts.min() < 2:
         raise ValueError(f"every class needs at least 2 samples, class {classes[counts.argmin()]!r} has "

@@ -205,6 +205,8 @@ def true_risk_table(n_max: int, alpha: float, p: float) -> np.ndarray:
 
 def resubstitution_table(N: int, n_max: int) -> np.ndarray:
     """Resubstitution (empirical risk) ``x~_mn = min(m, n - m) / N``; NaN for ``m > n``."""
+    N = check_int(N, "N", low=1)
+    n_max = check_int(n_max, "n_max", low=0)
     n, m, valid = _cell_grid(n_max)
     return _nan_upper(np.minimum(m, n - m) / N + 0.0 * valid)
 
@@ -216,6 +218,8 @@ def loo_table(N: int, n_max: int) -> np.ndarray:
     the majority turns the cell into a tie (error 1/2) when ``|n - 2m| = 1``, or into the other
     majority when ``m = n - m``.
     """
+    N = check_int(N, "N", low=1)
+    n_max = check_int(n_max, "n_max", low=0)
     n, m, _ = _cell_grid(n_max)
     lo = np.minimum(m, n - m)
     hi = np.maximum(m, n - m)
@@ -255,6 +259,8 @@ def bootstrap_oob_table(N: int, n_max: int) -> np.ndarray:
     ``(1 - 1/N)^N`` cancels and ``x^_mn = [m W(m-1, n-m) + (n-m) W(n-m-1, m)] / N`` with ``W`` from
     :func:`_oob_majority_prob`. Needs ``N >= 2`` (for N = 1 no point is ever out of bag).
     """
+    N = check_int(N, "N", low=2)
+    n_max = check_int(n_max, "n_max", low=0)
     W = _oob_majority_prob(N, n_max)
     n, m, valid = _cell_grid(n_max)
     x = np.zeros((n_max + 1, n_max + 1))
@@ -268,6 +274,8 @@ def bootstrap_oob_table(N: int, n_max: int) -> np.ndarray:
 
 def bootstrap632_table(N: int, n_max: int) -> np.ndarray:
     """The .632 bootstrap ``x.._mn = e^-1 x~_mn + (1 - e^-1) x^_mn`` (paper's R-double-dot, Table 2)."""
+    N = check_int(N, "N", low=2)
+    n_max = check_int(n_max, "n_max", low=0)
     e1 = math.exp(-1.0)
     return e1 * resubstitution_table(N, n_max) + (1.0 - e1) * bootstrap_oob_table(N, n_max)
 
