@@ -15,6 +15,7 @@ from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from buviz._validation import InvalidParameterError, check_int, check_real, check_X, check_Xy
+from buviz.grid import near_boundaryness, top2, top2_difference
 
 __all__ = [
     "Discriminant",
@@ -173,21 +174,6 @@ def as_discriminant(source, n_classes: int | None = None, name: str = "", *, cla
                                 f"callable X -> (n, J)")
 
 
-def top2(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Top-2 predicted indexes {i(x;Λ), j(x;Λ)} ordered i < j (SPEC §1.1)."""
-    if g.shape[1] == 2:
-        n = len(g)
-        return np.zeros(n, dtype=np.intp), np.ones(n, dtype=np.intp)
-    best2 = np.argpartition(-g, 1, axis=1)[:, :2]
-    return best2.min(1), best2.max(1)
-
-
-def near_boundaryness(g: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-    """f_ij(x;Λ) = g_i(x) - g_j(x) (eq 12) for given per-row class pairs."""
-    rows = np.arange(len(g))
-    return g[rows, i] - g[rows, j]
-
-
 class PrototypeClassifier(ClassifierMixin, BaseEstimator):
     """Prototype-based classifier (PBC, eq 35): g_j(x) = -min_k ||x - p_j^k||.
 
@@ -284,5 +270,4 @@ def mlp_statuses(X, y, epochs, *, hidden_layer_sizes=(128, 64), learning_rate_in
 
 def boundary_score(discriminant: Discriminant, X) -> np.ndarray:
     """f(x;Λ) = f_{i(x;Λ) j(x;Λ)}(x;Λ): near-boundary-ness with the top-2 pair taken at x itself (eq 12)."""
-    g = discriminant(check_X(X))
-    return near_boundaryness(g, *top2(g))
+    return top2_difference(discriminant(check_X(X)))

@@ -25,6 +25,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from buviz._validation import InvalidParameterError, check_int, check_real, check_X, check_Xy
+from buviz.grid import GridField, boundary_fields, grid_points
 
 __all__ = [
     "GaussianMixture",
@@ -61,60 +62,6 @@ def _as_covariance(cov, d: int, where: str) -> np.ndarray:
         raise InvalidParameterError(f"covariance of {where} must be positive definite "
                                     f"(smallest eigenvalue {eig.min():.3g})")
     return cov
-
-
-@dataclass(frozen=True)
-class GridField:
-    """A scalar field on a regular 2-D grid, ready for contouring or shading.
-
-    Attributes
-    ----------
-    xs, ys : 1-D arrays of grid coordinates (``len(xs)`` columns, ``len(ys)`` rows).
-    values : array (len(ys), len(xs)) of the field; for a boundary field its zero level set is the
-        boundary. Multi-class boundary fields are NaN where the pair is not the top-2 pair.
-    """
-
-    xs: np.ndarray
-    ys: np.ndarray
-    values: np.ndarray
-
-    @property
-    def bounds(self) -> tuple[float, float, float, float]:
-        return float(self.xs[0]), float(self.ys[0]), float(self.xs[-1]), float(self.ys[-1])
-
-
-def grid_points(bounds: tuple[float, float, float, float], resolution: int = 200):
-    """Regular grid over ``bounds = (x0, y0, x1, y1)``; returns ``xs, ys, points (res*res, 2)``."""
-    resolution = check_int(resolution, "resolution", low=2)
-    x0, y0, x1, y1 = bounds
-    xs = np.linspace(x0, x1, resolution)
-    ys = np.linspace(y0, y1, resolution)
-    xx, yy = np.meshgrid(xs, ys)
-    return xs, ys, np.column_stack([xx.ravel(), yy.ravel()])
-
-
-def boundary_fields(scores: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> dict[tuple[int, int], GridField]:
-    """Zero-level fields of the boundary between classes from grid scores (n_grid, J).
-
-    For each pair (k, l), k < l, the field is ``scores_k - scores_l`` where {k, l} is the top-2
-    pair and NaN elsewhere, so its zero contour is exactly the piece of the decision boundary
-    between C_k and C_l (eq 12 with the pair taken at each grid point).
-    """
-    scores = np.asarray(scores, dtype=float)
-    J = scores.shape[1]
-    shape = (len(ys), len(xs))
-    if J == 2:
-        return {(0, 1): GridField(xs, ys, (scores[:, 0] - scores[:, 1]).reshape(shape))}
-    top2 = np.sort(np.argsort(-scores, axis=1)[:, :2], axis=1)
-    fields = {}
-    for k in range(J):
-        for l in range(k + 1, J):
-            mask = (top2[:, 0] == k) & (top2[:, 1] == l)
-            if not mask.any():
-                continue
-            vals = np.where(mask, scores[:, k] - scores[:, l], np.nan)
-            fields[(k, l)] = GridField(xs, ys, vals.reshape(shape))
-    return fields
 
 
 class GaussianMixture:

@@ -22,7 +22,8 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from buviz._validation import InvalidParameterError, check_int, check_Xy
-from buviz.classifiers import Discriminant, as_discriminant, top2
+from buviz.classifiers import Discriminant, as_discriminant
+from buviz.grid import top2
 from buviz.uncertainty.costs import OpCounts, distance_ops
 from buviz.uncertainty.proposal2 import U_MIN
 
@@ -340,8 +341,7 @@ class Proposal1:
             members = lab >= 0
             pc = np.bincount(lab[members] * J + pred_B[members], minlength=K * J).reshape(K, J)
             yc = np.bincount(lab[members] * J + y_B[members], minlength=K * J).reshape(K, J)
-            top = np.argsort(-pc, axis=1, kind="stable")[:, :2]
-            pair = np.sort(top, axis=1)
+            pair = np.column_stack(top2(pc, stable=True))
             n_i = yc[np.arange(K), pair[:, 0]]
             n_j = yc[np.arange(K), pair[:, 1]]
             if self.prior_correction:  # P̂(C_l | C) / P̂_l, renormalised over the pair (§4.4.4)

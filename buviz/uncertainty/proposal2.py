@@ -19,7 +19,8 @@ from sklearn.preprocessing import LabelEncoder
 from sklearn.utils.validation import check_is_fitted
 
 from buviz._validation import InvalidParameterError, check_int, check_real, check_Xy
-from buviz.classifiers import Discriminant, as_discriminant, boundary_score, top2
+from buviz.classifiers import Discriminant, as_discriminant, boundary_score
+from buviz.grid import top2, top2_difference
 from buviz.uncertainty.neighbours import neighbourhoods, perturbed_training_set
 from buviz.uncertainty.prototypes import DEFAULT_K_RANGE, TruePairEstimate, estimate_true_pairs
 
@@ -421,9 +422,7 @@ class BoundaryUncertaintyResult:
 
     @cached_property
     def f_tilde(self) -> np.ndarray:
-        g = self.g_tilde
-        i, j = top2(g)
-        return g[np.arange(len(g)), i] - g[np.arange(len(g)), j]
+        return top2_difference(self.g_tilde)
 
     @cached_property
     def f_train(self) -> np.ndarray:

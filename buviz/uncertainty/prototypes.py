@@ -7,7 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from buviz._validation import InvalidParameterError, check_int
-from buviz.classifiers import PrototypeClassifier, top2
+from buviz.classifiers import PrototypeClassifier
+from buviz.grid import top2
 
 __all__ = ["TruePairEstimate", "estimate_true_pairs", "class_aic", "AIC_FORMS", "DEFAULT_K_RANGE"]
 
