@@ -25,6 +25,7 @@ import os
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -332,7 +333,6 @@ def mlp_epoch_sweep(ds: Dataset, epochs: Iterable[int], cv: int = 10, M: int = 4
     tasks = [delayed(_mlp_full_task)(ds, epochs, mlp_kw, bu_tr, bu_te),
              delayed(_mlp_errors_task)(X, y, ho[0], ho[1], epochs, mlp_kw)]
     tasks += [delayed(_mlp_errors_task)(X, y, tr, va, epochs, mlp_kw) for tr, va in folds]
-    results = []
     results = [None] * len(tasks)
     with _backend(scheduler):
         for n, (t, out) in enumerate(_run_tasks(tasks, n_jobs, {}, niceness=niceness)):
@@ -388,31 +388,25 @@ def _run_tasks(tasks: list, n_jobs: int, retried: dict[int, int], retries: int =
                 retried[t] = retried.get(t, 0) + 1
 
 
-class _backend:
-    """Context manager: joblib's default backend, or Dask's when a scheduler is given."""
+@contextmanager
+def _backend(scheduler) -> Iterator[None]:
+    """Run the block with joblib's default backend, or Dask's when a scheduler is given.
 
-    def __init__(self, scheduler):
-        self.scheduler = scheduler
-        self._ctx = None
-        self._client = None
+    A scheduler address opens a client that is closed on exit; a given ``Client`` is left open.
+    """
+    if scheduler is None:
+        yield
+        return
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ValueError("scheduler= needs dask.distributed (pip install 'buviz[dask]')") from None
+    from joblib import parallel_config
 
-    def __enter__(self):
-        if self.scheduler is None:
-            return self
-        try:
-            from distributed import Client
-        except ImportError:
-            raise ValueError("scheduler= needs dask.distributed (pip install 'buviz[dask]')") from None
-        from joblib import parallel_config
-
-        self._client = self.scheduler if isinstance(self.scheduler, Client) else Client(self.scheduler)
-        self._ctx = parallel_config(backend="dask")
-        self._ctx.__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        if self._ctx is not None:
-            self._ctx.__exit__(*exc)
-        if self._client is not None and self._client is not self.scheduler:
-            self._client.close()
-        return False
+    client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
+    try:
+        with parallel_config(backend="dask"):
+            yield
+    finally:
+        if client is not scheduler:
+            client.close()
