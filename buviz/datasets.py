@@ -1,11 +1,17 @@
-"""Datasets with exact class densities (SPEC §1.7), real sets shipped with scikit-learn, and CSV.
+"""Datasets with exact class densities, real sets shipped with scikit-learn, and CSV.
 
-The paper (seed 000) does not publish its Gaussian-mixture parameters; the three paper datasets below
-are mixtures chosen to look like its figures, each with an exact density so that posteriors, the
-Bayes boundary B* and the Bayes error are available.
+Ha et al. (2021, §6.2) do not publish their Gaussian-mixture parameters; the three paper datasets
+below are mixtures chosen to look like their figures, each with an exact density so that
+posteriors, the Bayes boundary B* and the Bayes error are available.
 
-Example
--------
+References
+----------
+D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based Estimation
+for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+https://doi.org/10.1007/s11265-021-01671-1
+
+Examples
+--------
 >>> from buviz import datasets
 >>> ds = datasets.load("gmm", n_train=200, n_test=1000, random_state=0)
 >>> ds.X_train.shape, ds.model.n_classes
@@ -69,10 +75,17 @@ class GaussianMixture:
 
     Parameters
     ----------
-    classes : list, one entry per class, of lists of components ``(weight, mean, covariance)``.
-        Component weights within a class are normalised; covariances may be a scalar
-        (isotropic), a vector (diagonal) or a full matrix, and must be symmetric positive definite.
-    priors : class prior probabilities P(C_j); default equal.
+    classes : list of list of tuple
+        One entry per class, a list of components ``(weight, mean, covariance)``. Component
+        weights within a class are normalised; covariances may be a scalar (isotropic), a vector
+        (diagonal) or a full matrix, and must be symmetric positive definite.
+    priors : array-like of shape (n_classes,), optional
+        Class prior probabilities P(C_j); default equal.
+
+    Raises
+    ------
+    InvalidParameterError
+        If a class has no component, or a weight, mean, covariance or prior is invalid.
     """
 
     def __init__(self, classes, priors=None):
@@ -116,7 +129,18 @@ class GaussianMixture:
 
     # -- densities ----------------------------------------------------------------------------
     def log_class_densities(self, X) -> np.ndarray:
-        """log p(x | C_j) for every row of X: array (n, J)."""
+        """Return log p(x | C_j) for every row of X and every class.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            The log class-conditional densities.
+        """
         X = check_X(X, n_features=self.n_features)
         out = np.empty((len(X), self.n_classes))
         d = self.n_features
@@ -130,35 +154,123 @@ class GaussianMixture:
         return out
 
     def class_densities(self, X) -> np.ndarray:
-        """p(x | C_j): array (n, J)."""
+        """Return the class-conditional densities p(x | C_j).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            The densities.
+        """
         return np.exp(self.log_class_densities(X))
 
     def log_joint(self, X) -> np.ndarray:
-        """log P(C_j) p(x | C_j): array (n, J) -- the Bayes discriminants."""
+        """Return log P(C_j) p(x | C_j), the Bayes discriminants.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            The log joint densities.
+        """
         return self.log_class_densities(X) + np.log(self.priors)
 
     def density(self, X) -> np.ndarray:
-        """Marginal density p(x)."""
+        """Return the marginal density p(x).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The density.
+        """
         return np.exp(logsumexp(self.log_joint(X), axis=1))
 
     def posterior(self, X) -> np.ndarray:
-        """Exact class posteriors P(C_j | x): array (n, J), rows sum to 1."""
+        """Return the exact class posteriors P(C_j | x).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Rows sum to 1.
+        """
         lj = self.log_joint(X)
         return np.exp(lj - logsumexp(lj, axis=1, keepdims=True))
 
     def bayes_decision(self, X) -> np.ndarray:
-        """Index of the class with the highest posterior (the Bayes decision rule)."""
+        """Return the class with the highest posterior (the Bayes decision rule).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Class indexes.
+        """
         return np.argmax(self.log_joint(X), axis=1)
 
     def bayes_boundary(self, bounds, resolution: int = 200) -> dict[tuple[int, int], GridField]:
-        """B*: per class pair, a grid field whose zero contour is where the top-2 posteriors are equal."""
+        """Return B*: per class pair, a grid field whose zero contour is where the top-2 posteriors are equal.
+
+        Parameters
+        ----------
+        bounds : tuple of 4 floats
+            ``(x0, y0, x1, y1)``.
+        resolution : int, default=200
+            Grid points per axis.
+
+        Returns
+        -------
+        dict of (int, int) to GridField
+            The fields of :func:`buviz.grid.boundary_fields` for the Bayes discriminants.
+
+        Raises
+        ------
+        ValueError
+            If the model does not have two features.
+        """
         self._require_2d("bayes_boundary")
         xs, ys, pts = grid_points(bounds, resolution)
         return boundary_fields(self.log_joint(pts), xs, ys)
 
     # -- sampling ------------------------------------------------------------------------------
     def sample(self, n: int, random_state=None) -> tuple[np.ndarray, np.ndarray]:
-        """Draw n labelled samples: labels from the priors, then a component, then a Gaussian."""
+        """Draw labelled samples: labels from the priors, then a component, then a Gaussian.
+
+        Parameters
+        ----------
+        n : int
+            Number of samples (>= 1).
+        random_state : int, Generator or None, default=None
+            Seed.
+
+        Returns
+        -------
+        X : ndarray of shape (n, n_features)
+            The samples.
+        y : ndarray of shape (n,)
+            Their classes 0..J-1.
+        """
         n = check_int(n, "n", low=1)
         rng = np.random.default_rng(random_state)
         y = rng.choice(self.n_classes, size=n, p=self.priors)
@@ -172,7 +284,7 @@ class GaussianMixture:
 
     # -- Bayes error ---------------------------------------------------------------------------
     def bayes_error(self, resolution: int = 1201, return_accuracy: bool = False):
-        """Bayes error 1 - ∫ max_j P(C_j) p(x|C_j) dx by 2-D (or 1-D) numerical integration.
+        """Return the Bayes error 1 − ∫ max_j P(C_j) p(x|C_j) dx by 2-D (or 1-D) numerical integration.
 
         The integral is taken with the trapezoid rule over a box reaching 9 standard deviations
         beyond every component (mass outside < 1e-15). The stated accuracy is the difference
@@ -180,7 +292,22 @@ class GaussianMixture:
         least linearly near the kink along B*, so this bounds the error). With the default it is
         below 1e-5 for the paper datasets.
 
-        Returns the error, or ``(error, accuracy)`` when ``return_accuracy``.
+        Parameters
+        ----------
+        resolution : int, default=1201
+            Grid points per axis.
+        return_accuracy : bool, default=False
+            Also return the stated accuracy.
+
+        Returns
+        -------
+        float or tuple of float
+            The error, or ``(error, accuracy)`` when ``return_accuracy``.
+
+        Raises
+        ------
+        ValueError
+            If the model has more than two features.
         """
         if self.n_features > 2:
             raise ValueError("bayes_error integrates numerically in 1-D or 2-D only")
@@ -215,7 +342,20 @@ class GaussianMixture:
 
     # -- transforms ----------------------------------------------------------------------------
     def affine(self, shift, scale) -> GaussianMixture:
-        """The exact model of ``(x - shift) / scale`` (used for standardised coordinates)."""
+        """Return the exact model of ``(x - shift) / scale`` (used for standardised coordinates).
+
+        Parameters
+        ----------
+        shift : array-like of shape (n_features,)
+            Subtracted from x.
+        scale : array-like of shape (n_features,)
+            Divides the shifted x.
+
+        Returns
+        -------
+        GaussianMixture
+            The transformed model.
+        """
         shift = np.asarray(shift, dtype=float)
         scale = np.asarray(scale, dtype=float)
         D = np.diag(1.0 / scale)
@@ -272,7 +412,23 @@ DATASET_NAMES = MIXTURE_NAMES + REAL_NAMES
 
 
 def paper_mixture(name: str) -> GaussianMixture:
-    """The exact model of one of :data:`MIXTURE_NAMES` (raw, unstandardised coordinates)."""
+    """Return the exact model of one of the paper-like mixtures (raw, unstandardised coordinates).
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`MIXTURE_NAMES`.
+
+    Returns
+    -------
+    GaussianMixture
+        The model.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``name`` is unknown.
+    """
     table = _paper_classes()
     if name not in table:
         raise InvalidParameterError(f"name must be one of {MIXTURE_NAMES}, got {name!r}")
@@ -283,15 +439,24 @@ def paper_mixture(name: str) -> GaussianMixture:
 class Dataset:
     """A train/test split, standardised with the training set's mean and standard deviation.
 
-    Attributes
+    Parameters
     ----------
     name : str
-    X_train, y_train, X_test, y_test : arrays; labels are integer codes 0..J-1.
-    classes : original class labels, ``classes[code]``.
-    mean, scale : the standardisation (X_std = (X_raw - mean) / scale).
-    model : exact :class:`GaussianMixture` in the *standardised* coordinates, or None for real data.
-    description : str
-    key : a string identifying the data (name, sizes, seed) for caches.
+        The dataset's name.
+    X_train, y_train, X_test, y_test : ndarray
+        Features and labels (integer codes 0..J-1).
+    classes : ndarray
+        Original class labels, ``classes[code]``.
+    mean, scale : ndarray
+        The standardisation (X_std = (X_raw - mean) / scale).
+    model : GaussianMixture or None, default=None
+        Exact model in the *standardised* coordinates, or None for real data.
+    description : str, default=""
+        One line about the data.
+    key : str, default=""
+        A string identifying the data (name, sizes, seed) for caches.
+    feature_names : list of str, optional
+        Column names, when known.
     """
 
     name: str
@@ -309,14 +474,27 @@ class Dataset:
 
     @property
     def n_classes(self) -> int:
+        """Number of classes J."""
         return len(self.classes)
 
     @property
     def n_features(self) -> int:
+        """Number of features d."""
         return self.X_train.shape[1]
 
     def bounds(self, pad: float = 0.1) -> tuple[float, float, float, float]:
-        """Padded range of the training data in the first two features: (x0, y0, x1, y1)."""
+        """Return the padded range of the training data in the first two features.
+
+        Parameters
+        ----------
+        pad : float, default=0.1
+            Padding, as a fraction of the range.
+
+        Returns
+        -------
+        tuple of 4 floats
+            ``(x0, y0, x1, y1)``.
+        """
         lo = self.X_train[:, :2].min(0)
         hi = self.X_train[:, :2].max(0)
         span = np.maximum(hi - lo, 1e-9)
@@ -367,7 +545,35 @@ def _standardise(name, X_tr, y_tr, X_te, y_te, *, model=None, description="", ke
 
 def from_mixture(mixture: GaussianMixture, n_train: int = 1000, n_test: int = 20000, random_state=0,
                  *, name: str = "custom", standardize: bool = True, description: str = "") -> Dataset:
-    """Sample a train and a test set from an exact mixture (test drawn independently)."""
+    """Sample a train and a test set from an exact mixture (the test set drawn independently).
+
+    Parameters
+    ----------
+    mixture : GaussianMixture
+        The model.
+    n_train : int, default=1000
+        Training samples (>= 2; every class must draw one).
+    n_test : int, default=20000
+        Test samples (0 for none).
+    random_state : int, Generator or None, default=0
+        Seed of the draws.
+    name : str, default="custom"
+        The dataset's name.
+    standardize : bool, default=True
+        Standardise on the training set (the model follows).
+    description : str, default=""
+        One line about the data.
+
+    Returns
+    -------
+    Dataset
+        The split, with ``model`` set.
+
+    Raises
+    ------
+    InvalidParameterError
+        If a size is out of range, or ``n_train`` is too small for every class to draw a sample.
+    """
     n_train = check_int(n_train, "n_train", low=2)
     n_test = check_int(n_test, "n_test", low=0)
     rng = np.random.default_rng(random_state)
@@ -409,7 +615,40 @@ def _check_test_size(test_size) -> None:
 
 def from_arrays(X, y, *, test_size: float = 0.3, random_state=0, name: str = "arrays",
                 standardize: bool = True, description: str = "", feature_names=None) -> Dataset:
-    """A stratified train/test split of given data (no exact model)."""
+    """Make a stratified train/test split of given data (no exact model).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Features.
+    y : array-like of shape (n_samples,)
+        Labels (any values; at least 2 samples per class).
+    test_size : float or int, default=0.3
+        Fraction in [0, 1) (0: no test set) or number of test samples.
+    random_state : int or None, default=0
+        Seed of the split.
+    name : str, default="arrays"
+        The dataset's name.
+    standardize : bool, default=True
+        Standardise on the training set.
+    description : str, default=""
+        One line about the data.
+    feature_names : list of str, optional
+        Column names.
+
+    Returns
+    -------
+    Dataset
+        The split (``model`` is None).
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``test_size`` is invalid.
+    ValueError
+        If the data are not finite numbers, a class has fewer than 2 samples or a feature is
+        constant.
+    """
     from sklearn.model_selection import train_test_split
 
     X, y_codes, classes = check_Xy(X, y)
@@ -435,11 +674,28 @@ def load(name: str, n_train: int = 1000, n_test: int = 20000, random_state=0, *,
 
     Parameters
     ----------
-    name : one of :data:`DATASET_NAMES` -- ``gmm``, ``gmm_separable``, ``gmm_inclusion``, ``gmm3``
+    name : str
+        One of :data:`DATASET_NAMES`: ``gmm``, ``gmm_separable``, ``gmm_inclusion``, ``gmm3``
         (exact mixtures, sampled with ``n_train``/``n_test``), ``breast_cancer``, ``wine``
         (scikit-learn's shipped copies; a stratified 70/30 split, sizes ignored).
-    random_state : seed of the sampling / split.
-    standardize : standardise on the training set (test set with the training mean and std).
+    n_train : int, default=1000
+        Training samples of a mixture.
+    n_test : int, default=20000
+        Test samples of a mixture.
+    random_state : int, Generator or None, default=0
+        Seed of the sampling or split.
+    standardize : bool, default=True
+        Standardise on the training set (test set with the training mean and std).
+
+    Returns
+    -------
+    Dataset
+        The split.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``name`` is unknown or a size is out of range.
     """
     if name in MIXTURE_NAMES:
         classes, description = _paper_classes()[name]
@@ -460,10 +716,38 @@ def read_csv(source: Any, *, label_column: str | int = -1, n_features: int | Non
              name: str = "csv") -> Dataset:
     """Read a labelled CSV (numeric feature columns + one label column) into a :class:`Dataset`.
 
-    ``source`` is a path, bytes or a text/binary file object. The file is parsed by pandas as
-    data only (no evaluation of its content). Raises ``ValueError`` with a message fit for a user
-    when the file is too large, not UTF-8, empty, has non-numeric or missing feature values, the
-    wrong number of feature columns (``n_features``; None accepts any), or fewer than two classes.
+    The file is parsed by pandas as data only (no evaluation of its content).
+
+    Parameters
+    ----------
+    source : str, path, bytes or file object
+        The CSV, as a path, bytes or a text/binary file object.
+    label_column : str or int, default=-1
+        The label column, by name or position.
+    n_features : int or None, default=2
+        Required number of feature columns; None accepts any.
+    max_bytes : int, default=MAX_CSV_BYTES
+        Largest file accepted.
+    test_size : float, default=0.3
+        Fraction held out as a test set.
+    random_state : int or None, default=0
+        Seed of the split.
+    name : str, default="csv"
+        The dataset's name.
+
+    Returns
+    -------
+    Dataset
+        The split.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``label_column`` is not a column.
+    ValueError
+        With a message fit for a user when the file is too large, not UTF-8, empty, has
+        non-numeric or missing feature values, the wrong number of feature columns, or fewer than
+        two classes.
     """
     import pandas as pd
 
