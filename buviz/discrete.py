@@ -1,4 +1,4 @@
-"""Exact error-estimate moments for the histogram classifier (Nedelko 2009, seed 002).
+"""Exact error-estimate moments for the histogram classifier (Nedelko 2009).
 
 Setting (paper, section "Классификация в дискретном пространстве"): X = {1..k} cells, two classes,
 a sample of size N is the set of cell counts ``(m_j, n_j)`` (``m_j`` points of class 1 among the
@@ -28,6 +28,12 @@ Per-cell tables (``x[n, m]``, ``m <= n``; entries with ``m > n`` are NaN in the 
 * the balanced-optimal ``x*`` (see :func:`balanced_optimal`).
 
 This module never imports panel or holoviews.
+
+References
+----------
+V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the discrete case"
+(in Russian: "Оптимизация оценки вероятности ошибочной классификации в дискретном случае"), XV
+International Conference "Knowledge-Dialogue-Solution" (KDS 2009), Varna, Bulgaria, June-July 2009.
 """
 
 from __future__ import annotations
@@ -131,10 +137,24 @@ def _xlogy(a, b):
 
 
 def binom_pmf(m, n, p) -> np.ndarray:
-    """Binomial probabilities ``B(m, n, p) = C(n, m) p^m (1 - p)^(n - m)`` (paper's notation).
+    """Return the binomial probabilities ``B(m, n, p) = C(n, m) p^m (1 - p)^(n - m)`` (the paper's notation).
 
     Evaluated in log space (``gammaln``), broadcasting over all arguments; zero outside
     ``0 <= m <= n``.
+
+    Parameters
+    ----------
+    m : array-like of int
+        Successes.
+    n : array-like of int
+        Trials.
+    p : array-like of float
+        Success probability.
+
+    Returns
+    -------
+    ndarray
+        The probabilities, broadcast over the arguments.
     """
     m = np.asarray(m, dtype=float)
     n = np.asarray(n, dtype=float)
@@ -192,10 +212,30 @@ def _nan_upper(x: np.ndarray) -> np.ndarray:
 
 
 def true_risk_table(n_max: int, alpha: float, p: float) -> np.ndarray:
-    """Per-cell true risk ``psi[n, m] = alpha (q I(m > n-m) + p I(m < n-m) + I(m = n-m) / 2)``.
+    """Return the per-cell true risk ``psi[n, m] = alpha (q I(m > n-m) + p I(m < n-m) + I(m = n-m) / 2)``.
 
     The true risk of the histogram classifier is ``g(V) = sum_j psi(m_j, n_j)`` (additive).
-    Entries with ``m > n`` are 0.
+
+    Parameters
+    ----------
+    n_max : int
+        Largest cell count n.
+    alpha : float
+        The cell's probability.
+    p : float
+        P(y = 1 | x in the cell); ``q = 1 - p``.
+
+    Returns
+    -------
+    ndarray of shape (n_max + 1, n_max + 1)
+        ``psi[n, m]``; 0 for ``m > n``.
+
+    References
+    ----------
+    V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the
+    discrete case" (in Russian: "Оптимизация оценки вероятности ошибочной классификации в
+    дискретном случае"), XV International Conference "Knowledge-Dialogue-Solution" (KDS 2009),
+    Varna, Bulgaria, June-July 2009.
     """
     n, m, valid = _cell_grid(n_max)
     q = 1.0 - p
@@ -204,7 +244,32 @@ def true_risk_table(n_max: int, alpha: float, p: float) -> np.ndarray:
 
 
 def resubstitution_table(N: int, n_max: int) -> np.ndarray:
-    """Resubstitution (empirical risk) ``x~_mn = min(m, n - m) / N``; NaN for ``m > n``."""
+    """Return the resubstitution (empirical risk) table ``x~_mn = min(m, n - m) / N``.
+
+    Parameters
+    ----------
+    N : int
+        Sample size (>= 1).
+    n_max : int
+        Largest cell count n of the table.
+
+    Returns
+    -------
+    ndarray of shape (n_max + 1, n_max + 1)
+        ``x[n, m]`` in probability units; NaN for ``m > n``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``N`` or ``n_max`` is out of range.
+
+    References
+    ----------
+    V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the
+    discrete case" (in Russian: "Оптимизация оценки вероятности ошибочной классификации в
+    дискретном случае"), XV International Conference "Knowledge-Dialogue-Solution" (KDS 2009),
+    Varna, Bulgaria, June-July 2009.
+    """
     N = check_int(N, "N", low=1)
     n_max = check_int(n_max, "n_max", low=0)
     n, m, valid = _cell_grid(n_max)
@@ -212,11 +277,35 @@ def resubstitution_table(N: int, n_max: int) -> np.ndarray:
 
 
 def loo_table(N: int, n_max: int) -> np.ndarray:
-    """Leave-one-out ``x-_mn = [min + max (I(m = n-m) + I(|n - 2m| = 1)/2)] / N`` (paper, section 5).
+    """Return the leave-one-out table ``x-_mn = [min + max (I(m = n-m) + I(|n - 2m| = 1)/2)] / N``.
 
     Removing a point of the minority class leaves it a minority (an error); removing a point of
     the majority turns the cell into a tie (error 1/2) when ``|n - 2m| = 1``, or into the other
-    majority when ``m = n - m``.
+    majority when ``m = n - m`` (Nedelko 2009, section 5).
+
+    Parameters
+    ----------
+    N : int
+        Sample size (>= 1).
+    n_max : int
+        Largest cell count n of the table.
+
+    Returns
+    -------
+    ndarray of shape (n_max + 1, n_max + 1)
+        ``x[n, m]`` in probability units; NaN for ``m > n``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``N`` or ``n_max`` is out of range.
+
+    References
+    ----------
+    V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the
+    discrete case" (in Russian: "Оптимизация оценки вероятности ошибочной классификации в
+    дискретном случае"), XV International Conference "Knowledge-Dialogue-Solution" (KDS 2009),
+    Varna, Bulgaria, June-July 2009.
     """
     N = check_int(N, "N", low=1)
     n_max = check_int(n_max, "n_max", low=0)
@@ -252,12 +341,38 @@ def _oob_majority_prob(N: int, n_max: int) -> np.ndarray:
 
 
 def bootstrap_oob_table(N: int, n_max: int) -> np.ndarray:
-    """Exact bootstrap out-of-bag estimate ``x^_mn`` (paper's ``R^``, replacing its garbled recurrence).
+    """Return the exact bootstrap out-of-bag table ``x^_mn`` (the paper's ``R^``).
 
+    The paper's recurrence is garbled; this closed form replaces it.
     ``R^ = E sum_{i in J0} L_i / E|J0|`` with ``E|J0| = N (1 - 1/N)^N``. Per point,
     ``P(i in J0 and misclassified) = (1 - 1/N)^N P(misclassified | i in J0)``, so the factor
-    ``(1 - 1/N)^N`` cancels and ``x^_mn = [m W(m-1, n-m) + (n-m) W(n-m-1, m)] / N`` with ``W`` from
-    :func:`_oob_majority_prob`. Needs ``N >= 2`` (for N = 1 no point is ever out of bag).
+    ``(1 - 1/N)^N`` cancels and ``x^_mn = [m W(m-1, n-m) + (n-m) W(n-m-1, m)] / N`` with ``W`` the
+    probability that the out-of-bag majority is wrong. Needs ``N >= 2`` (for N = 1 no point is
+    ever out of bag).
+
+    Parameters
+    ----------
+    N : int
+        Sample size (>= 1).
+    n_max : int
+        Largest cell count n of the table.
+
+    Returns
+    -------
+    ndarray of shape (n_max + 1, n_max + 1)
+        ``x[n, m]`` in probability units; NaN for ``m > n``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``N`` or ``n_max`` is out of range.
+
+    References
+    ----------
+    V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the
+    discrete case" (in Russian: "Оптимизация оценки вероятности ошибочной классификации в
+    дискретном случае"), XV International Conference "Knowledge-Dialogue-Solution" (KDS 2009),
+    Varna, Bulgaria, June-July 2009.
     """
     N = check_int(N, "N", low=2)
     n_max = check_int(n_max, "n_max", low=0)
@@ -273,7 +388,34 @@ def bootstrap_oob_table(N: int, n_max: int) -> np.ndarray:
 
 
 def bootstrap632_table(N: int, n_max: int) -> np.ndarray:
-    """The .632 bootstrap ``x.._mn = e^-1 x~_mn + (1 - e^-1) x^_mn`` (paper's R-double-dot, Table 2)."""
+    """Return the .632 bootstrap table ``x.._mn = e^-1 x~_mn + (1 - e^-1) x^_mn`` (Table 2).
+
+    The paper's R-double-dot; ``N >= 2``.
+
+    Parameters
+    ----------
+    N : int
+        Sample size (>= 1).
+    n_max : int
+        Largest cell count n of the table.
+
+    Returns
+    -------
+    ndarray of shape (n_max + 1, n_max + 1)
+        ``x[n, m]`` in probability units; NaN for ``m > n``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``N`` or ``n_max`` is out of range.
+
+    References
+    ----------
+    V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the
+    discrete case" (in Russian: "Оптимизация оценки вероятности ошибочной классификации в
+    дискретном случае"), XV International Conference "Knowledge-Dialogue-Solution" (KDS 2009),
+    Varna, Bulgaria, June-July 2009.
+    """
     N = check_int(N, "N", low=2)
     n_max = check_int(n_max, "n_max", low=0)
     e1 = math.exp(-1.0)
@@ -285,10 +427,31 @@ def bootstrap632_table(N: int, n_max: int) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 def gauge_direction(N: int, k: int, n_max: int | None = None) -> np.ndarray:
-    """The gauge direction ``x_mn -> x_mn + lambda (n - N/k)`` (NaN for ``m > n``).
+    """Return the gauge direction ``x_mn -> x_mn + lambda (n - N/k)`` (NaN for ``m > n``).
 
     Adding it to any table leaves every total estimate ``f(V)`` unchanged because
     ``sum_j (n_j - N/k) = 0``; for ``k >= 3`` it is the only such direction.
+
+    Parameters
+    ----------
+    N : int
+        Sample size.
+    k : int
+        Number of cells.
+    n_max : int, optional
+        Largest cell count (default N).
+
+    Returns
+    -------
+    ndarray of shape (n_max + 1, n_max + 1)
+        ``n - N/k`` in every cell ``m <= n``.
+
+    References
+    ----------
+    V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the
+    discrete case" (in Russian: "Оптимизация оценки вероятности ошибочной классификации в
+    дискретном случае"), XV International Conference "Knowledge-Dialogue-Solution" (KDS 2009),
+    Varna, Bulgaria, June-July 2009.
     """
     n_max = N if n_max is None else n_max
     n, m, valid = _cell_grid(n_max)
@@ -303,18 +466,25 @@ class BalancedOptimalWarning(UserWarning):
 class BalancedOptimalResult:
     """Outcome of :func:`balanced_optimal`.
 
-    Attributes
+    Parameters
     ----------
-    x : per-cell table ``x*[n, m]`` for ``n <= N`` (probability units, NaN for ``m > n``).
-    gauge_free : the converged table with its gauge component chosen so that the table is
-        orthogonal to the gauge direction under the cell-probability weights at ``p = 1/2``
-        (an explicit, reproducible representative of the class).
-    lam : ``x = gauge_free + lam * (n - N/k)``.
-    iterations : iterations run (the projected iteration; see ``paper_iterations``).
-    residual : ``max |delta+ + delta-| / delta2`` over cells after projecting out the gauge.
-    drift : the gauge component of the unprojected update at convergence (see Notes in
+    x : ndarray
+        Per-cell table ``x*[n, m]`` for ``n <= N`` (probability units, NaN for ``m > n``).
+    gauge_free : ndarray
+        The converged table with its gauge component chosen so that the table is orthogonal to
+        the gauge direction under the cell-probability weights at ``p = 1/2`` (an explicit,
+        reproducible representative of the class).
+    lam : float
+        ``x = gauge_free + lam * (n - N/k)``.
+    iterations : int
+        Iterations run (the projected iteration; see ``paper_iterations``).
+    residual : float
+        ``max |delta+ + delta-| / delta2`` over cells after projecting out the gauge.
+    drift : float
+        The gauge component of the unprojected update at convergence (see Notes in
         :func:`balanced_optimal`); zero would mean an exact root of ``delta+ + delta- = 0``.
-    p_grid : the grid over which ``delta+`` and ``delta-`` are taken.
+    p_grid : ndarray
+        The grid over which ``delta+`` and ``delta-`` are taken.
     """
 
     x: np.ndarray
@@ -369,7 +539,7 @@ class _BalancedProblem:
 def balanced_optimal(N: int, k: int, *, tau: float = 0.1, n_p: int = 201, tol: float = 1e-7,
                      max_iter: int = 3000, gauge: str | float = "paper", paper_iterations: int = 117,
                      min_cell_prob: float = 1e-12, switch_iter: int = 1000) -> BalancedOptimalResult:
-    """Balanced-optimal estimate ``x*_mn`` (paper, section "Оптимизация оценки риска").
+    """Return the balanced-optimal estimate ``x*_mn`` (the paper's section "Оптимизация оценки риска").
 
     With ``alpha_j = 1/k``, ``p_j = p`` the derivative of ``Delta = E(f - g)^2`` with respect to one
     cell value is (paper's first displayed derivative)
@@ -382,9 +552,48 @@ def balanced_optimal(N: int, k: int, *, tau: float = 0.1, n_p: int = 201, tol: f
     All cells ``n <= N`` are iterated jointly; the common factor ``B(n, N, alpha)`` is divided out,
     which leaves the update unchanged and avoids underflow for large ``n``.
 
-    Notes (gauge)
-    -------------
-    Adding ``lambda (n - N/k)`` to every cell changes no total estimate, so ``Delta`` and all
+    Parameters
+    ----------
+    N : int
+        Sample size.
+    k : int
+        Number of cells.
+    tau : float, default=0.1
+        Damping of the iteration.
+    n_p : int, default=201
+        Points of the grid over p in [0, 1].
+    tol : float, default=1e-7
+        Convergence threshold on the largest projected update (probability units).
+    max_iter : int, default=3000
+        Largest number of iterations.
+    gauge : {"paper", "orthogonal"} or float, default="paper"
+        How the gauge is fixed (see Notes).
+    paper_iterations : int, default=117
+        Steps of the literal iteration whose gauge ``gauge="paper"`` reads off.
+    min_cell_prob : float, default=1e-12
+        Cells whose largest probability over p is below this are left out of the convergence
+        test.
+    switch_iter : int, default=1000
+        Step after which the divisor becomes the running maximum of ``delta2`` (see Notes).
+
+    Returns
+    -------
+    BalancedOptimalResult
+        The table and the iteration's diagnostics.
+
+    Raises
+    ------
+    InvalidParameterError
+        If a parameter is out of range or ``gauge`` is unknown.
+
+    Warns
+    -----
+    BalancedOptimalWarning
+        If ``max_iter`` is reached before convergence.
+
+    Notes
+    -----
+    The gauge. Adding ``lambda (n - N/k)`` to every cell changes no total estimate, so ``Delta`` and all
     derivatives are invariant along that direction. The iteration does not reach a root of
     ``delta+ + delta- = 0``: it settles on a point where the update is a constant multiple of
     the gauge direction and then drifts along it forever (``drift`` reports that constant). Here
@@ -416,6 +625,13 @@ def balanced_optimal(N: int, k: int, *, tau: float = 0.1, n_p: int = 201, tol: f
     unchanged. If ``max_iter`` is reached anyway, :class:`BalancedOptimalWarning` is raised with the
     residual. For k = 2 further directions leave every total unchanged (the two cell counts sum to
     N) and the iteration may not settle (N = 20, k = 2: residual 0.009, with the warning).
+
+    References
+    ----------
+    V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the
+    discrete case" (in Russian: "Оптимизация оценки вероятности ошибочной классификации в
+    дискретном случае"), XV International Conference "Knowledge-Dialogue-Solution" (KDS 2009),
+    Varna, Bulgaria, June-July 2009.
     """
     N = check_int(N, "N", low=1)
     k = check_int(k, "k", low=1)
@@ -513,11 +729,38 @@ def _balanced_cached(N: int, k: int) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 def cell_values(method: str, N: int, n_max: int, k: int | None = None) -> np.ndarray:
-    """Per-cell table ``x[n, m]`` (probability units) for ``0 <= m <= n <= n_max``; NaN for ``m > n``.
+    """Return the per-cell table ``x[n, m]`` of an estimator, for ``0 <= m <= n <= n_max``.
 
-    ``method``: ``"resubstitution"`` (x~), ``"loo"`` (x-), ``"bootstrap632"`` (x.., paper's Table 2)
-    or ``"balanced_optimal"`` (x*, Table 1; needs ``k``, ``n_max <= N``, default settings of
-    :func:`balanced_optimal`, i.e. the paper's gauge). Multiply by ``N`` for the paper's units.
+    Multiply by ``N`` for the paper's units.
+
+    Parameters
+    ----------
+    method : {"resubstitution", "loo", "bootstrap632", "balanced_optimal"}
+        x~, x-, x.. (Table 2) or x* (Table 1; needs ``k`` and ``n_max <= N``, with the default
+        settings of :func:`balanced_optimal`, i.e. the paper's gauge).
+    N : int
+        Sample size.
+    n_max : int
+        Largest cell count.
+    k : int, optional
+        Number of cells (``"balanced_optimal"`` only).
+
+    Returns
+    -------
+    ndarray of shape (n_max + 1, n_max + 1)
+        Probability units; NaN for ``m > n``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``method`` is unknown or a count is out of range.
+
+    References
+    ----------
+    V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the
+    discrete case" (in Russian: "Оптимизация оценки вероятности ошибочной классификации в
+    дискретном случае"), XV International Conference "Knowledge-Dialogue-Solution" (KDS 2009),
+    Varna, Bulgaria, June-July 2009.
     """
     method = _check_method(method)
     N = check_int(N, "N", low=1)
@@ -546,7 +789,18 @@ def cell_values(method: str, N: int, n_max: int, k: int | None = None) -> np.nda
 class Moments:
     """Exact moments of an additive estimator ``f`` and the true risk ``g`` (arrays over p).
 
-    ``delta = E(f - g)^2 = E f^2 - 2 E fg + E g^2`` (paper's Delta_fg) and ``S = sqrt(delta)``.
+    Parameters
+    ----------
+    E_f, E_f2 : ndarray
+        E f and E f^2.
+    E_fg : ndarray
+        E fg.
+    E_g, E_g2 : ndarray
+        E g and E g^2.
+    delta : ndarray
+        ``E(f - g)^2 = E f^2 - 2 E fg + E g^2`` (the paper's Delta_fg).
+    S : ndarray
+        ``sqrt(delta)``.
     """
 
     E_f: np.ndarray
@@ -570,11 +824,40 @@ def _table_for_N(x, N: int) -> np.ndarray:
 
 
 def moments(x, N: int, k: int, p, *, chunk: int = 32) -> Moments:
-    """Exact ``E f, E f^2, E fg, E g, E g^2, Delta, S`` for ``alpha_j = 1/k``, ``p_j = p`` (any array of p).
+    """Return the exact ``E f, E f^2, E fg, E g, E g^2, Delta, S`` for ``alpha_j = 1/k``, ``p_j = p``.
 
     ``f = sum_j x[n_j, m_j]``; the paper's mu, sigma and omega sums with all k cells alike:
     ``E f = k mu``, ``E f^2 = k sigma + k (k - 1) omega``, ``E fg`` likewise with ``pi_phi pi_psi``.
-    ``x`` must cover ``n <= N``. Vectorised over ``p`` (in chunks of ``chunk`` values).
+
+    Parameters
+    ----------
+    x : array-like
+        Per-cell table ``x[n, m]`` covering ``n <= N``.
+    N : int
+        Sample size.
+    k : int
+        Number of cells.
+    p : float or array-like of float
+        P(y = 1 | x) in [0, 1], the same in every cell; vectorised over an array.
+    chunk : int, default=32
+        Values of ``p`` computed at once.
+
+    Returns
+    -------
+    Moments
+        Arrays over ``p``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``x`` does not cover ``n <= N`` or ``p`` is outside [0, 1].
+
+    References
+    ----------
+    V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the
+    discrete case" (in Russian: "Оптимизация оценки вероятности ошибочной классификации в
+    дискретном случае"), XV International Conference "Knowledge-Dialogue-Solution" (KDS 2009),
+    Varna, Bulgaria, June-July 2009.
     """
     N = check_int(N, "N", low=1)
     k = check_int(k, "k", low=1)
@@ -620,10 +903,38 @@ def moments(x, N: int, k: int, p, *, chunk: int = 32) -> Moments:
 
 
 def moments_general(x, N: int, alpha, p) -> Moments:
-    """Exact moments for general cells ``alpha_j`` (summing to 1) and ``p_j`` (paper's mu/sigma/omega).
+    """Return the exact moments for general cell probabilities ``alpha_j`` and ``p_j``.
 
     Cross terms use the trinomial law of two cells, grouped by distinct ``alpha`` values so that
-    equal-probability cells share one trinomial matrix. Returns scalars (one distribution).
+    equal-probability cells share one trinomial matrix.
+
+    Parameters
+    ----------
+    x : array-like
+        Per-cell table ``x[n, m]`` covering ``n <= N``.
+    N : int
+        Sample size.
+    alpha : array-like of float
+        Cell probabilities, summing to 1.
+    p : float or array-like of float
+        P(y = 1 | x = j), one value or one per cell.
+
+    Returns
+    -------
+    Moments
+        Scalars (one distribution).
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``alpha`` is not a probability vector or ``p`` has another length.
+
+    References
+    ----------
+    V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the
+    discrete case" (in Russian: "Оптимизация оценки вероятности ошибочной классификации в
+    дискретном случае"), XV International Conference "Knowledge-Dialogue-Solution" (KDS 2009),
+    Varna, Bulgaria, June-July 2009.
     """
     N = check_int(N, "N", low=1)
     alpha = np.atleast_1d(np.asarray(alpha, dtype=float))
@@ -678,9 +989,35 @@ def moments_general(x, N: int, alpha, p) -> Moments:
 
 
 def rms_deviation(method: str, N: int, k: int, p):
-    """Exact ``S = sqrt(Delta_fg) = sqrt(E (f - g)^2)`` (paper, Fig. 2) for ``alpha_j = 1/k``, ``p_j = p``.
+    """Return the exact ``S = sqrt(Delta_fg) = sqrt(E (f - g)^2)`` (Fig. 2) for ``alpha_j = 1/k``, ``p_j = p``.
 
-    ``p`` may be a number (returns a float) or a 1-D array (returns an array).
+    Parameters
+    ----------
+    method : str
+        An estimator of :func:`cell_values`.
+    N : int
+        Sample size.
+    k : int
+        Number of cells.
+    p : float or array-like of float
+        P(y = 1 | x) in [0, 1].
+
+    Returns
+    -------
+    float or ndarray
+        A float for a number ``p``, an array for a 1-D ``p``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``method`` is unknown or ``p`` is outside [0, 1].
+
+    References
+    ----------
+    V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the
+    discrete case" (in Russian: "Оптимизация оценки вероятности ошибочной классификации в
+    дискретном случае"), XV International Conference "Knowledge-Dialogue-Solution" (KDS 2009),
+    Varna, Bulgaria, June-July 2009.
     """
     method = _check_method(method)
     N = check_int(N, "N", low=1)
@@ -697,11 +1034,45 @@ def rms_deviation(method: str, N: int, k: int, p):
 
 def simulate(x, N: int, k: int, p: float, n_samples: int = 100_000, *, alpha=None,
              random_state=None) -> tuple[np.ndarray, np.ndarray]:
-    """Draw ``n_samples`` samples of size N and return ``(f, g)`` per sample.
+    """Draw samples of size N and return the estimate and the true risk of each.
 
     ``f = sum_j x[n_j, m_j]`` (the additive estimate) and ``g`` the histogram classifier's true
     risk (ties counted 1/2). Cell counts are drawn as ``n ~ Multinomial(N, alpha)`` and
-    ``m_j ~ Bin(n_j, p_j)``; ``alpha`` defaults to ``1/k`` in every cell, ``p`` may be per cell.
+    ``m_j ~ Bin(n_j, p_j)``.
+
+    Parameters
+    ----------
+    x : array-like
+        Per-cell table ``x[n, m]`` covering ``n <= N``.
+    N : int
+        Sample size.
+    k : int
+        Number of cells.
+    p : float or array-like of float
+        P(y = 1 | x = j), one value or one per cell.
+    n_samples : int, default=100000
+        Number of samples drawn.
+    alpha : array-like of float, optional
+        Cell probabilities (default ``1/k`` in every cell).
+    random_state : int, Generator or None, default=None
+        Seed.
+
+    Returns
+    -------
+    f, g : ndarray of shape (n_samples,)
+        The estimate and the true risk per sample.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``alpha`` is not ``k`` probabilities summing to 1.
+
+    References
+    ----------
+    V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the
+    discrete case" (in Russian: "Оптимизация оценки вероятности ошибочной классификации в
+    дискретном случае"), XV International Conference "Knowledge-Dialogue-Solution" (KDS 2009),
+    Varna, Bulgaria, June-July 2009.
     """
     N = check_int(N, "N", low=1)
     k = check_int(k, "k", low=1)
