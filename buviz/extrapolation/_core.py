@@ -7,6 +7,12 @@ matrix ``M[i, j, l]`` = score of class ``l`` at the ``j``-th test point of class
 Rank convention: ``R_iji = sum_m I{M_iji >= M_ijm}`` **including** ``m = i``, so the rank of
 the correct label is ``k1`` exactly when it is predicted (the printed sum over ``m != l`` is
 inconsistent with the text's own claim that the top rank is ``k1``).
+
+References
+----------
+C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+classification", manuscript, April 21, 2017 (equation and section numbers are this text's); the
+same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
 """
 
 from __future__ import annotations
@@ -33,8 +39,26 @@ __all__ = [
 def check_ks(ks, name: str = "ks", *, k_max: int | None = None, low: int = 2) -> np.ndarray:
     """Validate a scalar or 1-D sequence of class counts ``k``; return a 1-D int array.
 
-    Raises ``ValueError`` naming ``name`` when an entry is not an integer, is below ``low`` (``k < 2``
-    is meaningless: one class is always right) or above ``k_max`` (e.g. ``k > k1`` in eq 3).
+    Parameters
+    ----------
+    ks : int or sequence of int
+        Class counts.
+    name : str, default="ks"
+        The parameter's name, for the message.
+    k_max : int, optional
+        Largest allowed k (e.g. ``k1`` in eq 3).
+    low : int, default=2
+        Smallest allowed k (``k < 2`` is meaningless: one class is always right).
+
+    Returns
+    -------
+    ndarray of int
+        The class counts, 1-D.
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming ``name`` when an entry is not an integer or is out of range.
     """
     try:
         arr = np.asarray(ks)
@@ -60,7 +84,7 @@ def check_margins(margins, labels) -> tuple[np.ndarray, np.ndarray]:
 
 
 def ranks_from_margins(margins, labels, *, ties: str = "max", random_state=0) -> np.ndarray:
-    """Rank of the true label among all ``k1`` classes for each test point (text above eq 2).
+    """Return the rank of the true label among all ``k1`` classes for each test point (above eq 2).
 
     Parameters
     ----------
@@ -68,15 +92,29 @@ def ranks_from_margins(margins, labels, *, ties: str = "max", random_state=0) ->
         Score ``m_l(x)`` of every observed class ``l`` at each test point (higher = more likely).
     labels : array (n_test,)
         Index ``0 .. k1-1`` of the true class of each test point.
-    ties : {"max", "random"}
+    ties : {"max", "random"}, default="max"
         ``"max"``: ``R = #{m : M_true >= M_m}`` (the project's convention; ties count in favour of the true
         label). ``"random"``: ties are broken by a random priority order (drawn with
         ``random_state``), which is an honest tie-breaking rule -- eq 3 then stays exact for it.
         Use ``"random"`` for scores with many ties (k-NN vote shares).
+    random_state : int, Generator or None, default=0
+        Seed of the random priority order of ``ties="random"``.
 
     Returns
     -------
-    ranks : int array (n_test,), in ``1 .. k1``; 1 = worst, ``k1`` = correctly classified.
+    ndarray of int, shape (n_test,)
+        Ranks in ``1 .. k1``; 1 = worst, ``k1`` = correctly classified.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``margins`` or ``labels`` is malformed or ``ties`` unknown.
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
+    the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
     """
     M, y = check_margins(margins, labels)
     true = M[np.arange(len(y)), y][:, None]
@@ -104,7 +142,31 @@ def _check_labels(labels, shape) -> np.ndarray:
 
 
 def test_accuracy(ranks, k1: int | None = None) -> float:
-    """Test accuracy TA = (1 / (r2 k1)) sum_ij I{R_iji = k1} (eq 1-2)."""
+    """Return the test accuracy TA = (1 / (r2 k1)) sum_ij I{R_iji = k1} (eq 1-2).
+
+    Parameters
+    ----------
+    ranks : array-like of int
+        Ranks of the true labels, shape (k1, r2), or any shape with ``k1`` given.
+    k1 : int, optional
+        Number of observed classes; required unless ``ranks`` is 2-D.
+
+    Returns
+    -------
+    float
+        The share of test points whose true label has the top rank.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``k1`` is missing for ranks that are not 2-D.
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
+    the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
+    """
     r = np.asarray(ranks)
     if k1 is None:
         if r.ndim != 2:
@@ -122,7 +184,7 @@ def _kernel_weights(ks: np.ndarray, k1: int) -> np.ndarray:
 
 
 def average_accuracy_from_ranks(ranks, ks, *, k1: int | None = None, groups=None) -> np.ndarray:
-    """Exact subsampling estimate AverageTA_k of eq 3, for every k in ``ks``.
+    """Return the exact subsampling estimate AverageTA_k of eq 3, for every k in ``ks``.
 
     ``AverageTA_k = [1/C(k1,k)] [1/(r2 k)] sum_i sum_j C(R_iji - 1, k - 1)``, the test accuracy
     averaged over **all** C(k1, k) subsets of k of the k1 observed classes, computed without
@@ -135,7 +197,8 @@ def average_accuracy_from_ranks(ranks, ks, *, k1: int | None = None, groups=None
     ranks : int array (k1, r2), or 1-D with ``k1`` given
         Rank of the true label among the k1 classes (1 = worst, k1 = correct; see
         :func:`ranks_from_margins`).
-    ks : int or sequence of int, each in 2..k1
+    ks : int or sequence of int
+        Class counts, each in 2..k1.
     k1 : int, optional
         Number of observed classes; required for 1-D ``ranks``.
     groups : array (n_test,), optional
@@ -144,7 +207,14 @@ def average_accuracy_from_ranks(ranks, ks, *, k1: int | None = None, groups=None
 
     Returns
     -------
-    float array of len(ks) (a float if ``ks`` is a scalar).
+    float or ndarray
+        AverageTA_k for every k of ``ks`` (a float if ``ks`` is a scalar).
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
+    the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
     """
     r = np.asarray(ranks)
     if r.size == 0:
@@ -180,17 +250,62 @@ def average_accuracy_from_ranks(ranks, ks, *, k1: int | None = None, groups=None
 
 
 def average_accuracy(margins, labels, ks, *, ties: str = "max", random_state=0) -> np.ndarray:
-    """AverageTA_k (eq 3) straight from a margin matrix; classes are weighted equally."""
+    """Return AverageTA_k (eq 3) straight from a margin matrix; classes are weighted equally.
+
+    Parameters
+    ----------
+    margins : array-like of shape (n_test, k1)
+        Score of every observed class at each test point.
+    labels : array-like of shape (n_test,)
+        Index 0..k1-1 of the true class of each test point.
+    ks : int or sequence of int
+        Class counts, each in 2..k1.
+    ties : {"max", "random"}, default="max"
+        See :func:`ranks_from_margins`.
+    random_state : int, Generator or None, default=0
+        Seed of ``ties="random"``.
+
+    Returns
+    -------
+    float or ndarray
+        AverageTA_k for every k (a float if ``ks`` is a scalar).
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
+    the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
+    """
     M = np.asarray(margins, dtype=float)
     ranks = ranks_from_margins(M, labels, ties=ties, random_state=random_state)
     return average_accuracy_from_ranks(ranks, ks, k1=M.shape[1], groups=np.asarray(labels))
 
 
 def average_accuracy_bruteforce(margins, labels, k: int) -> float:
-    """Test accuracy averaged over every k-subset of the classes, by enumeration (for checks).
+    """Return the test accuracy averaged over every k-subset of the classes, by enumeration.
 
-    For each subset S the classifier restricted to S is evaluated on the test points of S's
-    classes (``argmax`` over S, ties in favour of the truth as in ``ties="max"``).
+    For checks of eq 3: for each subset S the classifier restricted to S is evaluated on the test
+    points of S's classes (``argmax`` over S, ties in favour of the truth as in ``ties="max"``).
+
+    Parameters
+    ----------
+    margins : array-like of shape (n_test, k1)
+        Score of every observed class at each test point.
+    labels : array-like of shape (n_test,)
+        Index 0..k1-1 of the true class of each test point.
+    k : int
+        Subset size, 2..k1.
+
+    Returns
+    -------
+    float
+        The average accuracy.
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
+    the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
     """
     M = np.asarray(margins, dtype=float)
     y = _check_labels(labels, M.shape)
