@@ -2,26 +2,31 @@
 
 Estimators (all take the margin matrix of the k1 observed classes and the true labels):
 
-``"moment"``      the moment method of Zheng, Achanta & Benjamini (eq 9-14): AverageTA_k (eq 3) at
-                  ``ks``, then :func:`fit_dbar` (linear spline + NNLS by default) and eq 14.
-``"classexreg"``  the same authors' regression estimator (ClassExReg): AverageTA_k regressed, with
-                  β >= 0 (NNLS), on the columns ``E[Φ(Z)^(k-1)]``, ``Z ~ N(t_l, h²)``, knots ``t_l``
-                  equally spaced on ``[0, Φ⁻¹(1 - 1/k1²)]`` (``ceil(t_max/h)`` of them) plus a constant
-                  column; ``h ∈ {0.1, …, 1.0}`` chosen by a subsample-and-predict bootstrap: with ``L``
-                  fitted class counts, draw ``ks[L//2 - 1]`` classes, fit their exact AverageTA at the
-                  first ``L//2`` counts, predict AverageTA at ``ks[-1]`` and compare with the full data
-                  (20 rounds, as in the reference simulation).
-``"kde"``         Kay's KDE estimator: per test point, ``a = mean over wrong labels of
-                  Φ((m_true - m_wrong)/bw)`` with a per-point bandwidth estimated on that point's
-                  wrong-label scores (``"ucv"``, ``"bcv"`` exactly as R's ``bw.ucv`` / ``bw.bcv``;
-                  ``"silverman"``, ``"scott"``), and ``ÂGA_k = mean a^(k-1)``.
-``"probit_ml"``   (extra, experimental) a two-parameter model ``U = Φ(Z)``, ``Z ~ N(μ, s²)``, fitted by
-                  maximum likelihood to the per-test-point counts ``c_i`` of wrong labels scoring at least
-                  as high as the true one (``c_i | U ~ Binomial(k1 - 1, 1 - U)``); ``ÂGA_k = E[Φ(Z)^(k-1)]``.
-``"best"``        the project's recommendation: ClassExReg's bootstrap (40 rounds) scores every ClassExReg
-                  width and the UCV KDE on the same subsets and the same exact subsampled accuracies; the
-                  prediction is ``w · ClassExReg(best width) + (1 - w) · KDE`` with ``w ∈ {0, ¼, ½, ¾, 1}``
-                  minimising the bootstrap error of the mixture. No ground truth is used.
+``"moment"``
+    the moment method of Zheng, Achanta & Benjamini (eq 9-14): AverageTA_k (eq 3) at
+    ``ks``, then :func:`fit_dbar` (linear spline + NNLS by default) and eq 14.
+``"classexreg"``
+    the same authors' regression estimator (ClassExReg): AverageTA_k regressed, with
+    β >= 0 (NNLS), on the columns ``E[Φ(Z)^(k-1)]``, ``Z ~ N(t_l, h²)``, knots ``t_l``
+    equally spaced on ``[0, Φ⁻¹(1 - 1/k1²)]`` (``ceil(t_max/h)`` of them) plus a constant
+    column; ``h ∈ {0.1, …, 1.0}`` chosen by a subsample-and-predict bootstrap: with ``L``
+    fitted class counts, draw ``ks[L//2 - 1]`` classes, fit their exact AverageTA at the
+    first ``L//2`` counts, predict AverageTA at ``ks[-1]`` and compare with the full data
+    (20 rounds, as in the reference simulation).
+``"kde"``
+    Kay's KDE estimator: per test point, ``a = mean over wrong labels of
+    Φ((m_true - m_wrong)/bw)`` with a per-point bandwidth estimated on that point's
+    wrong-label scores (``"ucv"``, ``"bcv"`` exactly as R's ``bw.ucv`` / ``bw.bcv``;
+    ``"silverman"``, ``"scott"``), and ``ÂGA_k = mean a^(k-1)``.
+``"probit_ml"``
+    (extra, experimental) a two-parameter model ``U = Φ(Z)``, ``Z ~ N(μ, s²)``, fitted by
+    maximum likelihood to the per-test-point counts ``c_i`` of wrong labels scoring at least
+    as high as the true one (``c_i | U ~ Binomial(k1 - 1, 1 - U)``); ``ÂGA_k = E[Φ(Z)^(k-1)]``.
+``"best"``
+    the project's recommendation: ClassExReg's bootstrap (40 rounds) scores every ClassExReg
+    width and the UCV KDE on the same subsets and the same exact subsampled accuracies; the
+    prediction is ``w · ClassExReg(best width) + (1 - w) · KDE`` with ``w ∈ {0, ¼, ½, ¾, 1}``
+    minimising the bootstrap error of the mixture. No ground truth is used.
 
 References
 ----------
