@@ -30,14 +30,16 @@ Estimators (all take the margin matrix of the k1 observed classes and the true l
 
 References
 ----------
-Zheng, C., Achanta, R. & Benjamini, Y. (2018). Extrapolating expected accuracies for large multi-class
-problems. *Journal of Machine Learning Research* 19, 2018 (arXiv:1712.09713).
+C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating Expected Accuracies for Large Multi-Class
+Problems", *Journal of Machine Learning Research* 19, 1-30, 2018.
+https://jmlr.org/papers/v19/17-701.html (arXiv:1712.09713)
 
-Zheng, C., Achanta, R. & Benjamini, Y. (2017). Extrapolating expected accuracies for multi-class
-classification. Manuscript, April 21, 2017 (the moment method; equation numbers are this text's).
+C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+classification", manuscript, April 21, 2017 (the moment method; equation and section numbers are
+this text's); the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
 
-Kay, K. N., Naselaris, T., Prenger, R. J. & Gallant, J. L. (2008). Identifying natural images from human
-brain activity. *Nature* 452, 352-355.
+K. N. Kay, T. Naselaris, R. J. Prenger and J. L. Gallant, "Identifying natural images from human
+brain activity", *Nature* 452, 352-355, 2008. https://doi.org/10.1038/nature06713
 """
 
 from __future__ import annotations
@@ -86,8 +88,23 @@ def _check_problem(margins, labels):
 
 
 def default_ks(k1: int, n: int = 25) -> np.ndarray:
-    """The k at which AverageTA_k is fitted by default: all of 2..k1 when k1 <= n, else ``n`` values
-    evenly spaced from 2 to k1 (the ClassEx simulations use k = 20, 40, ..., 500)."""
+    """Return the k at which AverageTA_k is fitted by default.
+
+    All of 2..k1 when k1 <= n, else ``n`` values evenly spaced from 2 to k1 (the ClassEx
+    simulations use k = 20, 40, ..., 500).
+
+    Parameters
+    ----------
+    k1 : int
+        Number of observed classes.
+    n : int, default=25
+        Largest number of class counts.
+
+    Returns
+    -------
+    ndarray of int
+        The class counts.
+    """
     k1 = check_int(k1, "k1", low=2)
     if k1 - 1 <= n:
         return np.arange(2, k1 + 1)
@@ -147,12 +164,19 @@ def gaussian_basis(ks, h: float, max_mu: float, *, symmetric: bool = False) -> n
         Kernel width (standard deviation of Z).
     max_mu : float
         Largest knot; Zheng, Achanta & Benjamini use ``Φ⁻¹(1 - 1/k1²)``.
-    symmetric : bool, default False
+    symmetric : bool, default=False
         Also use the negative knots.
 
     Returns
     -------
-    X : ndarray of shape (len(ks), n_knots + 1)
+    ndarray of shape (len(ks), n_knots + 1)
+        The design matrix, the constant column last.
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating Expected Accuracies for Large
+    Multi-Class Problems", *Journal of Machine Learning Research* 19, 1-30, 2018.
+    https://jmlr.org/papers/v19/17-701.html (arXiv:1712.09713)
     """
     ks = check_ks(ks, "ks")
     return _gaussian_basis_cached(float(h), float(max_mu), tuple(int(k) for k in ks), bool(symmetric))[0].copy()
@@ -202,14 +226,18 @@ def kde_favorability(margins, labels, bw="ucv", scale=1.0) -> np.ndarray:
     Parameters
     ----------
     margins : array-like of shape (n_test, k1)
+        Score of every observed class for each test point.
     labels : array-like of shape (n_test,)
-    bw : {"ucv", "bcv", "silverman", "scott"} or float, default "ucv"
-    scale : float or sequence of float, default 1.0
+        True class index of each test point.
+    bw : {"ucv", "bcv", "silverman", "scott"} or float, default="ucv"
+        Bandwidth rule, or a fixed positive bandwidth.
+    scale : float or sequence of float, default=1.0
         Multiplies the bandwidths; a sequence gives one row per value (bandwidths computed once).
 
     Returns
     -------
-    a : ndarray of shape (n_test,), or (len(scale), n_test) when ``scale`` is a sequence.
+    ndarray
+        ``a`` of shape (n_test,), or (len(scale), n_test) when ``scale`` is a sequence.
 
     Notes
     -----
@@ -330,7 +358,7 @@ def _probit_ml_predict(mu, s, ks):
 class Extrapolation:
     """A fitted extrapolator: ``accuracy(k)`` gives the predicted average accuracy AGA_k.
 
-    Attributes
+    Parameters
     ----------
     method : str
         Estimator name.
@@ -341,6 +369,14 @@ class Extrapolation:
     details : dict
         Estimator-specific choices (chosen width, bootstrap scores and predictions, mixture weights,
         favourabilities, the D̄ fit, ``dbar``: the fitted D̄ as a callable).
+    _predict : callable
+        ``ks -> AGA_k`` (private).
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating Expected Accuracies for Large
+    Multi-Class Problems", *Journal of Machine Learning Research* 19, 1-30, 2018.
+    https://jmlr.org/papers/v19/17-701.html (arXiv:1712.09713)
     """
 
     method: str
@@ -351,15 +387,49 @@ class Extrapolation:
     _predict: object = field(default=None, repr=False)
 
     def accuracy(self, k):
-        """Predicted AGA_k for any k >= 2 (scalar or array)."""
+        """Return the predicted AGA_k for any k >= 2.
+
+        Parameters
+        ----------
+        k : int or array-like of int
+            Class counts k >= 2.
+
+        Returns
+        -------
+        float or ndarray
+            AGA_k clipped to [0, 1], a float for a scalar ``k``.
+
+        Raises
+        ------
+        InvalidParameterError
+            If a k is not an integer >= 2.
+        """
         scalar = np.ndim(k) == 0
         ks = check_ks(k, "k_target")
         out = np.clip(np.asarray(self._predict(ks), dtype=float), 0.0, 1.0)
         return float(out[0]) if scalar else out
 
     def dbar(self, u) -> np.ndarray:
-        """The fitted D̄(u) = P(U <= u), U the conditional accuracy of a random test point (Theorem 4.1
-        of Zheng, Achanta & Benjamini 2017: AGA_k = E[U^(k-1)] = 1 - (k-1) ∫ D̄(u) u^(k-2) du)."""
+        """Return the fitted D̄(u) = P(U <= u), U the conditional accuracy of a random test point.
+
+        Theorem 4.1 of Zheng, Achanta & Benjamini (2017): AGA_k = E[U^(k-1)] = 1 - (k-1) ∫ D̄(u)
+        u^(k-2) du.
+
+        Parameters
+        ----------
+        u : array-like of float
+            Points in [0, 1].
+
+        Returns
+        -------
+        ndarray
+            D̄(u).
+
+        Raises
+        ------
+        ValueError
+            If the method has no D̄.
+        """
         fn = self.details.get("dbar")
         if fn is None:
             raise ValueError(f"method {self.method!r} has no D̄")
@@ -505,26 +575,47 @@ def fit_extrapolator(margins, labels, method: str = "classexreg", *, ks=None, ra
         Score of every observed class for each test point (higher = more likely).
     labels : array-like of shape (n_test,)
         True class index ``0 .. k1-1``; every class needs at least one test point.
-    method : {"moment", "classexreg", "kde", "best", "probit_ml"}, default "classexreg"
+    method : {"moment", "classexreg", "kde", "best", "probit_ml"}, default="classexreg"
+        The estimator (see the module docstring).
     ks : sequence of int, optional
         The k (2..k1) at which AverageTA_k (eq 3) is computed and fitted; default :func:`default_ks`.
-    random_state : int or Generator, default 0
+    random_state : int or Generator, default=0
         Seed of the bootstrap (ClassExReg, best) and of random tie-breaking.
-    basis, m, knots
+    basis : str, default="linear_spline"
         The moment method's D̄ basis (:func:`fit_dbar`).
-    bw : {"ucv", "bcv", "silverman", "scott"} or float, default "ucv"
+    m : int, optional
+        The moment method's number of basis functions.
+    knots : {"uniform", "tail"}, default="uniform"
+        The moment method's knot grid.
+    bw : {"ucv", "bcv", "silverman", "scott"} or float, default="ucv"
         KDE bandwidth rule.
     bandwidths : sequence of float
         ClassExReg's kernel widths h (0.1, ..., 1.0).
     n_boot : int, optional
         Bootstrap rounds of the subsample-and-predict selection (default 20 for ClassExReg, as in the
         reference simulation, and 40 for "best").
-    ties : {"max", "random"}
+    ties : {"max", "random"}, default="max"
         Rank convention for eq 3.
 
     Returns
     -------
     Extrapolation
+        The fitted extrapolator.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``method``, ``bw``, ``ks`` or ``bandwidths`` is invalid.
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating Expected Accuracies for Large
+    Multi-Class Problems", *Journal of Machine Learning Research* 19, 1-30, 2018.
+    https://jmlr.org/papers/v19/17-701.html (arXiv:1712.09713)
+
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
+    the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
     """
     if method not in METHODS + EXTRA_METHODS:
         raise InvalidParameterError(f"method must be one of {METHODS + EXTRA_METHODS}, got {method!r}")
@@ -585,7 +676,9 @@ BEST_CANDIDATES = [("classexreg", float(h)) for h in CLASSEXREG_BANDWIDTHS] + [(
 
 def extrapolate(margins, labels, k_target, method: str = "classexreg", ks=None, random_state=0,
                 **options):
-    """Predicted average accuracy AGA_{k_target} from the k1 observed classes (the package's stable API).
+    """Return the predicted average accuracy AGA_{k_target} from the k1 observed classes.
+
+    The package's stable API for accuracy extrapolation.
 
     Parameters
     ----------
@@ -595,19 +688,36 @@ def extrapolate(margins, labels, k_target, method: str = "classexreg", ks=None, 
         True class index of each test point.
     k_target : int or sequence of int
         Class counts (>= 2) at which AGA_k is predicted.
-    method : {"moment", "classexreg", "kde", "best", "probit_ml"}, default "classexreg"
+    method : {"moment", "classexreg", "kde", "best", "probit_ml"}, default="classexreg"
         "moment" is the moment method (eq 9-14 of Zheng, Achanta & Benjamini 2017), "classexreg" and
         "kde" the estimators compared by Zheng, Achanta & Benjamini (2018), "best" the package's
         bootstrap-weighted mixture of the two (module docstring).
     ks : sequence of int, optional
         Class counts at which AverageTA_k (eq 3) is computed and fitted.
-    random_state : int, default 0
+    random_state : int, default=0
+        Seed of the bootstrap and of random tie-breaking.
     **options
         Passed to :func:`fit_extrapolator` (``bw``, ``bandwidths``, ``n_boot``, ``basis``, ...).
 
     Returns
     -------
-    float if ``k_target`` is a scalar, else ndarray.
+    float or ndarray
+        AGA_k, a float if ``k_target`` is a scalar.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``k_target``, ``method`` or an option is invalid.
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating Expected Accuracies for Large
+    Multi-Class Problems", *Journal of Machine Learning Research* 19, 1-30, 2018.
+    https://jmlr.org/papers/v19/17-701.html (arXiv:1712.09713)
+
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
+    the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
     """
     check_ks(k_target, "k_target")
     ext = fit_extrapolator(margins, labels, method, ks=ks, random_state=random_state, **options)
