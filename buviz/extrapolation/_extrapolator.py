@@ -25,7 +25,7 @@ class AccuracyExtrapolator(BaseEstimator):
 
     Parameters
     ----------
-    method : {"best", "classexreg", "kde", "moment", "probit_ml"}, default "best"
+    method : {"best", "classexreg", "kde", "moment", "probit_ml"}, default="best"
         ``"moment"``: linear model for D̄ fitted to AverageTA_k (eq 9-14). ``"classexreg"``: regression
         on Gaussian-kernel accuracy curves with bootstrap-selected width (Zheng, Achanta & Benjamini
         2018). ``"kde"``: Kay's kernel-density estimator with per-test-point UCV/BCV bandwidths (Kay et al.
@@ -34,17 +34,21 @@ class AccuracyExtrapolator(BaseEstimator):
         two-parameter probit-normal model fitted by maximum likelihood.
     ks : sequence of int, optional
         Class counts k (2..k1) at which AverageTA_k is computed and fitted; default 25 values from 2 to k1.
-    bw : {"ucv", "bcv", "silverman", "scott"} or float, default "ucv"
+    bw : {"ucv", "bcv", "silverman", "scott"} or float, default="ucv"
         Bandwidth rule of ``method="kde"``.
-    bandwidths : sequence of float, default (0.1, 0.2, ..., 1.0)
+    bandwidths : sequence of float, default=(0.1, 0.2, ..., 1.0)
         ClassExReg kernel widths h.
     n_boot : int, optional
         Bootstrap rounds (default 20 for ClassExReg, 40 for "best").
-    basis, m, knots
+    basis : str, default="linear_spline"
         Basis of the moment method (see :func:`buviz.extrapolation.fit_dbar`).
-    ties : {"max", "random"}, default "max"
+    m : int, optional
+        Number of basis functions of the moment method.
+    knots : {"uniform", "tail"}, default="uniform"
+        Knot grid of the moment method.
+    ties : {"max", "random"}, default="max"
         Rank convention for eq 3.
-    random_state : int or None, default 0
+    random_state : int or None, default=0
         Seeds the bootstrap and random tie-breaking.
 
     Attributes
@@ -109,7 +113,13 @@ class AccuracyExtrapolator(BaseEstimator):
 
         Returns
         -------
-        self
+        AccuracyExtrapolator
+            The fitted estimator (``self``).
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``method`` or another parameter is invalid.
         """
         if self.method not in METHODS + EXTRA_METHODS:
             raise InvalidParameterError(f"method must be one of {METHODS + EXTRA_METHODS}, got {self.method!r}")
@@ -124,7 +134,7 @@ class AccuracyExtrapolator(BaseEstimator):
         return self
 
     def predict(self, k):
-        """Predicted average accuracy AGA_k.
+        """Return the predicted average accuracy AGA_k.
 
         Parameters
         ----------
@@ -135,6 +145,14 @@ class AccuracyExtrapolator(BaseEstimator):
         Returns
         -------
         float or ndarray
+            AGA_k, a float for a scalar ``k``.
+
+        Raises
+        ------
+        InvalidParameterError
+            If a k is below k1.
+        ValueError
+            If the estimator is not fitted.
         """
         if not hasattr(self, "extrapolation_"):
             raise ValueError("this AccuracyExtrapolator is not fitted yet; call fit(margins, labels) first")
@@ -146,7 +164,23 @@ class AccuracyExtrapolator(BaseEstimator):
         return self.extrapolation_.accuracy(k)
 
     def predict_curve(self, k) -> np.ndarray:
-        """AGA_k for any k >= 2 (within the observed range this is the fitted curve, not eq 3)."""
+        """Return the predicted AGA_k for any k >= 2 (below k1 the fitted curve, not eq 3).
+
+        Parameters
+        ----------
+        k : int or array-like of int
+            Class counts k >= 2.
+
+        Returns
+        -------
+        ndarray
+            AGA_k, 1-D.
+
+        Raises
+        ------
+        ValueError
+            If the estimator is not fitted.
+        """
         if not hasattr(self, "extrapolation_"):
             raise ValueError("this AccuracyExtrapolator is not fitted yet; call fit(margins, labels) first")
         return np.atleast_1d(self.extrapolation_.accuracy(check_ks(k, "k")))
