@@ -68,14 +68,16 @@ class AccuracyExtrapolator(BaseEstimator):
 
     References
     ----------
-    Zheng, C., Achanta, R. & Benjamini, Y. (2017). Extrapolating expected accuracies for multi-class
-    classification. Manuscript, April 21, 2017 (equation numbers are this text's).
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's); the
+    same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
 
-    Zheng, C., Achanta, R. & Benjamini, Y. (2018). Extrapolating expected accuracies for large
-    multi-class problems. *Journal of Machine Learning Research* 19, 2018 (arXiv:1712.09713).
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating Expected Accuracies for Large Multi-Class
+    Problems", *Journal of Machine Learning Research* 19, 1-30, 2018.
+    https://jmlr.org/papers/v19/17-701.html (arXiv:1712.09713)
 
-    Kay, K. N., Naselaris, T., Prenger, R. J. & Gallant, J. L. (2008). Identifying natural images from
-    human brain activity. *Nature* 452, 352-355.
+    K. N. Kay, T. Naselaris, R. J. Prenger and J. L. Gallant, "Identifying natural images from human
+    brain activity", *Nature* 452, 352-355, 2008. https://doi.org/10.1038/nature06713
 
     Examples
     --------

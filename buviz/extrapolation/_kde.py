@@ -23,11 +23,12 @@ The unbiased (least-squares) and biased cross-validation bandwidths follow the c
 
 References
 ----------
-Kay, K. N., Naselaris, T., Prenger, R. J. & Gallant, J. L. (2008). Identifying natural images from
-human brain activity. *Nature* 452, 352-355.
+K. N. Kay, T. Naselaris, R. J. Prenger and J. L. Gallant, "Identifying natural images from human
+brain activity", *Nature* 452, 352-355, 2008. https://doi.org/10.1038/nature06713
 
-Zheng, C., Achanta, R. & Benjamini, Y. (2018). Extrapolating expected accuracies for large
-multi-class problems. *Journal of Machine Learning Research* 19, 2018 (arXiv:1712.09713).
+C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating Expected Accuracies for Large Multi-Class
+Problems", *Journal of Machine Learning Research* 19, 1-30, 2018.
+https://jmlr.org/papers/v19/17-701.html (arXiv:1712.09713)
 
 Scott, D. W. (1992). *Multivariate Density Estimation: Theory, Practice, and Visualization*. Wiley.
 

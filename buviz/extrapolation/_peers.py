@@ -8,8 +8,9 @@ package's predictions for one instance and lays them beside the truth and the pe
 
 References
 ----------
-Zheng, C., Achanta, R. & Benjamini, Y. (2018). Extrapolating expected accuracies for large multi-class
-problems. *Journal of Machine Learning Research* 19, 2018 (arXiv:1712.09713).
+C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating Expected Accuracies for Large Multi-Class
+Problems", *Journal of Machine Learning Research* 19, 1-30, 2018.
+https://jmlr.org/papers/v19/17-701.html (arXiv:1712.09713)
 """
 
 from __future__ import annotations
