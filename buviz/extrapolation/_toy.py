@@ -5,7 +5,7 @@ Bayes rule for a label set assigns ``x`` to the nearest centre ``ρ y_i``.
 
 **Printing error:** the paper's ``Φ((x+|ρy-x|)/ρ) - Φ((x-|ρy-x|)/ρ)`` is the probability that a
 random wrong label ``Y`` has its centre *closer* to ``x`` than ``ρy`` -- the two-class **error**.
-The conditional accuracy is one minus it:
+The conditional accuracy is one minus it::
 
     U_x(y) = 1 - [Φ((x + |ρy - x|)/ρ) - Φ((x - |ρy - x|)/ρ)],
 
@@ -56,7 +56,7 @@ def _check_rho(rho) -> float:
 
 
 def toy_printed_error(x, y, rho: float) -> np.ndarray:
-    """Return the paper's printed closed form Φ((x+|ρy-x|)/ρ) − Φ((x-|ρy-x|)/ρ), the two-class error.
+    """Return the paper's printed closed form ``Φ((x+|ρy-x|)/ρ) − Φ((x-|ρy-x|)/ρ)``, the two-class error.
 
     Parameters
     ----------

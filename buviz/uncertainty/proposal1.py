@@ -130,7 +130,7 @@ class Proposal1:
       cluster normalised over those two classes, n_î / (n_î + n_ĵ) (divided by the priors first with
       ``prior_correction``), so the binary entropy / ln 2 lies in [0, 1] for any J. Ties pick the
       smaller class index.
-    * Eq 10: |¶_Λ| is read as the number of samples in the retained clusters, so the weights sum to 1.
+    * Eq 10: ``|¶_Λ|`` is read as the number of samples in the retained clusters, so the weights sum to 1.
     * A status predicting one class on all of T has no anchors, and a run keeping no cluster (fewer
       than N_min + 1 near-boundary samples) has no estimate: both give U_min = 0 (the boundary does
       not run through the data).
@@ -471,7 +471,7 @@ class Proposal1Result:
     cluster_labels : ndarray of shape (R_T, n_B)
         Cluster of each N_B member in each run, −1 for dropped clusters.
     cluster_sizes, cluster_pairs, cluster_entropies : list of ndarray
-        Per run, over its retained clusters: |C|, the predicted pair (î, ĵ) and Û(C; Λ) (eq 9,
+        Per run, over its retained clusters: ``|C|``, the predicted pair (î, ĵ) and Û(C; Λ) (eq 9,
         in [0, 1]).
     tdc_levels : int
         Number of TDC levels.

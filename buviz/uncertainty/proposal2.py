@@ -59,7 +59,7 @@ class FeatureMismatchWarning(UserWarning):
 
 
 def local_uncertainty(posterior: np.ndarray) -> np.ndarray:
-    """Return the triangle local uncertainty Û(x) = 1 − |2 P̂(C_m|x) − 1| (Ha et al. 2021, eq 37).
+    """Return the triangle local uncertainty ``Û(x) = 1 − |2 P̂(C_m|x) − 1|`` (Ha et al. 2021, eq 37).
 
     Parameters
     ----------
@@ -143,7 +143,7 @@ class BoundaryUncertainty(BaseEstimator):
     Parameters
     ----------
     M : int, default=40
-        Neighbourhood size |N^M(x)| (x and its M − 1 nearest neighbours, eq 26); 2 ≤ M ≤ N.
+        Neighbourhood size ``|N^M(x)|`` (x and its M − 1 nearest neighbours, eq 26); 2 ≤ M ≤ N.
     K : "aic", int or sequence of int, default="aic"
         Prototypes per class for Î* (§4.4.3): chosen per class by AIC over ``K_range``, or fixed.
         Unused for two classes (Î* = {{1, 2}}).
@@ -161,7 +161,7 @@ class BoundaryUncertainty(BaseEstimator):
         Relative threshold under which w_kl is treated as zero (eq 39, the separability Cases 1 and
         3 of §4.5). Gaussian tails never vanish, so "w_kl = 0" is read on a scale-free quantity,
         the effective share of the pair's samples lying on B(Λ),
-        ω_kl = w_kl / (φ(0) |B̂*(k,l)|): each sample on B(Λ) adds about φ(0) to w_kl (eq 29).
+        ``ω_kl = w_kl / (φ(0) |B̂*(k,l)|)``: each sample on B(Λ) adds about φ(0) to w_kl (eq 29).
         Measured on ``gmm_separable`` (N = 150 … 2000, 8 seeds, SVC γ = 2⁻⁶ … 2⁴ with zero error
         on T̃, boundary in the empty band): ω ≤ 0.021; boundaries through a class crowd or
         through overlapping classes: ω ≥ 0.6. An absolute threshold is not scale-free: the same
@@ -492,7 +492,7 @@ class BoundaryUncertaintyResult:
     pair_weights : ndarray
         w_kl (eq 29).
     pair_weight_share : ndarray
-        ω_kl = w_kl / (φ(0) |B̂*(k,l)|), the effective share of the pair's samples on B(Λ).
+        ``ω_kl = w_kl / (φ(0) |B̂*(k,l)|)``, the effective share of the pair's samples on B(Λ).
     pair_error_tilde : ndarray
         L̃_tr^kl, the error rate on perturbed B̂*(k,l).
     pair_weighted : ndarray of bool

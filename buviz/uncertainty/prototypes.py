@@ -59,7 +59,7 @@ class TruePairEstimate:
 
     @property
     def pair_probabilities(self) -> np.ndarray:
-        """P̂(C_kl) = |B̂*(k,l)| / N (eq 33-34), aligned with ``pairs``."""
+        """The estimated pair probabilities ``P̂(C_kl) = |B̂*(k,l)| / N`` (eq 33-34), aligned with ``pairs``."""
         return np.bincount(self.pair_index, minlength=len(self.pairs)) / len(self.pair_index)
 
 
