@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["InvalidParameterError", "check_int", "check_real", "check_X", "check_Xy", "check_option"]
+__all__ = ["InvalidParameterError", "check_int", "check_real", "check_X", "check_Xy"]
 
 
 class InvalidParameterError(ValueError, TypeError):
@@ -27,29 +27,8 @@ class InvalidParameterError(ValueError, TypeError):
     """
 
 
-def check_option(value, name: str, options) -> None:
-    """Raise :class:`InvalidParameterError` unless ``value`` is one of ``options``.
-
-    Parameters
-    ----------
-    value : object
-        The value passed by the caller.
-    name : str
-        The parameter's name, used in the message.
-    options : sequence
-        The valid values.
-
-    Raises
-    ------
-    InvalidParameterError
-        If ``value`` is not in ``options``.
-    """
-    if not any(value is o or (type(value) is type(o) and value == o) for o in options):
-        raise InvalidParameterError(f"{name} must be one of {tuple(options)}, got {value!r}")
-
-
 def check_int(value, name: str, *, low: int | None = None, high: int | None = None) -> int:
-    """Return ``value`` as an int, or raise ``ValueError`` naming ``name``.
+    """Return ``value`` as an int, or raise :class:`InvalidParameterError` naming ``name``.
 
     Accepts Python and numpy integers (and integral floats such as ``4.0``); rejects bools.
     """
@@ -67,7 +46,7 @@ def check_int(value, name: str, *, low: int | None = None, high: int | None = No
 
 def check_real(value, name: str, *, low: float | None = None, high: float | None = None,
                low_open: bool = False) -> float:
-    """Return ``value`` as a finite float within bounds, or raise ``ValueError`` naming ``name``."""
+    """Return ``value`` as a finite float within bounds, or raise :class:`InvalidParameterError` naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
         raise InvalidParameterError(f"{name} must be a finite number, got {value!r}")
     value = float(value)
@@ -79,7 +58,7 @@ def check_real(value, name: str, *, low: float | None = None, high: float | None
 
 
 def check_X(X, name: str = "X", *, n_features: int | None = None) -> np.ndarray:
-    """2-D finite float array; raises ``ValueError`` naming ``name`` otherwise."""
+    """Return a 2-D finite float array; raise :class:`InvalidParameterError` naming ``name`` otherwise."""
     try:
         X = np.asarray(X, dtype=float)
     except (TypeError, ValueError) as exc:
