@@ -10,7 +10,11 @@ Submodules (imported lazily, so ``import buviz`` stays cheap):
 - :mod:`buviz.extrapolation` -- accuracy extrapolation through D(u).
 - :mod:`buviz.discrete` -- exact moments of error estimates in the discrete case.
 
-The package never imports :mod:`panel`; the app lives in :mod:`buviz.app`.
+- :mod:`buviz.grid` -- evaluate a discriminant on a 2-D grid; the top-2 difference f(x) of every row.
+
+A bad parameter anywhere raises :class:`buviz.InvalidParameterError` (a ``ValueError`` and a
+``TypeError``) naming the parameter. The compute modules never import :mod:`panel`,
+:mod:`holoviews` or :mod:`bokeh`; the app lives in :mod:`buviz.app`.
 """
 
 from __future__ import annotations
@@ -18,10 +22,12 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from buviz._validation import InvalidParameterError
+
 __version__ = "0.1.0"
 
 _SUBMODULES = ("datasets", "classifiers", "uncertainty", "sweep", "model_selection", "extrapolation", "discrete",
-               "figures")
+               "grid", "figures")
 
 
 def __getattr__(name: str) -> Any:
@@ -30,4 +36,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'buviz' has no attribute {name!r}")
 
 
-__all__ = list(_SUBMODULES)
+__all__ = ["InvalidParameterError", *_SUBMODULES]

@@ -1,4 +1,4 @@
-"""Classifier statuses Λ as discriminant functions g(X) -> (n, J) (paper eq 5, SPEC §1.1).
+"""Classifier statuses Λ as discriminant functions g(X) -> (n, J) (Ha et al. 2021, §3, eq 5).
 
 One adapter type, :class:`Discriminant`, wraps any source: an SVC (``decision_function``), an MLP or
 any probabilistic model (``log predict_proba``), the prototype classifier (eq 35), or a plain callable.
@@ -14,7 +14,8 @@ import numpy as np
 from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from buviz._validation import check_int, check_real, check_X, check_Xy
+from buviz._validation import InvalidParameterError, check_int, check_real, check_X, check_Xy
+from buviz.grid import near_boundaryness, top2, top2_difference
 
 __all__ = [
     "Discriminant",
@@ -31,10 +32,32 @@ __all__ = [
 
 @dataclass
 class Discriminant:
-    """A classifier status Λ seen through its discriminants g(X) (eq 5).
+    """A classifier status Λ seen through its discriminants g(X) (Ha et al. 2021, eq 5).
 
-    Calling it returns an array (n, J); column j is g_j, larger means "more class j".
-    ``n_calls`` and ``n_evaluated`` count classifier calls and evaluated samples (paper §5 costs).
+    Calling it returns an array (n, J); column j is g_j, larger means "more class j". Build one
+    with :func:`as_discriminant` rather than directly.
+
+    Parameters
+    ----------
+    func : callable
+        ``X (n, d) -> (n, J)`` class scores, or ``(n,)`` scores s for two classes (read as
+        g = [−s, s]).
+    n_classes : int
+        J, the number of classes.
+    name : str, default=""
+        A label for plots and tables.
+    estimator : object, optional
+        The fitted estimator behind ``func``, if any.
+    n_calls : int, default=0
+        Classifier calls so far (the CL_calls cost of Ha et al. 2021, §5).
+    n_evaluated : int, default=0
+        Samples evaluated so far.
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
     """
 
     func: Callable[[np.ndarray], np.ndarray]
@@ -56,6 +79,18 @@ class Discriminant:
         return g
 
     def predict(self, X) -> np.ndarray:
+        """Return the predicted class index (the largest discriminant) of every row of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Class indexes in 0..J-1.
+        """
         return np.argmax(self(X), axis=1)
 
 
@@ -85,12 +120,13 @@ def as_discriminant(source, n_classes: int | None = None, name: str = "", *, cla
         as is).
     n_classes : int, optional
         J, for a plain callable.
-    name : str
+    name : str, default=""
+        A label for plots and tables (default: the estimator's class name).
     classes : array-like, optional
         The labels of the training set the discriminant will be compared with, in column order
         (e.g. ``BoundaryUncertainty.classes_``). The estimator's columns are reordered to match;
         an estimator fitted on other labels is refused. Default: the estimator's ``classes_``.
-    response : {"auto", "decision_function", "predict_proba", "log_proba"}, default "auto"
+    response : {"auto", "decision_function", "predict_proba", "log_proba"}, default="auto"
         How a scikit-learn classifier gives g (eq 5):
 
         - ``"decision_function"``: for J = 2, g = [−s, s]; for J > 2 the (n, J) one-vs-rest scores;
@@ -100,23 +136,34 @@ def as_discriminant(source, n_classes: int | None = None, name: str = "", *, cla
         - ``"log_proba"``: g = log P (clipped at 1e-300), differences of logits for a softmax model;
         - ``"auto"``: ``decision_function`` when the estimator has one, else ``predict_proba``.
 
+    Returns
+    -------
+    Discriminant
+        The status; ``source`` itself if it is already a :class:`Discriminant`.
+
     Raises
     ------
-    TypeError
-        ``source`` is a class rather than an instance.
+    InvalidParameterError
+        ``source`` is a class rather than an instance, has no ``decision_function`` /
+        ``predict_proba``, or is a callable without ``n_classes``; an unknown ``response``.
     sklearn.exceptions.NotFittedError
         ``source`` is an unfitted scikit-learn estimator.
     ValueError
-        No ``decision_function`` / ``predict_proba``, labels that do not match ``classes``, an
-        unknown ``response``.
+        The estimator was fitted on labels that do not match ``classes``.
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
     """
     if isinstance(source, Discriminant):
         return source
     if isinstance(source, type):
-        raise TypeError(f"pass a fitted instance, e.g. {source.__name__}().fit(X, y), not the class "
-                        f"{source.__name__}")
+        raise InvalidParameterError(f"source must be a fitted instance, e.g. {source.__name__}().fit(X, y), "
+                                    f"not the class {source.__name__}")
     if response not in RESPONSES:
-        raise ValueError(f"response must be one of {RESPONSES}, got {response!r}")
+        raise InvalidParameterError(f"response must be one of {RESPONSES}, got {response!r}")
     if hasattr(source, "fit") and (hasattr(source, "predict") or hasattr(source, "decision_function")
                                    or hasattr(source, "predict_proba")):
         from sklearn.exceptions import NotFittedError
@@ -132,11 +179,11 @@ def as_discriminant(source, n_classes: int | None = None, name: str = "", *, cla
         if kind == "auto":
             kind = "decision_function" if has_df else "predict_proba"
         if kind == "decision_function" and not has_df or kind != "decision_function" and not has_pp:
-            raise ValueError(f"the classifier {type(source).__name__} has neither decision_function nor "
-                             f"predict_proba" if not (has_df or has_pp) else
-                             f"the classifier {type(source).__name__} has no "
-                             f"{'decision_function' if kind == 'decision_function' else 'predict_proba'} "
-                             f"(response={response!r})")
+            raise InvalidParameterError(f"source: the classifier {type(source).__name__} has neither "
+                                        f"decision_function nor predict_proba" if not (has_df or has_pp) else
+                                        f"source: the classifier {type(source).__name__} has no "
+                                        f"{'decision_function' if kind == 'decision_function' else 'predict_proba'} "
+                                        f"(response={response!r})")
         if classes is None:
             order = np.arange(J)
         else:
@@ -166,33 +213,44 @@ def as_discriminant(source, n_classes: int | None = None, name: str = "", *, cla
         return Discriminant(func, J, name=name or type(source).__name__, estimator=source)
     if callable(source):
         if n_classes is None:
-            raise ValueError("n_classes is required to adapt a plain callable")
+            raise InvalidParameterError("n_classes is required to adapt a plain callable (an integer >= 2)")
         return Discriminant(source, check_int(n_classes, "n_classes", low=2), name=name or "callable")
-    raise ValueError(f"cannot adapt {type(source).__name__} to a discriminant: pass a fitted classifier with "
-                     f"decision_function or predict_proba, or a callable X -> (n, J)")
-
-
-def top2(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Top-2 predicted indexes {i(x;Λ), j(x;Λ)} ordered i < j (SPEC §1.1)."""
-    if g.shape[1] == 2:
-        n = len(g)
-        return np.zeros(n, dtype=np.intp), np.ones(n, dtype=np.intp)
-    best2 = np.argpartition(-g, 1, axis=1)[:, :2]
-    return best2.min(1), best2.max(1)
-
-
-def near_boundaryness(g: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-    """f_ij(x;Λ) = g_i(x) - g_j(x) (eq 12) for given per-row class pairs."""
-    rows = np.arange(len(g))
-    return g[rows, i] - g[rows, j]
+    raise InvalidParameterError(f"source: cannot adapt {type(source).__name__} to a discriminant: pass a "
+                                f"fitted classifier with decision_function or predict_proba, or a "
+                                f"callable X -> (n, J)")
 
 
 class PrototypeClassifier(ClassifierMixin, BaseEstimator):
-    """Prototype-based classifier (PBC, eq 35): g_j(x) = -min_k ||x - p_j^k||.
+    """Prototype-based classifier (PBC, Ha et al. 2021, eq 35): g_j(x) = −min_k ||x − p_j^k||.
 
     Prototypes are found by class-wise K-means (scikit-learn ``KMeans`` with ``max_iter`` = i_K).
-    ``n_prototypes`` is an int (same K for all classes) or a sequence (K_j per class). Labels may be
-    any values; ``classes_`` holds them and ``predict`` returns them.
+    Labels may be any values; ``classes_`` holds them and ``predict`` returns them.
+
+    Parameters
+    ----------
+    n_prototypes : int or sequence of int, default=1
+        Prototypes per class: one K for every class, or K_j per class.
+    max_iter : int, default=20
+        K-means iterations (i_K of Ha et al. 2021, §6.3).
+    n_init : int, default=1
+        K-means restarts.
+    random_state : int, Generator or None, default=0
+        Seed of the K-means initialisation.
+
+    Attributes
+    ----------
+    prototypes_ : list of ndarray
+        ``prototypes_[j]`` of shape (K_j, n_features).
+    classes_ : ndarray
+        The labels, in column order.
+    n_features_in_ : int
+        Features seen by ``fit``.
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
     """
 
     def __init__(self, n_prototypes=1, *, max_iter: int = 20, n_init: int = 1, random_state=0):
@@ -202,6 +260,25 @@ class PrototypeClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y) -> PrototypeClassifier:
+        """Find each class's prototypes by K-means.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training samples.
+        y : array-like of shape (n_samples,)
+            Labels (any values, at least two classes).
+
+        Returns
+        -------
+        PrototypeClassifier
+            The fitted classifier (``self``).
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``n_prototypes`` is not between 1 and the size of a class.
+        """
         from sklearn.cluster import KMeans
 
         X, y, classes = check_Xy(X, y)
@@ -219,6 +296,18 @@ class PrototypeClassifier(ClassifierMixin, BaseEstimator):
 
     @classmethod
     def from_prototypes(cls, prototypes: list[np.ndarray]) -> PrototypeClassifier:
+        """Build a fitted classifier from given prototypes (classes 0..J-1).
+
+        Parameters
+        ----------
+        prototypes : list of array-like
+            ``prototypes[j]`` of shape (K_j, n_features).
+
+        Returns
+        -------
+        PrototypeClassifier
+            A classifier ready for ``decision_function`` and ``predict``.
+        """
         obj = cls(n_prototypes=[len(p) for p in prototypes])
         obj.prototypes_ = [np.atleast_2d(np.asarray(p, dtype=float)) for p in prototypes]
         obj.classes_ = np.arange(len(prototypes))
@@ -226,6 +315,18 @@ class PrototypeClassifier(ClassifierMixin, BaseEstimator):
         return obj
 
     def decision_function(self, X) -> np.ndarray:
+        """Return g_j(x) = −min_k ||x − p_j^k|| for every class (Ha et al. 2021, eq 35).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Minus the distance to each class's nearest prototype.
+        """
         from sklearn.utils.validation import check_is_fitted
 
         check_is_fitted(self)
@@ -233,11 +334,56 @@ class PrototypeClassifier(ClassifierMixin, BaseEstimator):
         return np.column_stack([-cdist(X, p).min(1) for p in self.prototypes_])
 
     def predict(self, X) -> np.ndarray:
+        """Return the label of the nearest prototype's class for every row of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         return self.classes_[np.argmax(self.decision_function(X), axis=1)]
 
 
 def svm_status(X, y, gamma: float, C: float = 1.0, **svc_kwargs) -> Discriminant:
-    """Fit an RBF SVC at (γ, C) on (X, y) and return its discriminant (SPEC §1.8)."""
+    """Fit an RBF SVC at (γ, C) and return its discriminant, one classifier status of a γ sweep.
+
+    The statuses of Ha et al. (2021, §6.1) are RBF SVCs over γ; g is the one-vs-rest decision
+    function (g = [−s, s] for two classes).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Training samples.
+    y : array-like of shape (n_samples,)
+        Labels.
+    gamma : float
+        RBF width γ > 0.
+    C : float, default=1.0
+        Soft-margin constant C > 0 (not published in the paper).
+    **svc_kwargs
+        Further arguments of :class:`sklearn.svm.SVC`.
+
+    Returns
+    -------
+    Discriminant
+        The fitted status.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``gamma`` or ``C`` is not a finite positive number.
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
+    """
     from sklearn.svm import SVC
 
     gamma = check_real(gamma, "gamma", low=0, low_open=True)
@@ -249,10 +395,45 @@ def svm_status(X, y, gamma: float, C: float = 1.0, **svc_kwargs) -> Discriminant
 
 def mlp_statuses(X, y, epochs, *, hidden_layer_sizes=(128, 64), learning_rate_init: float = 1e-3,
                  batch_size: int = 200, random_state=0) -> Iterator[tuple[int, Discriminant]]:
-    """Train one MLP (ReLU, Adam) with ``partial_fit`` and yield ``(epoch, status)`` at the given epochs.
+    """Train one MLP (ReLU, Adam) with ``partial_fit`` and yield its statuses at the given epochs.
 
-    The statuses share one network (Fig 9): each yielded discriminant is a snapshot copy, so later
-    training does not change it.
+    The statuses share one network (Ha et al. 2021, Fig 9): each yielded discriminant is a
+    snapshot copy, so later training does not change it; g = log P(C_j | x).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Training samples.
+    y : array-like of shape (n_samples,)
+        Labels.
+    epochs : int or sequence of int
+        Epochs (>= 1) at which to yield a status.
+    hidden_layer_sizes : tuple of int, default=(128, 64)
+        The network's hidden layers.
+    learning_rate_init : float, default=1e-3
+        Adam's learning rate.
+    batch_size : int, default=200
+        Mini-batch size (at most the number of samples).
+    random_state : int, Generator or None, default=0
+        Seed of the weights and of the batch order.
+
+    Yields
+    ------
+    epoch : int
+        The epoch of the status.
+    status : Discriminant
+        The network after ``epoch`` epochs.
+
+    Raises
+    ------
+    InvalidParameterError
+        If an epoch is not an integer >= 1.
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
     """
     import copy
     import warnings
@@ -282,6 +463,25 @@ def mlp_statuses(X, y, epochs, *, hidden_layer_sizes=(128, 64), learning_rate_in
 
 
 def boundary_score(discriminant: Discriminant, X) -> np.ndarray:
-    """f(x;Λ) = f_{i(x;Λ) j(x;Λ)}(x;Λ): near-boundary-ness with the top-2 pair taken at x itself (eq 12)."""
-    g = discriminant(check_X(X))
-    return near_boundaryness(g, *top2(g))
+    """Return f(x;Λ), the near-boundary-ness with the top-2 pair taken at x (Ha et al. 2021, eq 12).
+
+    Parameters
+    ----------
+    discriminant : Discriminant
+        The classifier status Λ.
+    X : array-like of shape (n_samples, n_features)
+        Samples.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        ``g_i(x) − g_j(x)`` with {i, j} the top-2 pair at x, i < j
+        (:func:`buviz.grid.top2_difference`).
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
+    """
+    return top2_difference(discriminant(check_X(X)))

@@ -1,11 +1,17 @@
-"""Datasets with exact class densities (SPEC §1.7), real sets shipped with scikit-learn, and CSV.
+"""Datasets with exact class densities, real sets shipped with scikit-learn, and CSV.
 
-The paper (seed 000) does not publish its Gaussian-mixture parameters; the three paper datasets below
-are mixtures chosen to look like its figures, each with an exact density so that posteriors, the
-Bayes boundary B* and the Bayes error are available.
+Ha et al. (2021, §6.2) do not publish their Gaussian-mixture parameters; the three paper datasets
+below are mixtures chosen to look like their figures, each with an exact density so that
+posteriors, the Bayes boundary B* and the Bayes error are available.
 
-Example
--------
+References
+----------
+D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based Estimation
+for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+https://doi.org/10.1007/s11265-021-01671-1
+
+Examples
+--------
 >>> from buviz import datasets
 >>> ds = datasets.load("gmm", n_train=200, n_test=1000, random_state=0)
 >>> ds.X_train.shape, ds.model.n_classes
@@ -16,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import numbers
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,7 +30,8 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
-from buviz._validation import check_int, check_X, check_Xy
+from buviz._validation import InvalidParameterError, check_int, check_real, check_X, check_Xy
+from buviz.grid import GridField, boundary_fields, grid_points
 
 __all__ = [
     "GaussianMixture",
@@ -50,69 +58,16 @@ def _as_covariance(cov, d: int, where: str) -> np.ndarray:
     elif cov.ndim == 1:
         cov = np.diag(cov)
     if cov.shape != (d, d):
-        raise ValueError(f"covariance of {where} must be ({d}, {d}), got shape {cov.shape}")
+        raise InvalidParameterError(f"covariance of {where} must be ({d}, {d}), got shape {cov.shape}")
     if not np.all(np.isfinite(cov)):
-        raise ValueError(f"covariance of {where} contains NaN or infinite values")
+        raise InvalidParameterError(f"covariance of {where} contains NaN or infinite values")
     if not np.allclose(cov, cov.T, rtol=1e-10, atol=1e-12):
-        raise ValueError(f"covariance of {where} must be symmetric")
+        raise InvalidParameterError(f"covariance of {where} must be symmetric")
     eig = np.linalg.eigvalsh(cov)
     if eig.min() <= 1e-12 * max(1.0, eig.max()):
-        raise ValueError(f"covariance of {where} must be positive definite (smallest eigenvalue {eig.min():.3g})")
+        raise InvalidParameterError(f"covariance of {where} must be positive definite "
+                                    f"(smallest eigenvalue {eig.min():.3g})")
     return cov
-
-
-@dataclass(frozen=True)
-class GridField:
-    """A scalar field on a regular 2-D grid, ready for contouring or shading.
-
-    Attributes
-    ----------
-    xs, ys : 1-D arrays of grid coordinates (``len(xs)`` columns, ``len(ys)`` rows).
-    values : array (len(ys), len(xs)) of the field; for a boundary field its zero level set is the
-        boundary. Multi-class boundary fields are NaN where the pair is not the top-2 pair.
-    """
-
-    xs: np.ndarray
-    ys: np.ndarray
-    values: np.ndarray
-
-    @property
-    def bounds(self) -> tuple[float, float, float, float]:
-        return float(self.xs[0]), float(self.ys[0]), float(self.xs[-1]), float(self.ys[-1])
-
-
-def grid_points(bounds: tuple[float, float, float, float], resolution: int = 200):
-    """Regular grid over ``bounds = (x0, y0, x1, y1)``; returns ``xs, ys, points (res*res, 2)``."""
-    resolution = check_int(resolution, "resolution", low=2)
-    x0, y0, x1, y1 = bounds
-    xs = np.linspace(x0, x1, resolution)
-    ys = np.linspace(y0, y1, resolution)
-    xx, yy = np.meshgrid(xs, ys)
-    return xs, ys, np.column_stack([xx.ravel(), yy.ravel()])
-
-
-def boundary_fields(scores: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> dict[tuple[int, int], GridField]:
-    """Zero-level fields of the boundary between classes from grid scores (n_grid, J).
-
-    For each pair (k, l), k < l, the field is ``scores_k - scores_l`` where {k, l} is the top-2
-    pair and NaN elsewhere, so its zero contour is exactly the piece of the decision boundary
-    between C_k and C_l (eq 12 with the pair taken at each grid point).
-    """
-    scores = np.asarray(scores, dtype=float)
-    J = scores.shape[1]
-    shape = (len(ys), len(xs))
-    if J == 2:
-        return {(0, 1): GridField(xs, ys, (scores[:, 0] - scores[:, 1]).reshape(shape))}
-    top2 = np.sort(np.argsort(-scores, axis=1)[:, :2], axis=1)
-    fields = {}
-    for k in range(J):
-        for l in range(k + 1, J):
-            mask = (top2[:, 0] == k) & (top2[:, 1] == l)
-            if not mask.any():
-                continue
-            vals = np.where(mask, scores[:, k] - scores[:, l], np.nan)
-            fields[(k, l)] = GridField(xs, ys, vals.reshape(shape))
-    return fields
 
 
 class GaussianMixture:
@@ -120,34 +75,41 @@ class GaussianMixture:
 
     Parameters
     ----------
-    classes : list, one entry per class, of lists of components ``(weight, mean, covariance)``.
-        Component weights within a class are normalised; covariances may be a scalar
-        (isotropic), a vector (diagonal) or a full matrix, and must be symmetric positive definite.
-    priors : class prior probabilities P(C_j); default equal.
+    classes : list of list of tuple
+        One entry per class, a list of components ``(weight, mean, covariance)``. Component
+        weights within a class are normalised; covariances may be a scalar (isotropic), a vector
+        (diagonal) or a full matrix, and must be symmetric positive definite.
+    priors : array-like of shape (n_classes,), optional
+        Class prior probabilities P(C_j); default equal.
+
+    Raises
+    ------
+    InvalidParameterError
+        If a class has no component, or a weight, mean, covariance or prior is invalid.
     """
 
     def __init__(self, classes, priors=None):
         if not isinstance(classes, list | tuple) or len(classes) < 2:
-            raise ValueError("classes must be a list of at least two classes of components")
+            raise InvalidParameterError("classes must be a list of at least two classes of components")
         d = None
         self.weights: list[np.ndarray] = []
         self.means: list[np.ndarray] = []
         self.covariances: list[np.ndarray] = []
         for j, comps in enumerate(classes):
             if not isinstance(comps, list | tuple) or len(comps) == 0:
-                raise ValueError(f"class {j} must have at least one component (weight, mean, covariance)")
+                raise InvalidParameterError(f"class {j} must have at least one component (weight, mean, covariance)")
             w, mu, cov = [], [], []
             for c, comp in enumerate(comps):
                 if len(comp) != 3:
-                    raise ValueError(f"component {c} of class {j} must be (weight, mean, covariance)")
+                    raise InvalidParameterError(f"component {c} of class {j} must be (weight, mean, covariance)")
                 wt, m, s = comp
                 m = np.atleast_1d(np.asarray(m, dtype=float))
                 if d is None:
                     d = m.shape[0]
                 if m.shape != (d,) or not np.all(np.isfinite(m)):
-                    raise ValueError(f"mean of class {j} component {c} must be {d} finite numbers")
+                    raise InvalidParameterError(f"mean of class {j} component {c} must be {d} finite numbers")
                 if not np.isfinite(wt) or wt <= 0:
-                    raise ValueError(f"weight of class {j} component {c} must be positive, got {wt}")
+                    raise InvalidParameterError(f"weight of class {j} component {c} must be positive, got {wt}")
                 w.append(float(wt))
                 mu.append(m)
                 cov.append(_as_covariance(s, d, f"class {j} component {c}"))
@@ -161,13 +123,24 @@ class GaussianMixture:
             priors = np.full(self.n_classes, 1.0 / self.n_classes)
         priors = np.asarray(priors, dtype=float)
         if priors.shape != (self.n_classes,) or np.any(~np.isfinite(priors)) or np.any(priors <= 0):
-            raise ValueError(f"priors must be {self.n_classes} positive numbers, got {priors}")
+            raise InvalidParameterError(f"priors must be {self.n_classes} positive numbers, got {priors}")
         self.priors = priors / priors.sum()
         self._chol = [np.linalg.cholesky(c) for c in self.covariances]
 
     # -- densities ----------------------------------------------------------------------------
     def log_class_densities(self, X) -> np.ndarray:
-        """log p(x | C_j) for every row of X: array (n, J)."""
+        """Return log p(x | C_j) for every row of X and every class.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            The log class-conditional densities.
+        """
         X = check_X(X, n_features=self.n_features)
         out = np.empty((len(X), self.n_classes))
         d = self.n_features
@@ -181,35 +154,123 @@ class GaussianMixture:
         return out
 
     def class_densities(self, X) -> np.ndarray:
-        """p(x | C_j): array (n, J)."""
+        """Return the class-conditional densities p(x | C_j).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            The densities.
+        """
         return np.exp(self.log_class_densities(X))
 
     def log_joint(self, X) -> np.ndarray:
-        """log P(C_j) p(x | C_j): array (n, J) -- the Bayes discriminants."""
+        """Return log P(C_j) p(x | C_j), the Bayes discriminants.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            The log joint densities.
+        """
         return self.log_class_densities(X) + np.log(self.priors)
 
     def density(self, X) -> np.ndarray:
-        """Marginal density p(x)."""
+        """Return the marginal density p(x).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The density.
+        """
         return np.exp(logsumexp(self.log_joint(X), axis=1))
 
     def posterior(self, X) -> np.ndarray:
-        """Exact class posteriors P(C_j | x): array (n, J), rows sum to 1."""
+        """Return the exact class posteriors P(C_j | x).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Rows sum to 1.
+        """
         lj = self.log_joint(X)
         return np.exp(lj - logsumexp(lj, axis=1, keepdims=True))
 
     def bayes_decision(self, X) -> np.ndarray:
-        """Index of the class with the highest posterior (the Bayes decision rule)."""
+        """Return the class with the highest posterior (the Bayes decision rule).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Class indexes.
+        """
         return np.argmax(self.log_joint(X), axis=1)
 
     def bayes_boundary(self, bounds, resolution: int = 200) -> dict[tuple[int, int], GridField]:
-        """B*: per class pair, a grid field whose zero contour is where the top-2 posteriors are equal."""
+        """Return B*: per class pair, a grid field whose zero contour is where the top-2 posteriors are equal.
+
+        Parameters
+        ----------
+        bounds : tuple of 4 floats
+            ``(x0, y0, x1, y1)``.
+        resolution : int, default=200
+            Grid points per axis.
+
+        Returns
+        -------
+        dict of (int, int) to GridField
+            The fields of :func:`buviz.grid.boundary_fields` for the Bayes discriminants.
+
+        Raises
+        ------
+        ValueError
+            If the model does not have two features.
+        """
         self._require_2d("bayes_boundary")
         xs, ys, pts = grid_points(bounds, resolution)
         return boundary_fields(self.log_joint(pts), xs, ys)
 
     # -- sampling ------------------------------------------------------------------------------
     def sample(self, n: int, random_state=None) -> tuple[np.ndarray, np.ndarray]:
-        """Draw n labelled samples: labels from the priors, then a component, then a Gaussian."""
+        """Draw labelled samples: labels from the priors, then a component, then a Gaussian.
+
+        Parameters
+        ----------
+        n : int
+            Number of samples (>= 1).
+        random_state : int, Generator or None, default=None
+            Seed.
+
+        Returns
+        -------
+        X : ndarray of shape (n, n_features)
+            The samples.
+        y : ndarray of shape (n,)
+            Their classes 0..J-1.
+        """
         n = check_int(n, "n", low=1)
         rng = np.random.default_rng(random_state)
         y = rng.choice(self.n_classes, size=n, p=self.priors)
@@ -223,7 +284,7 @@ class GaussianMixture:
 
     # -- Bayes error ---------------------------------------------------------------------------
     def bayes_error(self, resolution: int = 1201, return_accuracy: bool = False):
-        """Bayes error 1 - ∫ max_j P(C_j) p(x|C_j) dx by 2-D (or 1-D) numerical integration.
+        """Return the Bayes error 1 − ∫ max_j P(C_j) p(x|C_j) dx by 2-D (or 1-D) numerical integration.
 
         The integral is taken with the trapezoid rule over a box reaching 9 standard deviations
         beyond every component (mass outside < 1e-15). The stated accuracy is the difference
@@ -231,7 +292,22 @@ class GaussianMixture:
         least linearly near the kink along B*, so this bounds the error). With the default it is
         below 1e-5 for the paper datasets.
 
-        Returns the error, or ``(error, accuracy)`` when ``return_accuracy``.
+        Parameters
+        ----------
+        resolution : int, default=1201
+            Grid points per axis.
+        return_accuracy : bool, default=False
+            Also return the stated accuracy.
+
+        Returns
+        -------
+        float or tuple of float
+            The error, or ``(error, accuracy)`` when ``return_accuracy``.
+
+        Raises
+        ------
+        ValueError
+            If the model has more than two features.
         """
         if self.n_features > 2:
             raise ValueError("bayes_error integrates numerically in 1-D or 2-D only")
@@ -266,7 +342,20 @@ class GaussianMixture:
 
     # -- transforms ----------------------------------------------------------------------------
     def affine(self, shift, scale) -> GaussianMixture:
-        """The exact model of ``(x - shift) / scale`` (used for standardised coordinates)."""
+        """Return the exact model of ``(x - shift) / scale`` (used for standardised coordinates).
+
+        Parameters
+        ----------
+        shift : array-like of shape (n_features,)
+            Subtracted from x.
+        scale : array-like of shape (n_features,)
+            Divides the shifted x.
+
+        Returns
+        -------
+        GaussianMixture
+            The transformed model.
+        """
         shift = np.asarray(shift, dtype=float)
         scale = np.asarray(scale, dtype=float)
         D = np.diag(1.0 / scale)
@@ -323,10 +412,26 @@ DATASET_NAMES = MIXTURE_NAMES + REAL_NAMES
 
 
 def paper_mixture(name: str) -> GaussianMixture:
-    """The exact model of one of :data:`MIXTURE_NAMES` (raw, unstandardised coordinates)."""
+    """Return the exact model of one of the paper-like mixtures (raw, unstandardised coordinates).
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`MIXTURE_NAMES`.
+
+    Returns
+    -------
+    GaussianMixture
+        The model.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``name`` is unknown.
+    """
     table = _paper_classes()
     if name not in table:
-        raise ValueError(f"name must be one of {MIXTURE_NAMES}, got {name!r}")
+        raise InvalidParameterError(f"name must be one of {MIXTURE_NAMES}, got {name!r}")
     return GaussianMixture(table[name][0])
 
 
@@ -334,15 +439,24 @@ def paper_mixture(name: str) -> GaussianMixture:
 class Dataset:
     """A train/test split, standardised with the training set's mean and standard deviation.
 
-    Attributes
+    Parameters
     ----------
     name : str
-    X_train, y_train, X_test, y_test : arrays; labels are integer codes 0..J-1.
-    classes : original class labels, ``classes[code]``.
-    mean, scale : the standardisation (X_std = (X_raw - mean) / scale).
-    model : exact :class:`GaussianMixture` in the *standardised* coordinates, or None for real data.
-    description : str
-    key : a string identifying the data (name, sizes, seed) for caches.
+        The dataset's name.
+    X_train, y_train, X_test, y_test : ndarray
+        Features and labels (integer codes 0..J-1).
+    classes : ndarray
+        Original class labels, ``classes[code]``.
+    mean, scale : ndarray
+        The standardisation (X_std = (X_raw - mean) / scale).
+    model : GaussianMixture or None, default=None
+        Exact model in the *standardised* coordinates, or None for real data.
+    description : str, default=""
+        One line about the data.
+    key : str, default=""
+        A string identifying the data (name, sizes, seed) for caches.
+    feature_names : list of str, optional
+        Column names, when known.
     """
 
     name: str
@@ -360,14 +474,27 @@ class Dataset:
 
     @property
     def n_classes(self) -> int:
+        """Number of classes J."""
         return len(self.classes)
 
     @property
     def n_features(self) -> int:
+        """Number of features d."""
         return self.X_train.shape[1]
 
     def bounds(self, pad: float = 0.1) -> tuple[float, float, float, float]:
-        """Padded range of the training data in the first two features: (x0, y0, x1, y1)."""
+        """Return the padded range of the training data in the first two features.
+
+        Parameters
+        ----------
+        pad : float, default=0.1
+            Padding, as a fraction of the range.
+
+        Returns
+        -------
+        tuple of 4 floats
+            ``(x0, y0, x1, y1)``.
+        """
         lo = self.X_train[:, :2].min(0)
         hi = self.X_train[:, :2].max(0)
         span = np.maximum(hi - lo, 1e-9)
@@ -418,7 +545,35 @@ def _standardise(name, X_tr, y_tr, X_te, y_te, *, model=None, description="", ke
 
 def from_mixture(mixture: GaussianMixture, n_train: int = 1000, n_test: int = 20000, random_state=0,
                  *, name: str = "custom", standardize: bool = True, description: str = "") -> Dataset:
-    """Sample a train and a test set from an exact mixture (test drawn independently)."""
+    """Sample a train and a test set from an exact mixture (the test set drawn independently).
+
+    Parameters
+    ----------
+    mixture : GaussianMixture
+        The model.
+    n_train : int, default=1000
+        Training samples (>= 2; every class must draw one).
+    n_test : int, default=20000
+        Test samples (0 for none).
+    random_state : int, Generator or None, default=0
+        Seed of the draws.
+    name : str, default="custom"
+        The dataset's name.
+    standardize : bool, default=True
+        Standardise on the training set (the model follows).
+    description : str, default=""
+        One line about the data.
+
+    Returns
+    -------
+    Dataset
+        The split, with ``model`` set.
+
+    Raises
+    ------
+    InvalidParameterError
+        If a size is out of range, or ``n_train`` is too small for every class to draw a sample.
+    """
     n_train = check_int(n_train, "n_train", low=2)
     n_test = check_int(n_test, "n_test", low=0)
     rng = np.random.default_rng(random_state)
@@ -428,7 +583,7 @@ def from_mixture(mixture: GaussianMixture, n_train: int = 1000, n_test: int = 20
     else:
         X_te, y_te = np.empty((0, mixture.n_features)), np.empty(0, dtype=int)
     if len(np.unique(y_tr)) < mixture.n_classes:
-        raise ValueError(f"n_train={n_train} is too small: some class drew no training sample")
+        raise InvalidParameterError(f"n_train={n_train} is too small: some class drew no training sample")
     key = f"{name}|{_model_key(mixture)}|{n_train}|{n_test}|{random_state}|{standardize}"
     return _standardise(name, X_tr, y_tr, X_te, y_te, model=mixture, description=description,
                         key=key, standardize=standardize)
@@ -449,12 +604,55 @@ def _digest(*arrays) -> str:
     return h.hexdigest()[:16]
 
 
+def _check_test_size(test_size) -> None:
+    """A fraction in [0, 1) or a number of test samples >= 1, as scikit-learn's ``train_test_split``."""
+    if isinstance(test_size, numbers.Integral) and not isinstance(test_size, bool) and test_size >= 1:
+        return
+    if check_real(test_size, "test_size", low=0.0) >= 1.0:
+        raise InvalidParameterError(f"test_size must be a fraction in [0, 1) or an integer number of test "
+                                    f"samples >= 1, got {test_size!r}")
+
+
 def from_arrays(X, y, *, test_size: float = 0.3, random_state=0, name: str = "arrays",
                 standardize: bool = True, description: str = "", feature_names=None) -> Dataset:
-    """A stratified train/test split of given data (no exact model)."""
+    """Make a stratified train/test split of given data (no exact model).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Features.
+    y : array-like of shape (n_samples,)
+        Labels (any values; at least 2 samples per class).
+    test_size : float or int, default=0.3
+        Fraction in [0, 1) (0: no test set) or number of test samples.
+    random_state : int or None, default=0
+        Seed of the split.
+    name : str, default="arrays"
+        The dataset's name.
+    standardize : bool, default=True
+        Standardise on the training set.
+    description : str, default=""
+        One line about the data.
+    feature_names : list of str, optional
+        Column names.
+
+    Returns
+    -------
+    Dataset
+        The split (``model`` is None).
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``test_size`` is invalid.
+    ValueError
+        If the data are not finite numbers, a class has fewer than 2 samples or a feature is
+        constant.
+    """
     from sklearn.model_selection import train_test_split
 
     X, y_codes, classes = check_Xy(X, y)
+    _check_test_size(test_size)
     counts = np.bincount(y_codes)
     if counts.min() < 2:
         raise ValueError(f"every class needs at least 2 samples, class {classes[counts.argmin()]!r} has "
@@ -476,11 +674,28 @@ def load(name: str, n_train: int = 1000, n_test: int = 20000, random_state=0, *,
 
     Parameters
     ----------
-    name : one of :data:`DATASET_NAMES` -- ``gmm``, ``gmm_separable``, ``gmm_inclusion``, ``gmm3``
+    name : str
+        One of :data:`DATASET_NAMES`: ``gmm``, ``gmm_separable``, ``gmm_inclusion``, ``gmm3``
         (exact mixtures, sampled with ``n_train``/``n_test``), ``breast_cancer``, ``wine``
         (scikit-learn's shipped copies; a stratified 70/30 split, sizes ignored).
-    random_state : seed of the sampling / split.
-    standardize : standardise on the training set (test set with the training mean and std).
+    n_train : int, default=1000
+        Training samples of a mixture.
+    n_test : int, default=20000
+        Test samples of a mixture.
+    random_state : int, Generator or None, default=0
+        Seed of the sampling or split.
+    standardize : bool, default=True
+        Standardise on the training set (test set with the training mean and std).
+
+    Returns
+    -------
+    Dataset
+        The split.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``name`` is unknown or a size is out of range.
     """
     if name in MIXTURE_NAMES:
         classes, description = _paper_classes()[name]
@@ -493,7 +708,7 @@ def load(name: str, n_train: int = 1000, n_test: int = 20000, random_state=0, *,
         return from_arrays(bunch.data, bunch.target, test_size=0.3, random_state=random_state, name=name,
                            standardize=standardize, description=f"scikit-learn's {name} data",
                            feature_names=list(bunch.feature_names))
-    raise ValueError(f"name must be one of {DATASET_NAMES}, got {name!r}")
+    raise InvalidParameterError(f"name must be one of {DATASET_NAMES}, got {name!r}")
 
 
 def read_csv(source: Any, *, label_column: str | int = -1, n_features: int | None = 2,
@@ -501,10 +716,38 @@ def read_csv(source: Any, *, label_column: str | int = -1, n_features: int | Non
              name: str = "csv") -> Dataset:
     """Read a labelled CSV (numeric feature columns + one label column) into a :class:`Dataset`.
 
-    ``source`` is a path, bytes or a text/binary file object. The file is parsed by pandas as
-    data only (no evaluation of its content). Raises ``ValueError`` with a message fit for a user
-    when the file is too large, not UTF-8, empty, has non-numeric or missing feature values, the
-    wrong number of feature columns (``n_features``; None accepts any), or fewer than two classes.
+    The file is parsed by pandas as data only (no evaluation of its content).
+
+    Parameters
+    ----------
+    source : str, path, bytes or file object
+        The CSV, as a path, bytes or a text/binary file object.
+    label_column : str or int, default=-1
+        The label column, by name or position.
+    n_features : int or None, default=2
+        Required number of feature columns; None accepts any.
+    max_bytes : int, default=MAX_CSV_BYTES
+        Largest file accepted.
+    test_size : float, default=0.3
+        Fraction held out as a test set.
+    random_state : int or None, default=0
+        Seed of the split.
+    name : str, default="csv"
+        The dataset's name.
+
+    Returns
+    -------
+    Dataset
+        The split.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``label_column`` is not a column.
+    ValueError
+        With a message fit for a user when the file is too large, not UTF-8, empty, has
+        non-numeric or missing feature values, the wrong number of feature columns, or fewer than
+        two classes.
     """
     import pandas as pd
 
@@ -540,11 +783,11 @@ def read_csv(source: Any, *, label_column: str | int = -1, n_features: int | Non
         try:
             label_name = frame.columns[label_column]
         except IndexError:
-            raise ValueError(f"label_column {label_column} is out of range") from None
+            raise InvalidParameterError(f"label_column {label_column} is out of range") from None
     elif label_column in frame.columns:
         label_name = label_column
     else:
-        raise ValueError(f"label_column {label_column!r} is not a column of the CSV")
+        raise InvalidParameterError(f"label_column {label_column!r} is not a column of the CSV")
     features = frame.drop(columns=[label_name])
     if n_features is not None and features.shape[1] != n_features:
         raise ValueError(f"CSV file must have exactly {n_features} feature columns plus a label column, "

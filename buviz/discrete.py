@@ -1,4 +1,4 @@
-"""Exact error-estimate moments for the histogram classifier (Nedelko 2009, seed 002).
+"""Exact error-estimate moments for the histogram classifier (Nedelko 2009).
 
 Setting (paper, section "Классификация в дискретном пространстве"): X = {1..k} cells, two classes,
 a sample of size N is the set of cell counts ``(m_j, n_j)`` (``m_j`` points of class 1 among the
@@ -28,6 +28,12 @@ Per-cell tables (``x[n, m]``, ``m <= n``; entries with ``m > n`` are NaN in the 
 * the balanced-optimal ``x*`` (see :func:`balanced_optimal`).
 
 This module never imports panel or holoviews.
+
+References
+----------
+V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the discrete case"
+(in Russian: "Оптимизация оценки вероятности ошибочной классификации в дискретном случае"), XV
+International Conference "Knowledge-Dialogue-Solution" (KDS 2009), Varna, Bulgaria, June-July 2009.
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ from scipy import stats
 from scipy.special import gammaln
 
 from buviz._math import log_comb
-from buviz._validation import check_int, check_real
+from buviz._validation import InvalidParameterError, check_int, check_real
 
 __all__ = [
     "METHODS",
@@ -89,7 +95,7 @@ PAPER_TABLE2: tuple[tuple[float, ...], ...] = (
 
 def _check_method(method) -> str:
     if not isinstance(method, str) or method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+        raise InvalidParameterError(f"method must be one of {METHODS}, got {method!r}")
     return method
 
 
@@ -97,23 +103,23 @@ def _check_p(p, name: str = "p") -> np.ndarray:
     """Probabilities in [0, 1] (scalar or 1-D), returned as a float array."""
     arr = np.asarray(p, dtype=float) if not isinstance(p, bool) else None
     if arr is None or arr.ndim > 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a number or a 1-D array of numbers in [0, 1], got {p!r}")
+        raise InvalidParameterError(f"{name} must be a number or a 1-D array of numbers in [0, 1], got {p!r}")
     if arr.ndim == 0:
         check_real(float(arr), name, low=0.0, high=1.0)
     elif not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(arr > 1):
-        raise ValueError(f"{name} must lie in [0, 1]")
+        raise InvalidParameterError(f"{name} must lie in [0, 1]")
     return arr
 
 
 def _to_array_p(p, name: str = "p") -> tuple[np.ndarray, bool]:
     if isinstance(p, bool):
-        raise ValueError(f"{name} must be a number in [0, 1], got {p!r}")
+        raise InvalidParameterError(f"{name} must be a number in [0, 1], got {p!r}")
     try:
         arr = _check_p(p, name)
     except (TypeError, ValueError) as exc:
         if isinstance(exc, ValueError) and name in str(exc):
             raise
-        raise ValueError(f"{name} must be a number or 1-D array in [0, 1], got {p!r}") from None
+        raise InvalidParameterError(f"{name} must be a number or 1-D array in [0, 1], got {p!r}") from None
     return np.atleast_1d(arr), arr.ndim == 0
 
 
@@ -131,10 +137,24 @@ def _xlogy(a, b):
 
 
 def binom_pmf(m, n, p) -> np.ndarray:
-    """Binomial probabilities ``B(m, n, p) = C(n, m) p^m (1 - p)^(n - m)`` (paper's notation).
+    """Return the binomial probabilities ``B(m, n, p) = C(n, m) p^m (1 - p)^(n - m)`` (the paper's notation).
 
     Evaluated in log space (``gammaln``), broadcasting over all arguments; zero outside
     ``0 <= m <= n``.
+
+    Parameters
+    ----------
+    m : array-like of int
+        Successes.
+    n : array-like of int
+        Trials.
+    p : array-like of float
+        Success probability.
+
+    Returns
+    -------
+    ndarray
+        The probabilities, broadcast over the arguments.
     """
     m = np.asarray(m, dtype=float)
     n = np.asarray(n, dtype=float)
@@ -192,10 +212,30 @@ def _nan_upper(x: np.ndarray) -> np.ndarray:
 
 
 def true_risk_table(n_max: int, alpha: float, p: float) -> np.ndarray:
-    """Per-cell true risk ``psi[n, m] = alpha (q I(m > n-m) + p I(m < n-m) + I(m = n-m) / 2)``.
+    """Return the per-cell true risk ``psi[n, m] = alpha (q I(m > n-m) + p I(m < n-m) + I(m = n-m) / 2)``.
 
     The true risk of the histogram classifier is ``g(V) = sum_j psi(m_j, n_j)`` (additive).
-    Entries with ``m > n`` are 0.
+
+    Parameters
+    ----------
+    n_max : int
+        Largest cell count n.
+    alpha : float
+        The cell's probability.
+    p : float
+        P(y = 1 | x in the cell); ``q = 1 - p``.
+
+    Returns
+    -------
+    ndarray of shape (n_max + 1, n_max + 1)
+        ``psi[n, m]``; 0 for ``m > n``.
+
+    References
+    ----------
+    V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the
+    discrete case" (in Russian: "Оптимизация оценки вероятности ошибочной классификации в
+    дискретном случае"), XV International Conference "Knowledge-Dialogue-Solution" (KDS 2009),
+    Varna, Bulgaria, June-July 2009.
     """
     n, m, valid = _cell_grid(n_max)
     q = 1.0 - p
@@ -204,18 +244,71 @@ def true_risk_table(n_max: int, alpha: float, p: float) -> np.ndarray:
 
 
 def resubstitution_table(N: int, n_max: int) -> np.ndarray:
-    """Resubstitution (empirical risk) ``x~_mn = min(m, n - m) / N``; NaN for ``m > n``."""
+    """Return the resubstitution (empirical risk) table ``x~_mn = min(m, n - m) / N``.
+
+    Parameters
+    ----------
+    N : int
+        Sample size (>= 1).
+    n_max : int
+        Largest cell count n of the table.
+
+    Returns
+    -------
+    ndarray of shape (n_max + 1, n_max + 1)
+        ``x[n, m]`` in probability units; NaN for ``m > n``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``N`` or ``n_max`` is out of range.
+
+    References
+    ----------
+    V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the
+    discrete case" (in Russian: "Оптимизация оценки вероятности ошибочной классификации в
+    дискретном случае"), XV International Conference "Knowledge-Dialogue-Solution" (KDS 2009),
+    Varna, Bulgaria, June-July 2009.
+    """
+    N = check_int(N, "N", low=1)
+    n_max = check_int(n_max, "n_max", low=0)
     n, m, valid = _cell_grid(n_max)
     return _nan_upper(np.minimum(m, n - m) / N + 0.0 * valid)
 
 
 def loo_table(N: int, n_max: int) -> np.ndarray:
-    """Leave-one-out ``x-_mn = [min + max (I(m = n-m) + I(|n - 2m| = 1)/2)] / N`` (paper, section 5).
+    """Return the leave-one-out table ``x-_mn = [min + max (I(m = n-m) + I(|n - 2m| = 1)/2)] / N``.
 
     Removing a point of the minority class leaves it a minority (an error); removing a point of
     the majority turns the cell into a tie (error 1/2) when ``|n - 2m| = 1``, or into the other
-    majority when ``m = n - m``.
+    majority when ``m = n - m`` (Nedelko 2009, section 5).
+
+    Parameters
+    ----------
+    N : int
+        Sample size (>= 1).
+    n_max : int
+        Largest cell count n of the table.
+
+    Returns
+    -------
+    ndarray of shape (n_max + 1, n_max + 1)
+        ``x[n, m]`` in probability units; NaN for ``m > n``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``N`` or ``n_max`` is out of range.
+
+    References
+    ----------
+    V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the
+    discrete case" (in Russian: "Оптимизация оценки вероятности ошибочной классификации в
+    дискретном случае"), XV International Conference "Knowledge-Dialogue-Solution" (KDS 2009),
+    Varna, Bulgaria, June-July 2009.
     """
+    N = check_int(N, "N", low=1)
+    n_max = check_int(n_max, "n_max", low=0)
     n, m, _ = _cell_grid(n_max)
     lo = np.minimum(m, n - m)
     hi = np.maximum(m, n - m)
@@ -248,13 +341,41 @@ def _oob_majority_prob(N: int, n_max: int) -> np.ndarray:
 
 
 def bootstrap_oob_table(N: int, n_max: int) -> np.ndarray:
-    """Exact bootstrap out-of-bag estimate ``x^_mn`` (paper's ``R^``, replacing its garbled recurrence).
+    """Return the exact bootstrap out-of-bag table ``x^_mn`` (the paper's ``R^``).
 
+    The paper's recurrence is garbled; this closed form replaces it.
     ``R^ = E sum_{i in J0} L_i / E|J0|`` with ``E|J0| = N (1 - 1/N)^N``. Per point,
     ``P(i in J0 and misclassified) = (1 - 1/N)^N P(misclassified | i in J0)``, so the factor
-    ``(1 - 1/N)^N`` cancels and ``x^_mn = [m W(m-1, n-m) + (n-m) W(n-m-1, m)] / N`` with ``W`` from
-    :func:`_oob_majority_prob`. Needs ``N >= 2`` (for N = 1 no point is ever out of bag).
+    ``(1 - 1/N)^N`` cancels and ``x^_mn = [m W(m-1, n-m) + (n-m) W(n-m-1, m)] / N`` with ``W`` the
+    probability that the out-of-bag majority is wrong. Needs ``N >= 2`` (for N = 1 no point is
+    ever out of bag).
+
+    Parameters
+    ----------
+    N : int
+        Sample size (>= 1).
+    n_max : int
+        Largest cell count n of the table.
+
+    Returns
+    -------
+    ndarray of shape (n_max + 1, n_max + 1)
+        ``x[n, m]`` in probability units; NaN for ``m > n``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``N`` or ``n_max`` is out of range.
+
+    References
+    ----------
+    V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the
+    discrete case" (in Russian: "Оптимизация оценки вероятности ошибочной классификации в
+    дискретном случае"), XV International Conference "Knowledge-Dialogue-Solution" (KDS 2009),
+    Varna, Bulgaria, June-July 2009.
     """
+    N = check_int(N, "N", low=2)
+    n_max = check_int(n_max, "n_max", low=0)
     W = _oob_majority_prob(N, n_max)
     n, m, valid = _cell_grid(n_max)
     x = np.zeros((n_max + 1, n_max + 1))
@@ -267,7 +388,36 @@ def bootstrap_oob_table(N: int, n_max: int) -> np.ndarray:
 
 
 def bootstrap632_table(N: int, n_max: int) -> np.ndarray:
-    """The .632 bootstrap ``x.._mn = e^-1 x~_mn + (1 - e^-1) x^_mn`` (paper's R-double-dot, Table 2)."""
+    """Return the .632 bootstrap table ``x.._mn = e^-1 x~_mn + (1 - e^-1) x^_mn`` (Table 2).
+
+    The paper's R-double-dot; ``N >= 2``.
+
+    Parameters
+    ----------
+    N : int
+        Sample size (>= 1).
+    n_max : int
+        Largest cell count n of the table.
+
+    Returns
+    -------
+    ndarray of shape (n_max + 1, n_max + 1)
+        ``x[n, m]`` in probability units; NaN for ``m > n``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``N`` or ``n_max`` is out of range.
+
+    References
+    ----------
+    V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the
+    discrete case" (in Russian: "Оптимизация оценки вероятности ошибочной классификации в
+    дискретном случае"), XV International Conference "Knowledge-Dialogue-Solution" (KDS 2009),
+    Varna, Bulgaria, June-July 2009.
+    """
+    N = check_int(N, "N", low=2)
+    n_max = check_int(n_max, "n_max", low=0)
     e1 = math.exp(-1.0)
     return e1 * resubstitution_table(N, n_max) + (1.0 - e1) * bootstrap_oob_table(N, n_max)
 
@@ -277,10 +427,31 @@ def bootstrap632_table(N: int, n_max: int) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 def gauge_direction(N: int, k: int, n_max: int | None = None) -> np.ndarray:
-    """The gauge direction ``x_mn -> x_mn + lambda (n - N/k)`` (NaN for ``m > n``).
+    """Return the gauge direction ``x_mn -> x_mn + lambda (n - N/k)`` (NaN for ``m > n``).
 
     Adding it to any table leaves every total estimate ``f(V)`` unchanged because
     ``sum_j (n_j - N/k) = 0``; for ``k >= 3`` it is the only such direction.
+
+    Parameters
+    ----------
+    N : int
+        Sample size.
+    k : int
+        Number of cells.
+    n_max : int, optional
+        Largest cell count (default N).
+
+    Returns
+    -------
+    ndarray of shape (n_max + 1, n_max + 1)
+        ``n - N/k`` in every cell ``m <= n``.
+
+    References
+    ----------
+    V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the
+    discrete case" (in Russian: "Оптимизация оценки вероятности ошибочной классификации в
+    дискретном случае"), XV International Conference "Knowledge-Dialogue-Solution" (KDS 2009),
+    Varna, Bulgaria, June-July 2009.
     """
     n_max = N if n_max is None else n_max
     n, m, valid = _cell_grid(n_max)
@@ -295,18 +466,25 @@ class BalancedOptimalWarning(UserWarning):
 class BalancedOptimalResult:
     """Outcome of :func:`balanced_optimal`.
 
-    Attributes
+    Parameters
     ----------
-    x : per-cell table ``x*[n, m]`` for ``n <= N`` (probability units, NaN for ``m > n``).
-    gauge_free : the converged table with its gauge component chosen so that the table is
-        orthogonal to the gauge direction under the cell-probability weights at ``p = 1/2``
-        (an explicit, reproducible representative of the class).
-    lam : ``x = gauge_free + lam * (n - N/k)``.
-    iterations : iterations run (the projected iteration; see ``paper_iterations``).
-    residual : ``max |delta+ + delta-| / delta2`` over cells after projecting out the gauge.
-    drift : the gauge component of the unprojected update at convergence (see Notes in
+    x : ndarray
+        Per-cell table ``x*[n, m]`` for ``n <= N`` (probability units, NaN for ``m > n``).
+    gauge_free : ndarray
+        The converged table with its gauge component chosen so that the table is orthogonal to
+        the gauge direction under the cell-probability weights at ``p = 1/2`` (an explicit,
+        reproducible representative of the class).
+    lam : float
+        ``x = gauge_free + lam * (n - N/k)``.
+    iterations : int
+        Iterations run (the projected iteration; see ``paper_iterations``).
+    residual : float
+        ``max |delta+ + delta-| / delta2`` over cells after projecting out the gauge.
+    drift : float
+        The gauge component of the unprojected update at convergence (see Notes in
         :func:`balanced_optimal`); zero would mean an exact root of ``delta+ + delta- = 0``.
-    p_grid : the grid over which ``delta+`` and ``delta-`` are taken.
+    p_grid : ndarray
+        The grid over which ``delta+`` and ``delta-`` are taken.
     """
 
     x: np.ndarray
@@ -361,7 +539,7 @@ class _BalancedProblem:
 def balanced_optimal(N: int, k: int, *, tau: float = 0.1, n_p: int = 201, tol: float = 1e-7,
                      max_iter: int = 3000, gauge: str | float = "paper", paper_iterations: int = 117,
                      min_cell_prob: float = 1e-12, switch_iter: int = 1000) -> BalancedOptimalResult:
-    """Balanced-optimal estimate ``x*_mn`` (paper, section "Оптимизация оценки риска").
+    """Return the balanced-optimal estimate ``x*_mn`` (the paper's section "Оптимизация оценки риска").
 
     With ``alpha_j = 1/k``, ``p_j = p`` the derivative of ``Delta = E(f - g)^2`` with respect to one
     cell value is (paper's first displayed derivative)
@@ -374,9 +552,48 @@ def balanced_optimal(N: int, k: int, *, tau: float = 0.1, n_p: int = 201, tol: f
     All cells ``n <= N`` are iterated jointly; the common factor ``B(n, N, alpha)`` is divided out,
     which leaves the update unchanged and avoids underflow for large ``n``.
 
-    Notes (gauge)
-    -------------
-    Adding ``lambda (n - N/k)`` to every cell changes no total estimate, so ``Delta`` and all
+    Parameters
+    ----------
+    N : int
+        Sample size.
+    k : int
+        Number of cells.
+    tau : float, default=0.1
+        Damping of the iteration.
+    n_p : int, default=201
+        Points of the grid over p in [0, 1].
+    tol : float, default=1e-7
+        Convergence threshold on the largest projected update (probability units).
+    max_iter : int, default=3000
+        Largest number of iterations.
+    gauge : {"paper", "orthogonal"} or float, default="paper"
+        How the gauge is fixed (see Notes).
+    paper_iterations : int, default=117
+        Steps of the literal iteration whose gauge ``gauge="paper"`` reads off.
+    min_cell_prob : float, default=1e-12
+        Cells whose largest probability over p is below this are left out of the convergence
+        test.
+    switch_iter : int, default=1000
+        Step after which the divisor becomes the running maximum of ``delta2`` (see Notes).
+
+    Returns
+    -------
+    BalancedOptimalResult
+        The table and the iteration's diagnostics.
+
+    Raises
+    ------
+    InvalidParameterError
+        If a parameter is out of range or ``gauge`` is unknown.
+
+    Warns
+    -----
+    BalancedOptimalWarning
+        If ``max_iter`` is reached before convergence.
+
+    Notes
+    -----
+    The gauge. Adding ``lambda (n - N/k)`` to every cell changes no total estimate, so ``Delta`` and all
     derivatives are invariant along that direction. The iteration does not reach a root of
     ``delta+ + delta- = 0``: it settles on a point where the update is a constant multiple of
     the gauge direction and then drifts along it forever (``drift`` reports that constant). Here
@@ -408,6 +625,13 @@ def balanced_optimal(N: int, k: int, *, tau: float = 0.1, n_p: int = 201, tol: f
     unchanged. If ``max_iter`` is reached anyway, :class:`BalancedOptimalWarning` is raised with the
     residual. For k = 2 further directions leave every total unchanged (the two cell counts sum to
     N) and the iteration may not settle (N = 20, k = 2: residual 0.009, with the warning).
+
+    References
+    ----------
+    V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the
+    discrete case" (in Russian: "Оптимизация оценки вероятности ошибочной классификации в
+    дискретном случае"), XV International Conference "Knowledge-Dialogue-Solution" (KDS 2009),
+    Varna, Bulgaria, June-July 2009.
     """
     N = check_int(N, "N", low=1)
     k = check_int(k, "k", low=1)
@@ -418,7 +642,7 @@ def balanced_optimal(N: int, k: int, *, tau: float = 0.1, n_p: int = 201, tol: f
     paper_iterations = check_int(paper_iterations, "paper_iterations", low=0)
     if not (isinstance(gauge, str) and gauge in ("paper", "orthogonal")):
         if isinstance(gauge, str):
-            raise ValueError(f"gauge must be 'paper', 'orthogonal' or a number, got {gauge!r}")
+            raise InvalidParameterError(f"gauge must be 'paper', 'orthogonal' or a number, got {gauge!r}")
         gauge = check_real(gauge, "gauge")
     p_grid = np.linspace(0.0, 1.0, n_p)
     prob = _BalancedProblem(N, k, p_grid)
@@ -505,17 +729,44 @@ def _balanced_cached(N: int, k: int) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 def cell_values(method: str, N: int, n_max: int, k: int | None = None) -> np.ndarray:
-    """Per-cell table ``x[n, m]`` (probability units) for ``0 <= m <= n <= n_max``; NaN for ``m > n``.
+    """Return the per-cell table ``x[n, m]`` of an estimator, for ``0 <= m <= n <= n_max``.
 
-    ``method``: ``"resubstitution"`` (x~), ``"loo"`` (x-), ``"bootstrap632"`` (x.., paper's Table 2)
-    or ``"balanced_optimal"`` (x*, Table 1; needs ``k``, ``n_max <= N``, default settings of
-    :func:`balanced_optimal`, i.e. the paper's gauge). Multiply by ``N`` for the paper's units.
+    Multiply by ``N`` for the paper's units.
+
+    Parameters
+    ----------
+    method : {"resubstitution", "loo", "bootstrap632", "balanced_optimal"}
+        x~, x-, x.. (Table 2) or x* (Table 1; needs ``k`` and ``n_max <= N``, with the default
+        settings of :func:`balanced_optimal`, i.e. the paper's gauge).
+    N : int
+        Sample size.
+    n_max : int
+        Largest cell count.
+    k : int, optional
+        Number of cells (``"balanced_optimal"`` only).
+
+    Returns
+    -------
+    ndarray of shape (n_max + 1, n_max + 1)
+        Probability units; NaN for ``m > n``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``method`` is unknown or a count is out of range.
+
+    References
+    ----------
+    V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the
+    discrete case" (in Russian: "Оптимизация оценки вероятности ошибочной классификации в
+    дискретном случае"), XV International Conference "Knowledge-Dialogue-Solution" (KDS 2009),
+    Varna, Bulgaria, June-July 2009.
     """
     method = _check_method(method)
     N = check_int(N, "N", low=1)
     n_max = check_int(n_max, "n_max", low=0)
     if method in ("bootstrap632",) and N < 2:
-        raise ValueError(f"N must be >= 2 for the bootstrap (no point is ever out of bag), got {N}")
+        raise InvalidParameterError(f"N must be >= 2 for the bootstrap (no point is ever out of bag), got {N}")
     if method == "resubstitution":
         return resubstitution_table(N, n_max)
     if method == "loo":
@@ -523,10 +774,10 @@ def cell_values(method: str, N: int, n_max: int, k: int | None = None) -> np.nda
     if method == "bootstrap632":
         return np.array(_bootstrap632_cached(N, n_max))
     if k is None:
-        raise ValueError("k is required for method 'balanced_optimal'")
+        raise InvalidParameterError("k is required for method 'balanced_optimal'")
     k = check_int(k, "k", low=1)
     if n_max > N:
-        raise ValueError(f"n_max must be <= N for 'balanced_optimal' (got n_max={n_max}, N={N})")
+        raise InvalidParameterError(f"n_max must be <= N for 'balanced_optimal' (got n_max={n_max}, N={N})")
     return np.array(_balanced_cached(N, k)[: n_max + 1, : n_max + 1])
 
 
@@ -538,7 +789,18 @@ def cell_values(method: str, N: int, n_max: int, k: int | None = None) -> np.nda
 class Moments:
     """Exact moments of an additive estimator ``f`` and the true risk ``g`` (arrays over p).
 
-    ``delta = E(f - g)^2 = E f^2 - 2 E fg + E g^2`` (paper's Delta_fg) and ``S = sqrt(delta)``.
+    Parameters
+    ----------
+    E_f, E_f2 : ndarray
+        E f and E f^2.
+    E_fg : ndarray
+        E fg.
+    E_g, E_g2 : ndarray
+        E g and E g^2.
+    delta : ndarray
+        ``E(f - g)^2 = E f^2 - 2 E fg + E g^2`` (the paper's Delta_fg).
+    S : ndarray
+        ``sqrt(delta)``.
     """
 
     E_f: np.ndarray
@@ -553,20 +815,49 @@ class Moments:
 def _table_for_N(x, N: int) -> np.ndarray:
     x = np.asarray(x, dtype=float)
     if x.ndim != 2 or x.shape[0] < N + 1 or x.shape[1] < N + 1:
-        raise ValueError(f"x must be a table x[n, m] covering n, m <= N = {N}, got shape {x.shape}")
+        raise InvalidParameterError(f"x must be a table x[n, m] covering n, m <= N = {N}, got shape {x.shape}")
     x = x[: N + 1, : N + 1]
     _, _, valid = _cell_grid(N)
     if not np.all(np.isfinite(x[valid])):
-        raise ValueError("x has non-finite entries for m <= n")
+        raise InvalidParameterError("x has non-finite entries for m <= n")
     return np.where(valid, x, 0.0)
 
 
 def moments(x, N: int, k: int, p, *, chunk: int = 32) -> Moments:
-    """Exact ``E f, E f^2, E fg, E g, E g^2, Delta, S`` for ``alpha_j = 1/k``, ``p_j = p`` (any array of p).
+    """Return the exact ``E f, E f^2, E fg, E g, E g^2, Delta, S`` for ``alpha_j = 1/k``, ``p_j = p``.
 
     ``f = sum_j x[n_j, m_j]``; the paper's mu, sigma and omega sums with all k cells alike:
     ``E f = k mu``, ``E f^2 = k sigma + k (k - 1) omega``, ``E fg`` likewise with ``pi_phi pi_psi``.
-    ``x`` must cover ``n <= N``. Vectorised over ``p`` (in chunks of ``chunk`` values).
+
+    Parameters
+    ----------
+    x : array-like
+        Per-cell table ``x[n, m]`` covering ``n <= N``.
+    N : int
+        Sample size.
+    k : int
+        Number of cells.
+    p : float or array-like of float
+        P(y = 1 | x) in [0, 1], the same in every cell; vectorised over an array.
+    chunk : int, default=32
+        Values of ``p`` computed at once.
+
+    Returns
+    -------
+    Moments
+        Arrays over ``p``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``x`` does not cover ``n <= N`` or ``p`` is outside [0, 1].
+
+    References
+    ----------
+    V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the
+    discrete case" (in Russian: "Оптимизация оценки вероятности ошибочной классификации в
+    дискретном случае"), XV International Conference "Knowledge-Dialogue-Solution" (KDS 2009),
+    Varna, Bulgaria, June-July 2009.
     """
     N = check_int(N, "N", low=1)
     k = check_int(k, "k", low=1)
@@ -612,20 +903,48 @@ def moments(x, N: int, k: int, p, *, chunk: int = 32) -> Moments:
 
 
 def moments_general(x, N: int, alpha, p) -> Moments:
-    """Exact moments for general cells ``alpha_j`` (summing to 1) and ``p_j`` (paper's mu/sigma/omega).
+    """Return the exact moments for general cell probabilities ``alpha_j`` and ``p_j``.
 
     Cross terms use the trinomial law of two cells, grouped by distinct ``alpha`` values so that
-    equal-probability cells share one trinomial matrix. Returns scalars (one distribution).
+    equal-probability cells share one trinomial matrix.
+
+    Parameters
+    ----------
+    x : array-like
+        Per-cell table ``x[n, m]`` covering ``n <= N``.
+    N : int
+        Sample size.
+    alpha : array-like of float
+        Cell probabilities, summing to 1.
+    p : float or array-like of float
+        P(y = 1 | x = j), one value or one per cell.
+
+    Returns
+    -------
+    Moments
+        Scalars (one distribution).
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``alpha`` is not a probability vector or ``p`` has another length.
+
+    References
+    ----------
+    V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the
+    discrete case" (in Russian: "Оптимизация оценки вероятности ошибочной классификации в
+    дискретном случае"), XV International Conference "Knowledge-Dialogue-Solution" (KDS 2009),
+    Varna, Bulgaria, June-July 2009.
     """
     N = check_int(N, "N", low=1)
     alpha = np.atleast_1d(np.asarray(alpha, dtype=float))
     if alpha.ndim != 1 or alpha.size < 1 or not np.all(np.isfinite(alpha)) or np.any(alpha < 0):
-        raise ValueError("alpha must be a 1-D array of non-negative cell probabilities")
+        raise InvalidParameterError("alpha must be a 1-D array of non-negative cell probabilities")
     if abs(alpha.sum() - 1.0) > 1e-9:
-        raise ValueError(f"alpha must sum to 1, got {alpha.sum()!r}")
+        raise InvalidParameterError(f"alpha must sum to 1, got {alpha.sum()!r}")
     pj = np.atleast_1d(_check_p(p, "p")) * np.ones_like(alpha)
     if pj.shape != alpha.shape:
-        raise ValueError("p must be a scalar or have the same length as alpha")
+        raise InvalidParameterError("p must be a scalar or have the same length as alpha")
     x = _table_for_N(x, N)
     n, m, valid = _cell_grid(N)
     logc = _log_binom_coef(N)
@@ -670,9 +989,35 @@ def moments_general(x, N: int, alpha, p) -> Moments:
 
 
 def rms_deviation(method: str, N: int, k: int, p):
-    """Exact ``S = sqrt(Delta_fg) = sqrt(E (f - g)^2)`` (paper, Fig. 2) for ``alpha_j = 1/k``, ``p_j = p``.
+    """Return the exact ``S = sqrt(Delta_fg) = sqrt(E (f - g)^2)`` (Fig. 2) for ``alpha_j = 1/k``, ``p_j = p``.
 
-    ``p`` may be a number (returns a float) or a 1-D array (returns an array).
+    Parameters
+    ----------
+    method : str
+        An estimator of :func:`cell_values`.
+    N : int
+        Sample size.
+    k : int
+        Number of cells.
+    p : float or array-like of float
+        P(y = 1 | x) in [0, 1].
+
+    Returns
+    -------
+    float or ndarray
+        A float for a number ``p``, an array for a 1-D ``p``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``method`` is unknown or ``p`` is outside [0, 1].
+
+    References
+    ----------
+    V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the
+    discrete case" (in Russian: "Оптимизация оценки вероятности ошибочной классификации в
+    дискретном случае"), XV International Conference "Knowledge-Dialogue-Solution" (KDS 2009),
+    Varna, Bulgaria, June-July 2009.
     """
     method = _check_method(method)
     N = check_int(N, "N", low=1)
@@ -689,11 +1034,45 @@ def rms_deviation(method: str, N: int, k: int, p):
 
 def simulate(x, N: int, k: int, p: float, n_samples: int = 100_000, *, alpha=None,
              random_state=None) -> tuple[np.ndarray, np.ndarray]:
-    """Draw ``n_samples`` samples of size N and return ``(f, g)`` per sample.
+    """Draw samples of size N and return the estimate and the true risk of each.
 
     ``f = sum_j x[n_j, m_j]`` (the additive estimate) and ``g`` the histogram classifier's true
     risk (ties counted 1/2). Cell counts are drawn as ``n ~ Multinomial(N, alpha)`` and
-    ``m_j ~ Bin(n_j, p_j)``; ``alpha`` defaults to ``1/k`` in every cell, ``p`` may be per cell.
+    ``m_j ~ Bin(n_j, p_j)``.
+
+    Parameters
+    ----------
+    x : array-like
+        Per-cell table ``x[n, m]`` covering ``n <= N``.
+    N : int
+        Sample size.
+    k : int
+        Number of cells.
+    p : float or array-like of float
+        P(y = 1 | x = j), one value or one per cell.
+    n_samples : int, default=100000
+        Number of samples drawn.
+    alpha : array-like of float, optional
+        Cell probabilities (default ``1/k`` in every cell).
+    random_state : int, Generator or None, default=None
+        Seed.
+
+    Returns
+    -------
+    f, g : ndarray of shape (n_samples,)
+        The estimate and the true risk per sample.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``alpha`` is not ``k`` probabilities summing to 1.
+
+    References
+    ----------
+    V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the
+    discrete case" (in Russian: "Оптимизация оценки вероятности ошибочной классификации в
+    дискретном случае"), XV International Conference "Knowledge-Dialogue-Solution" (KDS 2009),
+    Varna, Bulgaria, June-July 2009.
     """
     N = check_int(N, "N", low=1)
     k = check_int(k, "k", low=1)
@@ -701,7 +1080,7 @@ def simulate(x, N: int, k: int, p: float, n_samples: int = 100_000, *, alpha=Non
     x = _table_for_N(x, N)
     alpha = np.full(k, 1.0 / k) if alpha is None else np.asarray(alpha, dtype=float)
     if alpha.shape != (k,) or abs(alpha.sum() - 1) > 1e-9:
-        raise ValueError("alpha must hold k probabilities summing to 1")
+        raise InvalidParameterError("alpha must hold k probabilities summing to 1")
     pj = np.atleast_1d(_check_p(p)) * np.ones(k)
     rng = np.random.default_rng(random_state)
     nj = rng.multinomial(N, alpha, size=n_samples)

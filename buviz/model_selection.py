@@ -11,8 +11,14 @@ alone: no held-out data, no refitting on folds. This module lets scikit-learn's 
 - :func:`select_by_uncertainty` -- a small loop over a parameter grid returning a tidy table and the
   best estimator.
 
-Example
--------
+References
+----------
+D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based Estimation
+for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+https://doi.org/10.1007/s11265-021-01671-1 (Proposal 2: §4.4-4.6, eq 25-43).
+
+Examples
+--------
 >>> from sklearn.model_selection import GridSearchCV
 >>> from sklearn.svm import SVC
 >>> search = GridSearchCV(SVC(), {"gamma": [0.1, 1, 10]}, scoring=UncertaintyScorer(M=20),
@@ -21,12 +27,6 @@ Example
 
 Higher Û is better (U_max = 1, the paper's plots show −Û), so scikit-learn's "greater is better"
 convention holds and ``best_params_`` is the argmax of Û (the argmin of −Û).
-
-References
-----------
-.. [1] D. Ha, S. Katagiri, H. Watanabe, M. Ohsaki, "An Improved Boundary Uncertainty-Based
-   Estimation for Classifier Evaluation", Journal of Signal Processing Systems, Springer, 2021,
-   doi:10.1007/s11265-021-01671-1. Proposal 2: §4.4-4.6, eq 25-43.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from buviz._validation import check_Xy
+from buviz._validation import InvalidParameterError, check_Xy
 from buviz.uncertainty.proposal2 import BoundaryUncertainty
 
 __all__ = ["UncertaintyScorer", "TrainingSetSplit", "SelectionResult", "select_by_uncertainty"]
@@ -61,11 +61,39 @@ class TrainingSetSplit:
     """
 
     def split(self, X, y=None, groups=None):
+        """Yield the single split: every sample is in both the train and the test part.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The data.
+        y : array-like, optional
+            Ignored.
+        groups : array-like, optional
+            Ignored.
+
+        Yields
+        ------
+        train, test : ndarray
+            ``arange(n_samples)``, twice.
+        """
         n = len(X) if hasattr(X, "__len__") else np.asarray(X).shape[0]
         idx = np.arange(n)
         yield idx, idx
 
     def get_n_splits(self, X=None, y=None, groups=None) -> int:
+        """Return the number of splits, 1.
+
+        Parameters
+        ----------
+        X, y, groups : object, optional
+            Ignored.
+
+        Returns
+        -------
+        int
+            1.
+        """
         return 1
 
     def __repr__(self) -> str:
@@ -108,11 +136,13 @@ class UncertaintyScorer:
 
     def __init__(self, uncertainty: BoundaryUncertainty | None = None, *, max_cached: int = 8, **params):
         if uncertainty is not None and params:
-            raise ValueError("pass either uncertainty or BoundaryUncertainty parameters, not both")
+            raise InvalidParameterError("uncertainty: pass either uncertainty or BoundaryUncertainty "
+                                        "parameters, not both")
         if uncertainty is None:
             uncertainty = BoundaryUncertainty(**params)
         if not isinstance(uncertainty, BoundaryUncertainty):
-            raise TypeError(f"uncertainty must be a BoundaryUncertainty, got {type(uncertainty).__name__}")
+            raise InvalidParameterError(f"uncertainty must be a BoundaryUncertainty, "
+                                        f"got {type(uncertainty).__name__}")
         self.uncertainty = uncertainty
         self.max_cached = max_cached
         self._cache: OrderedDict[str, BoundaryUncertainty] = OrderedDict()
@@ -123,7 +153,20 @@ class UncertaintyScorer:
         self.last_result_ = None
 
     def fitted_for(self, X, y) -> BoundaryUncertainty:
-        """The fitted :class:`BoundaryUncertainty` of this training set (computed once, then cached)."""
+        """Return the fitted :class:`BoundaryUncertainty` of a training set (computed once, then cached).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training set.
+        y : array-like of shape (n_samples,)
+            Its labels.
+
+        Returns
+        -------
+        BoundaryUncertainty
+            Fitted on (X, y).
+        """
         key = _fingerprint(X, y)
         if key in self._cache:
             self._cache.move_to_end(key)
@@ -159,16 +202,31 @@ class UncertaintyScorer:
 class SelectionResult:
     """What :func:`select_by_uncertainty` returns.
 
-    Attributes
+    Parameters
     ----------
     table : pandas.DataFrame
         One row per candidate: ``params`` (dict), one ``param_<name>`` column per parameter,
         ``U`` (Û⁽³⁾, higher is better), ``error_tilde`` (error rate on T̃), ``error_train`` (on T),
         ``fit_time``, ``score_time`` (seconds), ``rank`` (1 = best).
-    best_estimator_ : the best candidate, fitted on (X, y).
-    best_params_ : dict.  best_score_ : float (its Û).  best_index_ : int (row of ``table``).
-    uncertainty_time : seconds of the per-dataset work, done once.
-    scorer : the :class:`UncertaintyScorer` used.
+    best_index : int
+        Row of ``table`` of the best candidate.
+    best_estimator : estimator
+        The best candidate, fitted on (X, y).
+    scorer : UncertaintyScorer
+        The scorer used.
+
+    Attributes
+    ----------
+    best_estimator_ : estimator
+        The best candidate, fitted on (X, y).
+    best_params_ : dict
+        Its parameters.
+    best_score_ : float
+        Its Û.
+    best_index_ : int
+        Its row of ``table``.
+    uncertainty_time : float
+        Seconds of the per-dataset work, done once.
     """
 
     def __init__(self, table, best_index, best_estimator, scorer):
@@ -187,12 +245,14 @@ class SelectionResult:
 
 def _check_estimator(estimator):
     if isinstance(estimator, type):
-        raise TypeError(f"estimator must be an instance, e.g. {estimator.__name__}(), not the class "
+        raise InvalidParameterError(f"estimator must be an instance, e.g. {estimator.__name__}(), not the class "
                         f"{estimator.__name__}")
     if not hasattr(estimator, "fit"):
-        raise ValueError(f"estimator must be a scikit-learn classifier with fit, got {type(estimator).__name__}")
+        raise InvalidParameterError(f"estimator must be a scikit-learn classifier with fit, "
+                                    f"got {type(estimator).__name__}")
     if not (hasattr(estimator, "decision_function") or hasattr(estimator, "predict_proba")):
-        raise ValueError(f"estimator {type(estimator).__name__} has neither decision_function nor predict_proba: "
+        raise InvalidParameterError(f"estimator {type(estimator).__name__} has neither decision_function "
+                                    f"nor predict_proba: "
                          f"boundary uncertainty needs class scores")
 
 
@@ -209,11 +269,13 @@ def select_by_uncertainty(estimator, param_grid, X, y, *, uncertainty: BoundaryU
         Must have ``decision_function`` or ``predict_proba``.
     param_grid : dict or list of dicts
         As for :class:`~sklearn.model_selection.GridSearchCV`.
-    X : array-like (n_samples, n_features)
-    y : array-like (n_samples,), any labels
+    X : array-like of shape (n_samples, n_features)
+        The training set.
+    y : array-like of shape (n_samples,)
+        Its labels (any values).
     uncertainty : BoundaryUncertainty, optional
         Template of the estimator of Û; default ``BoundaryUncertainty(**params)``.
-    refit : bool, default True
+    refit : bool, default=True
         Return the best candidate fitted (it already is: the candidates are fitted on all of X).
     **params
         Parameters of :class:`~buviz.uncertainty.BoundaryUncertainty` (``M=40``, ``K="aic"``,
@@ -226,11 +288,11 @@ def select_by_uncertainty(estimator, param_grid, X, y, *, uncertainty: BoundaryU
 
     Raises
     ------
+    InvalidParameterError
+        ``param_grid`` with no candidates; ``estimator`` a class rather than an instance, or
+        without ``decision_function`` / ``predict_proba``; fewer samples than ``M``.
     ValueError
-        ``param_grid`` with no candidates; an estimator without ``decision_function`` /
-        ``predict_proba``; one class in ``y``; NaN in ``X``; fewer samples than ``M``.
-    TypeError
-        ``estimator`` is a class rather than an instance.
+        One class in ``y``; NaN in ``X``.
 
     Examples
     --------
@@ -244,9 +306,9 @@ def select_by_uncertainty(estimator, param_grid, X, y, *, uncertainty: BoundaryU
     try:
         grid = list(ParameterGrid(param_grid))
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"param_grid is not a valid grid: {exc}") from None
+        raise InvalidParameterError(f"param_grid is not a valid grid: {exc}") from None
     if not grid:
-        raise ValueError("param_grid has no candidates (an empty list of grids)")
+        raise InvalidParameterError("param_grid has no candidates (an empty list of grids)")
     X_checked, _, _ = check_Xy(X, y)
     scorer = UncertaintyScorer(uncertainty, **params)
     bu = scorer.fitted_for(X_checked, np.asarray(y))

@@ -1,4 +1,4 @@
-"""Error estimates and boundary uncertainty over a sweep of classifier statuses (SPEC §1.6, §1.8).
+"""Error estimates and boundary uncertainty over a sweep of classifier statuses (Ha et al. 2021, §6).
 
 The only place that loops over statuses. Work is split into tasks per (status, fold) -- the full
 training set, the 75/25 hold-out split and each CV fold -- run in parallel with joblib; each
@@ -6,15 +6,24 @@ status's row is assembled as soon as its tasks are done, so callers (the app) ca
 rows arrive (:func:`iter_svm_gamma_sweep`). Finished rows are kept in an on-disk cache keyed by the
 dataset key and every parameter, so a repeated sweep is instant.
 
-Columns of the tidy table (one row per status)
-----------------------------------------------
-status : "gamma" or "epoch";  gamma / log2_gamma / C (SVM) or epoch (MLP)
-L_tr, L_val : mean train-fold and validation-fold error of stratified k-fold CV
-L_ho : error of one stratified 75/25 hold-out split;  L_te : test error of the status trained on T
-U_tr : Û⁽³⁾ on T (Proposal 2);  U_te : Û⁽³⁾ with the test set as input (§6.4.1)
-U1_tr : Proposal 1 on T (only with ``proposal1=True``)
-time_fit, time_cv, time_ho, time_u_tr, time_u_te, time_classifier : seconds
-retries : how many of the row's tasks had to be run again (a worker died or a task raised)
+Notes
+-----
+Columns of the tidy table (one row per status):
+
+- ``status``: "gamma" or "epoch"; ``gamma`` / ``log2_gamma`` / ``C`` (SVM) or ``epoch`` (MLP);
+- ``L_tr``, ``L_val``: mean train-fold and validation-fold error of stratified k-fold CV;
+- ``L_ho``: error of one stratified 75/25 hold-out split; ``L_te``: test error of the status
+  trained on T;
+- ``U_tr``: Û⁽³⁾ on T (Proposal 2); ``U_te``: Û⁽³⁾ with the test set as input (§6.4.1);
+- ``U1_tr``: Proposal 1 on T (only with ``proposal1=True``);
+- ``time_fit``, ``time_cv``, ``time_ho``, ``time_u_tr``, ``time_u_te``, ``time_classifier``: seconds;
+- ``retries``: how many of the row's tasks had to be run again (a worker died or a task raised).
+
+References
+----------
+D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based Estimation
+for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+https://doi.org/10.1007/s11265-021-01671-1
 """
 
 from __future__ import annotations
@@ -25,13 +34,14 @@ import os
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
-from buviz._validation import check_int, check_real
+from buviz._validation import InvalidParameterError, check_int, check_real
 from buviz.classifiers import Discriminant, mlp_statuses, svm_status
 from buviz.datasets import Dataset
 from buviz.uncertainty import BoundaryUncertainty
@@ -44,9 +54,14 @@ Progress = Callable[[int, int], None]
 
 
 class RowCache:
-    """One JSON file per sweep row under ``directory`` (floats round-trip exactly through JSON).
+    """One JSON file per sweep row under a directory (floats round-trip exactly through JSON).
 
-    ``max_entries`` bounds the directory: the least recently written rows are removed beyond it.
+    Parameters
+    ----------
+    directory : str or path
+        Where the rows are kept.
+    max_entries : int, default=20000
+        Bound on the directory: the least recently written rows are removed beyond it.
     """
 
     def __init__(self, directory: str | os.PathLike, max_entries: int = 20_000):
@@ -55,10 +70,34 @@ class RowCache:
 
     @staticmethod
     def key(**parts) -> str:
+        """Return the cache key of a row: a hash of its parameters.
+
+        Parameters
+        ----------
+        **parts
+            The parameters that define the row (JSON-serialisable, or represented by ``repr``).
+
+        Returns
+        -------
+        str
+            A hex digest.
+        """
         text = json.dumps(parts, sort_keys=True, default=repr)
         return hashlib.sha1(text.encode()).hexdigest()
 
     def get(self, key: str) -> dict | None:
+        """Return a cached row, or None.
+
+        Parameters
+        ----------
+        key : str
+            From :meth:`key`.
+
+        Returns
+        -------
+        dict or None
+            The row, or None when absent or unreadable.
+        """
         path = self.directory / f"{key}.json"
         try:
             return json.loads(path.read_text())
@@ -66,6 +105,15 @@ class RowCache:
             return None
 
     def put(self, key: str, row: dict) -> None:
+        """Store a row atomically (readers never see half a row), then trim the directory.
+
+        Parameters
+        ----------
+        key : str
+            From :meth:`key`.
+        row : dict
+            The row (JSON-serialisable).
+        """
         self.directory.mkdir(parents=True, exist_ok=True)
         tmp = self.directory / f".{key}.{os.getpid()}.tmp"
         tmp.write_text(json.dumps(row))
@@ -75,12 +123,19 @@ class RowCache:
             old.unlink(missing_ok=True)
 
     def clear(self) -> None:
+        """Remove every cached row."""
         for p in self.directory.glob("*.json"):
             p.unlink(missing_ok=True)
 
 
 def default_cache() -> RowCache:
-    """The cache in ``$BUVIZ_CACHE_DIR`` or ``~/.cache/buviz/sweeps``."""
+    """Return the cache in ``$BUVIZ_CACHE_DIR`` or ``~/.cache/buviz/sweeps``.
+
+    Returns
+    -------
+    RowCache
+        The default cache.
+    """
     root = os.environ.get("BUVIZ_CACHE_DIR") or Path.home() / ".cache" / "buviz"
     return RowCache(Path(root) / "sweeps")
 
@@ -115,11 +170,11 @@ def _holdout_split(y, random_state) -> tuple[np.ndarray, np.ndarray]:
 
 def _check_common(ds: Dataset, cv: int, M: int) -> int:
     if not isinstance(ds, Dataset):
-        raise ValueError("ds must be a buviz Dataset (see buviz.datasets.load)")
+        raise InvalidParameterError("ds must be a buviz Dataset (see buviz.datasets.load)")
     counts = np.bincount(ds.y_train)
     cv = check_int(cv, "cv", low=2)
     if cv > counts.min():
-        raise ValueError(f"cv={cv} folds need at least {cv} samples per class; the smallest class has "
+        raise InvalidParameterError(f"cv={cv} folds need at least {cv} samples per class; the smallest class has "
                          f"{counts.min()}")
     check_int(M, "M", low=2, high=len(ds.X_train))
     return cv
@@ -172,16 +227,63 @@ def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, c
                          scheduler=None, progress: Progress | None = None, niceness: int = 0) -> Iterator[dict]:
     """Yield one row (a dict, columns as in the module docstring) per γ, in the order of ``gammas``.
 
-    Rows found in the cache are yielded at once; the others are computed in parallel
-    (``n_jobs`` joblib workers, or a Dask cluster at ``scheduler``) and yielded as they complete.
-    ``progress(done, total)`` is called after every finished task. ``niceness`` > 0 lowers the CPU
-    priority of the worker processes to that Unix niceness (the explorer uses it so that interactive
-    requests come before its background sweeps); the calling process itself is never reniced. joblib
-    reuses its worker processes, so they keep that niceness for later sweeps in the same process.
+    Rows found in the cache are yielded at once; the others are computed in parallel and yielded
+    as they complete.
+
+    Parameters
+    ----------
+    ds : Dataset
+        The data (:func:`buviz.datasets.load` and friends).
+    gammas : iterable of float
+        RBF kernel parameters γ > 0 (e.g. ``2.0 ** np.arange(-10, 11)``).
+    C : float, default=1.0
+        SVC regularisation.
+    cv : int, default=10
+        Folds of stratified k-fold CV (10 to 40 in Ha et al. 2021, §6.4).
+    M : int, default=40
+        Proposal 2's neighbourhood size.
+    K : "aic", int or sequence of int, default="aic"
+        Proposal 2's prototypes per class.
+    perturbation : float, default=0.5
+        Amplitude of T̃ (see :class:`~buviz.uncertainty.BoundaryUncertainty`).
+    perturbation_mode : {"features", "scalar"}, default="features"
+        How T̃ is drawn.
+    proposal1 : bool, default=False
+        Also compute Proposal 1 on T (column ``U1_tr``).
+    random_state : int or None, default=0
+        Seeds folds, hold-out split, T̃ and K-means.
+    n_jobs : int, default=2
+        joblib workers.
+    cache : bool, str, path or RowCache, default=True
+        True (default directory), False, a directory or a :class:`RowCache`.
+    scheduler : str or distributed.Client, optional
+        A Dask scheduler address (``"tcp://host:port"``) or client; default joblib's processes.
+    progress : callable, optional
+        ``progress(done, total)`` after each finished task.
+    niceness : int, default=0
+        Unix niceness of the worker processes (0: unchanged); the calling process is never reniced.
+        joblib reuses its workers, so they keep that niceness for later sweeps in the same process.
+
+    Yields
+    ------
+    dict
+        One row of the table of :func:`svm_gamma_sweep`.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``ds`` is not a Dataset, a list is empty or a value is out of range (e.g. more folds
+        than samples in a class).
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
     """
     gammas = [check_real(g, "gammas", low=0, low_open=True) for g in np.atleast_1d(gammas)]
     if not gammas:
-        raise ValueError("gammas must hold at least one value")
+        raise InvalidParameterError("gammas must hold at least one value")
     C = check_real(C, "C", low=0, low_open=True)
     cv = _check_common(ds, cv, M)
     store = _resolve_cache(cache)
@@ -254,21 +356,60 @@ def svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, cv: in
                     *, perturbation: float = 0.5, perturbation_mode: str = "features",
                     proposal1: bool = False, random_state=0, n_jobs: int = 2, cache=True,
                     scheduler=None, progress: Progress | None = None, niceness: int = 0) -> pd.DataFrame:
-    """Tidy table, one row per γ of an RBF SVC (Figs 6-8): errors L_tr, L_val, L_ho, L_te and Û_tr, Û_te.
+    """Return a tidy table, one row per γ of an RBF SVC: errors L_tr, L_val, L_ho, L_te and Û_tr, Û_te.
+
+    The sweep of Figs 6-8 of Ha et al. (2021).
 
     Parameters
     ----------
-    ds : :class:`~buviz.datasets.Dataset`.
-    gammas : RBF kernel parameters (e.g. ``2.0 ** np.arange(-10, 11)``).
-    C : SVC regularisation. cv : folds of stratified k-fold CV (10 to 40 in the paper).
-    M, K, perturbation, perturbation_mode : Proposal 2 settings (see
-        :class:`~buviz.uncertainty.BoundaryUncertainty`).
-    proposal1 : also compute Proposal 1 on T (column ``U1_tr``).
-    random_state : seeds folds, hold-out split, T̃ and K-means.
-    n_jobs : joblib workers. cache : True (default directory), False, a path or a :class:`RowCache`.
-    scheduler : a Dask scheduler address (``"tcp://host:port"``) or ``distributed.Client``.
-    progress : ``progress(done, total)`` after each task.
-    niceness : Unix niceness of the worker processes (0: unchanged), see :func:`iter_svm_gamma_sweep`.
+    ds : Dataset
+        The data (:func:`buviz.datasets.load` and friends).
+    gammas : iterable of float
+        RBF kernel parameters γ > 0 (e.g. ``2.0 ** np.arange(-10, 11)``).
+    C : float, default=1.0
+        SVC regularisation.
+    cv : int, default=10
+        Folds of stratified k-fold CV (10 to 40 in Ha et al. 2021, §6.4).
+    M : int, default=40
+        Proposal 2's neighbourhood size.
+    K : "aic", int or sequence of int, default="aic"
+        Proposal 2's prototypes per class.
+    perturbation : float, default=0.5
+        Amplitude of T̃ (see :class:`~buviz.uncertainty.BoundaryUncertainty`).
+    perturbation_mode : {"features", "scalar"}, default="features"
+        How T̃ is drawn.
+    proposal1 : bool, default=False
+        Also compute Proposal 1 on T (column ``U1_tr``).
+    random_state : int or None, default=0
+        Seeds folds, hold-out split, T̃ and K-means.
+    n_jobs : int, default=2
+        joblib workers.
+    cache : bool, str, path or RowCache, default=True
+        True (default directory), False, a directory or a :class:`RowCache`.
+    scheduler : str or distributed.Client, optional
+        A Dask scheduler address (``"tcp://host:port"``) or client; default joblib's processes.
+    progress : callable, optional
+        ``progress(done, total)`` after each finished task.
+    niceness : int, default=0
+        Unix niceness of the worker processes (0: unchanged); the calling process is never reniced.
+        joblib reuses its workers, so they keep that niceness for later sweeps in the same process.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per γ, columns as in the module docstring.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``ds`` is not a Dataset, a list is empty or a value is out of range (e.g. more folds
+        than samples in a class).
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
     """
     rows = list(iter_svm_gamma_sweep(ds, gammas, C, cv, M, K, perturbation=perturbation,
                                      perturbation_mode=perturbation_mode, proposal1=proposal1,
@@ -306,15 +447,66 @@ def mlp_epoch_sweep(ds: Dataset, epochs: Iterable[int], cv: int = 10, M: int = 4
                     perturbation: float = 0.5, perturbation_mode: str = "features", random_state=0,
                     n_jobs: int = 2, cache=True, scheduler=None,
                     progress: Progress | None = None, niceness: int = 0) -> pd.DataFrame:
-    """Tidy table, one row per training epoch of one MLP (Fig 9), columns as for the γ sweep.
+    """Return a tidy table, one row per training epoch of one MLP, columns as for the γ sweep.
 
-    Each fold (and the full training set, and the hold-out split) trains one network with
-    ``partial_fit`` and is read off at the requested epochs, so the statuses of a row share a
-    trajectory, as in the paper.
+    The sweep of Fig 9 of Ha et al. (2021). Each fold (and the full training set, and the hold-out
+    split) trains one network with ``partial_fit`` and is read off at the requested epochs, so the
+    statuses of a row share a trajectory, as in the paper.
+
+    Parameters
+    ----------
+    ds : Dataset
+        The data (:func:`buviz.datasets.load` and friends).
+    epochs : iterable of int
+        Epochs (>= 1) at which to read the network.
+    cv : int, default=10
+        Folds of stratified k-fold CV (10 to 40 in Ha et al. 2021, §6.4).
+    M : int, default=40
+        Proposal 2's neighbourhood size.
+    K : "aic", int or sequence of int, default="aic"
+        Proposal 2's prototypes per class.
+    hidden_layer_sizes : tuple of int, default=(128, 64)
+        The MLP's hidden layers.
+    learning_rate_init : float, default=1e-3
+        Adam's learning rate.
+    perturbation : float, default=0.5
+        Amplitude of T̃ (see :class:`~buviz.uncertainty.BoundaryUncertainty`).
+    perturbation_mode : {"features", "scalar"}, default="features"
+        How T̃ is drawn.
+    random_state : int or None, default=0
+        Seeds folds, hold-out split, T̃ and K-means.
+    n_jobs : int, default=2
+        joblib workers.
+    cache : bool, str, path or RowCache, default=True
+        True (default directory), False, a directory or a :class:`RowCache`.
+    scheduler : str or distributed.Client, optional
+        A Dask scheduler address (``"tcp://host:port"``) or client; default joblib's processes.
+    progress : callable, optional
+        ``progress(done, total)`` after each finished task.
+    niceness : int, default=0
+        Unix niceness of the worker processes (0: unchanged); the calling process is never reniced.
+        joblib reuses its workers, so they keep that niceness for later sweeps in the same process.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per epoch.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``ds`` is not a Dataset, a list is empty or a value is out of range (e.g. more folds
+        than samples in a class).
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
     """
     epochs = sorted({check_int(e, "epochs", low=1) for e in np.atleast_1d(epochs)})
     if not epochs:
-        raise ValueError("epochs must hold at least one value")
+        raise InvalidParameterError("epochs must hold at least one value")
     cv = _check_common(ds, cv, M)
     mlp_kw = dict(hidden_layer_sizes=tuple(hidden_layer_sizes), learning_rate_init=learning_rate_init,
                   random_state=random_state)
@@ -332,7 +524,6 @@ def mlp_epoch_sweep(ds: Dataset, epochs: Iterable[int], cv: int = 10, M: int = 4
     tasks = [delayed(_mlp_full_task)(ds, epochs, mlp_kw, bu_tr, bu_te),
              delayed(_mlp_errors_task)(X, y, ho[0], ho[1], epochs, mlp_kw)]
     tasks += [delayed(_mlp_errors_task)(X, y, tr, va, epochs, mlp_kw) for tr, va in folds]
-    results = []
     results = [None] * len(tasks)
     with _backend(scheduler):
         for n, (t, out) in enumerate(_run_tasks(tasks, n_jobs, {}, niceness=niceness)):
@@ -388,31 +579,25 @@ def _run_tasks(tasks: list, n_jobs: int, retried: dict[int, int], retries: int =
                 retried[t] = retried.get(t, 0) + 1
 
 
-class _backend:
-    """Context manager: joblib's default backend, or Dask's when a scheduler is given."""
+@contextmanager
+def _backend(scheduler) -> Iterator[None]:
+    """Run the block with joblib's default backend, or Dask's when a scheduler is given.
 
-    def __init__(self, scheduler):
-        self.scheduler = scheduler
-        self._ctx = None
-        self._client = None
+    A scheduler address opens a client that is closed on exit; a given ``Client`` is left open.
+    """
+    if scheduler is None:
+        yield
+        return
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ValueError("scheduler= needs dask.distributed (pip install 'buviz[dask]')") from None
+    from joblib import parallel_config
 
-    def __enter__(self):
-        if self.scheduler is None:
-            return self
-        try:
-            from distributed import Client
-        except ImportError:
-            raise ValueError("scheduler= needs dask.distributed (pip install 'buviz[dask]')") from None
-        from joblib import parallel_config
-
-        self._client = self.scheduler if isinstance(self.scheduler, Client) else Client(self.scheduler)
-        self._ctx = parallel_config(backend="dask")
-        self._ctx.__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        if self._ctx is not None:
-            self._ctx.__exit__(*exc)
-        if self._client is not None and self._client is not self.scheduler:
-            self._client.close()
-        return False
+    client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
+    try:
+        with parallel_config(backend="dask"):
+            yield
+    finally:
+        if client is not scheduler:
+            client.close()

@@ -1,5 +1,4 @@
-"""Accuracy extrapolation through D̄(u) (Zheng, Achanta & Benjamini 2017 and
-2018: full references in :mod:`buviz.extrapolation._estimators`).
+"""Accuracy extrapolation through D̄(u) (Zheng, Achanta & Benjamini 2017 and 2018).
 
 Pure numpy/scipy/scikit-learn (never imports panel or holoviews).
 
@@ -14,6 +13,16 @@ Pure numpy/scipy/scikit-learn (never imports panel or holoviews).
   U_x(y): :func:`toy_average_risk` etc.
 - Populations with ground truth and classifiers' margins: :func:`make_population`,
   :func:`margin_matrix`, :func:`ground_truth`, :func:`compare_classifiers`.
+
+References
+----------
+C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+classification", manuscript, April 21, 2017 (equation and section numbers are this text's); the
+same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
+
+C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating Expected Accuracies for Large Multi-Class
+Problems", *Journal of Machine Learning Research* 19, 1-30, 2018.
+https://jmlr.org/papers/v19/17-701.html (arXiv:1712.09713)
 """
 
 from ._core import (

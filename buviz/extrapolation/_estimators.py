@@ -2,37 +2,44 @@
 
 Estimators (all take the margin matrix of the k1 observed classes and the true labels):
 
-``"moment"``      the moment method of Zheng, Achanta & Benjamini (eq 9-14): AverageTA_k (eq 3) at
-                  ``ks``, then :func:`fit_dbar` (linear spline + NNLS by default) and eq 14.
-``"classexreg"``  the same authors' regression estimator (ClassExReg): AverageTA_k regressed, with
-                  β >= 0 (NNLS), on the columns ``E[Φ(Z)^(k-1)]``, ``Z ~ N(t_l, h²)``, knots ``t_l``
-                  equally spaced on ``[0, Φ⁻¹(1 - 1/k1²)]`` (``ceil(t_max/h)`` of them) plus a constant
-                  column; ``h ∈ {0.1, …, 1.0}`` chosen by a subsample-and-predict bootstrap: with ``L``
-                  fitted class counts, draw ``ks[L//2 - 1]`` classes, fit their exact AverageTA at the
-                  first ``L//2`` counts, predict AverageTA at ``ks[-1]`` and compare with the full data
-                  (20 rounds, as in the reference simulation).
-``"kde"``         Kay's KDE estimator: per test point, ``a = mean over wrong labels of
-                  Φ((m_true - m_wrong)/bw)`` with a per-point bandwidth estimated on that point's
-                  wrong-label scores (``"ucv"``, ``"bcv"`` exactly as R's ``bw.ucv`` / ``bw.bcv``;
-                  ``"silverman"``, ``"scott"``), and ``ÂGA_k = mean a^(k-1)``.
-``"probit_ml"``   (extra, experimental) a two-parameter model ``U = Φ(Z)``, ``Z ~ N(μ, s²)``, fitted by
-                  maximum likelihood to the per-test-point counts ``c_i`` of wrong labels scoring at least
-                  as high as the true one (``c_i | U ~ Binomial(k1 - 1, 1 - U)``); ``ÂGA_k = E[Φ(Z)^(k-1)]``.
-``"best"``        the project's recommendation: ClassExReg's bootstrap (40 rounds) scores every ClassExReg
-                  width and the UCV KDE on the same subsets and the same exact subsampled accuracies; the
-                  prediction is ``w · ClassExReg(best width) + (1 - w) · KDE`` with ``w ∈ {0, ¼, ½, ¾, 1}``
-                  minimising the bootstrap error of the mixture. No ground truth is used.
+``"moment"``
+    the moment method of Zheng, Achanta & Benjamini (eq 9-14): AverageTA_k (eq 3) at
+    ``ks``, then :func:`fit_dbar` (linear spline + NNLS by default) and eq 14.
+``"classexreg"``
+    the same authors' regression estimator (ClassExReg): AverageTA_k regressed, with
+    β >= 0 (NNLS), on the columns ``E[Φ(Z)^(k-1)]``, ``Z ~ N(t_l, h²)``, knots ``t_l``
+    equally spaced on ``[0, Φ⁻¹(1 - 1/k1²)]`` (``ceil(t_max/h)`` of them) plus a constant
+    column; ``h ∈ {0.1, …, 1.0}`` chosen by a subsample-and-predict bootstrap: with ``L``
+    fitted class counts, draw ``ks[L//2 - 1]`` classes, fit their exact AverageTA at the
+    first ``L//2`` counts, predict AverageTA at ``ks[-1]`` and compare with the full data
+    (20 rounds, as in the reference simulation).
+``"kde"``
+    Kay's KDE estimator: per test point, ``a = mean over wrong labels of
+    Φ((m_true - m_wrong)/bw)`` with a per-point bandwidth estimated on that point's
+    wrong-label scores (``"ucv"``, ``"bcv"`` exactly as R's ``bw.ucv`` / ``bw.bcv``;
+    ``"silverman"``, ``"scott"``), and ``ÂGA_k = mean a^(k-1)``.
+``"probit_ml"``
+    (extra, experimental) a two-parameter model ``U = Φ(Z)``, ``Z ~ N(μ, s²)``, fitted by
+    maximum likelihood to the per-test-point counts ``c_i`` of wrong labels scoring at least
+    as high as the true one (``c_i | U ~ Binomial(k1 - 1, 1 - U)``); ``ÂGA_k = E[Φ(Z)^(k-1)]``.
+``"best"``
+    the project's recommendation: ClassExReg's bootstrap (40 rounds) scores every ClassExReg
+    width and the UCV KDE on the same subsets and the same exact subsampled accuracies; the
+    prediction is ``w · ClassExReg(best width) + (1 - w) · KDE`` with ``w ∈ {0, ¼, ½, ¾, 1}``
+    minimising the bootstrap error of the mixture. No ground truth is used.
 
 References
 ----------
-Zheng, C., Achanta, R. & Benjamini, Y. (2018). Extrapolating expected accuracies for large multi-class
-problems. *Journal of Machine Learning Research* 19, 2018 (arXiv:1712.09713).
+C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating Expected Accuracies for Large Multi-Class
+Problems", *Journal of Machine Learning Research* 19, 1-30, 2018.
+https://jmlr.org/papers/v19/17-701.html (arXiv:1712.09713)
 
-Zheng, C., Achanta, R. & Benjamini, Y. (2017). Extrapolating expected accuracies for multi-class
-classification. Manuscript, April 21, 2017 (the moment method; equation numbers are this text's).
+C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+classification", manuscript, April 21, 2017 (the moment method; equation and section numbers are
+this text's); the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
 
-Kay, K. N., Naselaris, T., Prenger, R. J. & Gallant, J. L. (2008). Identifying natural images from human
-brain activity. *Nature* 452, 352-355.
+K. N. Kay, T. Naselaris, R. J. Prenger and J. L. Gallant, "Identifying natural images from human
+brain activity", *Nature* 452, 352-355, 2008. https://doi.org/10.1038/nature06713
 """
 
 from __future__ import annotations
@@ -43,6 +50,8 @@ from functools import lru_cache
 import numpy as np
 from scipy.optimize import nnls
 from scipy.special import log_ndtr, ndtr, ndtri
+
+from buviz._validation import InvalidParameterError
 
 from .._validation import check_int
 from ._core import average_accuracy_from_ranks, check_ks, check_margins, ranks_from_margins
@@ -79,8 +88,23 @@ def _check_problem(margins, labels):
 
 
 def default_ks(k1: int, n: int = 25) -> np.ndarray:
-    """The k at which AverageTA_k is fitted by default: all of 2..k1 when k1 <= n, else ``n`` values
-    evenly spaced from 2 to k1 (the ClassEx simulations use k = 20, 40, ..., 500)."""
+    """Return the k at which AverageTA_k is fitted by default.
+
+    All of 2..k1 when k1 <= n, else ``n`` values evenly spaced from 2 to k1 (the ClassEx
+    simulations use k = 20, 40, ..., 500).
+
+    Parameters
+    ----------
+    k1 : int
+        Number of observed classes.
+    n : int, default=25
+        Largest number of class counts.
+
+    Returns
+    -------
+    ndarray of int
+        The class counts.
+    """
     k1 = check_int(k1, "k1", low=2)
     if k1 - 1 <= n:
         return np.arange(2, k1 + 1)
@@ -140,12 +164,19 @@ def gaussian_basis(ks, h: float, max_mu: float, *, symmetric: bool = False) -> n
         Kernel width (standard deviation of Z).
     max_mu : float
         Largest knot; Zheng, Achanta & Benjamini use ``Φ⁻¹(1 - 1/k1²)``.
-    symmetric : bool, default False
+    symmetric : bool, default=False
         Also use the negative knots.
 
     Returns
     -------
-    X : ndarray of shape (len(ks), n_knots + 1)
+    ndarray of shape (len(ks), n_knots + 1)
+        The design matrix, the constant column last.
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating Expected Accuracies for Large
+    Multi-Class Problems", *Journal of Machine Learning Research* 19, 1-30, 2018.
+    https://jmlr.org/papers/v19/17-701.html (arXiv:1712.09713)
     """
     ks = check_ks(ks, "ks")
     return _gaussian_basis_cached(float(h), float(max_mu), tuple(int(k) for k in ks), bool(symmetric))[0].copy()
@@ -162,7 +193,7 @@ def _row_bandwidth(W: np.ndarray, bw) -> np.ndarray:
     n = W.shape[1]
     if isinstance(bw, int | float) and not isinstance(bw, bool):
         if not np.isfinite(bw) or bw <= 0:
-            raise ValueError(f"bw must be positive, got {bw}")
+            raise InvalidParameterError(f"bw must be positive, got {bw}")
         return np.full(W.shape[0], float(bw))
     if n < 2:
         return np.zeros(W.shape[0])
@@ -180,7 +211,7 @@ def _row_bandwidth(W: np.ndarray, bw) -> np.ndarray:
         for s0 in range(0, W.shape[0], step):
             out[s0:s0 + step] = cv_bandwidths(W[s0:s0 + step], bw)
         return out
-    raise ValueError(f"bw must be a positive number or one of {KDE_BANDWIDTHS}, got {bw!r}")
+    raise InvalidParameterError(f"bw must be a positive number or one of {KDE_BANDWIDTHS}, got {bw!r}")
 
 
 def kde_favorability(margins, labels, bw="ucv", scale=1.0) -> np.ndarray:
@@ -195,14 +226,18 @@ def kde_favorability(margins, labels, bw="ucv", scale=1.0) -> np.ndarray:
     Parameters
     ----------
     margins : array-like of shape (n_test, k1)
+        Score of every observed class for each test point.
     labels : array-like of shape (n_test,)
-    bw : {"ucv", "bcv", "silverman", "scott"} or float, default "ucv"
-    scale : float or sequence of float, default 1.0
+        True class index of each test point.
+    bw : {"ucv", "bcv", "silverman", "scott"} or float, default="ucv"
+        Bandwidth rule, or a fixed positive bandwidth.
+    scale : float or sequence of float, default=1.0
         Multiplies the bandwidths; a sequence gives one row per value (bandwidths computed once).
 
     Returns
     -------
-    a : ndarray of shape (n_test,), or (len(scale), n_test) when ``scale`` is a sequence.
+    ndarray
+        ``a`` of shape (n_test,), or (len(scale), n_test) when ``scale`` is a sequence.
 
     Notes
     -----
@@ -323,7 +358,7 @@ def _probit_ml_predict(mu, s, ks):
 class Extrapolation:
     """A fitted extrapolator: ``accuracy(k)`` gives the predicted average accuracy AGA_k.
 
-    Attributes
+    Parameters
     ----------
     method : str
         Estimator name.
@@ -334,6 +369,14 @@ class Extrapolation:
     details : dict
         Estimator-specific choices (chosen width, bootstrap scores and predictions, mixture weights,
         favourabilities, the D̄ fit, ``dbar``: the fitted D̄ as a callable).
+    _predict : callable
+        ``ks -> AGA_k`` (private).
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating Expected Accuracies for Large
+    Multi-Class Problems", *Journal of Machine Learning Research* 19, 1-30, 2018.
+    https://jmlr.org/papers/v19/17-701.html (arXiv:1712.09713)
     """
 
     method: str
@@ -344,15 +387,49 @@ class Extrapolation:
     _predict: object = field(default=None, repr=False)
 
     def accuracy(self, k):
-        """Predicted AGA_k for any k >= 2 (scalar or array)."""
+        """Return the predicted AGA_k for any k >= 2.
+
+        Parameters
+        ----------
+        k : int or array-like of int
+            Class counts k >= 2.
+
+        Returns
+        -------
+        float or ndarray
+            AGA_k clipped to [0, 1], a float for a scalar ``k``.
+
+        Raises
+        ------
+        InvalidParameterError
+            If a k is not an integer >= 2.
+        """
         scalar = np.ndim(k) == 0
         ks = check_ks(k, "k_target")
         out = np.clip(np.asarray(self._predict(ks), dtype=float), 0.0, 1.0)
         return float(out[0]) if scalar else out
 
     def dbar(self, u) -> np.ndarray:
-        """The fitted D̄(u) = P(U <= u), U the conditional accuracy of a random test point (Theorem 4.1
-        of Zheng, Achanta & Benjamini 2017: AGA_k = E[U^(k-1)] = 1 - (k-1) ∫ D̄(u) u^(k-2) du)."""
+        """Return the fitted D̄(u) = P(U <= u), U the conditional accuracy of a random test point.
+
+        Theorem 4.1 of Zheng, Achanta & Benjamini (2017): AGA_k = E[U^(k-1)] = 1 - (k-1) ∫ D̄(u)
+        u^(k-2) du.
+
+        Parameters
+        ----------
+        u : array-like of float
+            Points in [0, 1].
+
+        Returns
+        -------
+        ndarray
+            D̄(u).
+
+        Raises
+        ------
+        ValueError
+            If the method has no D̄.
+        """
         fn = self.details.get("dbar")
         if fn is None:
             raise ValueError(f"method {self.method!r} has no D̄")
@@ -498,29 +575,50 @@ def fit_extrapolator(margins, labels, method: str = "classexreg", *, ks=None, ra
         Score of every observed class for each test point (higher = more likely).
     labels : array-like of shape (n_test,)
         True class index ``0 .. k1-1``; every class needs at least one test point.
-    method : {"moment", "classexreg", "kde", "best", "probit_ml"}, default "classexreg"
+    method : {"moment", "classexreg", "kde", "best", "probit_ml"}, default="classexreg"
+        The estimator (see the module docstring).
     ks : sequence of int, optional
         The k (2..k1) at which AverageTA_k (eq 3) is computed and fitted; default :func:`default_ks`.
-    random_state : int or Generator, default 0
+    random_state : int or Generator, default=0
         Seed of the bootstrap (ClassExReg, best) and of random tie-breaking.
-    basis, m, knots
+    basis : str, default="linear_spline"
         The moment method's D̄ basis (:func:`fit_dbar`).
-    bw : {"ucv", "bcv", "silverman", "scott"} or float, default "ucv"
+    m : int, optional
+        The moment method's number of basis functions.
+    knots : {"uniform", "tail"}, default="uniform"
+        The moment method's knot grid.
+    bw : {"ucv", "bcv", "silverman", "scott"} or float, default="ucv"
         KDE bandwidth rule.
     bandwidths : sequence of float
         ClassExReg's kernel widths h (0.1, ..., 1.0).
     n_boot : int, optional
         Bootstrap rounds of the subsample-and-predict selection (default 20 for ClassExReg, as in the
         reference simulation, and 40 for "best").
-    ties : {"max", "random"}
+    ties : {"max", "random"}, default="max"
         Rank convention for eq 3.
 
     Returns
     -------
     Extrapolation
+        The fitted extrapolator.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``method``, ``bw``, ``ks`` or ``bandwidths`` is invalid.
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating Expected Accuracies for Large
+    Multi-Class Problems", *Journal of Machine Learning Research* 19, 1-30, 2018.
+    https://jmlr.org/papers/v19/17-701.html (arXiv:1712.09713)
+
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
+    the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
     """
     if method not in METHODS + EXTRA_METHODS:
-        raise ValueError(f"method must be one of {METHODS + EXTRA_METHODS}, got {method!r}")
+        raise InvalidParameterError(f"method must be one of {METHODS + EXTRA_METHODS}, got {method!r}")
     M, y = _check_problem(margins, labels)
     k1 = M.shape[1]
     ks = default_ks(k1) if ks is None else np.unique(check_ks(ks, "ks", k_max=k1))
@@ -528,9 +626,9 @@ def fit_extrapolator(margins, labels, method: str = "classexreg", *, ks=None, ra
         n_boot = BEST_N_BOOT if method == "best" else 20
     n_boot = check_int(n_boot, "n_boot", low=1)
     if not (isinstance(bw, str) or (isinstance(bw, int | float) and not isinstance(bw, bool))):
-        raise ValueError(f"bw must be a positive number or one of {KDE_BANDWIDTHS}, got {bw!r}")
+        raise InvalidParameterError(f"bw must be a positive number or one of {KDE_BANDWIDTHS}, got {bw!r}")
     if isinstance(bw, str) and bw not in KDE_BANDWIDTHS + ("nrd0", "nrd"):
-        raise ValueError(f"bw must be a positive number or one of {KDE_BANDWIDTHS}, got {bw!r}")
+        raise InvalidParameterError(f"bw must be a positive number or one of {KDE_BANDWIDTHS}, got {bw!r}")
     rng = np.random.default_rng(random_state)
     ranks = ranks_from_margins(M, y, ties=ties, random_state=rng)
     obs = np.atleast_1d(average_accuracy_from_ranks(ranks, ks, k1=k1, groups=y))
@@ -554,7 +652,8 @@ def fit_extrapolator(margins, labels, method: str = "classexreg", *, ks=None, ra
     if method == "classexreg":
         bws = np.atleast_1d(np.asarray(bandwidths, dtype=float))
         if bws.ndim != 1 or bws.size == 0 or not np.all(np.isfinite(bws) & (bws > 0)):
-            raise ValueError(f"bandwidths must be a non-empty sequence of positive numbers, got {bandwidths!r}")
+            raise InvalidParameterError(f"bandwidths must be a non-empty sequence of positive numbers, "
+                                        f"got {bandwidths!r}")
         cands = [("classexreg", float(h)) for h in bws]
         predict, details = _fit_candidates(M, y, ks, obs, cands, n_boot=n_boot, ties=ties, rng=rng)
         return Extrapolation("classexreg", k1, ks, obs, details, predict)
@@ -577,7 +676,9 @@ BEST_CANDIDATES = [("classexreg", float(h)) for h in CLASSEXREG_BANDWIDTHS] + [(
 
 def extrapolate(margins, labels, k_target, method: str = "classexreg", ks=None, random_state=0,
                 **options):
-    """Predicted average accuracy AGA_{k_target} from the k1 observed classes (the package's stable API).
+    """Return the predicted average accuracy AGA_{k_target} from the k1 observed classes.
+
+    The package's stable API for accuracy extrapolation.
 
     Parameters
     ----------
@@ -587,19 +688,36 @@ def extrapolate(margins, labels, k_target, method: str = "classexreg", ks=None, 
         True class index of each test point.
     k_target : int or sequence of int
         Class counts (>= 2) at which AGA_k is predicted.
-    method : {"moment", "classexreg", "kde", "best", "probit_ml"}, default "classexreg"
+    method : {"moment", "classexreg", "kde", "best", "probit_ml"}, default="classexreg"
         "moment" is the moment method (eq 9-14 of Zheng, Achanta & Benjamini 2017), "classexreg" and
         "kde" the estimators compared by Zheng, Achanta & Benjamini (2018), "best" the package's
         bootstrap-weighted mixture of the two (module docstring).
     ks : sequence of int, optional
         Class counts at which AverageTA_k (eq 3) is computed and fitted.
-    random_state : int, default 0
+    random_state : int, default=0
+        Seed of the bootstrap and of random tie-breaking.
     **options
         Passed to :func:`fit_extrapolator` (``bw``, ``bandwidths``, ``n_boot``, ``basis``, ...).
 
     Returns
     -------
-    float if ``k_target`` is a scalar, else ndarray.
+    float or ndarray
+        AGA_k, a float if ``k_target`` is a scalar.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``k_target``, ``method`` or an option is invalid.
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating Expected Accuracies for Large
+    Multi-Class Problems", *Journal of Machine Learning Research* 19, 1-30, 2018.
+    https://jmlr.org/papers/v19/17-701.html (arXiv:1712.09713)
+
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
+    the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
     """
     check_ks(k_target, "k_target")
     ext = fit_extrapolator(margins, labels, method, ks=ks, random_state=random_state, **options)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator
 
+from buviz._validation import InvalidParameterError
+
 from ._core import check_ks
 from ._estimators import CLASSEXREG_BANDWIDTHS, EXTRA_METHODS, METHODS, fit_extrapolator
 
@@ -23,7 +25,7 @@ class AccuracyExtrapolator(BaseEstimator):
 
     Parameters
     ----------
-    method : {"best", "classexreg", "kde", "moment", "probit_ml"}, default "best"
+    method : {"best", "classexreg", "kde", "moment", "probit_ml"}, default="best"
         ``"moment"``: linear model for D̄ fitted to AverageTA_k (eq 9-14). ``"classexreg"``: regression
         on Gaussian-kernel accuracy curves with bootstrap-selected width (Zheng, Achanta & Benjamini
         2018). ``"kde"``: Kay's kernel-density estimator with per-test-point UCV/BCV bandwidths (Kay et al.
@@ -32,17 +34,21 @@ class AccuracyExtrapolator(BaseEstimator):
         two-parameter probit-normal model fitted by maximum likelihood.
     ks : sequence of int, optional
         Class counts k (2..k1) at which AverageTA_k is computed and fitted; default 25 values from 2 to k1.
-    bw : {"ucv", "bcv", "silverman", "scott"} or float, default "ucv"
+    bw : {"ucv", "bcv", "silverman", "scott"} or float, default="ucv"
         Bandwidth rule of ``method="kde"``.
-    bandwidths : sequence of float, default (0.1, 0.2, ..., 1.0)
+    bandwidths : sequence of float, default=(0.1, 0.2, ..., 1.0)
         ClassExReg kernel widths h.
     n_boot : int, optional
         Bootstrap rounds (default 20 for ClassExReg, 40 for "best").
-    basis, m, knots
+    basis : str, default="linear_spline"
         Basis of the moment method (see :func:`buviz.extrapolation.fit_dbar`).
-    ties : {"max", "random"}, default "max"
+    m : int, optional
+        Number of basis functions of the moment method.
+    knots : {"uniform", "tail"}, default="uniform"
+        Knot grid of the moment method.
+    ties : {"max", "random"}, default="max"
         Rank convention for eq 3.
-    random_state : int or None, default 0
+    random_state : int or None, default=0
         Seeds the bootstrap and random tie-breaking.
 
     Attributes
@@ -62,14 +68,16 @@ class AccuracyExtrapolator(BaseEstimator):
 
     References
     ----------
-    Zheng, C., Achanta, R. & Benjamini, Y. (2017). Extrapolating expected accuracies for multi-class
-    classification. Manuscript, April 21, 2017 (equation numbers are this text's).
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's); the
+    same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
 
-    Zheng, C., Achanta, R. & Benjamini, Y. (2018). Extrapolating expected accuracies for large
-    multi-class problems. *Journal of Machine Learning Research* 19, 2018 (arXiv:1712.09713).
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating Expected Accuracies for Large Multi-Class
+    Problems", *Journal of Machine Learning Research* 19, 1-30, 2018.
+    https://jmlr.org/papers/v19/17-701.html (arXiv:1712.09713)
 
-    Kay, K. N., Naselaris, T., Prenger, R. J. & Gallant, J. L. (2008). Identifying natural images from
-    human brain activity. *Nature* 452, 352-355.
+    K. N. Kay, T. Naselaris, R. J. Prenger and J. L. Gallant, "Identifying natural images from human
+    brain activity", *Nature* 452, 352-355, 2008. https://doi.org/10.1038/nature06713
 
     Examples
     --------
@@ -107,10 +115,16 @@ class AccuracyExtrapolator(BaseEstimator):
 
         Returns
         -------
-        self
+        AccuracyExtrapolator
+            The fitted estimator (``self``).
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``method`` or another parameter is invalid.
         """
         if self.method not in METHODS + EXTRA_METHODS:
-            raise ValueError(f"method must be one of {METHODS + EXTRA_METHODS}, got {self.method!r}")
+            raise InvalidParameterError(f"method must be one of {METHODS + EXTRA_METHODS}, got {self.method!r}")
         ext = fit_extrapolator(margins, labels, self.method, ks=self.ks, random_state=self.random_state,
                                basis=self.basis, m=self.m, knots=self.knots, bw=self.bw,
                                bandwidths=self.bandwidths, n_boot=self.n_boot, ties=self.ties)
@@ -122,7 +136,7 @@ class AccuracyExtrapolator(BaseEstimator):
         return self
 
     def predict(self, k):
-        """Predicted average accuracy AGA_k.
+        """Return the predicted average accuracy AGA_k.
 
         Parameters
         ----------
@@ -133,17 +147,42 @@ class AccuracyExtrapolator(BaseEstimator):
         Returns
         -------
         float or ndarray
+            AGA_k, a float for a scalar ``k``.
+
+        Raises
+        ------
+        InvalidParameterError
+            If a k is below k1.
+        ValueError
+            If the estimator is not fitted.
         """
         if not hasattr(self, "extrapolation_"):
             raise ValueError("this AccuracyExtrapolator is not fitted yet; call fit(margins, labels) first")
         kk = check_ks(k, "k")
         if kk.min() < self.n_classes_observed_:
-            raise ValueError(f"k must be at least the number of observed classes k1 = {self.n_classes_observed_} "
+            raise InvalidParameterError(f"k must be at least the number of observed classes "
+                                        f"k1 = {self.n_classes_observed_} "
                              f"(below k1 the accuracy is measured: see observed_accuracy_), got {kk.min()}")
         return self.extrapolation_.accuracy(k)
 
     def predict_curve(self, k) -> np.ndarray:
-        """AGA_k for any k >= 2 (within the observed range this is the fitted curve, not eq 3)."""
+        """Return the predicted AGA_k for any k >= 2 (below k1 the fitted curve, not eq 3).
+
+        Parameters
+        ----------
+        k : int or array-like of int
+            Class counts k >= 2.
+
+        Returns
+        -------
+        ndarray
+            AGA_k, 1-D.
+
+        Raises
+        ------
+        ValueError
+            If the estimator is not fitted.
+        """
         if not hasattr(self, "extrapolation_"):
             raise ValueError("this AccuracyExtrapolator is not fitted yet; call fit(margins, labels) first")
         return np.atleast_1d(self.extrapolation_.accuracy(check_ks(k, "k")))

@@ -23,11 +23,12 @@ The unbiased (least-squares) and biased cross-validation bandwidths follow the c
 
 References
 ----------
-Kay, K. N., Naselaris, T., Prenger, R. J. & Gallant, J. L. (2008). Identifying natural images from
-human brain activity. *Nature* 452, 352-355.
+K. N. Kay, T. Naselaris, R. J. Prenger and J. L. Gallant, "Identifying natural images from human
+brain activity", *Nature* 452, 352-355, 2008. https://doi.org/10.1038/nature06713
 
-Zheng, C., Achanta, R. & Benjamini, Y. (2018). Extrapolating expected accuracies for large
-multi-class problems. *Journal of Machine Learning Research* 19, 2018 (arXiv:1712.09713).
+C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating Expected Accuracies for Large Multi-Class
+Problems", *Journal of Machine Learning Research* 19, 1-30, 2018.
+https://jmlr.org/papers/v19/17-701.html (arXiv:1712.09713)
 
 Scott, D. W. (1992). *Multivariate Density Estimation: Theory, Practice, and Visualization*. Wiley.
 
@@ -38,6 +39,8 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.special import ndtr
+
+from buviz._validation import InvalidParameterError
 
 __all__ = ["binned_pair_counts", "cv_bandwidths", "wrong_label_scores"]
 
@@ -172,7 +175,7 @@ def cv_bandwidths(W: np.ndarray, kind: str = "ucv", nb: int = _NB) -> np.ndarray
     Rows with zero spread get bandwidth 0 (their kernel is a point mass).
     """
     if kind not in ("ucv", "bcv"):
-        raise ValueError(f"bw must be 'ucv' or 'bcv' here, got {kind!r}")
+        raise InvalidParameterError(f"bw must be 'ucv' or 'bcv' here, got {kind!r}")
     W = np.asarray(W, dtype=float)
     rows, n = W.shape
     sd = W.std(axis=1, ddof=1)

@@ -4,15 +4,24 @@ Theorem 4.1: ``AGA_k = 1 - (k-1) ∫_0^1 D̄(u) u^(k-2) du``. With ``D̄(u) = Σ
 the k-class risk is linear in β: ``1 - AGA_k = Σ_l β_l H_lk`` with ``H_lk = (k-1) ∫ h_l(u) u^(k-2) du``
 (eq 13). **Sign slip in the paper:** eq 10-12 print ``1 - AGA_k = 1 - (k-1)∫...`` and
 ``= 1 - Σ β H``; the correct identity (which eq 14 uses) is ``1 - AGA_k = Σ β H``; checked in
-``tests/test_extrapolation.py`` by quadrature.
+the test suite (``tests/extrapolation/``) by quadrature.
 
 Bases (closed-form H, checked against numerical integrals):
 
-``"linear_spline"``  h_l(u) = [u - t_l]_+, t_l = (l-1)/m, β >= 0 (NNLS), as in §5.1 (m = 10000 there).
-                      H_lk = t^k/k - t + (k-1)/k. D̄ is then convex, increasing, D̄(0) = 0.
-``"polynomial"``     h_l(u) = u^l, l = 1..m, unconstrained least squares; H_lk = (k-1)/(k+l-1).
-``"monotone"``       D̄ = Σ β_l G_l with G_l the CDF of the uniform law on bin l of a knot grid,
-                      β >= 0 and Σβ = 1, i.e. a piecewise-linear CDF: monotone, D̄(0) = 0, D̄(1) = 1.
+``"linear_spline"``
+    h_l(u) = [u - t_l]_+, t_l = (l-1)/m, β >= 0 (NNLS), as in §5.1 (m = 10000 there).
+    H_lk = t^k/k - t + (k-1)/k. D̄ is then convex, increasing, D̄(0) = 0.
+``"polynomial"``
+    h_l(u) = u^l, l = 1..m, unconstrained least squares; H_lk = (k-1)/(k+l-1).
+``"monotone"``
+    D̄ = Σ β_l G_l with G_l the CDF of the uniform law on bin l of a knot grid,
+    β >= 0 and Σβ = 1, i.e. a piecewise-linear CDF: monotone, D̄(0) = 0, D̄(1) = 1.
+
+References
+----------
+C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+classification", manuscript, April 21, 2017 (equation and section numbers are this text's); the
+same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
 """
 
 from __future__ import annotations
@@ -21,6 +30,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.optimize import nnls
+
+from buviz._validation import InvalidParameterError
 
 from .._validation import check_int
 from ._core import check_ks
@@ -40,7 +51,7 @@ def _knots(basis: str, m: int, knots: str) -> np.ndarray:
         # denser towards u = 1, where the large-k moments live: 1 - u geometric from 1 to 1e-5
         grid = np.concatenate([[0.0], 1.0 - np.geomspace(1.0, 1e-5, m)[1:], [1.0]])
     else:
-        raise ValueError(f"knots must be 'uniform' or 'tail', got {knots!r}")
+        raise InvalidParameterError(f"knots must be 'uniform' or 'tail', got {knots!r}")
     if basis == "linear_spline":
         return grid[:-1]                                     # t_l = (l-1)/m for uniform knots
     return grid                                              # bin edges for the monotone basis
@@ -54,9 +65,36 @@ def _spline_H(t: np.ndarray, k: np.ndarray) -> np.ndarray:
 
 def moment_matrix(basis: str, ks, *, m: int | None = None, knots: str = "uniform",
                   params: np.ndarray | None = None) -> np.ndarray:
-    """The moments H_lk of eq 13 in closed form, shape (len(ks), n_basis).
+    """Return the moments H_lk of eq 13 in closed form, shape (len(ks), n_basis).
 
-    ``params`` overrides the knot grid (spline knots, polynomial powers or monotone bin edges).
+    Parameters
+    ----------
+    basis : {"linear_spline", "polynomial", "monotone"}
+        The basis of D̄ (see the module docstring).
+    ks : int or sequence of int
+        Class counts k >= 2.
+    m : int, optional
+        Number of basis functions (default of the basis).
+    knots : {"uniform", "tail"}, default="uniform"
+        The knot grid.
+    params : ndarray, optional
+        Overrides the knot grid (spline knots, polynomial powers or monotone bin edges).
+
+    Returns
+    -------
+    ndarray of shape (len(ks), n_basis)
+        H_lk.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``basis`` or ``knots`` is unknown or ``ks`` invalid.
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
+    the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
     """
     basis = _check_basis(basis)
     ks = check_ks(ks, "ks")
@@ -76,7 +114,28 @@ def moment_matrix(basis: str, ks, *, m: int | None = None, knots: str = "uniform
 
 
 def basis_functions(basis: str, u, params: np.ndarray) -> np.ndarray:
-    """Evaluate every basis function h_l at the points ``u``; shape (len(u), n_basis)."""
+    """Evaluate every basis function h_l at the points ``u`` (eq 9).
+
+    Parameters
+    ----------
+    basis : {"linear_spline", "polynomial", "monotone"}
+        The basis.
+    u : array-like of float
+        Points in [0, 1].
+    params : ndarray
+        Knots, powers or bin edges.
+
+    Returns
+    -------
+    ndarray of shape (len(u), n_basis)
+        h_l(u).
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
+    the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
+    """
     u = np.atleast_1d(np.asarray(u, dtype=float))[:, None]
     p = np.asarray(params, dtype=float)[None, :]
     if basis == "linear_spline":
@@ -89,7 +148,7 @@ def basis_functions(basis: str, u, params: np.ndarray) -> np.ndarray:
 
 def _check_basis(basis) -> str:
     if basis not in BASES:
-        raise ValueError(f"basis must be one of {BASES}, got {basis!r}")
+        raise InvalidParameterError(f"basis must be one of {BASES}, got {basis!r}")
     return basis
 
 
@@ -97,10 +156,28 @@ def _check_basis(basis) -> str:
 class DbarFit:
     """A fitted D̄(u) = Σ β_l h_l(u) (eq 9) and the accuracies it implies (eq 14).
 
-    Attributes
+    Parameters
     ----------
-    basis : name of the basis; params : knots / powers / bin edges; beta : coefficients;
-    ks, accuracies : the data fitted (AverageTA_k); residual : root-mean-square residual on them.
+    basis : str
+        Name of the basis.
+    params : ndarray
+        Knots, powers or bin edges.
+    beta : ndarray
+        Coefficients.
+    ks : ndarray
+        Class counts fitted.
+    accuracies : ndarray
+        AverageTA_k fitted.
+    residual : float, default=0.0
+        Root-mean-square residual on them.
+    meta : dict, optional
+        Further details of the fit.
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
+    the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
     """
 
     basis: str
@@ -112,17 +189,50 @@ class DbarFit:
     meta: dict = field(default_factory=dict)
 
     def dbar(self, u) -> np.ndarray:
-        """D̄(u) of the fitted model (eq 9), for u in [0, 1]."""
+        """Return D̄(u) of the fitted model (eq 9).
+
+        Parameters
+        ----------
+        u : array-like of float
+            Points in [0, 1].
+
+        Returns
+        -------
+        ndarray
+            D̄(u).
+        """
         return basis_functions(self.basis, u, self.params) @ self.beta
 
     def risk(self, k) -> np.ndarray:
-        """Average k-class risk Σ_l β_l H_lk (eq 12 with the sign corrected)."""
+        """Return the average k-class risk Σ_l β_l H_lk (eq 12 with the sign corrected).
+
+        Parameters
+        ----------
+        k : int or array-like of int
+            Class counts k >= 2.
+
+        Returns
+        -------
+        float or ndarray
+            The risk, a float for a scalar ``k``.
+        """
         scalar = np.ndim(k) == 0
         out = moment_matrix(self.basis, k, params=self.params) @ self.beta
         return float(out[0]) if scalar else out
 
     def accuracy(self, k) -> np.ndarray:
-        """Extrapolated average accuracy ÂGA_k = 1 - Σ_l β̂_l H_lk (eq 14), any k >= 2."""
+        """Return the extrapolated average accuracy ÂGA_k = 1 − Σ_l β̂_l H_lk (eq 14), any k >= 2.
+
+        Parameters
+        ----------
+        k : int or array-like of int
+            Class counts k >= 2.
+
+        Returns
+        -------
+        float or ndarray
+            ÂGA_k clipped to [0, 1], a float for a scalar ``k``.
+        """
         scalar = np.ndim(k) == 0
         out = np.clip(1.0 - np.atleast_1d(self.risk(k)), 0.0, 1.0)
         return float(out[0]) if scalar else out
@@ -130,30 +240,53 @@ class DbarFit:
 
 def fit_dbar(ks, accuracies, basis: str = "linear_spline", m: int | None = None, *, weights=None,
              knots: str = "uniform") -> DbarFit:
-    """Moment-method fit of D̄ to average accuracies (eq 9-14).
+    """Fit D̄ to average accuracies by the moment method (eq 9-14).
 
     ``β̂ = argmin Σ_k w_k ((1 - TA_k) - Σ_l β_l H_lk)^2`` with the constraints of the basis
     (β >= 0 for ``"linear_spline"``; β >= 0, Σβ = 1 for ``"monotone"``; none for ``"polynomial"``).
 
     Parameters
     ----------
-    ks : sequence of int >= 2; accuracies : AverageTA_k for those k (eq 3), in [0, 1].
-    basis : "linear_spline" (paper), "polynomial" or "monotone" (D̄ a CDF: monotone, D̄(1) = 1).
-    m : number of basis functions (default 100, or degree 6 for polynomials).
-    weights : positive w_k (default 1).
-    knots : "uniform" (t_l = (l-1)/m, the paper's) or "tail" (denser near u = 1).
+    ks : sequence of int
+        Class counts k >= 2.
+    accuracies : sequence of float
+        AverageTA_k for those k (eq 3), in [0, 1].
+    basis : {"linear_spline", "polynomial", "monotone"}, default="linear_spline"
+        The paper's spline, polynomials, or "monotone" (D̄ a CDF: monotone, D̄(1) = 1).
+    m : int, optional
+        Number of basis functions (default 100, or degree 6 for polynomials).
+    weights : sequence of float, optional
+        Positive w_k (default 1).
+    knots : {"uniform", "tail"}, default="uniform"
+        ``"uniform"`` (t_l = (l-1)/m, the paper's) or ``"tail"`` (denser near u = 1).
+
+    Returns
+    -------
+    DbarFit
+        The fitted D̄ and the accuracies it implies.
+
+    Raises
+    ------
+    InvalidParameterError
+        If an option is unknown or the data are malformed.
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
+    the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
     """
     basis = _check_basis(basis)
     ks = check_ks(ks, "ks")
     acc = np.asarray(accuracies, dtype=float).ravel()
     if acc.shape != ks.shape:
-        raise ValueError(f"accuracies must have one value per k: {acc.shape} vs {ks.shape}")
+        raise InvalidParameterError(f"accuracies must have one value per k: {acc.shape} vs {ks.shape}")
     if not np.all(np.isfinite(acc)) or acc.min() < 0 or acc.max() > 1:
-        raise ValueError("accuracies must be finite and within [0, 1]")
+        raise InvalidParameterError("accuracies must be finite and within [0, 1]")
     m = _DEFAULT_M[basis] if m is None else check_int(m, "m", low=1, high=100000)
     w = np.ones(len(ks)) if weights is None else np.asarray(weights, dtype=float).ravel()
     if w.shape != ks.shape or np.any(~np.isfinite(w)) or np.any(w <= 0):
-        raise ValueError("weights must be positive, one per k")
+        raise InvalidParameterError("weights must be positive, one per k")
     params = _knots(basis, m, knots)
     H = moment_matrix(basis, ks, params=params)
     sw = np.sqrt(w)[:, None]

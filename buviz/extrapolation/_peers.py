@@ -8,13 +8,16 @@ package's predictions for one instance and lays them beside the truth and the pe
 
 References
 ----------
-Zheng, C., Achanta, R. & Benjamini, Y. (2018). Extrapolating expected accuracies for large multi-class
-problems. *Journal of Machine Learning Research* 19, 2018 (arXiv:1712.09713).
+C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating Expected Accuracies for Large Multi-Class
+Problems", *Journal of Machine Learning Research* 19, 1-30, 2018.
+https://jmlr.org/papers/v19/17-701.html (arXiv:1712.09713)
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from buviz._validation import InvalidParameterError
 
 from .._validation import check_int
 from ._core import average_accuracy
@@ -27,7 +30,23 @@ _REQUIRED = ("ys", "mu_hats", "sigma2", "truth", "k_total", "ks_train") + tuple(
 
 
 def load_classex_fixture(path) -> dict:
-    """Read the fixture into a dict of arrays; ``ValueError`` naming ``path`` if a field is missing."""
+    """Read the ClassEx fixture (the reference simulation's instances) into a dict of arrays.
+
+    Parameters
+    ----------
+    path : str or path
+        An ``.npz`` file.
+
+    Returns
+    -------
+    dict of str to ndarray
+        The fixture's fields.
+
+    Raises
+    ------
+    ValueError
+        Naming ``path`` if a field is missing.
+    """
     with np.load(path) as z:
         d = {k: z[k] for k in z.files}
     missing = [k for k in _REQUIRED if k not in d]
@@ -37,7 +56,27 @@ def load_classex_fixture(path) -> dict:
 
 
 def classex_instance(fixture: dict, index: int) -> tuple[np.ndarray, np.ndarray]:
-    """Margins (minus Euclidean distances, as in the reference simulation) and labels of one instance."""
+    """Return the margins and labels of one instance of the fixture.
+
+    Parameters
+    ----------
+    fixture : dict
+        From :func:`load_classex_fixture`.
+    index : int
+        Instance number.
+
+    Returns
+    -------
+    margins : ndarray of shape (k, k)
+        Minus Euclidean distances, as in the reference simulation.
+    labels : ndarray of shape (k,)
+        ``arange(k)``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``index`` is out of range.
+    """
     index = check_int(index, "index", low=0, high=len(fixture["sigma2"]) - 1)
     ys, mh = fixture["ys"][index], fixture["mu_hats"][index]
     d2 = (ys**2).sum(1)[:, None] + (mh**2).sum(1)[None, :] - 2.0 * ys @ mh.T
@@ -46,7 +85,7 @@ def classex_instance(fixture: dict, index: int) -> tuple[np.ndarray, np.ndarray]
 
 def peer_comparison(fixture: dict, index: int, methods=("classexreg", "kde", "best", "moment"), *,
                     n_points: int = 40, random_state=0) -> dict:
-    """Every method's predicted accuracy curve for one fixture instance, with the truth and the peer.
+    """Return every method's predicted accuracy curve for one fixture instance, with truth and peer.
 
     Parameters
     ----------
@@ -54,21 +93,34 @@ def peer_comparison(fixture: dict, index: int, methods=("classexreg", "kde", "be
         From :func:`load_classex_fixture`.
     index : int
         Instance number.
-    methods : sequence of str
+    methods : sequence of str, default=("classexreg", "kde", "best", "moment")
         Among "moment", "classexreg", "kde", "best".
-    n_points : int, default 40
+    n_points : int, default=40
         Points of each predicted curve, log-spaced from 2 to the total number of classes.
-    random_state : int, default 0
+    random_state : int, default=0
+        Seed of the estimators' bootstraps.
 
     Returns
     -------
-    dict with ``observed`` (ks, AverageTA_k on the observed classes, eq 3), ``estimates``
-    ({method: (k, predicted AGA_k)}), ``truth`` ((k_total,), (exact accuracy,)), ``peer``
-    ({label: prediction at k_total}), ``k_observed``, ``k_total`` and ``sigma2``.
+    dict
+        ``observed`` (ks, AverageTA_k on the observed classes, eq 3), ``estimates`` ({method:
+        (k, predicted AGA_k)}), ``truth`` ((k_total,), (exact accuracy,)), ``peer`` ({label:
+        prediction at k_total}), ``k_observed``, ``k_total`` and ``sigma2``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If a method is unknown or ``index`` out of range.
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating Expected Accuracies for Large
+    Multi-Class Problems", *Journal of Machine Learning Research* 19, 1-30, 2018.
+    https://jmlr.org/papers/v19/17-701.html (arXiv:1712.09713)
     """
     for m in methods:
         if m not in METHODS:
-            raise ValueError(f"methods must be among {METHODS}, got {m!r}")
+            raise InvalidParameterError(f"methods must be among {METHODS}, got {m!r}")
     M, y = classex_instance(fixture, index)
     k_total = int(fixture["k_total"])
     ks = np.asarray(fixture["ks_train"])

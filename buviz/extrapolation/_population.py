@@ -1,5 +1,7 @@
-"""Synthetic label populations with ground truth, margin matrices for marginal and non-marginal
-classifiers, and the Table-1-style comparison.
+"""Synthetic label populations with ground truth, margin matrices, and a Table-1-style comparison.
+
+Margin matrices for marginal and non-marginal classifiers; Definition 2.1 and Table 1 of Zheng,
+Achanta & Benjamini (2017).
 
 Population: class parameters drawn i.i.d., ``μ_y ~ N(0, I_p)``, ``X | y ~ N(ρ μ_y, (1-ρ²) I_p)``,
 ``r1`` training and ``r2`` test points per class. With k1 >= 1000 classes, eq 3 on the full set is the
@@ -11,6 +13,12 @@ identity: (1-λ)S + λI), ``"naive_bayes"`` (per-feature Gaussians, variance flo
 ``"1nn"`` (-min squared distance). Non-marginal, for comparison: ``"logistic"`` (multinomial
 logistic regression, decision function), ``"svm"`` (linear one-vs-rest SVM), ``"knn"``
 (5-NN vote shares, ties broken at random), ``"mlp"`` (log predict_proba).
+
+References
+----------
+C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+classification", manuscript, April 21, 2017 (equation and section numbers are this text's); the
+same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
 """
 
 from __future__ import annotations
@@ -19,6 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+from buviz._validation import InvalidParameterError
 
 from .._validation import check_int, check_real, check_X
 from ._core import average_accuracy_from_ranks, ranks_from_margins
@@ -45,7 +55,23 @@ CLASSIFIERS = MARGINAL + NON_MARGINAL
 
 @dataclass
 class LabelPopulation:
-    """Training and test points of ``n_classes`` classes (labels 0..n_classes-1)."""
+    """Training and test points of ``n_classes`` classes (labels 0..n_classes-1).
+
+    Parameters
+    ----------
+    X_train : ndarray of shape (n_train, n_features)
+        Training points.
+    y_train : ndarray of shape (n_train,)
+        Their classes.
+    X_test : ndarray of shape (n_test, n_features)
+        Test points.
+    y_test : ndarray of shape (n_test,)
+        Their classes.
+    name : str, default="population"
+        A label.
+    params : dict, optional
+        The parameters the population was drawn with.
+    """
 
     X_train: np.ndarray
     y_train: np.ndarray
@@ -56,17 +82,50 @@ class LabelPopulation:
 
     @property
     def n_classes(self) -> int:
+        """Number of classes."""
         return int(self.y_train.max()) + 1
 
 
 def make_population(n_classes: int = 1000, n_features: int = 10, rho: float = 0.7, n_train: int = 5,
                     n_test: int = 10, random_state=0) -> LabelPopulation:
-    """Draw a synthetic label population: μ_y ~ N(0, I_p), X | y ~ N(ρ μ_y, (1-ρ²) I_p)."""
+    """Draw a synthetic label population: μ_y ~ N(0, I_p), X | y ~ N(ρ μ_y, (1−ρ²) I_p).
+
+    Parameters
+    ----------
+    n_classes : int, default=1000
+        Number of classes (>= 2).
+    n_features : int, default=10
+        Dimension p.
+    rho : float, default=0.7
+        Correlation ρ in [0, 1).
+    n_train : int, default=5
+        Training points per class r1.
+    n_test : int, default=10
+        Test points per class r2.
+    random_state : int, Generator or None, default=0
+        Seed.
+
+    Returns
+    -------
+    LabelPopulation
+        The population.
+
+    Raises
+    ------
+    InvalidParameterError
+        If a count is out of range or ``rho`` outside [0, 1).
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
+    the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
+    """
     k = check_int(n_classes, "n_classes", low=2)
     p = check_int(n_features, "n_features", low=1)
     rho = check_real(rho, "rho", low=0.0, high=1.0)
     if rho >= 1.0:
-        raise ValueError(f"rho must be < 1, got {rho}")
+        raise InvalidParameterError(f"rho must be < 1, got {rho}")
     r1 = check_int(n_train, "n_train", low=1)
     r2 = check_int(n_test, "n_test", low=1)
     rng = np.random.default_rng(random_state)
@@ -80,7 +139,20 @@ def make_population(n_classes: int = 1000, n_features: int = 10, rho: float = 0.
 
 
 def load_digits_population(test_size: float = 0.5, random_state=0) -> LabelPopulation:
-    """scikit-learn's shipped ``load_digits`` (10 classes, 8x8 images) as a small real population."""
+    """Return scikit-learn's shipped ``load_digits`` (10 classes, 8x8 images) as a small real population.
+
+    Parameters
+    ----------
+    test_size : float, default=0.5
+        Fraction of the points held out as test points (stratified).
+    random_state : int or None, default=0
+        Seed of the split.
+
+    Returns
+    -------
+    LabelPopulation
+        Pixels scaled to [0, 1].
+    """
     from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split
 
@@ -97,18 +169,52 @@ def _sq_dist(A, B):
 
 def margin_matrix(classifier: str, X_train, y_train, X_test, *, qda_reg: float = 0.5,
                   var_floor: float = 1e-2, random_state=0) -> np.ndarray:
-    """Margins M (n_test, J) of every training class (labels 0..J-1) at each test point.
+    """Return the margins M (n_test, J) of every training class (labels 0..J-1) at each test point.
 
-    For the marginal classifiers column ``l`` is computed from class ``l``'s training points alone,
-    so the margins of any class subset are just the matching columns (no refit needed).
+    For the marginal classifiers (Definition 2.1) column ``l`` is computed from class ``l``'s training
+    points alone, so the margins of any class subset are just the matching columns (no refit
+    needed).
+
+    Parameters
+    ----------
+    classifier : str
+        One of :data:`CLASSIFIERS`.
+    X_train : array-like of shape (n_train, n_features)
+        Training points.
+    y_train : array-like of shape (n_train,)
+        Their classes 0..J-1, none empty.
+    X_test : array-like of shape (n_test, n_features)
+        Test points.
+    qda_reg : float, default=0.5
+        Shrinkage λ of the QDA covariance towards the identity.
+    var_floor : float, default=1e-2
+        Variance floor of naive Bayes.
+    random_state : int or None, default=0
+        Seed of the classifiers that draw (k-NN ties, MLP).
+
+    Returns
+    -------
+    ndarray of shape (n_test, J)
+        Higher is more likely.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``classifier`` is unknown or the arrays are malformed.
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
+    the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
     """
     if classifier not in CLASSIFIERS:
-        raise ValueError(f"classifier must be one of {CLASSIFIERS}, got {classifier!r}")
+        raise InvalidParameterError(f"classifier must be one of {CLASSIFIERS}, got {classifier!r}")
     Xtr = check_X(X_train, "X_train")
     Xte = check_X(X_test, "X_test", n_features=Xtr.shape[1])
     ytr = np.asarray(y_train)
     if ytr.shape != (len(Xtr),):
-        raise ValueError("y_train must be 1-D with one label per row of X_train")
+        raise InvalidParameterError("y_train must be 1-D with one label per row of X_train")
     J = int(ytr.max()) + 1
     counts = np.bincount(ytr, minlength=J)
     if np.any(counts == 0):
@@ -177,12 +283,30 @@ def _ties_for(classifier: str) -> str:
 
 
 def subsample_classes(pop: LabelPopulation, classes) -> LabelPopulation:
-    """The sub-population of the given classes, relabelled 0..len(classes)-1 in the given order."""
+    """Return the sub-population of the given classes, relabelled 0..len(classes)-1 in the given order.
+
+    Parameters
+    ----------
+    pop : LabelPopulation
+        The population.
+    classes : array-like of int
+        At least 2 distinct class indexes of ``pop``.
+
+    Returns
+    -------
+    LabelPopulation
+        The sub-population.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``classes`` is not a set of at least 2 valid class indexes.
+    """
     classes = np.asarray(classes, dtype=np.int64)
     if classes.ndim != 1 or len(classes) < 2 or len(np.unique(classes)) != len(classes):
-        raise ValueError("classes must be at least 2 distinct class indexes")
+        raise InvalidParameterError("classes must be at least 2 distinct class indexes")
     if classes.min() < 0 or classes.max() >= pop.n_classes:
-        raise ValueError(f"classes must lie in 0..{pop.n_classes - 1}")
+        raise InvalidParameterError(f"classes must lie in 0..{pop.n_classes - 1}")
     remap = np.full(pop.n_classes, -1)
     remap[classes] = np.arange(len(classes))
     tr, te = np.isin(pop.y_train, classes), np.isin(pop.y_test, classes)
@@ -191,12 +315,54 @@ def subsample_classes(pop: LabelPopulation, classes) -> LabelPopulation:
 
 
 def population_margins(pop: LabelPopulation, classifier: str, **kw) -> tuple[np.ndarray, np.ndarray]:
-    """(margins, labels) of ``classifier`` trained on all classes of ``pop``, on its test points."""
+    """Return the margins and labels of a classifier trained on all classes of a population.
+
+    Parameters
+    ----------
+    pop : LabelPopulation
+        The population.
+    classifier : str
+        One of :data:`CLASSIFIERS`.
+    **kw
+        Further arguments of :func:`margin_matrix`.
+
+    Returns
+    -------
+    margins : ndarray of shape (n_test, n_classes)
+        On the population's test points.
+    labels : ndarray of shape (n_test,)
+        Their classes.
+    """
     return margin_matrix(classifier, pop.X_train, pop.y_train, pop.X_test, **kw), pop.y_test
 
 
 def ground_truth(pop: LabelPopulation, classifier: str, ks, random_state=0, **kw) -> np.ndarray:
-    """AverageTA_k (eq 3) of ``classifier`` trained on the whole population: the truth for k <= k1."""
+    """Return AverageTA_k (eq 3) of a classifier trained on the whole population: the truth for k <= k1.
+
+    Parameters
+    ----------
+    pop : LabelPopulation
+        The population.
+    classifier : str
+        One of :data:`CLASSIFIERS`.
+    ks : int or sequence of int
+        Class counts, each in 2..n_classes.
+    random_state : int or None, default=0
+        Seed of the classifier and of random tie-breaking.
+    **kw
+        Further arguments of :func:`margin_matrix`.
+
+    Returns
+    -------
+    float or ndarray
+        AverageTA_k for every k.
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
+    the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
+    """
     M, y = population_margins(pop, classifier, random_state=random_state, **kw)
     r = ranks_from_margins(M, y, ties=_ties_for(classifier), random_state=random_state)
     return average_accuracy_from_ranks(r, ks, k1=M.shape[1], groups=y)
@@ -204,11 +370,42 @@ def ground_truth(pop: LabelPopulation, classifier: str, ks, random_state=0, **kw
 
 def compare_classifiers(pop: LabelPopulation, classifiers=CLASSIFIERS, *, K: int = 20, k_target: int = 400,
                         method: str = "best", random_state=0) -> pd.DataFrame:
-    """Table 1 style: train on K random classes, extrapolate to ``k_target``, compare with the truth.
+    """Return a Table 1 style comparison: train on K random classes, extrapolate to ``k_target``.
 
-    The truth is the test accuracy of the classifier trained on ``k_target`` classes of ``pop`` (for a
-    marginal classifier, eq 3 at k_target on those classes; for the others, the accuracy of the
-    k_target-class model, exactly as Table 1's "Test acc(400)").
+    The truth is the test accuracy of the classifier trained on ``k_target`` classes of ``pop``
+    (for a marginal classifier, eq 3 at k_target on those classes; for the others, the accuracy of
+    the k_target-class model, exactly as Table 1's "Test acc(400)").
+
+    Parameters
+    ----------
+    pop : LabelPopulation
+        The population.
+    classifiers : sequence of str, default=CLASSIFIERS
+        The classifiers compared.
+    K : int, default=20
+        Observed classes.
+    k_target : int, default=400
+        Classes extrapolated to (K..n_classes).
+    method : str, default="best"
+        Estimator of :func:`extrapolate`.
+    random_state : int or None, default=0
+        Seed of the class draws and of the classifiers.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per classifier: accuracy at K, truth and prediction at ``k_target``, error.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``K`` or ``k_target`` is out of range.
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
+    the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
     """
     from ._estimators import extrapolate
 
@@ -233,13 +430,39 @@ def compare_classifiers(pop: LabelPopulation, classifiers=CLASSIFIERS, *, K: int
 
 def peers_benchmark_margins(n_classes: int, sigma2: float, n_features: int = 10,
                             random_state=0, squared: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """The ClassEx simulation: centres μ ~ N(0, I_10), one training and one test point per class,
-    ``x = μ + σ z``, 1-NN. Returns (margins (k, k), labels).
+    """Return the margins and labels of the ClassEx simulation (1-NN on Gaussian class centres).
 
-    The margins are minus the Euclidean distances, as in the reference simulation (its ``pdist2``
-    returns distances, not squares); ranks, hence eq 3 and ClassExReg, are the same either way, but the
-    KDE estimator is not invariant to the transformation (``squared=True`` gives minus squared
-    distances, on which it is much worse)."""
+    Centres μ ~ N(0, I_10), one training and one test point per class, ``x = μ + σ z``, 1-NN. The
+    margins are minus the Euclidean distances, as in the reference simulation (its ``pdist2``
+    returns distances, not squares); ranks, hence eq 3 and ClassExReg, are the same either way,
+    but the KDE estimator is not invariant to the transformation.
+
+    Parameters
+    ----------
+    n_classes : int
+        Number of classes k.
+    sigma2 : float
+        Noise variance σ² > 0.
+    n_features : int, default=10
+        Dimension.
+    random_state : int, Generator or None, default=0
+        Seed.
+    squared : bool, default=False
+        Minus squared distances instead (on which the KDE estimator is much worse).
+
+    Returns
+    -------
+    margins : ndarray of shape (k, k)
+        Minus the distances between test and training points.
+    labels : ndarray of shape (k,)
+        ``arange(k)``.
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating Expected Accuracies for Large
+    Multi-Class Problems", *Journal of Machine Learning Research* 19, 1-30, 2018.
+    https://jmlr.org/papers/v19/17-701.html (arXiv:1712.09713)
+    """
     k = check_int(n_classes, "n_classes", low=2)
     s2 = check_real(sigma2, "sigma2", low=0.0, low_open=True)
     rng = np.random.default_rng(random_state)

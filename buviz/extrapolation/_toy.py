@@ -1,11 +1,11 @@
-"""The toy bivariate-normal model of §4.1 (Figs 5-8), with the corrected formulas.
+"""The toy bivariate-normal model of Zheng, Achanta & Benjamini (2017), §4.1 (Figs 5-8), corrected.
 
 ``(Y, X)`` is bivariate normal with correlation ρ: ``Y ~ N(0, 1)``, ``X | Y=y ~ N(ρy, 1-ρ²)``; the
 Bayes rule for a label set assigns ``x`` to the nearest centre ``ρ y_i``.
 
 **Printing error:** the paper's ``Φ((x+|ρy-x|)/ρ) - Φ((x-|ρy-x|)/ρ)`` is the probability that a
 random wrong label ``Y`` has its centre *closer* to ``x`` than ``ρy`` -- the two-class **error**.
-The conditional accuracy is one minus it:
+The conditional accuracy is one minus it::
 
     U_x(y) = 1 - [Φ((x + |ρy - x|)/ρ) - Φ((x - |ρy - x|)/ρ)],
 
@@ -13,6 +13,12 @@ which is highest near ``x = ρy`` as the text says. Writing ``x = ρy + s e`` (`
 ``e ~ N(0,1)``) gives ``U = 1 - |Φ(y + 2 s e / ρ) - Φ(y)|``, which this module integrates exactly
 (one-dimensional quadrature, no Monte Carlo). At ρ = 0 all classes coincide, U is uniform,
 ``D̄(u) = u`` and ``AGA_k = 1/k`` (random tie-breaking).
+
+References
+----------
+C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+classification", manuscript, April 21, 2017 (equation and section numbers are this text's); the
+same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linprog
 from scipy.special import ndtr, ndtri
+
+from buviz._validation import InvalidParameterError
 
 from .._validation import check_int, check_real
 from ._core import check_ks
@@ -43,12 +51,38 @@ __all__ = [
 def _check_rho(rho) -> float:
     rho = check_real(rho, "rho", low=0.0)
     if rho >= 1.0:
-        raise ValueError(f"rho must be < 1, got {rho}")
+        raise InvalidParameterError(f"rho must be < 1, got {rho}")
     return rho
 
 
 def toy_printed_error(x, y, rho: float) -> np.ndarray:
-    """The paper's printed closed form Φ((x+|ρy-x|)/ρ) - Φ((x-|ρy-x|)/ρ): the two-class *error*."""
+    """Return the paper's printed closed form ``Φ((x+|ρy-x|)/ρ) − Φ((x-|ρy-x|)/ρ)``, the two-class error.
+
+    Parameters
+    ----------
+    x : array-like of float
+        Test points.
+    y : array-like of float
+        Labels (broadcast with ``x``).
+    rho : float
+        Correlation ρ in [0, 1).
+
+    Returns
+    -------
+    ndarray
+        The probability that a random wrong label has its centre closer to x than ρy.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``rho`` is outside [0, 1).
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
+    the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
+    """
     rho = _check_rho(rho)
     x, y = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float))
     if rho == 0.0:
@@ -58,7 +92,35 @@ def toy_printed_error(x, y, rho: float) -> np.ndarray:
 
 
 def toy_conditional_accuracy(x, y, rho: float) -> np.ndarray:
-    """U_x(y): probability that the Bayes rule is right in the two-class problem {y, Y}, Y ~ N(0,1)."""
+    """Return U_x(y), the probability that the Bayes rule is right in the two-class problem {y, Y}.
+
+    Y ~ N(0, 1); U_x(y) is one minus :func:`toy_printed_error` (the corrected formula, §4.1).
+
+    Parameters
+    ----------
+    x : array-like of float
+        Test points.
+    y : array-like of float
+        Labels (broadcast with ``x``).
+    rho : float
+        Correlation ρ in [0, 1).
+
+    Returns
+    -------
+    ndarray
+        U_x(y) in [0, 1].
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``rho`` is outside [0, 1).
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
+    the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
+    """
     rho = _check_rho(rho)
     x, y = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float))
     if rho == 0.0:
@@ -71,15 +133,38 @@ _Y_W = np.exp(-0.5 * _Y_NODES**2) / np.sqrt(2 * np.pi) * (_Y_NODES[1] - _Y_NODES
 
 
 def toy_dbar(u, rho: float) -> np.ndarray:
-    """D̄(u) = P(U_X(Y) <= u) for the toy model (eq 8), exact up to 1-D quadrature over y.
+    """Return D̄(u) = P(U_X(Y) <= u) for the toy model (eq 8), exact up to 1-D quadrature over y.
 
     ``U <= u`` iff ``|Φ(y + c e) - Φ(y)| >= 1 - u`` (``c = 2√(1-ρ²)/ρ``), i.e. ``e`` beyond two
     thresholds given in closed form for each ``y``.
+
+    Parameters
+    ----------
+    u : array-like of float
+        Points in [0, 1].
+    rho : float
+        Correlation ρ in [0, 1).
+
+    Returns
+    -------
+    ndarray
+        D̄(u), the same shape as ``u``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``rho`` is outside [0, 1) or ``u`` outside [0, 1].
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
+    the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
     """
     rho = _check_rho(rho)
     u = np.asarray(u, dtype=float)
     if np.any((u < 0) | (u > 1)) or not np.all(np.isfinite(u)):
-        raise ValueError("u must lie in [0, 1]")
+        raise InvalidParameterError("u must lie in [0, 1]")
     if rho == 0.0:
         return u.copy()
     return _toy_dbar_cached(rho, u.ravel().tobytes()).reshape(u.shape)
@@ -108,7 +193,31 @@ _U_GL = np.polynomial.legendre.leggauss(400)
 
 
 def toy_average_accuracy(ks, rho: float) -> np.ndarray:
-    """AGA_k = 1 - (k-1) ∫_0^1 D̄(u) u^(k-2) du (Theorem 4.1, eq 4) for the toy model's Bayes rule."""
+    """Return AGA_k = 1 − (k−1) ∫_0^1 D̄(u) u^(k−2) du for the toy model's Bayes rule (Theorem 4.1, eq 4).
+
+    Parameters
+    ----------
+    ks : int or array-like of int
+        Class counts k >= 2.
+    rho : float
+        Correlation ρ in [0, 1).
+
+    Returns
+    -------
+    float or ndarray
+        AGA_k, a float for a scalar ``ks``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``rho`` is outside [0, 1).
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
+    the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
+    """
     scalar = np.ndim(ks) == 0
     ks = check_ks(ks, "ks")
     rho = _check_rho(rho)
@@ -128,22 +237,71 @@ def toy_average_accuracy(ks, rho: float) -> np.ndarray:
 
 
 def toy_average_risk(ks, rho: float) -> np.ndarray:
-    """Exact toy AvRisk_k = 1 - AGA_k = (k-1) ∫ D̄(u) u^(k-2) du (Thm 4.1; sign of eq 10-12 fixed)."""
+    """Return the exact toy AvRisk_k = 1 − AGA_k = (k−1) ∫ D̄(u) u^(k−2) du (Theorem 4.1).
+
+    The sign of eq 10-12 is corrected.
+
+    Parameters
+    ----------
+    ks : int or array-like of int
+        Class counts k >= 2.
+    rho : float
+        Correlation ρ in [0, 1).
+
+    Returns
+    -------
+    float or ndarray
+        AvRisk_k.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``rho`` is outside [0, 1).
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
+    the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
+    """
     acc = toy_average_accuracy(ks, rho)
     return 1.0 - acc
 
 
 def toy_label_set_accuracy(labels, rho: float) -> np.ndarray:
-    """GA_k of the Bayes rule for given label sets (closed form from neighbouring midpoints).
+    """Return GA_k of the Bayes rule for given label sets (closed form from neighbouring midpoints).
 
-    ``labels`` has shape (..., k); the Bayes region of the i-th sorted centre ``ρ y_(i)`` is the
-    interval between the midpoints with its neighbours, so
-    ``GA = (1/k) Σ_i [Φ((b_i - ρy_(i))/s) - Φ((a_i - ρy_(i))/s)]``, ``s = √(1-ρ²)``.
+    The Bayes region of the i-th sorted centre ``ρ y_(i)`` is the interval between the midpoints
+    with its neighbours, so ``GA = (1/k) Σ_i [Φ((b_i - ρy_(i))/s) - Φ((a_i - ρy_(i))/s)]``,
+    ``s = √(1-ρ²)``.
+
+    Parameters
+    ----------
+    labels : array-like of shape (..., k)
+        Label sets, k >= 2 labels each.
+    rho : float
+        Correlation ρ in [0, 1).
+
+    Returns
+    -------
+    ndarray of shape (...)
+        GA_k of each set.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``rho`` is outside [0, 1) or a set has fewer than 2 labels.
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
+    the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
     """
     rho = _check_rho(rho)
     y = np.sort(np.asarray(labels, dtype=float), axis=-1)
     if y.shape[-1] < 2:
-        raise ValueError("labels must hold at least 2 labels per set")
+        raise InvalidParameterError("labels must hold at least 2 labels per set")
     k = y.shape[-1]
     if rho == 0.0:
         return np.full(y.shape[:-1], 1.0 / k)
@@ -158,7 +316,35 @@ def toy_label_set_accuracy(labels, rho: float) -> np.ndarray:
 
 def toy_risk_distribution(ks=range(2, 11), rho: float = 0.7, n_sets: int = 500,
                           random_state=0) -> pd.DataFrame:
-    """Risk(Y_1..Y_k) = 1 - GA for random label sets (Fig 6): columns ``k, risk``."""
+    """Return Risk(Y_1..Y_k) = 1 − GA for random label sets (Fig 6).
+
+    Parameters
+    ----------
+    ks : iterable of int, default=range(2, 11)
+        Class counts.
+    rho : float, default=0.7
+        Correlation ρ in [0, 1).
+    n_sets : int, default=500
+        Label sets drawn per k.
+    random_state : int, Generator or None, default=0
+        Seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``k`` and ``risk``, one row per set.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``rho`` is outside [0, 1).
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
+    the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
+    """
     ks = check_ks(list(ks), "ks")
     n_sets = check_int(n_sets, "n_sets", low=1)
     rng = np.random.default_rng(random_state)
@@ -168,9 +354,36 @@ def toy_risk_distribution(ks=range(2, 11), rho: float = 0.7, n_sets: int = 500,
 
 
 def toy_monte_carlo(ks, rho: float, n: int = 100_000, random_state=0) -> pd.DataFrame:
-    """Monte Carlo of the Bayes rule (labels *and* test points drawn): mean risk and its std error.
+    """Return a Monte Carlo of the Bayes rule (labels and test points drawn): mean risk and its std error.
 
     Independent of D̄ and of the closed forms, so it checks Theorem 4.1 and the corrected U.
+
+    Parameters
+    ----------
+    ks : int or array-like of int
+        Class counts k >= 2.
+    rho : float
+        Correlation ρ in [0, 1).
+    n : int, default=100000
+        Draws per k.
+    random_state : int, Generator or None, default=0
+        Seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``k``, ``risk`` and ``se``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``rho`` is outside [0, 1).
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
+    the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
     """
     ks = check_ks(ks, "ks")
     rho = _check_rho(rho)
@@ -192,9 +405,34 @@ def toy_monte_carlo(ks, rho: float, n: int = 100_000, random_state=0) -> pd.Data
 
 
 def toy_polynomial_error(rho: float, degrees=range(1, 11), n_grid: int = 400) -> pd.DataFrame:
-    """Best ℓ∞ error of a degree-d polynomial approximation of D̄ on [0, 1] (Fig 8c).
+    """Return the best ℓ∞ error of a degree-d polynomial approximation of D̄ on [0, 1] (Fig 8c).
 
     Minimax by linear programming on a Chebyshev grid (Chebyshev basis for conditioning).
+
+    Parameters
+    ----------
+    rho : float
+        Correlation ρ in [0, 1).
+    degrees : iterable of int, default=range(1, 11)
+        Polynomial degrees.
+    n_grid : int, default=400
+        Grid points (>= 10).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per degree with its minimax error.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``rho`` is outside [0, 1).
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
+    the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
     """
     rho = _check_rho(rho)
     n_grid = check_int(n_grid, "n_grid", low=10)

@@ -1,4 +1,11 @@
-"""Boundary uncertainty of classifier statuses (seed 000): Proposal 2 (Û⁽³⁾) and the Proposal 1 baseline."""
+"""Boundary uncertainty of classifier statuses: Proposal 2 (Û⁽³⁾) and the Proposal 1 baseline.
+
+References
+----------
+D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based Estimation
+for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+https://doi.org/10.1007/s11265-021-01671-1
+"""
 
 from buviz.uncertainty import costs
 from buviz.uncertainty.costs import OpCounts, gains, proposal1_costs, proposal2_costs, table3

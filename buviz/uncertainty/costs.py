@@ -1,4 +1,6 @@
-"""Elementary time costs of Proposal 1 and Proposal 2 per classifier status (§5, eq 43-47; Table 3).
+"""Elementary time costs of Proposal 1 and Proposal 2 per classifier status.
+
+Section, equation and table numbers are those of Ha et al. (2021) (§5, eq 43-47; Table 3).
 
 The paper counts, for one classifier status Λ, additions c_add, multiplications c_mul, comparisons
 c_comp, exponentials c_exp and classifications c_CL(d, J, Λ), and reports in Table 3 the gains
@@ -23,6 +25,12 @@ A squared Euclidean distance in d dimensions counts 2d − 1 additions (subtract
 d multiplications; an arg-max over J values J − 1 comparisons; a top-2 selection 2J − 3.
 Logarithms (the entropies of eq 9, a handful per cluster) are kept in their own ``log`` field and
 left out of the gains, like c_exp, which Proposal 1 does not use (§6.10.1).
+
+References
+----------
+D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based Estimation
+for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+https://doi.org/10.1007/s11265-021-01671-1
 """
 
 from __future__ import annotations
@@ -33,7 +41,7 @@ from dataclasses import asdict, dataclass, fields
 import numpy as np
 import pandas as pd
 
-from buviz._validation import check_int
+from buviz._validation import InvalidParameterError, check_int
 
 __all__ = ["OpCounts", "OPS", "distance_ops", "proposal1_costs", "proposal2_costs", "gains", "table3",
            "TABLE2", "TABLE3_PRINTED"]
@@ -61,8 +69,33 @@ TABLE3_PRINTED = {
 
 @dataclass
 class OpCounts:
-    """Counts of elementary operations (§5): additions, multiplications, comparisons, exponentials,
-    logarithms, classifier calls and classified samples (c_CL is charged per classified sample)."""
+    """Counts of elementary operations (Ha et al. 2021, §5).
+
+    Counts add with ``+`` and scale with ``*``; c_CL is charged per classified sample.
+
+    Parameters
+    ----------
+    add : float, default=0.0
+        Additions (subtractions included).
+    mul : float, default=0.0
+        Multiplications.
+    comp : float, default=0.0
+        Comparisons.
+    exp : float, default=0.0
+        Exponentials.
+    log : float, default=0.0
+        Logarithms (left out of the gains).
+    cl_calls : float, default=0.0
+        Classifier calls.
+    cl_samples : float, default=0.0
+        Classified samples.
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
+    """
 
     add: float = 0.0
     mul: float = 0.0
@@ -81,14 +114,44 @@ class OpCounts:
     __rmul__ = __mul__
 
     def as_dict(self) -> dict[str, float]:
+        """Return the counts as a dict.
+
+        Returns
+        -------
+        dict of str to float
+            Field name -> count.
+        """
         return asdict(self)
 
     def get(self, op: str) -> float:
-        """Count of one op of :data:`OPS` (``"CL"`` is the number of classified samples)."""
+        """Return the count of one operation.
+
+        Parameters
+        ----------
+        op : str
+            A field name or an entry of :data:`OPS` (``"CL"`` is the number of classified samples).
+
+        Returns
+        -------
+        float
+            The count.
+        """
         return self.cl_samples if op == "CL" else getattr(self, op)
 
     @staticmethod
     def total(parts) -> OpCounts:
+        """Return the sum of several counts.
+
+        Parameters
+        ----------
+        parts : iterable of OpCounts
+            The counts to add.
+
+        Returns
+        -------
+        OpCounts
+            Their sum (zero for no parts).
+        """
         out = OpCounts()
         for p in parts:
             out = out + p
@@ -96,7 +159,20 @@ class OpCounts:
 
 
 def distance_ops(n_distances: float, d: int) -> OpCounts:
-    """n squared Euclidean distances in d dimensions: (2d − 1) additions and d multiplications each."""
+    """Return the cost of squared Euclidean distances: (2d − 1) additions and d multiplications each.
+
+    Parameters
+    ----------
+    n_distances : float
+        Number of distances.
+    d : int
+        Dimension.
+
+    Returns
+    -------
+    OpCounts
+        Their additions and multiplications.
+    """
     return OpCounts(add=n_distances * (2 * d - 1), mul=n_distances * d)
 
 
@@ -107,12 +183,12 @@ def _jlogj(J: int) -> float:
 def proposal1_costs(source=None, *, N: int | None = None, d: int | None = None, J: int | None = None,
                     R_A: int | None = None, i_max: int = 20, R_T: int = 10, i_K: int = 20,
                     N_max: int = 40) -> OpCounts:
-    """Per-status costs c⁽¹⁾(Λ) of Proposal 1 (eq 44-47).
+    """Return the per-status costs c⁽¹⁾(Λ) of Proposal 1 (Ha et al. 2021, eq 44-47).
 
-    ``source`` a :class:`~buviz.uncertainty.Proposal1Result`: the counts tallied during that run
-    (``"counted"``, actual array sizes and iterations; see the module docstring).
-    ``source`` a fitted :class:`~buviz.uncertainty.Proposal1`, or None with N, d, J given: the §5
-    formulas (``"paper"``) with every O(·) constant 1, logarithms in base 2:
+    From a :class:`~buviz.uncertainty.Proposal1Result`: the counts tallied during that run
+    (``"counted"``, actual array sizes and iterations; see the module docstring). From a fitted
+    :class:`~buviz.uncertainty.Proposal1`, or from N, d, J: the §5 formulas (``"paper"``) with
+    every O(·) constant 1, logarithms in base 2:
 
     - c_add⁽¹⁾ = R_A·i_max·d + R_A·log N + R_T·i_K·d·N·log(N/N_max)  (eq 46 + eq 47)
     - c_mul⁽¹⁾ = R_A·log N + R_T·i_K·d·N·log(N/N_max)
@@ -122,6 +198,35 @@ def proposal1_costs(source=None, *, N: int | None = None, d: int | None = None, 
       f > 0 and f < 0 are not counted by the paper; the counted mode includes them).
 
     R_A defaults to N (§6.10.1: "we optimistically assumed R_A ∼ N"); log(N/N_max) is clipped at 0.
+
+    Parameters
+    ----------
+    source : Proposal1Result, Proposal1 or None, default=None
+        A result, a fitted estimator, or None to use the numbers below.
+    N, d, J : int, optional
+        Training-set size, dimension and number of classes (with ``source=None``).
+    R_A : int, optional
+        Anchors (default N).
+    i_max, R_T, i_K, N_max : int, default=20, 10, 20, 40
+        Dichotomy steps, TDC runs, 2-means iterations and TDC split size.
+
+    Returns
+    -------
+    OpCounts
+        The per-status costs.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``source`` is of another type, or a count is out of range.
+    ValueError
+        If ``source`` is an unfitted estimator.
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
     """
     from buviz.uncertainty.proposal1 import Proposal1, Proposal1Result
 
@@ -134,7 +239,7 @@ def proposal1_costs(source=None, *, N: int | None = None, d: int | None = None, 
         J = source.n_classes_
         R_A, i_max, R_T, i_K, N_max = (source.R_A_, source.i_max, source.R_T, source.i_K, source.N_max)
     elif source is not None:
-        raise ValueError("source must be a Proposal1Result, a fitted Proposal1 or None, "
+        raise InvalidParameterError("source must be a Proposal1Result, a fitted Proposal1 or None, "
                          f"got {type(source).__name__}")
     N = check_int(N, "N", low=1)
     d = check_int(d, "d", low=1)
@@ -153,12 +258,9 @@ def proposal1_costs(source=None, *, N: int | None = None, d: int | None = None, 
 
 def proposal2_costs(source=None, *, N: int | None = None, M: int = 40, J: int | None = None,
                     d: int | None = None, mode: str = "paper") -> OpCounts:
-    """Per-status costs c⁽²⁾(Λ) of Proposal 2 (eq 43).
+    """Return the per-status costs c⁽²⁾(Λ) of Proposal 2 (Ha et al. 2021, eq 43).
 
-    ``source``: a :class:`~buviz.uncertainty.BoundaryUncertaintyResult` or a fitted
-    :class:`~buviz.uncertainty.BoundaryUncertainty` (N, M, J, d are read from it), or None with N, J
-    (and M) given. d does not enter the per-status costs (eq 43); it is accepted for symmetry.
-
+    d does not enter the per-status costs (eq 43); it is accepted for symmetry.
     ``mode="paper"``: eq 43 with constants 1 — N·M additions, multiplications and exponentials,
     N·J·log₂J comparisons, N classified samples.
     ``mode="counted"``: per-element tallies of ``BoundaryUncertainty.evaluate`` (J = 2 unless noted):
@@ -169,6 +271,40 @@ def proposal2_costs(source=None, *, N: int | None = None, M: int = 40, J: int | 
     M exponentials), label masks (2M comparisons), masked sums (2M multiplications, 2M additions);
     per sample: k̂, P̂, Û, the pair match, the error on T̃ and the weighted bincounts (8 additions,
     5 multiplications, J + 4 comparisons).
+
+    Parameters
+    ----------
+    source : BoundaryUncertaintyResult, BoundaryUncertainty or None, default=None
+        A result or a fitted estimator (N, M, J, d are read from it), or None with N, J (and M)
+        given.
+    N : int, optional
+        Training-set size.
+    M : int, default=40
+        Neighbourhood size.
+    J : int, optional
+        Number of classes.
+    d : int, optional
+        Dimension (checked, unused).
+    mode : {"paper", "counted"}, default="paper"
+        The §5 formula or the per-element tallies of this implementation.
+
+    Returns
+    -------
+    OpCounts
+        The per-status costs.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``source`` is of another type, ``mode`` is unknown or a count is out of range.
+    ValueError
+        If ``source`` is an unfitted estimator.
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
     """
     from buviz.uncertainty.proposal2 import BoundaryUncertainty, BoundaryUncertaintyResult
 
@@ -181,7 +317,7 @@ def proposal2_costs(source=None, *, N: int | None = None, M: int = 40, J: int | 
         J = source.n_classes_
         d = source.X_.shape[1]
     elif source is not None:
-        raise ValueError("source must be a BoundaryUncertaintyResult, a fitted BoundaryUncertainty or None, "
+        raise InvalidParameterError("source must be a BoundaryUncertaintyResult, a fitted BoundaryUncertainty or None, "
                          f"got {type(source).__name__}")
     N = check_int(N, "N", low=1)
     M = check_int(M, "M", low=2)
@@ -191,7 +327,7 @@ def proposal2_costs(source=None, *, N: int | None = None, M: int = 40, J: int | 
     if mode == "paper":
         return OpCounts(add=N * M, mul=N * M, comp=N * _jlogj(J), exp=N * M, cl_calls=1, cl_samples=N)
     if mode != "counted":
-        raise ValueError(f"mode must be 'paper' or 'counted', got {mode!r}")
+        raise InvalidParameterError(f"mode must be 'paper' or 'counted', got {mode!r}")
     row = OpCounts(add=5 * M + 3, mul=7 * M + 9, comp=4 * M + 3, exp=M)
     post = OpCounts(add=8, mul=5, comp=J + 4)
     out = (row + post) * N + OpCounts(add=N, cl_calls=1, cl_samples=N)
@@ -201,8 +337,28 @@ def proposal2_costs(source=None, *, N: int | None = None, M: int = 40, J: int | 
 
 
 def gains(p1: OpCounts, p2: OpCounts) -> pd.DataFrame:
-    """Table 3 gains G_op = c_op⁽¹⁾ / c_op⁽²⁾ for op in add, mul, comp, exp, CL (classified samples),
-    plus CL_calls (classifier calls). NaN where a count is 0 (c_exp: Proposal 1 has none, §6.10.1)."""
+    """Return the Table 3 gains G_op = c_op⁽¹⁾ / c_op⁽²⁾ of Proposal 2 over Proposal 1.
+
+    Parameters
+    ----------
+    p1 : OpCounts
+        Costs of Proposal 1.
+    p2 : OpCounts
+        Costs of Proposal 2.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by op (add, mul, comp, exp, CL for classified samples, CL_calls for classifier
+        calls), columns ``proposal1``, ``proposal2`` and ``gain``; NaN where a count is 0 (c_exp:
+        Proposal 1 has none, §6.10.1).
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
+    """
     rows = []
     for op in (*OPS, "CL_calls"):
         a = p1.cl_calls if op == "CL_calls" else p1.get(op)
@@ -214,11 +370,32 @@ def gains(p1: OpCounts, p2: OpCounts) -> pd.DataFrame:
 
 def table3(datasets: dict | None = None, *, M: int = 40, i_max: int = 20, R_T: int = 10, i_K: int = 20,
            N_max: int = 40, R_A: int | None = None) -> pd.DataFrame:
-    """Table 3 from the §5 formulas (``"paper"`` mode of both proposals) for datasets {name: (N, d, J)}.
+    """Return Table 3 of Ha et al. (2021) from the §5 formulas (``"paper"`` mode of both proposals).
 
-    Defaults: the five datasets of Table 3 (:data:`TABLE2`), R_A = N, i_max = 20, R_T = 10, i_K = 20,
-    M = 40 (§6.10.1) and N_max = 40 (unpublished). Columns N, d, J, G_add, G_mul, G_comp, G_CL and,
-    for the paper's datasets, the printed values (``printed_G_*``).
+    Parameters
+    ----------
+    datasets : dict, optional
+        {name: (N, d, J)}; default the five datasets of Table 3 (:data:`TABLE2`).
+    M : int, default=40
+        Neighbourhood size of Proposal 2 (§6.10.1).
+    i_max, R_T, i_K : int, default=20, 10, 20
+        Proposal 1's dichotomy steps, TDC runs and 2-means iterations (§6.10.1).
+    N_max : int, default=40
+        Proposal 1's TDC split size (unpublished).
+    R_A : int, optional
+        Proposal 1's anchors (default N).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by dataset; columns N, d, J, G_add, G_mul, G_comp, G_CL and, for the paper's
+        datasets, the printed values (``printed_G_*``).
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
     """
     datasets = TABLE2 if datasets is None else datasets
     rows = []

@@ -1,11 +1,20 @@
-"""Shared, per-dataset step of Proposal 2: M-neighbourhoods and the perturbed set T̃ (Alg 1, eq 26, 41-42)."""
+"""Shared, per-dataset step of Proposal 2: M-neighbourhoods and the perturbed set T̃.
+
+Algorithm 1 and eq 26, 41-42 of Ha et al. (2021).
+
+References
+----------
+D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based Estimation
+for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+https://doi.org/10.1007/s11265-021-01671-1
+"""
 
 from __future__ import annotations
 
 import numpy as np
 from scipy.spatial import cKDTree
 
-from buviz._validation import check_real
+from buviz._validation import InvalidParameterError, check_real
 
 __all__ = ["neighbourhoods", "perturbed_training_set", "PERTURBATION_MODES"]
 
@@ -15,13 +24,35 @@ PERTURBATION_MODES = ("features", "scalar")
 
 def neighbourhoods(X: np.ndarray, M: int, *, workers: int = -1,
                    chunk_size: int = 1 << 17) -> tuple[np.ndarray, np.ndarray]:
-    """N^M(x) for every training sample (eq 26) and the distance to the nearest *other* sample.
+    """Return N^M(x) for every training sample (eq 26) and the distance to the nearest other sample.
 
-    Returns ``(indices, nn_distance)``: ``indices`` (N, M) holds x itself in column 0 followed by its
-    M - 1 nearest neighbours (int32 when N < 2^31, to halve the memory of the largest array);
-    ``nn_distance`` (N,) is ||x - x^(1)|| (0 for duplicated points). The KD-tree is queried in
-    chunks of ``chunk_size`` rows, so the distances never exist as one (N, M) array, and each
-    query runs on all cores (``workers=-1``).
+    The KD-tree is queried in chunks of ``chunk_size`` rows, so the distances never exist as one
+    (N, M) array.
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, d)
+        The training set.
+    M : int
+        Neighbourhood size: x and its M − 1 nearest neighbours.
+    workers : int, default=-1
+        Threads of each KD-tree query (-1: all cores).
+    chunk_size : int, default=131072
+        Rows per KD-tree query.
+
+    Returns
+    -------
+    indices : ndarray of shape (N, M)
+        x itself in column 0 followed by its M − 1 nearest neighbours (int32 when N < 2^31, to
+        halve the memory of the largest array).
+    nn_distance : ndarray of shape (N,)
+        ||x − x⁽¹⁾|| (0 for duplicated points).
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
     """
     N = len(X)
     tree = cKDTree(X)
@@ -46,17 +77,45 @@ def neighbourhoods(X: np.ndarray, M: int, *, workers: int = -1,
 
 def perturbed_training_set(X: np.ndarray, nn_distance: np.ndarray, amplitude: float = 0.5,
                            mode: str = "features", random_state=None) -> np.ndarray:
-    """T̃ (Algorithm 1, §4.2.2): x̃ = x + r_x ⊙ ||x - x^(1)||, r_x uniform on [-a, a].
+    """Return the perturbed training set T̃: x̃ = x + r_x ⊙ ||x − x⁽¹⁾||, r_x uniform on [−a, a].
 
-    The algorithm box is missing from every public copy of the paper; the text says only that the
-    perturbation is "uniform across the features" and "adaptively small". ``mode="features"`` draws
-    r_x independently per feature, ``mode="scalar"`` draws one number per sample for all its
-    features. ``amplitude=0`` gives T̃ = T (the paper's "without T̃" panels). Duplicated points
-    (||x - x^(1)|| = 0) are not moved.
+    Algorithm 1 (§4.2.2) of Ha et al. (2021). The algorithm box is missing from every public copy
+    of the paper; the text says only that the perturbation is "uniform across the features" and
+    "adaptively small". Duplicated points (||x − x⁽¹⁾|| = 0) are not moved.
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, d)
+        The training set T.
+    nn_distance : ndarray of shape (N,)
+        ||x − x⁽¹⁾||, from :func:`neighbourhoods`.
+    amplitude : float, default=0.5
+        a >= 0; 0 gives T̃ = T (the paper's "without T̃" panels).
+    mode : {"features", "scalar"}, default="features"
+        ``"features"`` draws r_x independently per feature, ``"scalar"`` one number per sample
+        for all its features.
+    random_state : int, Generator or None, default=None
+        Seed of the draw.
+
+    Returns
+    -------
+    ndarray of shape (N, d)
+        T̃.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``amplitude`` is negative or ``mode`` unknown.
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
     """
     amplitude = check_real(amplitude, "perturbation", low=0.0)
     if mode not in PERTURBATION_MODES:
-        raise ValueError(f"perturbation_mode must be one of {PERTURBATION_MODES}, got {mode!r}")
+        raise InvalidParameterError(f"perturbation_mode must be one of {PERTURBATION_MODES}, got {mode!r}")
     if amplitude == 0:
         return X.copy()
     rng = np.random.default_rng(random_state)

@@ -1,4 +1,6 @@
-"""Proposal 1: the earlier boundary-uncertainty estimate Û⁽¹⁾ (§3, eq 8-11), the baseline of Table 3.
+"""Proposal 1: the earlier boundary-uncertainty estimate Û⁽¹⁾, the baseline of Table 3.
+
+Section and equation numbers are those of Ha et al. (2021) (§3, eq 8-11).
 
 Step 1 (§3.3) finds R_A *anchors* on the classifier boundary B(Λ) (eq 7) by dichotomy on segments
 between random pairs of training samples predicted in different classes; Step 2 (§3.4) takes the
@@ -10,6 +12,12 @@ Everything is batched: the R_A dichotomies advance together (one classifier call
 array per bisection step, i_max calls in all, plus one call on T), and the R_T TDC runs and all the
 clusters of one TDC level run their 2-means together as flat array operations. Elementary operations
 are tallied as they are done (:mod:`buviz.uncertainty.costs`).
+
+References
+----------
+D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based Estimation
+for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+https://doi.org/10.1007/s11265-021-01671-1
 """
 
 from __future__ import annotations
@@ -21,8 +29,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.spatial import cKDTree
 
-from buviz._validation import check_int, check_Xy
-from buviz.classifiers import Discriminant, as_discriminant, top2
+from buviz._validation import InvalidParameterError, check_int, check_Xy
+from buviz.classifiers import Discriminant, as_discriminant
+from buviz.grid import top2
 from buviz.uncertainty.costs import OpCounts, distance_ops
 from buviz.uncertainty.proposal2 import U_MIN
 
@@ -32,7 +41,24 @@ _LN2 = math.log(2.0)
 
 
 def binary_entropy(p: np.ndarray) -> np.ndarray:
-    """−p log p − (1 − p) log(1 − p), divided by ln 2 so that it lies in [0, 1] (eq 9, §6.4.2)."""
+    """Return the binary entropy −p log p − (1 − p) log(1 − p) divided by ln 2 (eq 9, §6.4.2).
+
+    Parameters
+    ----------
+    p : array-like
+        Probabilities in [0, 1].
+
+    Returns
+    -------
+    ndarray
+        The entropy in bits, in [0, 1].
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
+    """
     p = np.asarray(p, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         h = -(np.where(p > 0, p * np.log(p), 0.0) + np.where(p < 1, (1 - p) * np.log1p(-p), 0.0))
@@ -44,39 +70,50 @@ class Proposal1:
 
     Parameters
     ----------
-    R_A : int or None, default None
+    R_A : int or None, default=None
         Number of anchors (random pairs of training samples); None means N (§6.10.1).
-    i_max : int, default 20
+    i_max : int, default=20
         Dichotomy steps per anchor (§3.3).
-    R_T : int, default 10
+    R_T : int, default=10
         TDC runs averaged in eq 11.
-    i_K : int, default 20
+    i_K : int, default=20
         Maximum iterations of each 2-means of the TDC (a 2-means also stops when no assignment
         changes, which does not change its result).
-    N_max : int, default 40
+    N_max : int, default=40
         TDC splits clusters with more than N_max samples. **Not published**: 40 is our choice.
-    N_min : int, default 10
+    N_min : int, default=10
         Clusters with at most N_min samples are dropped. **Not published**: 10 is our choice.
         Must be smaller than N_max.
-    prior_correction : bool, default True
+    prior_correction : bool, default=True
         Divide each cluster posterior P̂(C_l | C) by the class prior P̂_l = N_l / N before the
         entropy of eq 9, as Proposal 1 did to address class imbalance (§4.4.4, which adds that
         Proposal 2 does not). The two corrected values are renormalised over the pair {î, ĵ}, so
         P̂ = (n_î / N_î) / (n_î / N_î + n_ĵ / N_ĵ) and the entropy stays in [0, 1]. ``False`` gives
         the plain share n_î / (n_î + n_ĵ).
-    random_state : int, Generator or None
+    random_state : int, Generator or None, default=0
         Seeds the pairs and the 2-means seeds. ``evaluate`` draws from a fresh generator seeded with
         it, so every status gets the same random stream and a status evaluated twice gives the same
         result.
 
-    Attributes (after ``fit``)
-    --------------------------
-    X_, y_ : the training set (labels as codes 0..J-1); n_classes_ : J; R_A_ : the R_A used.
-    tree_ : KD-tree of T for the 1-NN of anchors (built once: per-dataset, like Proposal 2's eq 42).
-    fit_time_ : seconds spent in ``fit``.
+    Attributes
+    ----------
+    X_ : ndarray of shape (N, d)
+        The training set.
+    y_ : ndarray of shape (N,)
+        Its labels as codes 0..J-1.
+    n_classes_ : int
+        J.
+    R_A_ : int
+        The R_A used.
+    tree_ : scipy.spatial.cKDTree
+        KD-tree of T for the 1-NN of anchors (built once: per-dataset, like Proposal 2's eq 42).
+    fit_time_ : float
+        Seconds spent in ``fit``.
 
-    Notes on choices the paper leaves open
-    --------------------------------------
+    Notes
+    -----
+    Choices the paper leaves open:
+
     * Pairs (§3.3): drawn uniformly, with replacement, among the pairs of training samples with
       different predicted classes (for J = 2: f > 0 at one, f < 0 at the other, f = g₁ − g₂).
     * Multi-class re-check (§3.3): the segment end that keeps class k (resp. l) is moved to a
@@ -93,7 +130,7 @@ class Proposal1:
       cluster normalised over those two classes, n_î / (n_î + n_ĵ) (divided by the priors first with
       ``prior_correction``), so the binary entropy / ln 2 lies in [0, 1] for any J. Ties pick the
       smaller class index.
-    * Eq 10: |¶_Λ| is read as the number of samples in the retained clusters, so the weights sum to 1.
+    * Eq 10: ``|¶_Λ|`` is read as the number of samples in the retained clusters, so the weights sum to 1.
     * A status predicting one class on all of T has no anchors, and a run keeping no cluster (fewer
       than N_min + 1 near-boundary samples) has no estimate: both give U_min = 0 (the boundary does
       not run through the data).
@@ -101,9 +138,9 @@ class Proposal1:
 
     References
     ----------
-    .. [1] D. Ha, S. Katagiri, H. Watanabe, M. Ohsaki, "An Improved Boundary Uncertainty-Based
-       Estimation for Classifier Evaluation", Journal of Signal Processing Systems, Springer, 2021,
-       doi:10.1007/s11265-021-01671-1.
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
     """
 
     def __init__(self, R_A: int | None = None, i_max: int = 20, R_T: int = 10, i_K: int = 20,
@@ -125,10 +162,28 @@ class Proposal1:
         N_max = check_int(self.N_max, "N_max", low=1)
         N_min = check_int(self.N_min, "N_min", low=0)
         if N_min >= N_max:
-            raise ValueError(f"N_min must be smaller than N_max, got N_min={N_min}, N_max={N_max}")
+            raise InvalidParameterError(f"N_min must be smaller than N_max, got N_min={N_min}, N_max={N_max}")
 
     def fit(self, X, y) -> Proposal1:
-        """Store the training set and build the KD-tree used for the anchors' nearest neighbours."""
+        """Store the training set and build the KD-tree used for the anchors' nearest neighbours.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            The training set T.
+        y : array-like of shape (N,)
+            Its labels.
+
+        Returns
+        -------
+        Proposal1
+            The fitted estimator (``self``).
+
+        Raises
+        ------
+        InvalidParameterError
+            If a parameter is out of range (e.g. ``N_min`` >= ``N_max``).
+        """
         t0 = time.perf_counter()
         X, y, classes = check_Xy(X, y)
         self._check_params(len(X))
@@ -262,11 +317,26 @@ class Proposal1:
 
     # -- per-status work ------------------------------------------------------------------------
     def evaluate(self, discriminant) -> Proposal1Result:
-        """Û⁽¹⁾(Λ) of one classifier status (eq 8-11).
+        """Return Û⁽¹⁾(Λ) of one classifier status (Ha et al. 2021, eq 8-11).
 
-        ``discriminant``: a :class:`~buviz.classifiers.Discriminant`, a fitted scikit-learn classifier
-        or a callable X -> (n, J). It is called once on T (predicted classes, to draw the pairs and
-        for eq 9) and once per dichotomy step on the (R_A, d) array of midpoints: i_max + 1 calls.
+        The status is called once on T (predicted classes, to draw the pairs and for eq 9) and
+        once per dichotomy step on the (R_A, d) array of midpoints: i_max + 1 calls.
+
+        Parameters
+        ----------
+        discriminant : Discriminant, fitted classifier or callable
+            A :class:`~buviz.classifiers.Discriminant`, a fitted scikit-learn classifier or a
+            callable X -> (n, J).
+
+        Returns
+        -------
+        Proposal1Result
+            Û⁽¹⁾(Λ) and everything computed on the way.
+
+        Raises
+        ------
+        ValueError
+            If ``fit`` was not called or the status has another number of classes.
         """
         if not hasattr(self, "X_"):
             raise ValueError("call fit(X, y) before evaluate")
@@ -340,8 +410,7 @@ class Proposal1:
             members = lab >= 0
             pc = np.bincount(lab[members] * J + pred_B[members], minlength=K * J).reshape(K, J)
             yc = np.bincount(lab[members] * J + y_B[members], minlength=K * J).reshape(K, J)
-            top = np.argsort(-pc, axis=1, kind="stable")[:, :2]
-            pair = np.sort(top, axis=1)
+            pair = np.column_stack(top2(pc, stable=True))
             n_i = yc[np.arange(K), pair[:, 0]]
             n_j = yc[np.arange(K), pair[:, 1]]
             if self.prior_correction:  # P̂(C_l | C) / P̂_l, renormalised over the pair (§4.4.4)
@@ -373,35 +442,57 @@ class Proposal1:
 
 @dataclass(eq=False)
 class Proposal1Result:
-    """Everything Proposal 1 computed for one classifier status (eq 8-11).
+    """Everything Proposal 1 computed for one classifier status (Ha et al. 2021, eq 8-11).
 
-    Scalars
-    -------
-    value : Û⁽¹⁾(Λ) ∈ [0, 1] (eq 11); 1 is best (U_max), same convention as Proposal 2.
-    run_values : (R_T,) Û⁽¹⁾(¶⁽ʳ⁾_Λ, Λ) of each TDC run (eq 10).
+    Returned by :meth:`Proposal1.evaluate`. Step 1 arrays have one row per anchor (R_A rows).
 
-    Step 1, per anchor (R_A rows)
-    -----------------------------
-    anchors : (R_A, d) points on B(Λ).  anchor_valid : passed the top-2 re-check (always for J = 2).
-    anchor_pairs : (R_A, 2) training indices of the segment ends.
-    anchor_classes : (R_A, 2) the classes (k, l) whose boundary the anchor lies on (k at ``bracket_a``).
-    bracket_a, bracket_b : (R_A, d) final dichotomy bracket; f_bracket : (R_A, 2) f_kl at its ends
-    (≥ 0, ≤ 0).  anchor_neighbour : (R_A,) index of the anchor's nearest training sample (−1 if invalid).
+    Parameters
+    ----------
+    value : float
+        Û⁽¹⁾(Λ) ∈ [0, 1] (eq 11); 1 is best (U_max), same convention as Proposal 2.
+    run_values : ndarray of shape (R_T,)
+        Û⁽¹⁾(¶⁽ʳ⁾_Λ, Λ) of each TDC run (eq 10).
+    anchors : ndarray of shape (R_A, d)
+        Points on B(Λ).
+    anchor_valid : ndarray of bool, shape (R_A,)
+        Passed the top-2 re-check (always for J = 2).
+    anchor_pairs : ndarray of shape (R_A, 2)
+        Training indices of the segment ends.
+    anchor_classes : ndarray of shape (R_A, 2)
+        The classes (k, l) whose boundary the anchor lies on (k at ``bracket_a``).
+    bracket_a, bracket_b : ndarray of shape (R_A, d)
+        The final dichotomy bracket.
+    f_bracket : ndarray of shape (R_A, 2)
+        f_kl at the bracket's ends (≥ 0, ≤ 0).
+    anchor_neighbour : ndarray of shape (R_A,)
+        Index of the anchor's nearest training sample (−1 if invalid).
+    near_boundary : ndarray of shape (n_B,)
+        Training indices of N_B(Λ) (sorted, unique).
+    cluster_labels : ndarray of shape (R_T, n_B)
+        Cluster of each N_B member in each run, −1 for dropped clusters.
+    cluster_sizes, cluster_pairs, cluster_entropies : list of ndarray
+        Per run, over its retained clusters: ``|C|``, the predicted pair (î, ĵ) and Û(C; Λ) (eq 9,
+        in [0, 1]).
+    tdc_levels : int
+        Number of TDC levels.
+    predicted : ndarray of shape (N,)
+        Predicted classes on T.
+    costs : dict
+        Step -> :class:`~buviz.uncertainty.costs.OpCounts` ("predict_T", "anchors",
+        "nearest_neighbour", "tdc", "entropy"); :func:`~buviz.uncertainty.costs.proposal1_costs`
+        sums them.
+    classifier_calls, classified_samples : int
+        From the discriminant's counters.
+    evaluate_time, classifier_time : float
+        Seconds in ``evaluate``, and of which in the classifier.
+    _estimator : Proposal1
+        The fitted estimator (private).
 
-    Step 2
-    ------
-    near_boundary : (n_B,) training indices of N_B(Λ) (sorted, unique).
-    cluster_labels : (R_T, n_B) cluster of each N_B member in each run, −1 for dropped clusters.
-    cluster_sizes, cluster_pairs, cluster_entropies : per run, arrays over its retained clusters:
-    |C|, the predicted pair (î, ĵ) and Û(C; Λ) (eq 9, in [0, 1]).
-    tdc_levels : number of TDC levels.  predicted : (N,) predicted classes on T.
-
-    Costs
-    -----
-    costs : dict step -> :class:`~buviz.uncertainty.costs.OpCounts` ("predict_T", "anchors",
-    "nearest_neighbour", "tdc", "entropy"); :func:`~buviz.uncertainty.costs.proposal1_costs` sums them.
-    classifier_calls, classified_samples : from the discriminant's counters.
-    evaluate_time, classifier_time : seconds (total, and of which in the classifier).
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
     """
 
     value: float
@@ -434,7 +525,23 @@ class Proposal1Result:
         return self._estimator.X_[self.near_boundary]
 
     def clusters(self, run: int = 0) -> list[np.ndarray]:
-        """Training indices of the members of each retained cluster of one TDC run (Fig 3, panel 1C)."""
+        """Return the training indices of each retained cluster of one TDC run (Fig 3, panel 1C).
+
+        Parameters
+        ----------
+        run : int, default=0
+            The TDC run, 0..R_T-1.
+
+        Returns
+        -------
+        list of ndarray
+            One array of training indices per retained cluster.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``run`` is out of range.
+        """
         run = check_int(run, "run", low=0, high=len(self.run_values) - 1)
         lab = self.cluster_labels[run]
         return [self.near_boundary[lab == c] for c in range(len(self.cluster_sizes[run]))]

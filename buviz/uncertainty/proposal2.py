@@ -1,8 +1,15 @@
-"""Proposal 2: boundary uncertainty Û⁽³⁾ of a classifier status from the training set (§4.4-4.6, eq 25-40).
+"""Proposal 2: boundary uncertainty Û⁽³⁾ of a classifier status from the training set.
 
-``fit`` does the work shared by all statuses once (neighbourhoods, T̃, Î*: eq 41-42); ``evaluate``
-does the per-status work (eq 43) as (N, M) array operations, in row chunks so memory stays bounded,
-spread over threads (numpy releases the GIL in its ufuncs).
+Ha et al. (2021), §4.4-4.6, eq 25-40. ``fit`` does the work shared by all statuses once
+(neighbourhoods, T̃, Î*: eq 41-42); ``evaluate`` does the per-status work (eq 43) as (N, M) array
+operations, in row chunks so memory stays bounded, spread over threads (numpy releases the GIL in
+its ufuncs).
+
+References
+----------
+D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based Estimation
+for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+https://doi.org/10.1007/s11265-021-01671-1
 """
 
 from __future__ import annotations
@@ -18,8 +25,9 @@ from sklearn.base import BaseEstimator
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils.validation import check_is_fitted
 
-from buviz._validation import check_int, check_real, check_Xy
-from buviz.classifiers import Discriminant, as_discriminant, boundary_score, top2
+from buviz._validation import InvalidParameterError, check_int, check_real, check_Xy
+from buviz.classifiers import Discriminant, as_discriminant, boundary_score
+from buviz.grid import top2, top2_difference
 from buviz.uncertainty.neighbours import neighbourhoods, perturbed_training_set
 from buviz.uncertainty.prototypes import DEFAULT_K_RANGE, TruePairEstimate, estimate_true_pairs
 
@@ -43,12 +51,32 @@ class FlatDiscriminantWarning(UserWarning):
 
 
 class FeatureMismatchWarning(UserWarning):
-    """The classifier does far worse on T̃ than a constant prediction: probably fitted on other
-    features (e.g. raw data scored against a standardised copy). Only a gross mismatch is caught."""
+    """The classifier does far worse on T̃ than a constant prediction.
+
+    It was probably fitted on other features (e.g. raw data scored against a standardised copy).
+    Only a gross mismatch is caught.
+    """
 
 
 def local_uncertainty(posterior: np.ndarray) -> np.ndarray:
-    """Triangle local uncertainty Û(x) = 1 − |2 P̂(C_m|x) − 1| (eq 37)."""
+    """Return the triangle local uncertainty ``Û(x) = 1 − |2 P̂(C_m|x) − 1|`` (Ha et al. 2021, eq 37).
+
+    Parameters
+    ----------
+    posterior : ndarray
+        P̂(C_m | x), the estimated posterior of one class of the pair, in [0, 1].
+
+    Returns
+    -------
+    ndarray
+        Û(x) in [0, 1], 1 where the two posteriors are equal.
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
+    """
     return 1.0 - np.abs(2.0 * posterior - 1.0)
 
 
@@ -68,10 +96,27 @@ def _row_quartile_gap(F: np.ndarray) -> np.ndarray:
 
 
 def silverman_bandwidth(F: np.ndarray) -> np.ndarray:
-    """h_x = 0.9 · min(σ̂_x, IQR_x / 1.34) · M^(−1/5) per row of F (eq 32).
+    """Return Silverman's bandwidth h_x = 0.9 · min(σ̂_x, IQR_x / 1.34) · M^(−1/5) per row (eq 32).
 
-    The paper typesets M^(−1/5) inside the min; the standard rule (and this code) has it outside.
-    Where min(σ̂, IQR/1.34) = 0 the rule falls back to σ̂ (§4.4.2); a row with σ̂ = 0 gets h = 0.
+    Ha et al. (2021) typeset M^(−1/5) inside the min; the standard rule (and this code) has it
+    outside. Where min(σ̂, IQR/1.34) = 0 the rule falls back to σ̂ (§4.4.2); a row with σ̂ = 0
+    gets h = 0.
+
+    Parameters
+    ----------
+    F : ndarray of shape (N, M)
+        Neighbourhood values f(x̃'_m; Λ), one row per training sample.
+
+    Returns
+    -------
+    ndarray of shape (N,)
+        h_x, the kernel bandwidth of each row.
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
     """
     M = F.shape[1]
     sd = F.std(axis=1, ddof=1)
@@ -97,57 +142,72 @@ class BoundaryUncertainty(BaseEstimator):
 
     Parameters
     ----------
-    M : int, default 40
-        Neighbourhood size |N^M(x)| (x and its M − 1 nearest neighbours, eq 26); 2 ≤ M ≤ N.
-    K : "aic", int or sequence of int, default "aic"
+    M : int, default=40
+        Neighbourhood size ``|N^M(x)|`` (x and its M − 1 nearest neighbours, eq 26); 2 ≤ M ≤ N.
+    K : "aic", int or sequence of int, default="aic"
         Prototypes per class for Î* (§4.4.3): chosen per class by AIC over ``K_range``, or fixed.
         Unused for two classes (Î* = {{1, 2}}).
-    perturbation : float, default 0.5
+    perturbation : float, default=0.5
         Amplitude a of T̃: x̃ = x + r ⊙ ||x − x⁽¹⁾||, r ~ U[−a, a] (Alg 1). 0 gives T̃ = T.
-    perturbation_mode : {"features", "scalar"}, default "features"
+    perturbation_mode : {"features", "scalar"}, default="features"
         One draw per feature, or one per sample shared by its features.
-    K_range : iterable of int, default (1, 3, ..., 39)
-    kmeans_iter : int, default 20
+    K_range : iterable of int, default=(1, 3, ..., 39)
+        The K tried per class when ``K="aic"`` (§6.3).
+    kmeans_iter : int, default=20
         i_K, K-means iterations.
-    aic_form : {"literal", "isotropic"}, default "literal"
+    aic_form : {"literal", "isotropic"}, default="literal"
         Eq 48 as printed, or its d-dimensional isotropic version.
-    weight_tol : float, default 0.05
+    weight_tol : float, default=0.05
         Relative threshold under which w_kl is treated as zero (eq 39, the separability Cases 1 and
         3 of §4.5). Gaussian tails never vanish, so "w_kl = 0" is read on a scale-free quantity,
         the effective share of the pair's samples lying on B(Λ),
-        ω_kl = w_kl / (φ(0) |B̂*(k,l)|): each sample on B(Λ) adds about φ(0) to w_kl (eq 29).
+        ``ω_kl = w_kl / (φ(0) |B̂*(k,l)|)``: each sample on B(Λ) adds about φ(0) to w_kl (eq 29).
         Measured on ``gmm_separable`` (N = 150 … 2000, 8 seeds, SVC γ = 2⁻⁶ … 2⁴ with zero error
         on T̃, boundary in the empty band): ω ≤ 0.021; boundaries through a class crowd or
         through overlapping classes: ω ≥ 0.6. An absolute threshold is not scale-free: the same
         zero-error SVC got Û 0.15–0.34 at N = 300 and 1.0 at N = 2000 with ``w_kl < 1e-3``.
-    chunk_size : int or None
+    chunk_size : int or None, default=None
         Rows of the (N, M) work done at once; None picks about 2·10⁶ array cells per chunk.
-    array_backend : {"numpy", "torch"}, default "numpy"
+    array_backend : {"numpy", "torch"}, default="numpy"
         Where the per-status (N, M) work runs. "torch" runs it with PyTorch on ``device`` (e.g.
         "cuda" for a GPU; PyTorch is then required); results equal the numpy path to rounding.
-    device : str or None
+    device : str or None, default=None
         PyTorch device for ``array_backend="torch"`` (default "cuda" if available, else "cpu").
-    n_jobs : int, default 2
+    n_jobs : int, default=2
         Threads for the chunked (N, M) work and the KD-tree query (-1: all cores).
-    random_state : int, Generator or None
+    random_state : int, Generator or None, default=0
         Seeds T̃ and K-means.
 
-    Attributes (after ``fit``)
-    --------------------------
-    X_, y_ : the training set (labels as codes 0..J-1); n_classes_ : J.
-    classes_ : the original labels, ``classes_[code]``; n_features_in_ : d.
-    neighbours_ : (N, M) indices of N^M(x), x itself in column 0.
-    neighbour_labels_ : (N, M) given labels y(x') of the members of N^M(x).
-    nn_distance_ : (N,) ||x − x⁽¹⁾||.
-    X_tilde_ : (N, d) the perturbed training set T̃.
-    true_pairs_ : :class:`~buviz.uncertainty.prototypes.TruePairEstimate` (Î*, B̂*(k,l), K_j).
-    fit_time_ : seconds spent in ``fit``.
+    Attributes
+    ----------
+    X_ : ndarray of shape (N, d)
+        The training set.
+    y_ : ndarray of shape (N,)
+        Its labels as codes 0..J-1.
+    n_classes_ : int
+        J.
+    classes_ : ndarray
+        The original labels, ``classes_[code]``.
+    n_features_in_ : int
+        d.
+    neighbours_ : ndarray of shape (N, M)
+        Indices of N^M(x), x itself in column 0.
+    neighbour_labels_ : ndarray of shape (N, M)
+        Given labels y(x') of the members of N^M(x).
+    nn_distance_ : ndarray of shape (N,)
+        ||x − x⁽¹⁾||.
+    X_tilde_ : ndarray of shape (N, d)
+        The perturbed training set T̃.
+    true_pairs_ : TruePairEstimate
+        Î*, B̂*(k,l) and K_j (:class:`~buviz.uncertainty.prototypes.TruePairEstimate`).
+    fit_time_ : float
+        Seconds spent in ``fit``.
 
     References
     ----------
-    .. [1] D. Ha, S. Katagiri, H. Watanabe, M. Ohsaki, "An Improved Boundary Uncertainty-Based
-       Estimation for Classifier Evaluation", Journal of Signal Processing Systems, Springer, 2021,
-       doi:10.1007/s11265-021-01671-1.
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
     """
 
     def __init__(self, M: int = 40, K="aic", perturbation: float = 0.5, perturbation_mode: str = "features",
@@ -170,7 +230,25 @@ class BoundaryUncertainty(BaseEstimator):
 
     # -- shared work -------------------------------------------------------------------------
     def fit(self, X, y) -> BoundaryUncertainty:
-        """Shared precomputation for a training set: N^M(x), T̃ and Î* (eq 41-42)."""
+        """Do the precomputation shared by all statuses: N^M(x), T̃ and Î* (eq 41-42).
+
+        Parameters
+        ----------
+        X : array-like of shape (N, d)
+            The training set T.
+        y : array-like of shape (N,)
+            Its labels (any values, at least two classes).
+
+        Returns
+        -------
+        BoundaryUncertainty
+            The fitted estimator (``self``).
+
+        Raises
+        ------
+        InvalidParameterError
+            If a parameter is out of range (e.g. ``M`` > N) or an unknown option.
+        """
         t0 = time.perf_counter()
         X, y, classes = check_Xy(X, y)
         encoder = LabelEncoder().fit(classes)
@@ -178,12 +256,12 @@ class BoundaryUncertainty(BaseEstimator):
         N = len(X)
         M = check_int(self.M, "M", low=2)
         if M > N:
-            raise ValueError(f"M must be <= {N} (the number of training samples), got {M}")
+            raise InvalidParameterError(f"M must be <= {N} (the number of training samples), got {M}")
         check_real(self.weight_tol, "weight_tol", low=0.0)
         if self.chunk_size is not None:
             check_int(self.chunk_size, "chunk_size", low=1)
         if self.array_backend not in ("numpy", "torch"):
-            raise ValueError(f"array_backend must be 'numpy' or 'torch', got {self.array_backend!r}")
+            raise InvalidParameterError(f"array_backend must be 'numpy' or 'torch', got {self.array_backend!r}")
         if self.array_backend == "torch":
             try:
                 import torch  # noqa: F401
@@ -191,7 +269,7 @@ class BoundaryUncertainty(BaseEstimator):
                 raise ValueError("array_backend='torch' needs PyTorch installed") from None
         if isinstance(self.K, str):
             if self.K != "aic":
-                raise ValueError(f"K must be 'aic', an int or one int per class, got {self.K!r}")
+                raise InvalidParameterError(f"K must be 'aic', an int or one int per class, got {self.K!r}")
         else:
             counts = np.bincount(y)
             ks = np.broadcast_to(np.asarray(self.K), (len(classes),))
@@ -217,19 +295,37 @@ class BoundaryUncertainty(BaseEstimator):
 
     # -- per-status work ---------------------------------------------------------------------
     def evaluate(self, discriminant) -> BoundaryUncertaintyResult:
-        """Û⁽³⁾(Λ) of one classifier status (eq 27-40).
+        """Return Û⁽³⁾(Λ) of one classifier status (Ha et al. 2021, eq 27-40).
 
-        ``discriminant``: a :class:`~buviz.classifiers.Discriminant`, a fitted scikit-learn classifier
-        (fitted on the same features and labels as ``fit``; its columns are matched to
-        ``classes_``; see :func:`~buviz.classifiers.as_discriminant` for how g is read) or a
-        callable X -> (n, J) with columns in ``classes_`` order. It is evaluated once on T̃ (and,
-        for J > 2, once on T to get the classifier's top-2 pair {i(x;Λ), j(x;Λ)} at each training
-        sample).
+        The status is evaluated once on T̃ (and, for J > 2, once on T to get the classifier's
+        top-2 pair {i(x;Λ), j(x;Λ)} at each training sample).
 
-        Warns :class:`FlatDiscriminantWarning` when f is constant on the neighbourhoods of more
-        than half of T̃, and :class:`FeatureMismatchWarning` when a scikit-learn classifier's error
-        on T̃ exceeds the constant majority prediction's error e₀ by more than half of 1 − e₀ (an
-        under-fitted status predicting the minority class stays below that line).
+        Parameters
+        ----------
+        discriminant : Discriminant, fitted classifier or callable
+            A :class:`~buviz.classifiers.Discriminant`, a fitted scikit-learn classifier (fitted
+            on the same features and labels as ``fit``; its columns are matched to ``classes_``;
+            see :func:`~buviz.classifiers.as_discriminant` for how g is read) or a callable
+            X -> (n, J) with columns in ``classes_`` order.
+
+        Returns
+        -------
+        BoundaryUncertaintyResult
+            Û⁽³⁾(Λ) and everything computed on the way.
+
+        Raises
+        ------
+        ValueError
+            If ``fit`` was not called, or the classifier does not match the training set.
+
+        Warns
+        -----
+        FlatDiscriminantWarning
+            When f is constant on the neighbourhoods of more than half of T̃.
+        FeatureMismatchWarning
+            When a scikit-learn classifier's error on T̃ exceeds the constant majority
+            prediction's error e₀ by more than half of 1 − e₀ (an under-fitted status predicting
+            the minority class stays below that line).
         """
         check_is_fitted(self, "neighbours_", msg="This %(name)s instance is not fitted yet: call fit(X, y) "
                                                  "on the training set before evaluate.")
@@ -331,7 +427,22 @@ class BoundaryUncertainty(BaseEstimator):
 
     def neighbourhood_values(self, g_tilde: np.ndarray, pair_i: np.ndarray, pair_j: np.ndarray,
                              rows: slice | np.ndarray = slice(None)) -> np.ndarray:
-        """F[x, m] = f_{i(x;Λ) j(x;Λ)}(x̃'_m; Λ) for x'_m ∈ N^M(x) (eq 27's argument), rows of T."""
+        """Return F[x, m] = f_{i(x;Λ) j(x;Λ)}(x̃'_m; Λ) for x'_m ∈ N^M(x) (the argument of eq 27).
+
+        Parameters
+        ----------
+        g_tilde : ndarray of shape (N, J)
+            The status's discriminants on T̃.
+        pair_i, pair_j : ndarray of shape (N,)
+            The classifier's top-2 pair at each training sample.
+        rows : slice or ndarray, default=slice(None)
+            The training samples (rows of T) to compute.
+
+        Returns
+        -------
+        ndarray of shape (n_rows, M)
+            The neighbourhood values of each requested row.
+        """
         nbr = self.neighbours_[rows]
         if self.n_classes_ == 2:
             return (g_tilde[:, 0] - g_tilde[:, 1])[nbr]
@@ -361,28 +472,61 @@ class BoundaryUncertainty(BaseEstimator):
 
 @dataclass(eq=False)
 class BoundaryUncertaintyResult:
-    """Everything Proposal 2 computed for one classifier status (eq 27-40).
+    """Everything Proposal 2 computed for one classifier status (Ha et al. 2021, eq 27-40).
 
-    Scalars and per-pair arrays (aligned with ``pairs`` = Î*)
-    ----------------------------------------------------------
-    value : Û⁽³⁾(Λ) ∈ [0, 1] (eq 40); 1 is best (U_max), plots show −Û.
-    pairs : list of class pairs (k, l) in Î*.
-    pair_values : Û_kl⁽³⁾ (eq 39).  pair_probabilities : P̂(C_kl) (eq 33-34).
-    pair_weights : w_kl (eq 29).  pair_error_tilde : L̃_tr^kl, error rate on perturbed B̂*(k,l).
-    pair_weight_share : ω_kl = w_kl / (φ(0) |B̂*(k,l)|), the effective share of the pair's samples on B(Λ).
-    pair_weighted : True where ω_kl ≥ weight_tol (third branch of eq 39).
+    Returned by :meth:`BoundaryUncertainty.evaluate`; per-pair arrays are aligned with ``pairs``
+    (Î*), per-sample arrays have length N. The properties ``f_tilde`` (f(x̃;Λ) with the pair at
+    x̃), ``f_train`` (f(x;Λ) on T) and ``F`` ((N, M) neighbourhood values, large for big N) are
+    computed on first use.
 
-    Per training sample x (arrays of length N)
-    -------------------------------------------
-    g_tilde : (N, J) discriminants on T̃.  pair_i, pair_j : the classifier's top-2 pair at x.
-    true_pair_index : index into ``pairs`` of x's estimated true pair (x ∈ B̂*(k,l)).
-    pair_match : {i(x;Λ), j(x;Λ)} = {î*(x), ĵ*(x)} (eq 18/36).
-    bandwidth : h_x (eq 32).  k_i, k_j, k : k̂^i, k̂^j, k̂ (eq 27-28).
-    posterior : P̂(C_i | x) (eq 38).  local_uncertainty : Û(x) (eq 37).
-    near_boundary_weights : probability weights k̂(x)/w_kl (eq 30), 0 outside weighted pairs.
-    f_tilde : f(x̃;Λ) with the pair at x̃ (the f(T̃) map).  f_train : f(x;Λ) on T (computed on first use).
-    F : (N, M) neighbourhood values (computed on first use; large for big N).
-    evaluate_time, classifier_time : seconds (total, and of which in the classifier).
+    Parameters
+    ----------
+    value : float
+        Û⁽³⁾(Λ) ∈ [0, 1] (eq 40); 1 is best (U_max), plots show −Û.
+    pairs : list of tuple of int
+        The class pairs (k, l) in Î*.
+    pair_values : ndarray
+        Û_kl⁽³⁾ (eq 39).
+    pair_probabilities : ndarray
+        P̂(C_kl) (eq 33-34).
+    pair_weights : ndarray
+        w_kl (eq 29).
+    pair_weight_share : ndarray
+        ``ω_kl = w_kl / (φ(0) |B̂*(k,l)|)``, the effective share of the pair's samples on B(Λ).
+    pair_error_tilde : ndarray
+        L̃_tr^kl, the error rate on perturbed B̂*(k,l).
+    pair_weighted : ndarray of bool
+        True where ω_kl ≥ weight_tol (third branch of eq 39).
+    g_tilde : ndarray of shape (N, J)
+        Discriminants on T̃.
+    pair_i, pair_j : ndarray of shape (N,)
+        The classifier's top-2 pair at x.
+    true_pair_index : ndarray of shape (N,)
+        Index into ``pairs`` of x's estimated true pair (x ∈ B̂*(k,l)).
+    pair_match : ndarray of bool, shape (N,)
+        {i(x;Λ), j(x;Λ)} = {î*(x), ĵ*(x)} (eq 18, 36).
+    bandwidth : ndarray of shape (N,)
+        h_x (eq 32).
+    k_i, k_j, k : ndarray of shape (N,)
+        k̂^i, k̂^j and k̂ (eq 27-28).
+    posterior : ndarray of shape (N,)
+        P̂(C_i | x) (eq 38).
+    local_uncertainty : ndarray of shape (N,)
+        Û(x) (eq 37).
+    near_boundary_weights : ndarray of shape (N,)
+        Probability weights k̂(x)/w_kl (eq 30), 0 outside weighted pairs.
+    evaluate_time, classifier_time : float
+        Seconds in ``evaluate``, and of which in the classifier.
+    _estimator : BoundaryUncertainty
+        The fitted estimator (private).
+    _discriminant : Discriminant
+        The status (private).
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
     """
 
     value: float
@@ -417,38 +561,70 @@ class BoundaryUncertaintyResult:
 
     @property
     def X_tilde(self) -> np.ndarray:
+        """The perturbed training set T̃, shape (N, d)."""
         return self._estimator.X_tilde_
 
     @cached_property
     def f_tilde(self) -> np.ndarray:
-        g = self.g_tilde
-        i, j = top2(g)
-        return g[np.arange(len(g)), i] - g[np.arange(len(g)), j]
+        """The values f(x̃;Λ) on T̃ with the top-2 pair taken at x̃ (the f(T̃) map), shape (N,)."""
+        return top2_difference(self.g_tilde)
 
     @cached_property
     def f_train(self) -> np.ndarray:
+        """The values f(x;Λ) on T with the top-2 pair taken at x, shape (N,)."""
         return boundary_score(self._discriminant, self._estimator.X_)
 
     @cached_property
     def F(self) -> np.ndarray:
+        """The (N, M) neighbourhood values of :meth:`BoundaryUncertainty.neighbourhood_values`."""
         return self._estimator.neighbourhood_values(self.g_tilde, self.pair_i, self.pair_j)
 
     def covariate_shift(self, f_test) -> dict[str, float]:
-        """How far f(T) and f(T̃) are from f(X_te) (Fig 10): two-sample Kolmogorov–Smirnov statistics.
+        """Return how far f(T) and f(T̃) are from f(X_te) (Ha et al. 2021, Fig 10).
 
-        ``f_test`` holds f(x;Λ) on a test set, with the top-2 pair taken at each test point
-        (:func:`buviz.classifiers.near_boundaryness` of the test discriminants and their top-2 pairs).
+        Parameters
+        ----------
+        f_test : array-like of shape (n_test,)
+            f(x;Λ) on a test set, with the top-2 pair taken at each test point
+            (:func:`buviz.grid.top2_difference` of the test discriminants).
+
+        Returns
+        -------
+        dict of str to float
+            Two-sample Kolmogorov-Smirnov statistics, keys ``"f(T)"`` and ``"f(T̃)"``.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``f_test`` is not a non-empty 1-D array.
         """
         from scipy.stats import ks_2samp
 
         f_test = np.asarray(f_test, dtype=float)
         if f_test.ndim != 1 or len(f_test) == 0:
-            raise ValueError("f_test must be a non-empty 1-D array of f(x;Λ) on test samples")
+            raise InvalidParameterError("f_test must be a non-empty 1-D array of f(x;Λ) on test samples")
         return {"f(T)": float(ks_2samp(self.f_train, f_test).statistic),
                 "f(T̃)": float(ks_2samp(self.f_tilde, f_test).statistic)}
 
     def sample_view(self, index: int) -> dict:
-        """The Fig 4 picture for one training sample: its cluster, F values, labels, h_x, k̂^i, k̂^j, Û(x)."""
+        """Return the Fig 4 picture (Ha et al. 2021) for one training sample.
+
+        Parameters
+        ----------
+        index : int
+            The training sample, 0..N-1.
+
+        Returns
+        -------
+        dict
+            Its neighbourhood (``neighbours``), F values, labels, top-2 pair, h_x, k̂^i, k̂^j,
+            posterior, Û(x) and near-boundary weight.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``index`` is out of range.
+        """
         index = check_int(index, "index", low=0, high=len(self.k) - 1)
         est = self._estimator
         nbr = est.neighbours_[index]

@@ -1,4 +1,13 @@
-"""Î*: the estimated top-2 true class pairs, from class-wise K-means prototypes (Alg 2, §4.4.3, App. A)."""
+"""Î*: the estimated top-2 true class pairs, from class-wise K-means prototypes.
+
+Algorithm 2, §4.4.3 and Appendix A of Ha et al. (2021).
+
+References
+----------
+D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based Estimation
+for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+https://doi.org/10.1007/s11265-021-01671-1
+"""
 
 from __future__ import annotations
 
@@ -6,8 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from buviz._validation import check_int
-from buviz.classifiers import PrototypeClassifier, top2
+from buviz._validation import InvalidParameterError, check_int
+from buviz.classifiers import PrototypeClassifier
+from buviz.grid import top2
 
 __all__ = ["TruePairEstimate", "estimate_true_pairs", "class_aic", "AIC_FORMS", "DEFAULT_K_RANGE"]
 
@@ -21,13 +31,24 @@ AIC_FORMS = ("literal", "isotropic")
 class TruePairEstimate:
     """Estimated top-2 true class indexes of each training sample and the PBC behind them.
 
-    Attributes
+    Parameters
     ----------
-    pairs : list of (k, l), k < l -- Î*, the pairs that occur among the training samples.
-    pair_index : (N,) index into ``pairs`` of each sample's estimated pair {î*(x), ĵ*(x)}.
-    n_prototypes : (J,) K_j per class.
-    aic : dict class -> {K: AIC(K)} (empty when K was fixed or J = 2).
-    classifier : the fitted :class:`~buviz.classifiers.PrototypeClassifier` (None for J = 2).
+    pairs : list of tuple of int
+        Î*: the pairs (k, l), k < l, that occur among the training samples.
+    pair_index : ndarray of shape (N,)
+        Index into ``pairs`` of each sample's estimated pair {î*(x), ĵ*(x)}.
+    n_prototypes : ndarray of shape (J,)
+        K_j per class.
+    aic : dict
+        Class -> {K: AIC(K)} (empty when K was fixed or J = 2).
+    classifier : PrototypeClassifier or None
+        The fitted :class:`~buviz.classifiers.PrototypeClassifier` (None for J = 2).
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
     """
 
     pairs: list[tuple[int, int]]
@@ -38,21 +59,44 @@ class TruePairEstimate:
 
     @property
     def pair_probabilities(self) -> np.ndarray:
-        """P̂(C_kl) = |B̂*(k,l)| / N (eq 33-34), aligned with ``pairs``."""
+        """The estimated pair probabilities ``P̂(C_kl) = |B̂*(k,l)| / N`` (eq 33-34), aligned with ``pairs``."""
         return np.bincount(self.pair_index, minlength=len(self.pairs)) / len(self.pair_index)
 
 
 def class_aic(Xj: np.ndarray, centers: np.ndarray, labels: np.ndarray, form: str = "literal") -> float:
-    """AIC(K_j) = log P(T_j | M_j, σ_j²) − (K_j d + 1) (eq 48-51).
+    """Return AIC(K_j) = log P(T_j | M_j, σ_j²) − (K_j d + 1) of one class's K-means (eq 48-51).
 
-    Returns −inf when σ_j² = 0 (every sample on its prototype), where eq 48 is unbounded.
+    Parameters
+    ----------
+    Xj : ndarray of shape (N_j, d)
+        The samples of class j.
+    centers : ndarray of shape (K_j, d)
+        Its prototypes.
+    labels : ndarray of shape (N_j,)
+        The prototype of each sample.
+    form : {"literal", "isotropic"}, default="literal"
+        ``"literal"``: eq 48 as printed, a 1-D Gaussian N(0, σ²) of the distance ||x − p_j(x)||
+        with σ² the within-cluster variance of eq 49. ``"isotropic"``: a d-dimensional isotropic
+        Gaussian with per-coordinate variance σ²/d.
 
-    ``literal``: eq 48 as printed, a 1-D Gaussian N(0, σ²) of the distance ||x − p_j(x)|| with σ² the
-    within-cluster variance of eq 49. ``isotropic``: a d-dimensional isotropic Gaussian with
-    per-coordinate variance σ²/d.
+    Returns
+    -------
+    float
+        The AIC; −inf when σ_j² = 0 (every sample on its prototype), where eq 48 is unbounded.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``form`` is unknown.
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
     """
     if form not in AIC_FORMS:
-        raise ValueError(f"aic_form must be one of {AIC_FORMS}, got {form!r}")
+        raise InvalidParameterError(f"aic_form must be one of {AIC_FORMS}, got {form!r}")
     n, d = Xj.shape
     K = len(centers)
     sq = ((Xj - centers[labels]) ** 2).sum(1)
@@ -72,14 +116,49 @@ def class_aic(Xj: np.ndarray, centers: np.ndarray, labels: np.ndarray, form: str
 def estimate_true_pairs(X: np.ndarray, y: np.ndarray, n_classes: int, K="aic", *,
                         K_range=DEFAULT_K_RANGE, max_iter: int = 20, aic_form: str = "literal",
                         random_state=0) -> TruePairEstimate:
-    """Estimate Î* with a prototype classifier (Algorithm 2).
+    """Estimate Î*, the top-2 true class pairs, with a prototype classifier (Algorithm 2, §4.4.3).
 
-    ``K="aic"`` picks K_j per class by the highest AIC over ``K_range``. Only K_j smaller than the
-    number of distinct samples of the class (at most N_j − 1) are candidates: at K_j = N_j every
-    sample is its own prototype, the within-class variance of eq 49 is 0 and eq 48 is unbounded. A
-    candidate whose variance is still 0 gets AIC = −inf and is skipped; when no candidate is left
-    (a class of one sample, or of identical samples) K_j = 1. Every AIC kept in ``aic`` is finite.
-    An int or a per-class sequence fixes K_j (1 ≤ K_j ≤ N_j). For J = 2, Î* = {{0, 1}} and no prototype is fitted.
+    Only K_j smaller than the number of distinct samples of the class (at most N_j − 1) are AIC
+    candidates: at K_j = N_j every sample is its own prototype, the within-class variance of eq 49
+    is 0 and eq 48 is unbounded. A candidate whose variance is still 0 gets AIC = −inf and is
+    skipped; when no candidate is left (a class of one sample, or of identical samples) K_j = 1.
+    Every AIC kept in ``aic`` is finite. For J = 2, Î* = {{0, 1}} and no prototype is fitted.
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, d)
+        The training set.
+    y : ndarray of shape (N,)
+        Labels as codes 0..J-1.
+    n_classes : int
+        J.
+    K : "aic", int or sequence of int, default="aic"
+        ``"aic"`` picks K_j per class by the highest AIC over ``K_range``; an int or a per-class
+        sequence fixes K_j (1 ≤ K_j ≤ N_j).
+    K_range : iterable of int, default=(1, 3, ..., 39)
+        The candidates of ``K="aic"`` (§6.3).
+    max_iter : int, default=20
+        K-means iterations i_K.
+    aic_form : {"literal", "isotropic"}, default="literal"
+        See :func:`class_aic`.
+    random_state : int, Generator or None, default=0
+        Seed of K-means.
+
+    Returns
+    -------
+    TruePairEstimate
+        Î*, each sample's pair and the prototype classifier.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``K`` is an unknown string or a K_j is out of range.
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
     """
     from sklearn.cluster import KMeans
     from threadpoolctl import threadpool_limits
@@ -93,7 +172,7 @@ def estimate_true_pairs(X: np.ndarray, y: np.ndarray, n_classes: int, K="aic", *
     with threadpool_limits(1):
         if isinstance(K, str):
             if K != "aic":
-                raise ValueError(f"K must be 'aic', an int or one int per class, got {K!r}")
+                raise InvalidParameterError(f"K must be 'aic', an int or one int per class, got {K!r}")
             ks, prototypes = [], []
             for j in range(n_classes):
                 Xj = X[y == j]

@@ -14,7 +14,7 @@ from buviz import extrapolation as ex
 from buviz.extrapolation import _kde
 
 FIXTURE = Path(os.environ.get("BUVIZ_CLASSEX_FIXTURE",
-                              Path(__file__).resolve().parents[2] / "shared" / "peers" / "classex_public.npz"))
+                              Path(__file__).resolve().parents[3] / "shared" / "peers" / "classex_public.npz"))
 
 # ---------------------------------------------------------------------------------------- toy model
 

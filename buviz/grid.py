@@ -1,0 +1,298 @@
+"""Discriminants on a 2-D grid, and the top-2 pair of every row of class scores.
+
+One place for two computations every layer needs: the top-2 predicted classes {i(x;Λ), j(x;Λ)}
+with the near-boundary-ness f(x;Λ) = g_i(x) − g_j(x) (Ha et al. 2021, §3, eq 12), and a
+discriminant evaluated on a regular grid over the first two features (predicted regions and the
+boundary fields whose zero contour is B(Λ), or B* for the Bayes posteriors).
+
+References
+----------
+D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based Estimation
+for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+https://doi.org/10.1007/s11265-021-01671-1
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from buviz._validation import InvalidParameterError, check_int
+
+__all__ = ["GridField", "GridEvaluation", "grid_points", "boundary_fields", "evaluate_grid", "top2",
+           "top2_difference", "near_boundaryness"]
+
+
+def _check_scores(g, name: str = "g") -> np.ndarray:
+    g = np.asarray(g)
+    if g.ndim != 2 or g.shape[1] < 2:
+        raise InvalidParameterError(f"{name} must be a 2-D array (n_samples, n_classes >= 2) of class scores, "
+                                    f"got shape {g.shape}")
+    return g
+
+
+def top2(g: np.ndarray, *, stable: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Return the top-2 predicted classes of every row, ordered by class index.
+
+    The pair {i(x;Λ), j(x;Λ)} of the two largest discriminants, returned as ``(i, j)`` with
+    ``i < j`` (Ha et al. 2021, §3). For two classes it is (0, 1) on every row.
+
+    Parameters
+    ----------
+    g : ndarray of shape (n_samples, n_classes)
+        Class scores (discriminants), larger is more likely.
+    stable : bool, default=False
+        Break ties toward the lower class index (a stable sort). Use it where ties are common,
+        such as class counts; the default (a partial sort) leaves the choice among tied classes
+        unspecified and is faster.
+
+    Returns
+    -------
+    i, j : ndarray of shape (n_samples,)
+        The smaller and the larger class index of the top-2 pair.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``g`` is not a 2-D array with at least two columns.
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
+
+    Examples
+    --------
+    >>> top2(np.array([[0.1, 0.5, 0.3], [2.0, 0.0, 1.0]]))
+    (array([1, 0]), array([2, 2]))
+    """
+    g = _check_scores(g)
+    if g.shape[1] == 2:
+        n = len(g)
+        return np.zeros(n, dtype=np.intp), np.ones(n, dtype=np.intp)
+    if stable:
+        best2 = np.argsort(-g, axis=1, kind="stable")[:, :2]
+    else:
+        best2 = np.argpartition(-g, 1, axis=1)[:, :2]
+    return best2.min(1), best2.max(1)
+
+
+def near_boundaryness(g: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """Return f_ij(x;Λ) = g_i(x) − g_j(x) for a given class pair per row (Ha et al. 2021, eq 12).
+
+    Parameters
+    ----------
+    g : ndarray of shape (n_samples, n_classes)
+        Class scores.
+    i, j : ndarray of shape (n_samples,)
+        The class pair of each row.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        ``g[n, i[n]] - g[n, j[n]]``.
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
+    """
+    rows = np.arange(len(g))
+    return g[rows, i] - g[rows, j]
+
+
+def top2_difference(g: np.ndarray) -> np.ndarray:
+    """Return f(x;Λ) = g_i(x) − g_j(x) with {i, j} the top-2 pair of each row, i < j (eq 12).
+
+    Its sign tells which of the two classes wins and its zero level set is the classifier's
+    boundary B(Λ) (Ha et al. 2021, §3, eq 12).
+
+    Parameters
+    ----------
+    g : ndarray of shape (n_samples, n_classes)
+        Class scores.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        The near-boundary-ness of every row.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``g`` is not a 2-D array with at least two columns.
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
+
+    Examples
+    --------
+    >>> top2_difference(np.array([[0.0, 0.5, 0.25], [2.0, 0.0, 1.0]]))
+    array([0.25, 1.  ])
+    """
+    g = _check_scores(g)
+    return near_boundaryness(g, *top2(g))
+
+
+@dataclass(frozen=True)
+class GridField:
+    """A scalar field on a regular 2-D grid, ready for contouring or shading.
+
+    Parameters
+    ----------
+    xs : ndarray of shape (n_x,)
+        Grid coordinates along the first feature (the columns of ``values``).
+    ys : ndarray of shape (n_y,)
+        Grid coordinates along the second feature (the rows of ``values``).
+    values : ndarray of shape (n_y, n_x)
+        The field. For a boundary field its zero level set is the boundary; multi-class boundary
+        fields are NaN where the pair is not the top-2 pair.
+    """
+
+    xs: np.ndarray
+    ys: np.ndarray
+    values: np.ndarray
+
+    @property
+    def bounds(self) -> tuple[float, float, float, float]:
+        """The grid's corners ``(x0, y0, x1, y1)``."""
+        return float(self.xs[0]), float(self.ys[0]), float(self.xs[-1]), float(self.ys[-1])
+
+
+def grid_points(bounds: tuple[float, float, float, float],
+                resolution: int = 200) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return a regular grid over a rectangle of the plane.
+
+    Parameters
+    ----------
+    bounds : tuple of 4 floats
+        ``(x0, y0, x1, y1)``, the lower-left and upper-right corners.
+    resolution : int, default=200
+        Grid points per axis (at least 2).
+
+    Returns
+    -------
+    xs, ys : ndarray of shape (resolution,)
+        The coordinates along each axis.
+    points : ndarray of shape (resolution * resolution, 2)
+        Every grid point, row by row (``ys`` outer, ``xs`` inner).
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``resolution`` is not an integer >= 2.
+    """
+    resolution = check_int(resolution, "resolution", low=2)
+    x0, y0, x1, y1 = bounds
+    xs = np.linspace(x0, x1, resolution)
+    ys = np.linspace(y0, y1, resolution)
+    xx, yy = np.meshgrid(xs, ys)
+    return xs, ys, np.column_stack([xx.ravel(), yy.ravel()])
+
+
+def boundary_fields(scores: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> dict[tuple[int, int], GridField]:
+    """Return the fields whose zero contours are the boundary between each pair of classes.
+
+    For each pair (k, l), k < l, the field is ``scores_k - scores_l`` where {k, l} is the top-2
+    pair and NaN elsewhere, so its zero contour is exactly the piece of the decision boundary
+    between C_k and C_l (Ha et al. 2021, eq 12, with the pair taken at each grid point).
+
+    Parameters
+    ----------
+    scores : ndarray of shape (len(xs) * len(ys), n_classes)
+        Class scores at the points of :func:`grid_points`.
+    xs, ys : ndarray
+        The grid coordinates.
+
+    Returns
+    -------
+    dict of (int, int) to GridField
+        One field per pair of classes that is the top-2 pair somewhere on the grid.
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
+    """
+    scores = np.asarray(scores, dtype=float)
+    J = scores.shape[1]
+    shape = (len(ys), len(xs))
+    if J == 2:
+        return {(0, 1): GridField(xs, ys, (scores[:, 0] - scores[:, 1]).reshape(shape))}
+    first, second = top2(scores)
+    fields = {}
+    for k in range(J):
+        for l in range(k + 1, J):
+            mask = (first == k) & (second == l)
+            if not mask.any():
+                continue
+            vals = np.where(mask, scores[:, k] - scores[:, l], np.nan)
+            fields[(k, l)] = GridField(xs, ys, vals.reshape(shape))
+    return fields
+
+
+@dataclass(frozen=True)
+class GridEvaluation:
+    """A discriminant evaluated on a regular grid (the result of :func:`evaluate_grid`).
+
+    Parameters
+    ----------
+    xs, ys : ndarray
+        The grid coordinates.
+    scores : ndarray of shape (len(ys) * len(xs), n_classes)
+        The class scores at every grid point.
+    predicted : ndarray of shape (len(ys), len(xs))
+        The predicted class index (argmax of the scores) at every grid point.
+    fields : dict of (int, int) to GridField
+        The boundary fields of :func:`boundary_fields`.
+    """
+
+    xs: np.ndarray
+    ys: np.ndarray
+    scores: np.ndarray
+    predicted: np.ndarray
+    fields: dict
+
+
+def evaluate_grid(discriminant: Callable[[np.ndarray], np.ndarray], bounds: tuple[float, float, float, float],
+                  resolution: int = 200) -> GridEvaluation:
+    """Evaluate a discriminant on a regular grid: predicted regions and boundary fields.
+
+    Parameters
+    ----------
+    discriminant : callable
+        ``X (n, 2) -> g (n, J)``, for example a :class:`buviz.classifiers.Discriminant` or the
+        exact ``GaussianMixture.log_joint``.
+    bounds : tuple of 4 floats
+        ``(x0, y0, x1, y1)``.
+    resolution : int, default=200
+        Grid points per axis.
+
+    Returns
+    -------
+    GridEvaluation
+        Grid coordinates, scores, predicted class per point and boundary fields.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``resolution`` is not an integer >= 2.
+
+    Examples
+    --------
+    >>> ev = evaluate_grid(lambda X: np.column_stack([X[:, 0], -X[:, 0]]), (-1, -1, 1, 1), 5)
+    >>> ev.predicted[0].tolist()
+    [1, 1, 0, 0, 0]
+    """
+    xs, ys, points = grid_points(bounds, resolution)
+    scores = np.asarray(discriminant(points))
+    predicted = np.argmax(scores, axis=1).reshape(len(ys), len(xs))
+    return GridEvaluation(xs, ys, scores, predicted, boundary_fields(scores, xs, ys))
