@@ -44,8 +44,9 @@ import numpy as np
 
 import buviz.uncertainty as bu
 from buviz import datasets
-from buviz.classifiers import Discriminant, mlp_statuses, near_boundaryness, svm_status, top2
+from buviz.classifiers import Discriminant, mlp_statuses, svm_status
 from buviz.datasets import Dataset
+from buviz.grid import evaluate_grid, top2_difference
 
 __all__ = ["LRUCache", "cached", "Settings", "StatusEval", "Snapshot", "dataset_for", "bayes_info",
            "mlp_trajectory", "status_eval", "bu_fitted", "bu_result", "compute_snapshot", "lookup_snapshot",
@@ -285,13 +286,11 @@ def status_eval(name: str, n_train: int, seed: int, payload: str, classifier: st
     t1 = time.perf_counter()
     xs = ys = pred = fields = None
     if ds.n_features == 2:
-        xs, ys, pts = datasets.grid_points(ds.bounds(), GRID_RESOLUTION)
-        scores = d(pts)
-        pred = np.argmax(scores, axis=1).astype(np.uint8).reshape(len(ys), len(xs))
-        fields = datasets.boundary_fields(scores, xs, ys)
+        ev = evaluate_grid(d, ds.bounds(), GRID_RESOLUTION)
+        xs, ys, pred, fields = ev.xs, ev.ys, ev.predicted.astype(np.uint8), ev.fields
     if len(ds.X_test):
         g = d(ds.X_test)
-        f_test = near_boundaryness(g, *top2(g))
+        f_test = top2_difference(g)
         L_te = float(np.mean(np.argmax(g, axis=1) != ds.y_test))
     else:
         f_test, L_te = np.empty(0), float("nan")
