@@ -15,13 +15,14 @@ fi
 source scripts/env.sh
 $PY -m pip install -q -e ".[test]"
 $PY -m ruff check buviz tests benchmarks apps scripts docs/conf.py
-# tests/ and the teaching notebooks (executed top to bottom by nbmake; scripts/nbstore.py keeps each
-# executed copy in build/notebooks/ for the docs build), two workers; then the 20-browser load test on
-# its own: its 20 Chromium pages need the machine's cores to themselves; then the docs, which reuse
-# the executed notebooks instead of running them again.
+# tests/ and the teaching notebooks (executed top to bottom by nbmake), two workers; then the
+# 20-browser load test on its own: its 20 Chromium pages need the machine's cores to themselves; then
+# the docs. scripts/pytest_docs.py keeps what the docs show and the tests compute anyway (each executed
+# notebook in build/notebooks/, each figure's drawing in build/gallery/), so nothing runs twice.
 LOAD_TEST=tests/ui/test_load.py::test_concurrent_sessions
 rc=0
-$PY -m pytest -n 2 --dist loadgroup -p scripts.nbstore --nbmake --nb-store build/notebooks tests notebooks \
+$PY -m pytest -n 2 --dist loadgroup --nbmake tests notebooks \
+    -p scripts.pytest_docs --nb-store build/notebooks --figure-store build/gallery \
     --deselect "$LOAD_TEST" "$@" || rc=$?
 $PY -m pytest "$LOAD_TEST" "$@" || { code=$?; [ "$code" -eq 5 ] || rc=$code; }  # 5: deselected by "$@"
 bash scripts/docs.sh || rc=$?
