@@ -38,7 +38,7 @@ PAPERS = {  # paper id -> (section title, reference label in docs/references.md)
     "extrapolation": ("Accuracy extrapolation (Zheng, Achanta and Benjamini, 2018)", "ref-extrapolation"),
     "discrete": ("Error estimates in the discrete case (Nedel'ko, 2019)", "ref-discrete"),
 }
-# the older registry's paper field holds the source's number
+# the older registry's paper field starts with the source's number
 _OLD_PAPER = {"000": "uncertainty", "003": "extrapolation", "004": "extrapolation", "002": "discrete"}
 
 
@@ -72,7 +72,8 @@ def catalogue() -> list[Entry]:
         else:  # the older Figure records
             params = [{"name": n, "type": type(d).__name__ if d is not None else "", "default": d, "bounds": b,
                        "doc": ""} for n, d, b in spec.parameter_table()]
-            paper = _OLD_PAPER.get(str(spec.paper), str(spec.paper))
+            source = str(spec.paper).split()  # e.g. "000 Fig 6": the source's number, then the figure
+            paper = _OLD_PAPER.get(source[0], str(spec.paper)) if source else ""
             entries.append(Entry(key, spec.description, paper, spec.kind, params))
     return entries
 

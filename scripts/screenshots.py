@@ -57,20 +57,36 @@ def serve(port: int, cache: Path, log) -> subprocess.Popen:
             time.sleep(0.5)
 
 
+#: Number of drawn things (canvases, tables, images) visible in the open tab's panel.
+_DRAWN = """() => {
+  const visible = el => { const r = el.getBoundingClientRect();
+                          return el.offsetParent !== null && r.width > 100 && r.height > 60 && r.top > 130; };
+  const all = [];
+  const walk = root => {
+    for (const el of root.querySelectorAll('canvas, table, img, svg')) all.push(el);
+    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot);
+  };
+  walk(document);
+  return all.filter(el => visible(el) && el.getBoundingClientRect().left > 340).length;
+}"""
+
+
 def settle(page, timeout: float) -> None:
-    """Wait until the page shows no busy message (the sweep's progress, 'computing') for a second."""
+    """Wait until the open tab shows something drawn and no busy message (the sweep's progress,
+    'computing') for two seconds."""
     deadline = time.time() + timeout
     quiet_since = None
     while time.time() < deadline:
         text = page.locator("body").inner_text()
-        busy = any(word in text for word in BUSY)
+        busy = any(word in text for word in BUSY) or page.evaluate(_DRAWN) == 0
         if busy:
             quiet_since = None
         elif quiet_since is None:
             quiet_since = time.time()
-        elif time.time() - quiet_since > 1.0:
+        elif time.time() - quiet_since > 2.0:
             return
-        page.wait_for_timeout(250)
+        page.wait_for_timeout(300)
+    print("screenshots: the tab did not settle within the timeout", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--width", type=int, default=1400)
     p.add_argument("--height", type=int, default=900)
     p.add_argument("--chromium", default="/usr/bin/chromium")
-    p.add_argument("--timeout", type=float, default=180, help="seconds to wait for a tab to settle")
+    p.add_argument("--only", nargs="*", default=None, metavar="TAB", help="only these tabs (their titles)")
+    p.add_argument("--timeout", type=float, default=120, help="seconds to wait for a tab to settle")
     args = p.parse_args(argv)
 
     from playwright.sync_api import sync_playwright
@@ -98,10 +115,16 @@ def main(argv: list[str] | None = None) -> int:
                 page.wait_for_selector("canvas", timeout=120_000)
                 names = [t.strip() for t in page.locator(".bk-tab").all_inner_texts() if t.strip()]
                 for name in names:
+                    if args.only and name not in args.only:
+                        continue
                     page.locator(".bk-tab", has_text=name).first.click()
-                    page.wait_for_timeout(1500)
+                    page.wait_for_timeout(2000)
                     settle(page, args.timeout)
+                    # a plot built while its tab was hidden lays itself out on the next resize
+                    page.set_viewport_size({"width": args.width - 20, "height": args.height})
                     page.wait_for_timeout(1000)
+                    page.set_viewport_size({"width": args.width, "height": args.height})
+                    page.wait_for_timeout(2500)
                     path = args.out / f"{slug(name)}.png"
                     page.screenshot(path=str(path))
                     print(f"screenshots: {name!r} -> {path.relative_to(ROOT)}", flush=True)
