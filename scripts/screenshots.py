@@ -24,7 +24,7 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BUSY = ("Sweep running", "computing", "Computing")
+BUSY = ("Sweep running", "Sweep not started", "computing", "Computing")
 
 
 def free_port() -> int:
@@ -77,8 +77,9 @@ def settle(page, timeout: float) -> None:
     deadline = time.time() + timeout
     quiet_since = None
     while time.time() < deadline:
-        text = page.locator("body").inner_text()
-        busy = any(word in text for word in BUSY) or page.evaluate(_DRAWN) == 0
+        # (Panel's widgets live in shadow roots, which Playwright's text locators search too)
+        busy = (any(page.get_by_text(word).filter(visible=True).count() for word in BUSY)
+                or page.evaluate(_DRAWN) == 0)
         if busy:
             quiet_since = None
         elif quiet_since is None:
@@ -121,10 +122,13 @@ def main(argv: list[str] | None = None) -> int:
                     page.wait_for_timeout(2000)
                     settle(page, args.timeout)
                     # a plot built while its tab was hidden lays itself out on the next resize
-                    page.set_viewport_size({"width": args.width - 20, "height": args.height})
-                    page.wait_for_timeout(1000)
-                    page.set_viewport_size({"width": args.width, "height": args.height})
-                    page.wait_for_timeout(2500)
+                    for _ in range(3):
+                        page.set_viewport_size({"width": args.width - 20, "height": args.height})
+                        page.wait_for_timeout(1000)
+                        page.set_viewport_size({"width": args.width, "height": args.height})
+                        page.wait_for_timeout(3000)
+                        if page.evaluate(_DRAWN):
+                            break
                     path = args.out / f"{slug(name)}.png"
                     page.screenshot(path=str(path))
                     print(f"screenshots: {name!r} -> {path.relative_to(ROOT)}", flush=True)
