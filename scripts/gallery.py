@@ -161,8 +161,7 @@ def write_pages(entries: list[Entry]) -> None:
     index = ["# Figure gallery", "",
              "Every figure and table of the three papers that buviz reproduces, rendered with its default "
              "parameters (small sample sizes, so each renders in seconds). Each page lists the parameters "
-             "and the command that exports the figure at print quality; the explorer's *Figures* tab shows "
-             "the same registry with the parameters as widgets.", "",
+             "and the command that exports the figure at print quality.", "",
              "```{toctree}", ":hidden:", ""]
     index += [e.key for e in entries]
     index += ["```", ""]

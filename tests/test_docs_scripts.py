@@ -53,10 +53,11 @@ def _fake_new_registry():
 
 def test_gallery_catalogue_reads_the_paperfigure_registry(monkeypatch):
     import buviz
+    import buviz.figures  # noqa: F401 -- so that monkeypatch puts the real module back afterwards
 
     fake = _fake_new_registry()
     monkeypatch.setitem(sys.modules, "buviz.figures", fake)
-    monkeypatch.setattr(buviz, "figures", fake, raising=False)
+    monkeypatch.setattr(buviz, "figures", fake)
     (entry,) = _script("gallery").catalogue()
     assert (entry.key, entry.paper, entry.kind) == ("uncertainty_fig6", "uncertainty", "figure")
     assert entry.title == "Errors and −Û against log₂γ."
