@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs everything the test suite needs on a fresh Debian machine (Python extras and Debian's
-# chromium for the browser tests), then runs ruff and the whole pytest suite.
+# Installs everything the test suite needs (the [test] extra into the project environment .venv,
+# created on first use; Debian's chromium for the browser tests), then runs ruff, the whole pytest
+# suite with the teaching notebooks, the 20-browser load test and the documentation build.
+# Extra arguments go to pytest. CI (.ci/run) runs exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,12 +12,18 @@ if [ ! -x /usr/bin/chromium ]; then
     $SUDO apt-get update -q
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q chromium
 fi
-python3 -m pip install -q -e ".[test]"
-python3 -m ruff check buviz tests benchmarks apps
+source scripts/env.sh
+$PY -m pip install -q -e ".[test]"
+$PY -m ruff check buviz tests benchmarks apps scripts docs/conf.py
 # tests/ and the teaching notebooks (executed top to bottom by nbmake), two workers; then the
-# 20-browser load test on its own: its 20 Chromium pages need the machine's cores to themselves.
+# 20-browser load test on its own: its 20 Chromium pages need the machine's cores to themselves; then
+# the docs. scripts/pytest_docs.py keeps what the docs show and the tests compute anyway (each executed
+# notebook in build/notebooks/, each figure's drawing in build/gallery/), so nothing runs twice.
 LOAD_TEST=tests/ui/test_load.py::test_concurrent_sessions
 rc=0
-python3 -m pytest -n 2 --dist loadgroup --nbmake tests notebooks --deselect "$LOAD_TEST" "$@" || rc=$?
-python3 -m pytest "$LOAD_TEST" "$@" || { code=$?; [ "$code" -eq 5 ] || rc=$code; }  # 5: deselected by "$@"
+$PY -m pytest -n 2 --dist loadgroup --nbmake tests notebooks \
+    -p scripts.pytest_docs --nb-store build/notebooks --figure-store build/gallery \
+    --deselect "$LOAD_TEST" "$@" || rc=$?
+$PY -m pytest "$LOAD_TEST" "$@" || { code=$?; [ "$code" -eq 5 ] || rc=$code; }  # 5: deselected by "$@"
+bash scripts/docs.sh || rc=$?
 exit $rc
