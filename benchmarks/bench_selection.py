@@ -26,6 +26,8 @@ on the training set (Û_tr) and with the test set as input (Û_te, on the first 
 that both use the same N); one row per (cell, a, mode) goes to ``<out>_amplitude.csv`` (mean
 |Û_tr − Û_te| over the grid, regret of argmax Û_tr).
 
+Run it with one BLAS / OpenMP thread (``OMP_NUM_THREADS=1``): every method then runs single-threaded,
+so the costs compare like with like (and k-NN's threaded distance code does not stall on a busy machine).
 Rows are appended to the CSVs as each cell finishes and cells already present are skipped, so an
 interrupted run resumes where it stopped. Cells are run seed by seed (all datasets for seed 0 first).
 
@@ -208,6 +210,44 @@ def summarise_amplitude(amp: pd.DataFrame) -> pd.DataFrame:
                                                   regret_U_te=("regret_U_te", "mean"), cells=("seed", "count"))
 
 
+def read_amplitude(path: str) -> pd.DataFrame:
+    """The T̃-law rows of a run; a cell interrupted after its T̃-law rows and rerun appears once (last)."""
+    amp = pd.read_csv(path)
+    return amp.drop_duplicates(["dataset", "classifier", "seed", "mode", "amplitude"], keep="last")
+
+
+def markdown_report(raw: pd.DataFrame, amp: pd.DataFrame | None = None) -> str:
+    """The tables of ``docs/model_selection.md``: regret mean ± sd per method per (dataset, classifier),
+    overall, cost ratios, and the T̃-law table."""
+    def pm(mean, sd):
+        return f"{mean:.4f} ± {0 if np.isnan(sd) else sd:.4f}"
+
+    agg = summarise(raw)
+    head = ("| dataset | classifier | best L_te | regret Û | regret CV5 | regret CV10 | regret HO | cost Û (s) "
+            "| CV5/Û | CV10/Û | HO/Û |\n|---|---|---|---|---|---|---|---|---|---|---|")
+    lines = [head]
+    for (d, c), r in agg.iterrows():
+        lines.append(f"| {d} | {c} | {r.best_test_error:.4f} | " + " | ".join(pm(r[f'regret_{m}'], r[f'sd_{m}'])
+                                                                        for m in METHODS)
+                     + f" | {r.cost_U:.2f} | {r.ratio_CV5:.1f} | {r.ratio_CV10:.1f} | {r.ratio_HO:.2f} |")
+    cost = {m: raw[f"cost_{m}"].mean() for m in METHODS}
+    lines.append("| **all** | **all** | " + f"{raw.best_test_error.mean():.4f} | "
+                 + " | ".join(f"**{pm(raw[f'regret_{m}'].mean(), raw[f'regret_{m}'].std())}**" for m in METHODS)
+                 + f" | {cost['U']:.2f} | {cost['CV5'] / cost['U']:.1f} | {cost['CV10'] / cost['U']:.1f} "
+                   f"| {cost['HO'] / cost['U']:.2f} |")
+    out = "\n".join(lines)
+    if amp is not None and len(amp):
+        t = summarise_amplitude(amp)
+        rows = ["| mode | a | mean \\|Û_tr − Û_te\\| | regret of argmax Û_tr (mean ± sd) "
+                "| regret of argmax Û_te | cells |",
+                "|---|---|---|---|---|---|"]
+        for (m, a), r in t.iterrows():
+            rows.append(f"| {m} | {a:g} | {r.mean_abs_dU:.4f} | {pm(r.regret_U_tr, r.sd_regret)} | "
+                        f"{r.regret_U_te:.4f} | {int(r.cells)} |")
+        out += "\n\n" + "\n".join(rows)
+    return out
+
+
 def _done(path: str) -> set:
     if not path or not os.path.exists(path):
         return set()
@@ -234,8 +274,13 @@ def main(argv=None) -> pd.DataFrame:
     ap.add_argument("--modes", nargs="*", default=["features", "scalar"])
     ap.add_argument("--jobs", type=int, default=1, help="cells run in parallel (processes)")
     ap.add_argument("--out", default=None, help="append the raw per-cell rows to this CSV (resumes from it)")
+    ap.add_argument("--report", action="store_true", help="only print the markdown tables of --out")
     args = ap.parse_args(argv)
     amp_out = args.out[:-4] + "_amplitude.csv" if args.out and args.out.endswith(".csv") else None
+    if args.report:
+        raw = pd.read_csv(args.out)
+        print(markdown_report(raw, read_amplitude(amp_out) if amp_out and os.path.exists(amp_out) else None))
+        return summarise(raw)
     done = _done(args.out)
     cells = [(d, c, s) for s in range(args.seeds) for d in args.datasets for c in args.classifiers
              if (c != "mlp" or d in MLP_DATASETS) and (d, c, s) not in done]
@@ -274,7 +319,7 @@ def main(argv=None) -> pd.DataFrame:
     print(summarise(raw).round(4).to_string())
     print("\nOverall mean regret:  " + "  ".join(f"{m}={raw[f'regret_{m}'].mean():.4f}" for m in METHODS))
     print("Overall mean cost (s): " + "  ".join(f"{m}={raw[f'cost_{m}'].mean():.3f}" for m in METHODS))
-    amp = pd.read_csv(amp_out) if amp_out and os.path.exists(amp_out) else pd.DataFrame(amp_rows)
+    amp = read_amplitude(amp_out) if amp_out and os.path.exists(amp_out) else pd.DataFrame(amp_rows)
     if len(amp):
         print("\nT̃ law:\n" + summarise_amplitude(amp).round(4).to_string())
     return summarise(raw)
