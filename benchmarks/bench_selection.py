@@ -230,6 +230,22 @@ def paired_against(amp: pd.DataFrame, mode: str = "features", amplitude: float =
     return pd.DataFrame(out).set_index(["mode", "amplitude"])
 
 
+#: +1: a larger value of the hyper-parameter gives a more flexible boundary; -1: a smaller one.
+FLEXIBILITY = {"svc": 1, "knn": -1, "forest": -1, "logreg": 1, "mlp": 1}
+
+
+def direction_table(raw: pd.DataFrame) -> pd.DataFrame:
+    """Share of cells where each method chose a more flexible / the same / a less flexible candidate than
+    the best one on the test set (ties on the test error count as "same")."""
+    out = {}
+    for m in METHODS:
+        sign = np.sign((raw[f"choice_{m}"] - raw["best_choice"]) * raw["classifier"].map(FLEXIBILITY))
+        same = (sign == 0) | (raw[f"regret_{m}"] <= 1e-12)
+        out[m] = {"more flexible": float(np.mean((sign > 0) & ~same)), "best": float(np.mean(same)),
+                  "less flexible": float(np.mean((sign < 0) & ~same))}
+    return pd.DataFrame(out).T
+
+
 def markdown_report(raw: pd.DataFrame, amp: pd.DataFrame | None = None) -> str:
     """The tables of ``docs/model_selection.md``: regret mean ± sd per method per (dataset, classifier),
     overall, cost ratios, and the T̃-law table."""
@@ -250,6 +266,11 @@ def markdown_report(raw: pd.DataFrame, amp: pd.DataFrame | None = None) -> str:
                  + f" | {cost['U']:.2f} | {cost['CV5'] / cost['U']:.1f} | {cost['CV10'] / cost['U']:.1f} "
                    f"| {cost['HO'] / cost['U']:.2f} |")
     out = "\n".join(lines)
+    d = direction_table(raw)
+    out += ("\n\n| method | chose the best (or a tie) | more flexible than the best | less flexible |"
+            "\n|---|---|---|---|\n")
+    out += "\n".join(f"| {m} | {r['best']:.0%} | {r['more flexible']:.0%} | {r['less flexible']:.0%} |"
+                      for m, r in d.iterrows())
     if amp is not None and len(amp):
         t = summarise_amplitude(amp)
         rows = ["| mode | a | mean \\|Û_tr − Û_te\\| | regret of argmax Û_tr (mean ± sd) "
