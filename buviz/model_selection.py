@@ -41,7 +41,8 @@ from sklearn.base import clone
 from buviz._validation import InvalidParameterError, check_Xy
 from buviz.uncertainty.proposal2 import BoundaryUncertainty
 
-__all__ = ["UncertaintyScorer", "TrainingSetSplit", "SelectionResult", "select_by_uncertainty"]
+__all__ = ["UncertaintyScorer", "TrainingSetSplit", "SelectionResult", "select_by_uncertainty",
+           "perturbation_amplitude_sweep"]
 
 
 def _fingerprint(X, y) -> str:
@@ -330,3 +331,129 @@ def select_by_uncertainty(estimator, param_grid, X, y, *, uncertainty: BoundaryU
     best = int(np.argmax(table["U"].to_numpy()))
     table["rank"] = table["U"].rank(ascending=False, method="min").astype(int)
     return SelectionResult(table, best, fitted[best] if refit else None, scorer)
+
+
+def _with_perturbation(bu: BoundaryUncertainty, amplitude: float, mode: str, random_state) -> BoundaryUncertainty:
+    """A copy of a fitted ``bu`` whose T̃ is redrawn with amplitude ``amplitude`` and ``mode``.
+
+    N^M(x), ||x − x⁽¹⁾|| and Î* do not depend on T̃, so they are shared; T̃ is drawn from
+    ``numpy.random.default_rng(random_state)`` exactly as :meth:`BoundaryUncertainty.fit` draws it.
+    """
+    import copy
+
+    from buviz.uncertainty.neighbours import perturbed_training_set
+
+    out = copy.copy(bu)
+    out.perturbation, out.perturbation_mode = float(amplitude), mode
+    out.X_tilde_ = perturbed_training_set(bu.X_, bu.nn_distance_, amplitude, mode,
+                                          random_state=np.random.default_rng(random_state))
+    return out
+
+
+def _predict(model, X, classes) -> np.ndarray:
+    """Labels predicted by a scikit-learn classifier, or by a discriminant callable (argmax of g)."""
+    if hasattr(model, "predict"):
+        return np.asarray(model.predict(X))
+    return np.asarray(classes)[np.argmax(model(X), axis=1)]
+
+
+def perturbation_amplitude_sweep(X_train, y_train, X_test, y_test, *, estimator=None, param: str = "gamma",
+                                 values=None, amplitudes=(0.0, 0.25, 0.5, 1.0, 2.0, 4.0),
+                                 modes=("features", "scalar"), M: int = 40, K="aic",
+                                 max_test: int | None = None, random_state=0,
+                                 fitted_models=None) -> pd.DataFrame:
+    """Û on the training set (Û_tr) and on the test set (Û_te) for several T̃ laws, per candidate.
+
+    The paper leaves Algorithm 1's perturbation law unspecified. For every candidate
+    ``estimator.set_params(param=value)`` (fitted once on the training set) and every T̃ law
+    (amplitude a, mode), this computes Û⁽³⁾ with the training set as input (Û_tr) and with the
+    test set as input (Û_te, the paper's §6.4.1 reading), next to the training and test errors.
+
+    Parameters
+    ----------
+    X_train, y_train, X_test, y_test : array-like
+        Training and test sets (same features; the estimator sees them as given).
+    estimator : scikit-learn classifier, optional
+        Default ``SVC()`` (RBF kernel, C = 1).
+    param : str, default "gamma"
+        The hyper-parameter swept.
+    values : sequence, optional
+        Its values; default γ = 2^k, k = −6 … 6.
+    amplitudes : sequence of float, default (0, 0.25, 0.5, 1, 2, 4)
+        Amplitudes a of T̃ (x̃ = x + r ⊙ ||x − x⁽¹⁾||, r ~ U[−a, a]).
+    modes : sequence of {"features", "scalar"}, default both
+        One draw per feature, or one per sample shared by its features. With a = 0 both modes
+        give T̃ = T; the row is still repeated per mode so that each mode has a complete curve.
+    M, K : Proposal 2 settings (see :class:`~buviz.uncertainty.BoundaryUncertainty`).
+    max_test : int, optional
+        Use at most this many test points (the first ones) as the input of Û_te; all for the
+        test error. Default: all.
+    random_state : int
+        Seeds T̃ (the same seed for every law, so laws differ only in a and mode) and K-means.
+    fitted_models : sequence, optional
+        Candidates already fitted on the training set, one per entry of ``values`` (scikit-learn
+        classifiers or :class:`~buviz.classifiers.Discriminant` statuses, e.g. the MLP epochs of
+        :func:`~buviz.classifiers.mlp_statuses`); then nothing is fitted and ``estimator`` is unused.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (value, mode, amplitude): ``param`` (name), ``value``, ``log2_value``,
+        ``mode``, ``amplitude``, ``U_tr``, ``U_te``, ``error_tilde`` (error on T̃ of the training
+        set), ``L_tr`` (training error), ``L_te`` (test error, all test points).
+
+    Notes
+    -----
+    The neighbourhoods, ||x − x⁽¹⁾|| and Î* do not depend on T̃: they are computed once per input
+    set and shared by all laws; only T̃ is redrawn (from ``default_rng(random_state)``, as ``fit``
+    draws it). With a = 0 the result therefore equals
+    ``BoundaryUncertainty(perturbation=0).fit(X, y).evaluate(model).value`` whenever Î* is the
+    same (always for two classes).
+    """
+    import warnings
+
+    from sklearn.svm import SVC
+
+    estimator = SVC() if estimator is None else estimator
+    if fitted_models is None:
+        _check_estimator(estimator)
+    values = [2.0**k for k in range(-6, 7)] if values is None else list(values)
+    if not values:
+        raise ValueError("values must hold at least one candidate")
+    if fitted_models is not None and len(fitted_models) != len(values):
+        raise ValueError(f"fitted_models must hold one model per value ({len(values)}), got {len(fitted_models)}")
+    amplitudes = [float(a) for a in amplitudes]
+    if not amplitudes or min(amplitudes) < 0:
+        raise ValueError(f"amplitudes must be a non-empty sequence of numbers >= 0, got {amplitudes}")
+    modes = list(modes)
+    for mode in modes:
+        if mode not in ("features", "scalar"):
+            raise ValueError(f"modes must hold 'features' and/or 'scalar', got {mode!r}")
+    Xtr, _, _ = check_Xy(X_train, y_train)
+    Xte, _, _ = check_Xy(X_test, y_test)
+    ytr, yte = np.asarray(y_train), np.asarray(y_test)
+    n_te = len(Xte) if max_test is None else min(len(Xte), int(max_test))
+    base_tr = BoundaryUncertainty(M=min(M, len(Xtr)), K=K, random_state=random_state).fit(Xtr, ytr)
+    base_te = BoundaryUncertainty(M=min(M, n_te), K=K, random_state=random_state).fit(Xte[:n_te], yte[:n_te])
+    laws = [(mode, a) for mode in modes for a in amplitudes]
+    bus = {law: (_with_perturbation(base_tr, law[1], law[0], random_state),
+                 _with_perturbation(base_te, law[1], law[0], random_state)) for law in laws}
+    rows = []
+    for n, value in enumerate(values):
+        if fitted_models is None:
+            model = clone(estimator).set_params(**{param: value}).fit(Xtr, ytr)
+        else:
+            model = fitted_models[n]
+        L_tr = float(np.mean(_predict(model, Xtr, base_tr.classes_) != ytr))
+        L_te = float(np.mean(_predict(model, Xte, base_tr.classes_) != yte))
+        for (mode, a), (bu_tr, bu_te) in bus.items():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                r_tr = bu_tr.evaluate(model)
+                r_te = bu_te.evaluate(model)
+            rows.append({"param": param, "value": value,
+                         "log2_value": float(np.log2(value)) if np.isreal(value) and value > 0 else np.nan,
+                         "mode": mode, "amplitude": a, "U_tr": r_tr.value, "U_te": r_te.value,
+                         "error_tilde": float(np.dot(r_tr.pair_probabilities, r_tr.pair_error_tilde)),
+                         "L_tr": L_tr, "L_te": L_te})
+    return pd.DataFrame(rows)

@@ -681,5 +681,6 @@ def tab_views(state: ExplorerState, on_select: Callable[[int], None] | None = No
         "Error vs −Û": CurvesView(state=state),
         "One sample": SampleView(state=state),
         "Sensitivity M, K": SensitivityView(state=state),
+        "T̃ amplitude": __import__("buviz.app.amplitude", fromlist=["AmplitudeView"]).AmplitudeView(state=state),
     }
 

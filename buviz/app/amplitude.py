@@ -1,0 +1,154 @@
+"""Explorer tab "T̃ amplitude": −Û_tr against γ for several T̃ amplitudes, next to the test error.
+
+The paper leaves the perturbation law of Algorithm 1 (the perturbed training set T̃) unspecified
+(D. Ha, S. Katagiri, H. Watanabe, M. Ohsaki, "An Improved Boundary Uncertainty-Based Estimation for
+Classifier Evaluation", Journal of Signal Processing Systems, Springer, 2021,
+doi:10.1007/s11265-021-01671-1). This view runs
+:func:`buviz.model_selection.perturbation_amplitude_sweep` for the current dataset, C, M, K and seed
+(RBF SVC, γ = 2⁻⁶ … 2⁶) on a button press, in a background thread, and draws the curves with
+:func:`buviz.plots.selection.amplitude_panels`. The panes are created once and updated in place.
+"""
+
+from __future__ import annotations
+
+import threading
+import traceback
+
+import holoviews as hv
+import panel as pn
+import param
+
+from buviz.app import jobs
+from buviz.app.boundary import _math, _View
+from buviz.app.export import export_buttons
+from buviz.app.mathmd import math_markdown
+from buviz.plots import selection as psel
+
+__all__ = ["AmplitudeView", "AMPLITUDES", "LOG2_GAMMAS"]
+
+#: Amplitudes a drawn by the view (the study's grid; a = 0 is T̃ = T).
+AMPLITUDES = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
+#: log₂ γ of the view's sweep.
+LOG2_GAMMAS = tuple(range(-6, 7))
+
+AMPLITUDE_MD = _math(r"""
+**The T̃ law** (Algorithm 1): $\tilde x = x + r_x \odot \lVert x - x^{(1)}\rVert$, $r_x \sim U[-a, a]$,
+one draw per feature (*features* mode) or one per sample shared by its features (*scalar* mode).
+The paper does not say which law, nor which $a$. Each curve is $-\hat U_{tr}$ over the RBF-SVC γ sweep
+for one amplitude $a$ ($a = 0$: $\tilde{\mathcal T} = \mathcal T$, grey dashed); red: the test error
+$\hat L_{te}$. Diamonds: the γ that $\hat U_{tr}$ selects (min of $-\hat U$); star: the best γ on the test set.
+Where the diamonds of small $a$ drift right of the star, the perturbed points stay too close to $\mathcal T$
+for an over-fitted boundary to be penalised. $\hat U_{te}$ (Proposal 2 with the test set as input, on
+at most $N$ test points) is in the exported table.
+""")
+
+
+class AmplitudeView(_View):
+    """Tab "T̃ amplitude": −Û_tr over γ for the amplitudes of :data:`AMPLITUDES`, both modes, and L_te."""
+
+    twin_y = True
+    export_size = (12.0, 4.5)
+    table = param.DataFrame(default=None, allow_None=True, doc="The latest amplitude sweep (tidy)")
+    run_state = param.String(default="idle", doc="What the background computation is doing")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.run_button = pn.widgets.Button(label="Run T̃ amplitude sweep", color="primary")
+        self.run_button.on_click(lambda e: self.run())
+        self.plot_pane = pn.pane.HoloViews(self._element(), linked_axes=False)
+        self.status_pane = pn.pane.Markdown(self._status_text())
+        self.param.watch(self._refresh, ["table", "run_state"])
+        self.state.param.watch(self._refresh, "snapshot")
+        self._thread: threading.Thread | None = None
+        self._pending = None  # (table or None, text), written by the thread
+        self._poller = None
+
+    # ------------------------------------------------------------------ compute (off the UI thread)
+    def settings(self) -> dict | None:
+        """The parameters of the sweep for the current snapshot (None when there is none)."""
+        snap = self.state.snapshot
+        if snap is None:
+            return None
+        s = snap.settings
+        N = len(snap.ds.X_train)
+        return {"C": 2.0 ** int(s["log2_C"]), "M": min(int(s["M"]), N), "K": s["K"], "seed": int(s["seed"]),
+                "dataset": s["dataset"], "n_train": N}
+
+    def compute(self):
+        """The amplitude sweep for the current dataset and settings (blocking)."""
+        from sklearn.svm import SVC
+
+        from buviz.app.compute import prototypes_per_class
+        from buviz.model_selection import perturbation_amplitude_sweep
+
+        snap, cfg = self.state.snapshot, self.settings()
+        ds = snap.ds
+        if not len(ds.X_test):
+            raise ValueError("this dataset has no test set: L_te and Û_te need one")
+        return perturbation_amplitude_sweep(
+            ds.X_train, ds.y_train, ds.X_test, ds.y_test, estimator=SVC(C=cfg["C"]), param="gamma",
+            values=[2.0**k for k in LOG2_GAMMAS], amplitudes=AMPLITUDES, M=cfg["M"],
+            K=prototypes_per_class(cfg["K"]), max_test=cfg["n_train"], random_state=cfg["seed"])
+
+    def run(self, *, blocking: bool | None = None) -> None:
+        """Start the sweep (in a thread when served; ``blocking=True`` runs it here)."""
+        if self.state.snapshot is None:
+            self.run_state = "no status yet"
+            return
+        if self._thread is not None and self._thread.is_alive():
+            return
+        served = pn.state.curdoc is not None and pn.state.curdoc.session_context is not None
+        blocking = (not served) if blocking is None else blocking
+        self.run_state = "running"
+
+        def work():
+            try:
+                with jobs.RUN_LOCK:
+                    self._pending = (self.compute(), "done")
+            except Exception as exc:
+                traceback.print_exc()
+                self._pending = (None, f"error: {exc}")
+
+        if blocking:
+            work()
+            self.poll()
+            return
+        self._thread = threading.Thread(target=work, name="buviz-amplitude", daemon=True)
+        self._thread.start()
+        if self._poller is None:
+            self._poller = pn.state.add_periodic_callback(self.poll, period=300)
+
+    def poll(self) -> bool:
+        """Move a finished table into ``table`` (on the event loop); whether anything changed."""
+        pending = self._pending
+        if pending is None:
+            return False
+        self._pending = None
+        table, text = pending
+        if self._poller is not None:
+            self._poller.stop()
+            self._poller = None
+        self.param.update(**({"table": table} if table is not None else {}), run_state=text)
+        return True
+
+    # ------------------------------------------------------------------ presentation
+    def _status_text(self) -> str:
+        cfg = self.settings()
+        where = (f" — {cfg['dataset']}, N = {cfg['n_train']}, C = {cfg['C']:g}, M = {cfg['M']}, seed {cfg['seed']}"
+                 if cfg else "")
+        return f"Status: {self.run_state}{where}"
+
+    def _element(self):
+        return hv.Layout([o.opts(width=560, height=360) for o in psel.amplitude_panels(self.table)]).cols(2)
+
+    def _refresh(self, *events) -> None:
+        self.status_pane.object = self._status_text()
+        if any(e.name == "table" for e in events):
+            self.plot_pane.object = self._element()
+
+    def figure(self):
+        return psel.amplitude_panels(self.table)
+
+    def __panel__(self):
+        return pn.Column(pn.Row(self.run_button, self.status_pane), self.plot_pane,
+                         export_buttons(self, "amplitude"), math_markdown(AMPLITUDE_MD, sizing_mode="stretch_width"))

@@ -1,0 +1,113 @@
+"""HoloViews builders for boundary uncertainty as a model-selection instrument: results to elements.
+
+No widgets, no state, no model fitting: the builders take the tidy table of
+:func:`buviz.model_selection.perturbation_amplitude_sweep` and return HoloViews elements.
+
+- :func:`amplitude_curves` -- −Û_tr against the hyper-parameter for several amplitudes a of the
+  perturbed training set T̃ (one mode), next to the test error L_te on the left axis.
+- :func:`amplitude_panels` -- one :func:`amplitude_curves` per mode, side by side.
+
+The perturbation law of Algorithm 1 (T̃) is left unspecified by the paper: D. Ha, S. Katagiri,
+H. Watanabe, M. Ohsaki, "An Improved Boundary Uncertainty-Based Estimation for Classifier
+Evaluation", Journal of Signal Processing Systems, Springer, 2021, doi:10.1007/s11265-021-01671-1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import holoviews as hv
+import holoviews.plotting.bokeh  # noqa: F401  (registers the bokeh backend so .opts works headless)
+import numpy as np
+import pandas as pd
+
+from buviz.plots.boundary import _ERROR_DIM, _NEG_U_DIM, CURVE_STYLES
+
+__all__ = ["AMPLITUDE_PALETTE", "amplitude_curves", "amplitude_panels"]
+
+#: One colour per amplitude, light (small a) to dark (large a); a = 0 (T̃ = T) is drawn grey dashed.
+AMPLITUDE_PALETTE = ("#9ecae1", "#6baed6", "#3182bd", "#08519c", "#08306b", "#041e42")
+
+_X_LABELS = {"gamma": "log₂ γ", "C": "log₂ C", "n_neighbors": "log₂ k", "min_samples_leaf": "log₂ leaf",
+             "epoch": "log₂ epoch"}
+
+
+def _x_dim(table: pd.DataFrame) -> hv.Dimension:
+    param = str(table["param"].iloc[0]) if len(table) and "param" in table else "gamma"
+    return hv.Dimension("log2_value", label=_X_LABELS.get(param, f"log₂ {param}"))
+
+
+def amplitude_curves(table: pd.DataFrame | None, mode: str = "features", *, amplitudes: Sequence[float] | None = None,
+                     u: str = "U_tr", title: str | None = None) -> hv.Overlay:
+    """−Û against the hyper-parameter, one curve per T̃ amplitude, next to the test error.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame or None
+        Rows of :func:`~buviz.model_selection.perturbation_amplitude_sweep` (columns ``param``,
+        ``log2_value``, ``mode``, ``amplitude``, ``U_tr``, ``U_te``, ``L_te``). None or empty gives
+        an overlay with the same layers and no points, so a view can be filled in later.
+    mode : {"features", "scalar"}
+        Which T̃ mode to draw.
+    amplitudes : sequence of float, optional
+        Amplitudes to draw (default: all in the table, at most six).
+    u : {"U_tr", "U_te"}
+        Û with the training set (default) or the test set as input.
+    title : str, optional
+
+    Returns
+    -------
+    holoviews.Overlay
+        L_te (red, left axis, "error rate"); −Û curves (right axis, lightest = smallest a, a = 0
+        grey dashed); a diamond at each curve's minimum of −Û (the status Û selects) and a red
+        star at the minimum of L_te.
+    """
+    table = table if table is not None else pd.DataFrame()
+    ok = len(table) > 0 and {"log2_value", "mode", "amplitude", u, "L_te"} <= set(table.columns)
+    t = table[table["mode"] == mode].sort_values(["amplitude", "log2_value"]) if ok else pd.DataFrame()
+    xd = _x_dim(table) if ok else hv.Dimension("log2_value", label="log₂ γ")
+    amps = sorted(t["amplitude"].unique()) if len(t) else []
+    if amplitudes is not None:
+        amps = [a for a in amps if any(np.isclose(a, b) for b in amplitudes)]
+    amps = amps[:len(AMPLITUDE_PALETTE)]
+    layers = []
+    if len(t):
+        te = t.drop_duplicates("log2_value")[["log2_value", "L_te"]]
+        xs, ys = te["log2_value"].to_numpy(float), te["L_te"].to_numpy(float)
+    else:
+        xs = ys = np.array([], dtype=float)
+    color, dash, label = CURVE_STYLES["L_te"]
+    layers.append(hv.Curve((xs, ys), xd, _ERROR_DIM, label=label).opts(color=color, line_dash=dash, line_width=3,
+                                                                       tools=["hover"]))
+    best = int(np.argmin(ys)) if len(ys) else None
+    layers.append(hv.Scatter((xs[best:best + 1] if best is not None else xs, ys[best:best + 1] if best is not None
+                              else ys), xd, _ERROR_DIM, label="min L_te").opts(
+        color=color, marker="star", size=16, line_color="black"))
+    u_name = "Û_tr" if u == "U_tr" else "Û_te"
+    chosen_x, chosen_y = [], []
+    for n, a in enumerate(amps):
+        g = t[np.isclose(t["amplitude"], a)]
+        gx, gy = g["log2_value"].to_numpy(float), -g[u].to_numpy(float)
+        style = dict(color="#888888", line_dash="dashed") if a == 0 else dict(color=AMPLITUDE_PALETTE[n],
+                                                                              line_dash="solid")
+        layers.append(hv.Curve((gx, gy), xd, _NEG_U_DIM, label=f"−{u_name}, a = {a:g}").opts(
+            line_width=2, tools=["hover"], **style))
+        if len(gy):
+            chosen_x.append(gx[int(np.argmin(gy))])
+            chosen_y.append(float(gy.min()))
+    if not amps:
+        layers.append(hv.Curve(([], []), xd, _NEG_U_DIM, label=f"−{u_name}").opts(color=AMPLITUDE_PALETTE[2]))
+    layers.append(hv.Scatter((np.array(chosen_x, float), np.array(chosen_y, float)), xd, _NEG_U_DIM,
+                             label=f"argmin −{u_name}").opts(color="#1f77b4", marker="diamond", size=11,
+                                                               line_color="black"))
+    if title is None:
+        title = f"−{u_name} for several T̃ amplitudes a ({mode} mode) and the test error"
+    return hv.Overlay(layers).opts(multi_y=True, title=title, legend_position="right", framewise=True)
+
+
+def amplitude_panels(table: pd.DataFrame | None, *, modes: Sequence[str] = ("features", "scalar"),
+                     amplitudes: Sequence[float] | None = None, u: str = "U_tr") -> hv.Layout:
+    """:func:`amplitude_curves` for each mode, side by side (one column per mode)."""
+    return hv.Layout([amplitude_curves(table, m, amplitudes=amplitudes, u=u,
+                                       title=f"{m} mode: −{'Û_tr' if u == 'U_tr' else 'Û_te'} and L_te")
+                      for m in modes]).cols(len(modes))

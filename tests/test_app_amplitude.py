@@ -1,0 +1,52 @@
+"""The explorer's "T̃ amplitude" view, without a browser: it shows the compute function's table."""
+
+import holoviews as hv
+import numpy as np
+import pytest
+from sklearn.svm import SVC
+
+from buviz.app.amplitude import AMPLITUDES, LOG2_GAMMAS, AmplitudeView
+from buviz.app.boundary import tab_views
+from buviz.app.state import ExplorerState
+from buviz.uncertainty import BoundaryUncertainty
+
+SMALL = dict(n_train=150, cv=2, auto_sweep=False, log2_C=1, M=20, seed=2)
+
+
+@pytest.fixture(scope="module")
+def ran():
+    state = ExplorerState(**SMALL)
+    view = AmplitudeView(state=state)
+    view.run(blocking=True)
+    return state, view
+
+
+def test_view_is_registered_as_its_own_tab():
+    views = tab_views(ExplorerState(**SMALL))
+    assert isinstance(views["T̃ amplitude"], AmplitudeView)
+
+
+def test_run_fills_the_table_for_the_current_dataset_and_c(ran):
+    state, view = ran
+    assert view.run_state == "done"
+    t = view.table
+    assert len(t) == len(LOG2_GAMMAS) * len(AMPLITUDES) * 2
+    ds = state.snapshot.ds
+    # oracle: the a = 0 row at log2 γ = 0 is Proposal 2 on T with no perturbation, for an SVC with the state's C
+    row = t[(t["amplitude"] == 0) & (t["log2_value"] == 0) & (t["mode"] == "features")].iloc[0]
+    model = SVC(C=2.0**SMALL["log2_C"], gamma=1.0).fit(ds.X_train, ds.y_train)
+    direct = BoundaryUncertainty(M=20, perturbation=0.0, random_state=SMALL["seed"]).fit(ds.X_train, ds.y_train)
+    assert row["U_tr"] == pytest.approx(direct.evaluate(model).value, abs=1e-12)
+    assert row["L_te"] == pytest.approx(np.mean(model.predict(ds.X_test) != ds.y_test))
+
+
+def test_plot_pane_is_updated_in_place_with_one_curve_per_amplitude(ran):
+    _, view = ran
+    pane = view.plot_pane
+    assert pane is view.plot_pane  # the pane object is kept; only its object changes
+    layout = pane.object
+    for overlay in layout:
+        curves = [e for e in overlay if isinstance(e, hv.Curve)]
+        assert len(curves) == 1 + len(AMPLITUDES)
+        assert all(len(c) == len(LOG2_GAMMAS) for c in curves)
+    assert "done" in view.status_pane.object and "C = 2" in view.status_pane.object
