@@ -17,6 +17,8 @@ running polls once more (the last rows) and stops the callback; the next sweep s
 
 from __future__ import annotations
 
+import os
+
 import panel as pn
 import param
 
@@ -29,6 +31,32 @@ TITLE_NOTEBOOK = f"### {TITLE}"
 
 #: Width of the notebook explorer (px): fits a JupyterLab cell at 1280 px and wider windows.
 NOTEBOOK_WIDTH = 960
+
+
+#: Where a Jupyter server with Panel's server extension (installed and enabled with Panel) serves
+#: Panel's CSS, the path Panel itself uses for its "server" resources in a notebook.
+PANEL_PREVIEW_DIST = "panel-preview/static/extensions/panel/"
+
+
+class _NotebookRoot(pn.Column):
+    """The notebook explorer's outer column: later updates take their stylesheets from the Jupyter server.
+
+    ``pn.extension(inline=True)`` inlines the stylesheets of the first rendering only. Every later
+    update that carries stylesheets (a tab opened, a Markdown pane or progress bar changed, a widget's
+    ``loading``) is built anew by Panel as ``ImportedStyleSheet`` links to Panel's CDN
+    (``reactive.py``: ``get_dist_path()`` is the CDN outside a server), then rewritten to the document's
+    ``dist_url`` template variable if it has one; a notebook document has none, so a live JupyterLab
+    asked ``cdn.holoviz.org`` for ``default.css``, ``native.css``, ``markdown.css`` and ``loading.css``
+    and, offline, drew the new widgets unstyled. Setting ``dist_url`` once the first rendering is done
+    (its inlined sheets stay) points those later links at the Jupyter server's copy of Panel's files.
+    """
+
+    def get_root(self, doc=None, comm=None, preprocess: bool = True):
+        root = super().get_root(doc, comm, preprocess)
+        if doc is not None and comm is not None and pn.config.inline:
+            prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/")
+            doc.template_variables.setdefault("dist_url", prefix.rstrip("/") + "/" + PANEL_PREVIEW_DIST)
+        return root
 
 
 class NotebookExplorer(pn.viewable.Viewer):
@@ -72,8 +100,8 @@ class NotebookExplorer(pn.viewable.Viewer):
         # the Extrapolation and Discrete tabs bring their own controls; the boundary controls hide then
         app.boundary_controls.param.watch(lambda e: setattr(self.controls, "visible", e.new), "visible")
         other = [pn.Row(c, width=self.width - 20) for c in app.sidebar[1:]]
-        self._layout = pn.Column(pn.pane.Markdown(TITLE_NOTEBOOK, margin=(0, 10)), self.controls, *other,
-                                 app.main(), width=self.width)
+        self._layout = _NotebookRoot(pn.pane.Markdown(TITLE_NOTEBOOK, margin=(0, 10)), self.controls, *other,
+                                     app.main(), width=self.width)
 
     @property
     def state(self):
