@@ -17,6 +17,8 @@ running polls once more (the last rows) and stops the callback; the next sweep s
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 
 import panel as pn
@@ -89,6 +91,7 @@ class NotebookExplorer(pn.viewable.Viewer):
         super().__init__(**params)
         self._poll: pn.io.callbacks.PeriodicCallback | None = None
         self.state.param.watch(self._on_background, ["sweep_state", "sensitivity_state", "snapshot"])
+        self.state.param.watch(self._push_soon, "snapshot")
         app = self.app
         groups = app.control_groups
         column = dict(width=300, margin=(0, 10))
@@ -116,6 +119,22 @@ class NotebookExplorer(pn.viewable.Viewer):
         self._ensure_polling()
         return self._layout
 
+    # ------------------------------------------------------------------ sending updates
+    def _push(self) -> None:
+        """Send the document's pending changes to the notebook page.
+
+        Panel sends a change made inside a widget's callback when the callback returns; a HoloViews
+        figure re-rendered by a stream may change its Bokeh models after that, and those changes then
+        wait in the document (the map's B(Λ) stayed at the previous γ in JupyterLab).
+        :func:`panel.io.push_notebook` sends them; with nothing pending it sends nothing.
+        """
+        pn.io.push_notebook(self._layout)
+
+    def _push_soon(self, *events) -> None:
+        self._push()
+        with contextlib.suppress(RuntimeError):  # no event loop (plain Python): nothing is displayed
+            asyncio.get_running_loop().call_later(0.05, self._push)
+
     # ------------------------------------------------------------------ the poll
     def _on_background(self, *events) -> None:
         self._ensure_polling()
@@ -129,7 +148,8 @@ class NotebookExplorer(pn.viewable.Viewer):
     def _tick(self) -> None:
         """One poll: move the finished rows into the state; stop once nothing runs any more."""
         busy = self.state.background_busy()  # read before polling: rows that arrive later are polled next time
-        self.state.poll_sweep()
+        if self.state.poll_sweep():
+            self._push()
         if not busy:
             self.stop_polling()
 
