@@ -1,5 +1,7 @@
-"""A notebook exported to HTML draws its Bokeh figures with every request off this machine blocked:
-the Bokeh, HoloViews and Panel JavaScript is inlined by ``pn.extension(inline=True)``."""
+"""Notebooks offline: an exported HTML notebook draws its Bokeh figures with every request off this
+machine blocked (the Bokeh, HoloViews and Panel JavaScript is inlined by ``pn.extension(inline=True)``);
+in a live JupyterLab (opt-in, ``BUVIZ_JUPYTERLAB_TEST=1``) notebook 05's slider redraws its figure and
+notebook 07's explorer follows its γ slider and shows its background sweep progressing."""
 
 import os
 import subprocess
