@@ -1,4 +1,4 @@
-"""Boundary-uncertainty explorer.
+"""The buviz explorer: boundary uncertainty, accuracy extrapolation and discrete error estimates.
 
 Serve it on this machine only (recommended)::
 
@@ -10,6 +10,6 @@ with ``--allow-websocket-origin HOST:PORT`` when other machines are meant to rea
 CSVs are capped at 5 MB and parsed as data only (never evaluated); the file name is never used as a path.
 """
 
-from buviz.app.layout import build_app
+from buviz.app.layout import TITLE, build_app
 
-build_app().servable(title="buviz explorer")
+build_app().servable(title=TITLE)

@@ -18,9 +18,9 @@ import pytest
 
 from buviz.app import state as st
 from buviz.app.boundary import SAMPLE_SPACE_MD, CurvesView, SampleSpaceView, tab_views
-from buviz.app.code import CodePanel, snippet
 from buviz.app.export import sweep_csv, sweep_download, view_bytes
 from buviz.app.mathmd import double_dollars, math_markdown
+from buviz.app.snippets import CodePanel, snippet
 from buviz.app.state import ExplorerState
 
 hv.extension("bokeh")

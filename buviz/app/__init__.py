@@ -1,8 +1,15 @@
-"""The boundary-uncertainty explorer (Panel): ``buviz serve`` or ``panel serve apps/explorer.py``."""
+"""The buviz explorer (Panel): boundary uncertainty, accuracy extrapolation and discrete error estimates.
+
+Served with ``buviz serve`` or ``panel serve apps/explorer.py``; inside a Jupyter notebook with
+:func:`explorer`.
+"""
 
 from __future__ import annotations
 
-__all__ = ["serve", "UNUSED_SESSION_LIFETIME_MS"]
+__all__ = ["serve", "explorer", "TITLE", "UNUSED_SESSION_LIFETIME_MS"]
+
+#: The page title: the app covers the three papers' topics.
+TITLE = "buviz · boundary uncertainty, accuracy extrapolation and discrete error estimates"
 
 #: How long a page's session waits for its browser to connect (ms).
 UNUSED_SESSION_LIFETIME_MS = 120_000
@@ -12,6 +19,15 @@ def _app():
     from buviz.app.layout import build_app
 
     return build_app()
+
+
+def __getattr__(name: str):
+    # ``buviz.app.explorer`` is imported on first use: importing this package stays free of Panel
+    if name == "explorer":
+        from buviz.app.notebook import explorer
+
+        return explorer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False,
@@ -37,7 +53,7 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False,
     port = int(port)
     origins = {f"{address}:{port}", f"localhost:{port}", f"127.0.0.1:{port}", *allow_websocket_origin}
     kwargs.setdefault("websocket_origin", sorted(origins))
-    kwargs.setdefault("title", "buviz explorer")
+    kwargs.setdefault("title", TITLE)
     kwargs.setdefault("unused_session_lifetime_milliseconds", UNUSED_SESSION_LIFETIME_MS)
     kwargs.setdefault("keep_alive_milliseconds", 0)
     return pn.serve({"/": _app, "explorer": _app}, port=port, address=address, show=show, **kwargs)

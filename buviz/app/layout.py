@@ -15,18 +15,18 @@ import holoviews as hv
 import panel as pn
 import param
 
+from buviz.app import TITLE
 from buviz.app._bokeh_fixes import guard_close_after_failed_ping
 from buviz.app.boundary import bound_pane, tab_views
-from buviz.app.code import CodePanel
 from buviz.app.mathmd import fix_math
+from buviz.app.snippets import CodePanel
 from buviz.app.state import CONTROL_PARAMS, ExplorerState
 
-__all__ = ["ExplorerApp", "build_app", "URL_PARAMS"]
+__all__ = ["ExplorerApp", "build_app", "URL_PARAMS", "TITLE"]
 
 #: Controls mirrored in the URL query string (name in the URL = parameter name).
 URL_PARAMS = (*CONTROL_PARAMS, "sweep_proposal1")
 
-_TITLE = "buviz · boundary-uncertainty explorer"
 _ABOUT = """
 Explore how a classifier status Λ is judged by **boundary uncertainty** (Proposal 2 of the seed paper)
 next to the usual error estimates. Pick a dataset and a classifier on the left; every view follows the
@@ -176,6 +176,9 @@ class ExplorerApp(pn.viewable.Viewer):
 
         reset = pn.widgets.Button(label="Reset all controls", color="warning", sizing_mode="stretch_width")
         reset.on_click(lambda e: s.reset())
+        #: the groups of controls by name (laid out differently by the notebook explorer)
+        self.control_groups = {"data": data, "mixture": mixture, "upload": upload, "classifier": clf,
+                               "estimator": est, "reset": reset}
         return [pn.pane.Markdown(_ABOUT), pn.pane.Markdown("### Data"), data, mixture, upload,
                 pn.pane.Markdown("### Classifier status Λ"), clf,
                 pn.pane.Markdown("### Proposal 2 estimator"), est, reset]
@@ -217,7 +220,7 @@ class ExplorerApp(pn.viewable.Viewer):
         # Bootstrap rather than Fast: the Fast theme always links Google Fonts, which an offline
         # server cannot serve (a console error and a slower first paint).
         tmpl = pn.template.BootstrapTemplate(
-            title=_TITLE, sidebar=self.sidebar, main=[self.main()], header_background="#1f3f7f",
+            title=TITLE, sidebar=self.sidebar, main=[self.main()], header_background="#1f3f7f",
             sidebar_width=350,
         )
         self.start_server_hooks()

@@ -483,6 +483,10 @@ class ExplorerState(param.Parameterized):
         changed = self.sensitivity_runner.poll()
         return self.sweeps.poll() or changed
 
+    def background_busy(self) -> bool:
+        """Whether a background sweep or sensitivity run has results still to be polled."""
+        return self.sweeps.busy() or self.sensitivity_runner.busy()
+
     def wait_sweep(self, timeout: float = 120.0) -> bool:
         """Block until the running sweep finishes (tests, benchmarks); then poll once."""
         return self.sweeps.wait(timeout)
@@ -583,6 +587,11 @@ class SweepClient:
             st.param.update(**updates)
         return bool(updates)
 
+    def busy(self) -> bool:
+        """Whether the followed sweep is still running (rows may still arrive)."""
+        job = self.job
+        return job is not None and not (job.finished or job.error or job.cancelled)
+
     def wait(self, timeout: float = 120.0) -> bool:
         """Block until the running sweep finishes (tests, benchmarks); then poll once."""
         job = self.job
@@ -603,6 +612,12 @@ class SensitivityRunner:
 
     def close(self) -> None:
         self._pending = None
+
+    def busy(self) -> bool:
+        """Whether the sweeps are running or their finished tables wait to be polled."""
+        pending = self._pending
+        return (self._thread is not None and self._thread.is_alive()) or (pending is not None
+                                                                          and pending[0] is not None)
 
     def run(self, kind: str = "M", values=None, *, blocking: bool = False, cv: int = 2) -> None:
         """Start the sweeps of ``kind`` ("M" or "K") for ``values``.
@@ -653,6 +668,7 @@ class SensitivityRunner:
         else:
             self._thread = threading.Thread(target=work, name="buviz-sensitivity", daemon=True)
             self._thread.start()
+            self.poll()  # "running ..." now: a viewer that polls only while work runs sees it start
 
     def poll(self) -> bool:
         """Move a finished table and the status text into the state; whether anything changed."""

@@ -1,5 +1,7 @@
-"""A notebook exported to HTML draws its Bokeh figures with every request off this machine blocked:
-the Bokeh, HoloViews and Panel JavaScript is inlined by ``pn.extension(inline=True)``."""
+"""Notebooks offline: an exported HTML notebook draws its Bokeh figures with every request off this
+machine blocked (the Bokeh, HoloViews and Panel JavaScript is inlined by ``pn.extension(inline=True)``);
+in a live JupyterLab notebook 07's explorer follows its γ slider and shows its background sweep
+progressing, and (opt-in, ``BUVIZ_JUPYTERLAB_TEST=1``) notebook 05's slider redraws its figure."""
 
 import os
 import subprocess
@@ -70,9 +72,17 @@ def test_exported_notebook_draws_offline(browser, exported_html):
     assert not [e for e in js_errors if "bokeh" in e.lower() or "panel" in e.lower()], js_errors
 
 
+EXPLORER_NOTEBOOK = ROOT / "notebooks" / "07_explorer_in_a_notebook.ipynb"
+
+
 @pytest.fixture(scope="module")
 def jupyterlab(tmp_path_factory):
-    """JupyterLab on a free loopback port, without token, serving a copy of notebook 05."""
+    """JupyterLab on a free loopback port, without token, serving copies of notebooks 05 and 07.
+
+    The kernel imports this checkout's ``buviz`` (``PYTHONPATH``) and writes its sweep cache under the
+    test's temporary directory. ``expose_app_in_browser`` gives the page ``window.jupyterapp``, so the
+    test can wait on JupyterLab's own state (kernel ready and idle, cells executed) rather than on
+    menus and time."""
     pytest.importorskip("jupyterlab")
     import shutil
     import time
@@ -80,86 +90,230 @@ def jupyterlab(tmp_path_factory):
 
     from .conftest import free_port, stop_process
 
+    require_browser()
     root = tmp_path_factory.mktemp("lab")
-    shutil.copy(NOTEBOOK, root / NOTEBOOK.name)
+    for nb in (NOTEBOOK, EXPLORER_NOTEBOOK):
+        shutil.copy(nb, root / nb.name)
     port = free_port()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-           "JUPYTER_CONFIG_DIR": str(root / ".cfg"), "JUPYTER_RUNTIME_DIR": str(root / ".rt")}
-    log = open(root / ".server.log", "w")  # closed in the finally below
+           "JUPYTER_CONFIG_DIR": str(root / ".cfg"), "JUPYTER_RUNTIME_DIR": str(root / ".rt"),
+           "BUVIZ_CACHE_DIR": str(root / ".cache")}
+    log = open(root / ".server.log", "w")  # closed in the finally below  # noqa: SIM115
     proc = subprocess.Popen([sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
                              "--ServerApp.ip=127.0.0.1", "--IdentityProvider.token=", "--ServerApp.password=",
                              f"--ServerApp.root_dir={root}", "--allow-root", "--LabApp.news_url=None",
+                             "--LabApp.expose_app_in_browser=True",
                              "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
                             stdout=log, stderr=subprocess.STDOUT, env=env)
     try:
-        for _ in range(240):
+        deadline = time.monotonic() + 180
+        while True:  # the server answers its REST API once it is up
             try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/lab", timeout=2)
-                break
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=5) as r:
+                    if r.status == 200:
+                        break
             except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"JupyterLab did not start:\n{(root / '.server.log').read_text()}") from None
                 time.sleep(0.5)
-        yield f"http://127.0.0.1:{port}/lab/tree/{NOTEBOOK.name}"
+        yield f"http://127.0.0.1:{port}/lab/tree/"
     finally:
         stop_process(proc)
         log.close()
 
 
-def _figure_pixels(output) -> bytes:
-    """Pixels of a widget output below its row of sliders (the moved slider itself left out)."""
-    import io
-
-    from PIL import Image
-
-    image = Image.open(io.BytesIO(output.screenshot()))  # scrolls the output into view first
-    return image.crop((0, 80, image.width, image.height)).tobytes()
-
-
-@pytest.mark.skipif(not os.environ.get("BUVIZ_JUPYTERLAB_TEST"),
-                    reason="opt-in (BUVIZ_JUPYTERLAB_TEST=1): passed 5 of 9 runs on a loaded 2-core machine "
-                           "(Run All or the slider's key press sometimes not taken within the time limits)")
-def test_notebook_runs_in_jupyterlab_offline_and_a_slider_redraws(browser, jupyterlab):
-    """Open notebook 05 in JupyterLab with every outside request blocked, run all cells: the figures
-    draw, and moving the N slider redraws the Fig 2 style figure below it."""
-    require_browser()
-    blocked = []
+def _offline_page(browser):
+    """A page whose requests outside this machine are aborted and recorded in ``page.blocked``."""
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.blocked = []
 
     def route(r):
         url = urlparse(r.request.url)
         if url.scheme in ("http", "https", "ws", "wss") and url.hostname not in LOCAL_HOSTS:
-            blocked.append(r.request.url)
+            page.blocked.append(r.request.url)
             return r.abort()
         return r.continue_()
 
     page.route("**/*", route)
+    return page
+
+
+#: Whether notebook ``path`` is the current widget and its kernel is connected and idle (JupyterLab's
+#: own state, not its menus).
+_KERNEL_IDLE_JS = """(path) => {
+  const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  const ctx = w && w.context && w.context.path === path && w.sessionContext;
+  return !!(ctx && ctx.isReady && ctx.session && ctx.session.kernel
+            && ctx.session.kernel.connectionStatus === 'connected' && ctx.session.kernel.status === 'idle');
+}"""
+
+#: 'done' once every code cell has run and the kernel is idle again; 'error: ...' on a failed cell.
+_RUN_STATE_JS = """() => {
+  const w = window.jupyterapp.shell.currentWidget;
+  const kernel = w.sessionContext.session && w.sessionContext.session.kernel;
+  const cells = w.content.model.cells;
+  for (let i = 0; i < cells.length; i++) {
+    const c = cells.get(i);
+    if (c.type !== 'code') continue;
+    for (let j = 0; j < c.outputs.length; j++) {
+      const o = c.outputs.get(j);
+      if (o.type === 'error') return 'error: ' + JSON.stringify(o.toJSON()).slice(0, 2000);
+    }
+    if (c.executionCount === null) return false;
+  }
+  return kernel && kernel.status === 'idle' ? 'done' : false;
+}"""
+
+
+def _run_notebook(page, base: str, name: str, timeout_ms: int = 240_000) -> None:
+    """Open notebook ``name`` in JupyterLab, wait for its kernel, run every cell and wait until all have run.
+
+    ``?reset`` starts from an empty workspace: otherwise JupyterLab reopens the notebooks of the last
+    page too (the workspace is saved on the server), and the one in front may not be ``name``."""
+    page.goto(f"{base}{name}?reset", timeout=timeout_ms)
+    page.wait_for_function(_KERNEL_IDLE_JS, arg=name, timeout=timeout_ms)
+    # not awaited here: the command's promise would keep page.evaluate busy for the whole run
+    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+    state = page.wait_for_function(_RUN_STATE_JS, timeout=timeout_ms).json_value()
+    assert state == "done", state
+
+
+def _kernel_print(page, code: str) -> str:
+    """What ``code`` prints in the open notebook's kernel (failure messages)."""
     try:
-        page.goto(jupyterlab, timeout=120_000)
-        page.locator(".jp-Notebook").wait_for(timeout=120_000)
-        page.wait_for_timeout(2000)
-        page.get_by_text("Run", exact=True).first.click()
-        page.get_by_text("Run All Cells", exact=True).first.click()
+        return page.evaluate("""async (code) => {
+          const k = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+          let out = '';
+          const f = k.requestExecute({code});
+          f.onIOPub = m => { if (m.content && (m.content.text || m.content.evalue))
+                               out += m.content.text || m.content.evalue; };
+          await f.done;
+          return out; }""", code)
+    except Exception as exc:  # noqa: BLE001 -- a diagnostic only
+        return f"(kernel not reachable: {exc})"
+
+
+def _shut_down_kernel(page) -> None:
+    """Shut the notebook's kernel down (a later page must not find it, and it frees the CPU)."""
+    try:
+        page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
+    except Exception:  # noqa: BLE001 -- the page may be broken already: the server's stop ends the kernel
+        pass
+
+
+#: A fingerprint of every plotted number on the page: the sum over the columns of the Bokeh data
+#: sources of all documents (a redrawn figure brings new data sources and a new sum).
+_DATA_SUM_JS = """() => {
+  let total = 0, n = 0;
+  for (const doc of (window.Bokeh ? Bokeh.documents : [])) for (const m of doc.all_models) {
+    if (m.constructor.__name__ !== 'ColumnDataSource') continue;
+    for (const col of Object.values(m.data)) {
+      if (!col || typeof col.length !== 'number' || typeof col === 'string') continue;
+      for (let i = 0; i < col.length; i++) if (typeof col[i] === 'number' && isFinite(col[i])) { total += col[i]; n++; }
+    }
+  }
+  return n ? total.toFixed(9) + '/' + n : null;
+}"""
+
+
+def _press_until(page, handle, key: str, expect_value: float, attempts: int = 3) -> None:
+    """Press ``key`` on a slider handle until its ``aria-valuenow`` reads ``expect_value`` (a key press
+    sent while JupyterLab is still settling can be lost: press again, never more than ``attempts``)."""
+    for _ in range(attempts):
+        handle.scroll_into_view_if_needed()
+        handle.focus()
+        handle.press(key)
+        try:
+            page.wait_for_function("([h, v]) => Math.abs(parseFloat(h.getAttribute('aria-valuenow')) - v) < 1e-9",
+                                   arg=[handle.element_handle(), expect_value], timeout=10_000)
+            return
+        except Exception:  # noqa: BLE001 -- playwright's TimeoutError: try the key again
+            continue
+    raise AssertionError(f"the slider did not move to {expect_value} after {attempts} presses of {key}")
+
+
+#: Notebook 05's test stays opt-in: its waits are now on JupyterLab's own state, but the N slider's new
+#: figure (``pn.bind`` re-rendering a HoloViews figure) sometimes never reached the page (1 pass in 3
+#: runs). The explorer's test runs by default (5 passes in 5 runs): the explorer pushes the changes a
+#: re-rendered figure leaves behind (``NotebookExplorer._push``).
+jupyterlab_opt_in = pytest.mark.skipif(
+    not os.environ.get("BUVIZ_JUPYTERLAB_TEST"),
+    reason="opt-in (BUVIZ_JUPYTERLAB_TEST=1): a figure's update over the notebook comm is sometimes not "
+           "shown (see the note above)")
+
+
+@jupyterlab_opt_in
+def test_notebook_runs_in_jupyterlab_offline_and_a_slider_redraws(browser, jupyterlab):
+    """Open notebook 05 in JupyterLab with every outside request blocked, run all cells: the figures
+    draw, and moving the N slider redraws the Fig 2 style figure below it."""
+    page = _offline_page(browser)
+    try:
+        _run_notebook(page, jupyterlab, NOTEBOOK.name)
         handle = page.locator(".noUi-handle").first  # the N slider, the notebook's first slider
-        handle.wait_for(state="attached", timeout=180_000)
-        # the last cell (Exercise 3's solution) has printed: every cell above it has run
-        page.wait_for_function("() => document.body.textContent.includes('simulated S = 0.06')", timeout=180_000)
-        output = page.locator(".jp-OutputArea-output", has=page.locator(".noUi-handle")).first
-        output.scroll_into_view_if_needed()
-        page.wait_for_timeout(1500)
+        handle.wait_for(state="attached", timeout=60_000)
+        page.locator("canvas").nth(2).wait_for(state="attached", timeout=60_000)
         n_canvas = page.locator("canvas").count()
-        before = _figure_pixels(output)
-        after = before
-        for _attempt in range(3):  # a key press can be lost while the page is still busy: press again
-            handle.press("ArrowLeft")
-            for _ in range(20):  # value_throttled -> kernel -> new figure; allow for a loaded machine
-                page.wait_for_timeout(1000)
-                after = _figure_pixels(output)
-                if after != before:
-                    break
-            if after != before:
-                break
+        before = page.evaluate(_DATA_SUM_JS)
+        _press_until(page, handle, "ArrowLeft", float(handle.get_attribute("aria-valuenow")) - 10)
+        # value_throttled -> kernel -> a new figure, its data sources sent to the page
+        page.wait_for_function(f"([b]) => ({_DATA_SUM_JS})() !== b", arg=[before], timeout=120_000)
+        after = page.evaluate(_DATA_SUM_JS)
     finally:
+        _shut_down_kernel(page)
         page.close()
-    assert not blocked, f"JupyterLab or the notebook fetched from outside the machine: {blocked}"
+    assert not page.blocked, f"JupyterLab or the notebook fetched from outside the machine: {page.blocked}"
     assert n_canvas >= 3, f"expected the notebook's Bokeh figures to draw, found {n_canvas} canvases"
-    assert len(set(before)) > 1, "the figure area is blank"
+    assert before is not None, "no plotted data on the page"
     assert before != after, "moving the N slider did not redraw the figure"
+
+
+def test_explorer_runs_in_jupyterlab_offline(browser, jupyterlab):
+    """Notebook 07 in JupyterLab, every outside request blocked: the explorer draws, moving the γ slider
+    changes its numbers and its boundary, and the *Error vs −Û* sweep progresses (polled by the
+    explorer itself: no server template)."""
+    from .conftest import PROBE_JS
+
+    page = _offline_page(browser)
+    try:
+        _run_notebook(page, jupyterlab, EXPLORER_NOTEBOOK.name)
+        page.get_by_text("Reset all controls").first.wait_for(timeout=60_000)
+        page.evaluate(PROBE_JS)
+        page.wait_for_function("() => { const s = window.__bzShown();"
+                               " return !!(s.numbers && s.numbers.includes('γ = 2^0') && s.boundary); }",
+                               timeout=60_000)
+        before = page.evaluate("() => window.__bzShown()")
+        canvases = page.locator(".jp-OutputArea-output canvas").count()
+        gamma = page.locator(".noUi-handle").nth(1)  # N, then log₂ γ
+        assert float(gamma.get_attribute("aria-valuenow")) == 0
+        for _attempt in range(3):  # a change the page sends before its comm to the kernel is open is lost
+            target = int(float(gamma.get_attribute("aria-valuenow"))) + 1
+            _press_until(page, gamma, "ArrowRight", target)
+            try:  # the numbers name the new status and the map's B(Λ) is redrawn
+                page.wait_for_function("([b, want]) => { const s = window.__bzShown();"
+                                       " return s.numbers.includes(want) && s.boundary !== b; }",
+                                       arg=[before["boundary"], f"γ = 2^{target},"], timeout=60_000)
+                break
+            except Exception:  # noqa: BLE001 -- playwright's TimeoutError
+                continue
+        else:
+            raise AssertionError("the explorer did not follow the γ slider; the kernel has: " + _kernel_print(
+                page, "print(ex.state.log2_gamma, ex.app.widgets['log2_gamma'].value, ex.state.message)"))
+        after = page.evaluate("() => window.__bzShown()")
+
+        # the tab's header (Bokeh's .bk-tab, inside a shadow root; the notebook's text names the tab too)
+        page.locator(".bk-tab", has_text="Error vs −Û").first.click()
+        progress = page.get_by_text("Sweep running in the background", exact=False).first
+        progress.wait_for(timeout=60_000)
+        # the explorer's own periodic poll moves the rows in: the count grows past 0 (or the sweep ends);
+        # Playwright's text selectors look inside Bokeh's shadow roots
+        grown = page.locator(r"text=/Sweep running in the background: [1-9]\d* statuses done|Sweep done: 21 statuses/")
+        grown.first.wait_for(timeout=120_000)
+        progress_text = grown.first.inner_text()
+    finally:
+        _shut_down_kernel(page)
+        page.close()
+    assert not page.blocked, f"JupyterLab or the explorer fetched from outside the machine: {page.blocked}"
+    assert canvases >= 1, "the explorer's map did not draw"
+    assert "γ = 2^0," in before["numbers"] and "γ = 2^0," not in after["numbers"]
+    assert before["boundary"] != after["boundary"], "B(Λ) was not redrawn for the new γ"
+    assert "0 statuses done" not in progress_text, progress_text
