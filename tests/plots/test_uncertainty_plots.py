@@ -14,7 +14,7 @@ from bokeh.models import (
 )
 
 from buviz import classifiers, datasets
-from buviz.plots import boundary as pb
+from buviz.plots import uncertainty as pb
 from buviz.uncertainty import BoundaryUncertainty
 
 hv.extension("bokeh")
