@@ -19,7 +19,8 @@ from buviz.figures._base import Numbers, PaperFigure
 from buviz.plots import style
 from buviz.plots import uncertainty as uplots
 
-__all__ = ["UncertaintyFig3", "UncertaintyFig4", "UncertaintyFig5", "UncertaintyFig6", "UncertaintyFig10",
+__all__ = ["UncertaintyFig3", "UncertaintyFig4", "UncertaintyFig5", "UncertaintyFig6", "UncertaintyFig7",
+           "UncertaintyFig8", "UncertaintyFig9", "UncertaintyFig10",
            "UncertaintyFig11", "UncertaintyFig12", "UncertaintyFig13", "UncertaintyFig14", "UncertaintyFig15",
            "UncertaintyTable3"]
 
@@ -101,11 +102,19 @@ def _grid(ds, disc, resolution: int = 120) -> dict:
 
 
 def _sweep(ds, log2_gamma, *, cv: int = 5, M: int = 40, K="aic", perturbation: float = 0.5, C: float = 1.0,
-           seed: int = 0, cache=True) -> pd.DataFrame:
+           seed: int = 0, cache=True, proposal1: bool = False) -> pd.DataFrame:
     from buviz import sweep
 
     return sweep.svm_gamma_sweep(ds, 2.0 ** np.asarray(log2_gamma, dtype=float), C=C, cv=cv, M=M, K=K,
-                                 perturbation=perturbation, random_state=seed, cache=cache, n_jobs=2)
+                                 perturbation=perturbation, proposal1=proposal1, random_state=seed, cache=cache,
+                                 n_jobs=2)
+
+
+def _three_panels(t: pd.DataFrame, x: str = "log2_gamma") -> list:
+    """Panels 1-3 of Figs 6, 7 and 9: L_te and −Û_te; L_HO, L_tr, L_val; −Û_tr and −Û_te."""
+    return [uplots.error_curves(t, x, columns=("L_te", "U_te"), title="1: L_te, −Û_te"),
+            uplots.error_curves(t, x, columns=("L_ho", "L_tr", "L_val"), title="2: L_HO, L_tr, L_val"),
+            uplots.error_curves(t, x, columns=("U_tr", "U_te"), title="3: −Û_tr, −Û_te")]
 
 
 def _uncertainty(ds, *, M: int = 40, K="aic", perturbation: float = 0.5, seed: int = 0):
@@ -243,6 +252,72 @@ class UncertaintyFig6(PaperFigure):
             curves(t0, columns=("L_te", "U_te"), title="1bis: without T̃"),
             curves(t0, columns=("U_tr", "U_te"), title="3bis: without T̃"),
         ]).cols(3)
+
+
+class UncertaintyFig7(PaperFigure):
+    """SVM selection on a real data set: L_te/−Û_te, L_HO/L_tr/L_val and −Û_tr/−Û_te against log₂γ"""
+
+    key, paper, number = "uncertainty_fig7", "uncertainty", "Fig 7 (on a shipped real data set in place of Letter)"
+    twin_y, size = True, (10.0, 4.0)
+    dataset = _dataset("breast_cancer", ("breast_cancer", "wine"))
+    log2_gamma = _log2_gammas((-10, -8, -6, -4, -2, 0, 2))
+    cv = _cv(3)
+    M = _M(20)
+    C = _C()
+    seed = _seed()
+    cache = _cache()
+
+    def build(self) -> hv.Layout:
+        ds = _data(self.dataset, 300, 0, self.seed)  # real data sets: a 70/30 split, n_train unused
+        t = _sweep(ds, self.log2_gamma, cv=self.cv, M=self.M, C=self.C, seed=self.seed, cache=self.cache)
+        return hv.Layout(_three_panels(t)).cols(3)
+
+
+class UncertaintyFig8(PaperFigure):
+    """Proposal 2 against Proposal 1 and CV on real data sets: L_val, −Û_tr and −Û1_tr against log₂γ"""
+
+    key, paper, number = "uncertainty_fig8", "uncertainty", "Fig 8 (on the shipped real data sets)"
+    twin_y, size = True, (10.0, 4.0)
+    datasets = param.ListSelector(default=["breast_cancer", "wine"], objects=["breast_cancer", "wine"],
+                                  doc="real data sets, one panel each")
+    log2_gamma = _log2_gammas((-10, -7, -4, -1, 2))
+    cv = _cv(3)
+    M = _M(20)
+    seed = _seed()
+    cache = _cache()
+
+    def build(self) -> hv.Layout:
+        panels = []
+        for name in self.datasets:
+            ds = _data(name, 300, 0, self.seed)
+            t = _sweep(ds, self.log2_gamma, cv=self.cv, M=self.M, seed=self.seed, cache=self.cache, proposal1=True)
+            panels.append(uplots.error_curves(t, columns=("L_val", "U_tr", "U1_tr"), title=f"{name}"))
+        return hv.Layout(panels).cols(len(panels))
+
+
+class UncertaintyFig9(PaperFigure):
+    """MLP selection on scikit-learn's digits: errors and −Û against the training epoch"""
+
+    key, paper, number = "uncertainty_fig9", "uncertainty", "Fig 9 (on scikit-learn's digits in place of Letter)"
+    twin_y, size = True, (10.0, 4.0)
+    epochs = Numbers([1, 3, 10, 30], item_bounds=(1, 2000), integer=True, bounds=(2, None),
+                     doc="training epochs read off (one network per fold, as in the paper)")
+    cv = _cv(3)
+    M = _M(20)
+    seed = _seed()
+    cache = _cache()
+
+    def build(self) -> hv.Layout:
+        from sklearn.datasets import load_digits
+
+        from buviz import sweep
+
+        X, y = load_digits(return_X_y=True)
+        X = X[:, (X > 0).sum(axis=0) >= 30]  # border pixels that are (almost) always blank carry nothing
+        ds = datasets.from_arrays(X, y, random_state=self.seed, name="digits")
+        t = sweep.mlp_epoch_sweep(ds, self.epochs, cv=self.cv, M=self.M, hidden_layer_sizes=(64,),
+                                  random_state=self.seed, cache=self.cache, n_jobs=2)
+        return hv.Layout(_three_panels(t, "epoch")).cols(3)
 
 
 class UncertaintyFig10(PaperFigure):

@@ -20,6 +20,9 @@ SMALL = {
     "uncertainty_fig4": dict(n_train=120, M=10),
     "uncertainty_fig5": dict(n_train=100, M=10),
     "uncertainty_fig6": dict(n_train=100, n_test=200, log2_gamma=[-4, 0, 4], cv=3, M=10),
+    "uncertainty_fig7": dict(log2_gamma=[-6, 0], cv=3, M=10),
+    "uncertainty_fig8": dict(datasets=["wine"], log2_gamma=[-6, 0], cv=3, M=10),
+    "uncertainty_fig9": dict(epochs=[1, 3], cv=2, M=10),
     "uncertainty_fig10": dict(n_train=120, n_test=200, M=10),
     "uncertainty_fig11": dict(log2_gamma=[-6, 2], cv=3, M=10),
     "uncertainty_fig12": dict(n_train=100, n_test=200, Ms=[10, 20], log2_gamma=[-4, 4], cv=3),
@@ -35,8 +38,8 @@ SMALL = {
     "discrete_fig1": dict(N=20, k=5, n=4),
     "discrete_fig2": dict(N=20, k=5, n_p=11),
 }
-_SLOW = {"uncertainty_fig6", "uncertainty_fig11", "uncertainty_fig12", "uncertainty_fig13", "uncertainty_fig14",
-         "uncertainty_fig15", "extrapolation_fig11", "extrapolation_fig12"}
+_SLOW = {f"uncertainty_fig{n}" for n in (6, 7, 8, 9, 11, 12, 13, 14, 15)} | {"extrapolation_fig11",
+                                                                           "extrapolation_fig12"}
 
 
 @pytest.fixture(autouse=True)
