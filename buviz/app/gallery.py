@@ -171,8 +171,8 @@ class FigureGallery(pn.viewable.Viewer):
         return figures.to_bytes(self.obj, fmt, *cls.size, dpi=150, twin_y=cls.twin_y, title=cls.description)
 
     def _download(self, fmt: str) -> pn.widgets.FileDownload:
-        fd = pn.widgets.FileDownload(label=f"Export {fmt.upper()}", filename=f"buviz_figure.{fmt}", embed=False,
-                                     color="light", width=110)
+        fd = pn.widgets.FileDownload(label=fmt.upper(), filename=f"buviz_figure.{fmt}", embed=False,
+                                     color="light", width=80, description=f"Export the figure as {fmt.upper()}")
 
         def callback():
             fd.filename = f"buviz_{self.rendered_key or self.figure}.{fmt}"
