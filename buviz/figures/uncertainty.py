@@ -258,7 +258,7 @@ class UncertaintyFig7(PaperFigure):
     """SVM selection on a real data set: L_te/−Û_te, L_HO/L_tr/L_val and −Û_tr/−Û_te against log₂γ"""
 
     key, paper, number = "uncertainty_fig7", "uncertainty", "Fig 7 (on a shipped real data set in place of Letter)"
-    twin_y, size = True, (10.0, 4.0)
+    twin_y, size = True, (9.0, 6.5)
     dataset = _dataset("breast_cancer", ("breast_cancer", "wine"))
     log2_gamma = _log2_gammas((-10, -8, -6, -4, -2, 0, 2))
     cv = _cv(3)
@@ -270,7 +270,7 @@ class UncertaintyFig7(PaperFigure):
     def build(self) -> hv.Layout:
         ds = _data(self.dataset, 300, 0, self.seed)  # real data sets: a 70/30 split, n_train unused
         t = _sweep(ds, self.log2_gamma, cv=self.cv, M=self.M, C=self.C, seed=self.seed, cache=self.cache)
-        return hv.Layout(_three_panels(t)).cols(3)
+        return hv.Layout(_three_panels(t)).cols(2)
 
 
 class UncertaintyFig8(PaperFigure):
@@ -299,7 +299,7 @@ class UncertaintyFig9(PaperFigure):
     """MLP selection on scikit-learn's digits: errors and −Û against the training epoch"""
 
     key, paper, number = "uncertainty_fig9", "uncertainty", "Fig 9 (on scikit-learn's digits in place of Letter)"
-    twin_y, size = True, (10.0, 4.0)
+    twin_y, size = True, (7.0, 4.5)
     epochs = Numbers([1, 3, 10, 30], item_bounds=(1, 2000), integer=True, bounds=(2, None),
                      doc="training epochs read off (one network per fold, as in the paper)")
     cv = _cv(3)
@@ -307,7 +307,7 @@ class UncertaintyFig9(PaperFigure):
     seed = _seed()
     cache = _cache()
 
-    def build(self) -> hv.Layout:
+    def build(self) -> hv.Overlay:
         from sklearn.datasets import load_digits
 
         from buviz import sweep
@@ -317,7 +317,9 @@ class UncertaintyFig9(PaperFigure):
         ds = datasets.from_arrays(X, y, random_state=self.seed, name="digits")
         t = sweep.mlp_epoch_sweep(ds, self.epochs, cv=self.cv, M=self.M, hidden_layer_sizes=(64,),
                                   random_state=self.seed, cache=self.cache, n_jobs=2)
-        return hv.Layout(_three_panels(t, "epoch")).cols(3)
+        return style.opts(uplots.error_curves(t, "epoch", columns=("L_te", "L_val", "U_tr", "U_te"),
+                                              title="digits, MLP: errors (left) and −Û (right)"),
+                          multi_y=True, legend_position="right")
 
 
 class UncertaintyFig10(PaperFigure):
