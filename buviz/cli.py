@@ -8,9 +8,9 @@ typed: ``--log2-gamma -10:10`` is read like ``--log2-gamma=-10:10``.
 Examples::
 
     buviz figure --list
-    buviz figure bu_fig6 --params
-    buviz figure bu_fig6 --out fig6.svg                      # the figure's own default size
-    buviz figure bu_fig6 --out fig6.png --width 6 --height 4 --set n_train=600
+    buviz figure uncertainty_fig6 --params                   # former name bu_fig6 works too
+    buviz figure uncertainty_fig6 --out fig6.svg             # the figure's own default size
+    buviz figure uncertainty_fig6 --out fig6.png --width 6 --height 4 --set n_train=600
     buviz sweep --log2-gamma -10:10:2 --out gammas.csv
     buviz sweep --csv mydata.csv --label-column label --out mine.csv
 """
@@ -180,14 +180,39 @@ class _Parser(argparse.ArgumentParser):
         return "".join(p.format_help() for p in (self, *getattr(self, "subcommand_parsers", ())))
 
 
-def _parse_sets(items: list[str]) -> dict:
+def _parse_sets(items: list[str], cls=None) -> dict:
+    """``KEY=VALUE`` items as figure parameters, each value read by the type its param declaration
+    gives (integers, numbers, true/false, choices, comma-separated lists); unknown keys are passed on
+    so that the figure names the accepted ones."""
     out = {}
     for item in items or []:
         if "=" not in item:
             raise UsageError(f"--set expects key=value, got {item!r}")
         key, value = item.split("=", 1)
-        out[key.strip()] = _literal(value.strip())
+        key, value = key.strip(), value.strip()
+        out[key] = _typed(cls.param[key], value) if cls is not None and key in cls.parameter_names() \
+            else _literal(value)
     return out
+
+
+def _typed(p, text: str):
+    """A ``--set`` value read as what param Parameter ``p`` holds (left as text when it does not parse,
+    so that the figure's own check reports it with the accepted values)."""
+    import param
+
+    if text.lower() == "none" and p.allow_None:
+        return None
+    if isinstance(p, param.Boolean):
+        return {"true": True, "false": False}.get(text.lower(), text)
+    if isinstance(p, param.Integer | param.Number):
+        return _literal(text) if "," not in text else text
+    if isinstance(p, param.Selector) and not isinstance(p, param.ListSelector):
+        return text
+    if isinstance(p, param.ListSelector):
+        return [t.strip() for t in text.split(",") if t.strip()]
+    if isinstance(p, param.List):
+        return [_literal(t.strip()) for t in text.split(",") if t.strip()]
+    return _literal(text)
 
 
 def _literal(text: str):
@@ -274,16 +299,20 @@ def _show(value) -> str:
     return "none" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def _print_params(fig) -> None:
-    rows = [(name, _show(default), accepts) for name, default, accepts in fig.parameter_table()]
+def _print_params(name: str) -> None:
+    from buviz import figures
+
+    cls = figures.get(name)
+    rows = [(r.name, _show(r.default), r.bounds) for r in figures.parameter_table(name).itertuples()]
     w_name = max([len("parameter")] + [len(r[0]) for r in rows])
     w_def = max([len("default")] + [len(r[1]) for r in rows])
-    print(f"{fig.name}: {fig.description}")
-    extra = f"paper {fig.paper}; " if fig.paper else ""
-    print(f"({extra}{fig.kind}; default export size {fig.size[0]:g} x {fig.size[1]:g} in)\n")
+    print(f"{cls.key}: {cls.description}")
+    alias = f"formerly {cls.alias}; " if cls.alias else ""
+    print(f"({alias}{cls.kind}; default export size {cls.size[0]:g} x {cls.size[1]:g} in)")
+    print(f"from {cls.citation()}\n")
     print(f"{'parameter':<{w_name}}  {'default':<{w_def}}  accepts")
-    for name, default, accepts in rows:
-        print(f"{name:<{w_name}}  {default:<{w_def}}  {accepts}")
+    for pname, default, accepts in rows:
+        print(f"{pname:<{w_name}}  {default:<{w_def}}  {accepts}")
     if rows:
         print(f"\nset with --set NAME=VALUE (lists comma-separated), e.g. --set {rows[0][0]}={rows[0][1]}")
 
@@ -292,21 +321,26 @@ def cmd_figure(args) -> int:
     from buviz import figures
 
     if args.list:
-        for name, fig in figures.REGISTRY.items():
-            print(f"{name:<16} {fig.description}")
+        w = max(len(k) for k in figures.REGISTRY)
+        for paper in figures.PAPERS:
+            for key, cls in figures.REGISTRY.items():
+                if cls.paper == paper:
+                    alias = f"({cls.alias})" if cls.alias else ""
+                    print(f"{key:<{w}}  {alias:<16} {cls.description}")
         return 0
     if not args.name:
         raise UsageError("name a figure (see 'buviz figure --list') or pass --list")
-    if args.name not in figures.REGISTRY:
-        raise UsageError(f"unknown figure {args.name!r}{_did_you_mean(args.name, figures.REGISTRY)} "
+    if args.name not in figures.REGISTRY and args.name not in figures.ALIASES:
+        known = [*figures.REGISTRY, *figures.ALIASES]
+        raise UsageError(f"unknown figure {args.name!r}{_did_you_mean(args.name, known)} "
                          "('buviz figure --list' shows the names)")
     if args.params:
-        _print_params(figures.REGISTRY[args.name])
+        _print_params(args.name)
         return 0
     if not args.out:
         raise UsageError("--out FILE is required (.svg, .pdf, .png or, for tables, .csv)")
     out = _writable(args.out)
-    params = _parse_sets(args.set)
+    params = _parse_sets(args.set, figures.get(args.name))
     try:
         figures.export(args.name, out, width=args.width, height=args.height, dpi=args.dpi, **params)
     except (TypeError, ValueError) as exc:

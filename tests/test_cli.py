@@ -105,7 +105,7 @@ def test_params_lists_every_figure_parameter_with_default_and_bounds(capsys):
         assert main(["figure", name, "--params"]) == 0
         out = capsys.readouterr().out
         assert fig.description in out and "default export size" in out
-        for pname, _default, accepts in fig.parameter_table():
+        for pname, accepts in figures.parameter_table(name)[["name", "bounds"]].itertuples(index=False):
             assert accepts, f"{name}.{pname} has no bounds text"
             line = next(ln for ln in out.splitlines() if ln.split() and ln.split()[0] == pname)
             assert accepts in line
@@ -118,9 +118,12 @@ def test_bounds_text_lists_the_package_choices():
     from buviz import datasets, figures
     from buviz import extrapolation as ex
 
-    assert figures._BOUNDS["dataset"] == ", ".join(datasets.DATASET_NAMES)
-    assert figures._BOUNDS["classifier"] == ", ".join(ex.CLASSIFIERS)
-    assert figures._BOUNDS["method"] == ", ".join(ex.METHODS)
+    def bounds(name, param):
+        return figures.parameter_table(name).set_index("name").loc[param, "bounds"]
+
+    assert bounds("uncertainty_fig3", "dataset") == ", ".join(datasets.DATASET_NAMES)
+    assert bounds("extrapolation_fig11", "classifier") == ", ".join(ex.CLASSIFIERS)
+    assert bounds("extrapolation_table1", "method") == ", ".join(ex.METHODS)
 
 
 def test_sweep_own_csv(tmp_path, monkeypatch):

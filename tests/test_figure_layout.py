@@ -8,6 +8,7 @@ import pytest
 
 from buviz import figures
 from buviz.cli import main
+from buviz.plots import _matplotlib as mpl_export
 
 matplotlib.use("Agg")
 
@@ -19,9 +20,9 @@ def test_figure_fits_at_default_and_small_size(name):
     fig_def = figures.REGISTRY[name]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        obj = fig_def()
+        obj = figures.render(name)
         for width, height in (fig_def.size, (6.0, 4.0)):
-            fig = figures._draw(obj, fig_def.kind, width, height, 100, twin_y=fig_def.twin_y,
+            fig = mpl_export.draw(obj, fig_def.kind, width, height, 100, twin_y=fig_def.twin_y,
                                 title=fig_def.description)
             assert tuple(fig.get_size_inches()) == (width, height)
             assert figures.layout_problems(fig) == [], f"{name} at {width} x {height} in"
@@ -45,10 +46,10 @@ def test_cli_export_at_default_size_and_at_readme_size(tmp_path, capsys):
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert main(["figure", "zheng_fig7", "--out", str(tmp_path / "a.png"), "--dpi", "50"]) == 0
-        assert main(["figure", "zheng_fig7", "--out", str(tmp_path / "b.png"), "--dpi", "50",
+        assert main(["figure", "extrapolation_fig7", "--out", str(tmp_path / "a.png"), "--dpi", "50"]) == 0
+        assert main(["figure", "extrapolation_fig7", "--out", str(tmp_path / "b.png"), "--dpi", "50",
                      "--width", "6", "--height", "4"]) == 0
-    w, h = figures.REGISTRY["zheng_fig7"].size
+    w, h = figures.REGISTRY["extrapolation_fig7"].size
     assert imread(tmp_path / "a.png").shape[:2] == (round(h * 50), round(w * 50))
     assert imread(tmp_path / "b.png").shape[:2] == (200, 300)
 
@@ -66,7 +67,8 @@ def _numeric_bounds(text: str):
     return None
 
 
-_BOUNDED = [(name, p, b) for name, fig in figures.REGISTRY.items() for p, _d, text in fig.parameter_table()
+_BOUNDED = [(name, p, b) for name in figures.REGISTRY
+            for p, text in figures.parameter_table(name)[["name", "bounds"]].itertuples(index=False)
             if (b := _numeric_bounds(text)) is not None]
 
 

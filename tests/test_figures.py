@@ -11,33 +11,39 @@ import pandas as pd
 import pytest
 
 from buviz import figures
+from buviz.plots import _matplotlib as mpl_export
 
 # Small parameters so the whole file runs in a few minutes on two cores.
 FAST = {
-    "bu_fig3": dict(n_train=120, R_T=1, i_max=8),
-    "bu_fig4": dict(n_train=150, M=10),
-    "bu_fig5": dict(n_train=120, M=10),
-    "bu_fig6": dict(n_train=120, n_test=300, log2_gamma=[-4, 0, 4], cv=3, M=10),
-    "bu_fig10": dict(n_train=150, n_test=300, M=10),
-    "bu_fig11": dict(log2_gamma=[-6, -2, 2], cv=3, M=10),
-    "bu_fig12": dict(n_train=120, n_test=300, Ms=[10, 20], log2_gamma=[-4, 0, 4], cv=3),
-    "bu_fig13": dict(n_train=150, Ks=[3, "aic"], log2_gamma=[-4, 0, 4], cv=3, M=10),
-    "bu_fig14": dict(n_train=120, statuses=[-6, 4], log2_gamma=[-6, 0, 4], cv=3, M=10),
-    "bu_fig15": dict(n_train=150, statuses=[-6, 2], log2_gamma=[-6, 2], cv=3, M=10, R_T=1),
-    "bu_table3": {},
-    "zheng_fig5": dict(n=60),
-    "zheng_fig6": dict(n_sets=40, k_max=5),
-    "zheng_fig7": {},
-    "zheng_fig8": dict(rhos=[0.5, 0.9], max_degree=4),
-    "zheng_fig11": dict(n_classes=80, K=20, methods=["moment", "kde"]),
-    "zheng_fig12": dict(n_classes=80, Ks=[20], repeats=2),
-    "zheng_table1": dict(n_classes=60, K=10, k_target=60, classifiers=["nearest_centroid", "1nn"], method="moment"),
-    "nedelko_table1": dict(N=20, k=5),
-    "nedelko_table2": dict(N=20),
-    "nedelko_fig1": dict(N=20, k=5, n=4),
-    "nedelko_fig2": dict(N=20, k=5, n_p=21),
+    "uncertainty_fig3": dict(n_train=120, R_T=1, i_max=8),
+    "uncertainty_fig4": dict(n_train=150, M=10),
+    "uncertainty_fig5": dict(n_train=120, M=10),
+    "uncertainty_fig6": dict(n_train=120, n_test=300, log2_gamma=[-4, 0, 4], cv=3, M=10),
+    "uncertainty_fig7": dict(log2_gamma=[-6, 0], cv=3, M=10),
+    "uncertainty_fig8": dict(datasets=["wine"], log2_gamma=[-6, 0], cv=3, M=10),
+    "uncertainty_fig9": dict(epochs=[1, 3], cv=2, M=10),
+    "uncertainty_fig10": dict(n_train=150, n_test=300, M=10),
+    "uncertainty_fig11": dict(log2_gamma=[-6, -2, 2], cv=3, M=10),
+    "uncertainty_fig12": dict(n_train=120, n_test=300, Ms=[10, 20], log2_gamma=[-4, 0, 4], cv=3),
+    "uncertainty_fig13": dict(n_train=150, Ks=[3, "aic"], log2_gamma=[-4, 0, 4], cv=3, M=10),
+    "uncertainty_fig14": dict(n_train=120, statuses=[-6, 4], log2_gamma=[-6, 0, 4], cv=3, M=10),
+    "uncertainty_fig15": dict(n_train=150, statuses=[-6, 2], log2_gamma=[-6, 2], cv=3, M=10, R_T=1),
+    "uncertainty_table3": {},
+    "extrapolation_fig5": dict(n=60),
+    "extrapolation_fig6": dict(n_sets=40, k_max=5),
+    "extrapolation_fig7": {},
+    "extrapolation_fig8": dict(rhos=[0.5, 0.9], max_degree=4),
+    "extrapolation_fig11": dict(n_classes=80, K=20, methods=["moment", "kde"]),
+    "extrapolation_fig12": dict(n_classes=80, Ks=[20], repeats=2),
+    "extrapolation_table1": dict(n_classes=60, K=10, k_target=60, classifiers=["nearest_centroid", "1nn"],
+                                 method="moment"),
+    "discrete_table1": dict(N=20, k=5),
+    "discrete_table2": dict(N=20),
+    "discrete_fig1": dict(N=20, k=5, n=4),
+    "discrete_fig2": dict(N=20, k=5, n_p=21),
 }
-SLOW = {n for n in FAST if n.startswith("bu_fig") or n in ("zheng_fig11", "zheng_fig12", "zheng_table1")}
+SLOW = {n for n in FAST if n.startswith("uncertainty_fig")
+        or n in ("extrapolation_fig11", "extrapolation_fig12", "extrapolation_table1")}
 
 
 @pytest.fixture(autouse=True)
@@ -50,14 +56,13 @@ def _params(name):
 
 
 def test_registry_covers_the_papers():
-    expected = {"bu_fig3", "bu_fig4", "bu_fig5", "bu_fig6", "bu_fig10", "bu_fig11", "bu_fig12", "bu_fig13",
-                "bu_fig14", "bu_fig15", "bu_table3", "zheng_fig5", "zheng_fig6", "zheng_fig7", "zheng_fig8",
-                "zheng_fig11", "zheng_fig12", "zheng_table1", "nedelko_table1", "nedelko_table2",
-                "nedelko_fig1", "nedelko_fig2"}
+    expected = {f"uncertainty_fig{n}" for n in (3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)} | {"uncertainty_table3"}
+    expected |= {f"extrapolation_fig{n}" for n in (5, 6, 7, 8, 11, 12)} | {"extrapolation_table1"}
+    expected |= {"discrete_table1", "discrete_table2", "discrete_fig1", "discrete_fig2"}
     assert expected <= set(figures.REGISTRY)
     assert set(FAST) == set(figures.REGISTRY), "give every registered figure small test parameters"
     for name, fig in figures.REGISTRY.items():
-        assert fig.name == name
+        assert fig.key == name
         assert isinstance(fig.description, str) and fig.description
         assert fig.kind in ("figure", "table")
         assert figures.get(name) is fig
@@ -93,23 +98,23 @@ def test_table_exports_csv_svg_png(name, tmp_path):
 
 
 def test_table_shapes():
-    t1 = figures.render("nedelko_table1")
+    t1 = figures.render("discrete_table1")
     assert t1.shape == (9, 7) and list(t1.columns)[:2] == ["n", "m=0"]
-    t2 = figures.render("nedelko_table2")
+    t2 = figures.render("discrete_table2")
     assert t2.shape == (9, 7)
     # the row n = 1 of Table 2 is symmetric (m = 0 and m = 1 cost the same)
     assert np.isclose(t2.loc[1, "m=0"], t2.loc[1, "m=1"])
-    t3 = figures.render("bu_table3")
+    t3 = figures.render("uncertainty_table3")
     assert len(t3) == 5 and {"G_add", "G_mul", "G_comp", "G_CL"} <= set(t3.columns)
 
 
 def test_pdf_export(tmp_path):
-    out = figures.export("nedelko_fig2", tmp_path / "f.pdf", width=4, height=3, dpi=72, N=20, k=5, n_p=11)
+    out = figures.export("discrete_fig2", tmp_path / "f.pdf", width=4, height=3, dpi=72, N=20, k=5, n_p=11)
     assert out.read_bytes()[:4] == b"%PDF"
 
 
 def test_render_returns_holoviews():
-    obj = figures.render("zheng_fig6", n_sets=20, k_max=4)
+    obj = figures.render("extrapolation_fig6", n_sets=20, k_max=4)
     assert isinstance(obj, hv.core.Dimensioned)
 
 
@@ -117,10 +122,10 @@ def test_twin_axis_for_errors_and_uncertainty(tmp_path):
     """Errors stay on the left axis, −Û goes to a right-hand twin axis (the paper's convention)."""
     import matplotlib
 
-    obj = figures.render("bu_fig11", **FAST["bu_fig11"])
-    with matplotlib.rc_context(figures._rc()):
-        fig = hv.render(figures.to_matplotlib(obj), backend="matplotlib")
-        figures._twin_axes(fig)
+    obj = figures.render("uncertainty_fig11", **FAST["uncertainty_fig11"])
+    with matplotlib.rc_context(mpl_export._rc()):
+        fig = hv.render(mpl_export.to_matplotlib(obj), backend="matplotlib")
+        mpl_export._twin_axes(fig)
     twins = [ax for ax in fig.axes if getattr(ax, "_buviz_twin", False)]
     assert len(twins) == 1
     tw = twins[0]
@@ -133,18 +138,18 @@ def test_twin_axis_for_errors_and_uncertainty(tmp_path):
 
 def test_unknown_name():
     with pytest.raises(ValueError, match="unknown figure"):
-        figures.get("bu_fig99")
+        figures.get("uncertainty_fig99")
     with pytest.raises(ValueError, match="unknown figure"):
         figures.render("nope")
 
 
 def test_unknown_parameter_names_it_and_lists_accepted(tmp_path):
     with pytest.raises(TypeError) as exc:
-        figures.export("nedelko_fig2", tmp_path / "f.svg", bogus=1)
+        figures.export("discrete_fig2", tmp_path / "f.svg", bogus=1)
     msg = str(exc.value)
     assert "bogus" in msg and "N" in msg and "n_p" in msg
     with pytest.raises(TypeError, match="gama"):
-        figures.render("bu_fig4", gama=3)
+        figures.render("uncertainty_fig4", gama=3)
 
 
 @pytest.mark.parametrize("kwargs, exc", [
@@ -154,18 +159,18 @@ def test_unknown_parameter_names_it_and_lists_accepted(tmp_path):
 ])
 def test_bad_values(kwargs, exc, tmp_path):
     with pytest.raises(exc):
-        figures.export("nedelko_fig2", tmp_path / "f.svg", **kwargs)
+        figures.export("discrete_fig2", tmp_path / "f.svg", **kwargs)
 
 
 def test_bad_extension_size_and_csv_for_a_figure(tmp_path):
     with pytest.raises(ValueError, match="extension"):
-        figures.export("nedelko_fig2", tmp_path / "f.jpg")
+        figures.export("discrete_fig2", tmp_path / "f.jpg")
     with pytest.raises(ValueError, match="csv"):
-        figures.export("nedelko_fig2", tmp_path / "f.csv")
+        figures.export("discrete_fig2", tmp_path / "f.csv")
     with pytest.raises(ValueError, match="width"):
-        figures.export("nedelko_fig2", tmp_path / "f.png", width=0)
+        figures.export("discrete_fig2", tmp_path / "f.png", width=0)
     with pytest.raises(ValueError, match="dpi"):
-        figures.export("nedelko_fig2", tmp_path / "f.png", dpi=1)
+        figures.export("discrete_fig2", tmp_path / "f.png", dpi=1)
     assert not (tmp_path / "f.png").exists()
 
 
@@ -173,7 +178,59 @@ def test_cli_figure_roundtrip(tmp_path, capsys):
     from buviz.cli import main
 
     out = tmp_path / "t.csv"
-    assert main(["figure", "nedelko_table2", "--out", str(out), "--set", "N=20"]) == 0
+    assert main(["figure", "discrete_table2", "--out", str(out), "--set", "N=20"]) == 0
     assert pd.read_csv(out).shape == (9, 7)
-    assert main(["figure", "nedelko_table2", "--out", str(out), "--set", "bogus=1"]) == 2
+    assert main(["figure", "discrete_table2", "--out", str(out), "--set", "bogus=1"]) == 2
     assert "bogus" in capsys.readouterr().err
+
+
+def test_former_names_are_aliases_everywhere(tmp_path, capsys):
+    from buviz.cli import main
+
+    former = {"bu_fig6": "uncertainty_fig6", "bu_table3": "uncertainty_table3", "zheng_fig5": "extrapolation_fig5",
+              "zheng_table1": "extrapolation_table1", "nedelko_table1": "discrete_table1",
+              "nedelko_fig2": "discrete_fig2"}
+    for old, new in former.items():
+        assert figures.ALIASES[old] == new
+        assert figures.get(old) is figures.REGISTRY[new]
+    assert set(figures.ALIASES.values()) == {k for k, f in figures.REGISTRY.items() if f.alias}
+    pd.testing.assert_frame_equal(figures.render("nedelko_table2", N=20), figures.render("discrete_table2", N=20))
+    assert figures.export("nedelko_table2", tmp_path / "t.csv", N=20).exists()
+    assert main(["figure", "--list"]) == 0
+    listing = capsys.readouterr().out
+    line = next(ln for ln in listing.splitlines() if ln.startswith("uncertainty_fig6 "))
+    assert "(bu_fig6)" in line and figures.REGISTRY["uncertainty_fig6"].description in line
+    assert main(["figure", "nedelko_fig2", "--out", str(tmp_path / "f.svg"), "--set", "N=20", "--set", "n_p=11"]) == 0
+
+
+def test_parameters_come_from_the_param_declarations():
+    import param
+
+    table = figures.parameter_table("uncertainty_fig6")
+    assert list(table.columns) == ["name", "type", "default", "bounds", "doc"]
+    row = table.set_index("name").loc["n_train"]
+    assert row["type"] == "Integer" and row["default"] == 300 and row["bounds"] == "integer ≥ 20" and row["doc"]
+    assert all(table["doc"].str.len() > 0)
+    cls = figures.get("uncertainty_fig6")
+    assert isinstance(cls.param["n_train"], param.Integer) and cls.param["n_train"].bounds == (20, None)
+    assert figures.parameters("bu_fig6")["log2_gamma"] == [-6, -4, -2, 0, 2, 4, 6]
+    for name, fig in figures.REGISTRY.items():
+        assert fig.paper in ("uncertainty", "extrapolation", "discrete") and name.startswith(fig.paper)
+        assert fig.citation().startswith(figures.PAPERS[fig.paper])
+
+
+@pytest.mark.parametrize("name, kwargs, words", [
+    ("discrete_fig2", dict(N=1), ["discrete_fig2", "'N'", "integer in [2, 400]"]),
+    ("discrete_fig2", dict(N="fifty"), ["'N'", "integer in [2, 400]"]),
+    ("uncertainty_fig3", dict(dataset="gmx"), ["'dataset'", "gmm, gmm_separable"]),
+    ("extrapolation_fig8", dict(rhos=[0.5, 1.5]), ["'rhos'", "numbers in [0.01, 0.99]"]),
+    ("discrete_fig1", dict(N=20, n=30), ["'n'", "[0, 20]"]),
+])
+def test_bad_values_raise_one_exception_type_naming_figure_parameter_and_range(name, kwargs, words):
+    from buviz._validation import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError) as exc:
+        figures.render(name, **kwargs)
+    assert isinstance(exc.value, ValueError) and isinstance(exc.value, TypeError)
+    for w in words:
+        assert w in str(exc.value)

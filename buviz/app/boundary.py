@@ -20,7 +20,7 @@ from buviz.app.export import export_buttons, sweep_download
 from buviz.app.mathmd import math_markdown
 from buviz.app.proposal1 import proposal1_for
 from buviz.app.state import ExplorerState
-from buviz.plots import boundary as pb
+from buviz.plots import uncertainty as pb
 
 __all__ = ["SampleSpaceView", "WeightsView", "ShiftView", "CurvesView", "SampleView", "SensitivityView",
            "NOT_2D_MESSAGE"]

@@ -43,8 +43,12 @@ def _throttled(widget_type, **kw):
 
 
 def _other_view(kind: str):
-    """The Extrapolation or Discrete view object, or an Alert saying why it is unavailable."""
+    """The Extrapolation, Discrete or Figures view object, or an Alert saying why it is unavailable."""
     try:
+        if kind == "Figures":
+            from buviz.app.gallery import FigureGallery
+
+            return FigureGallery()
         if kind == "Extrapolation":
             from buviz.app.extrapolation import ExtrapolationView
 
@@ -68,7 +72,7 @@ class ExplorerApp(pn.viewable.Viewer):
 
     #: Tabs whose views need the sweep: opening one starts it (and later settings changes restart it).
     SWEEP_TABS = ("Error vs −Û", "Sensitivity M, K")
-    OTHER_TABS = ("Extrapolation", "Discrete")
+    OTHER_TABS = ("Extrapolation", "Discrete", "Figures")
 
     def __init__(self, **params):
         if "state" not in params:

@@ -11,12 +11,18 @@ import holoviews as hv
 import numpy as np
 import pandas as pd
 
+from buviz.plots import style
+
 LABELS = {
     "resubstitution": "1: resubstitution",
     "loo": "2: leave-one-out",
     "bootstrap632": "3: .632 bootstrap",
     "balanced_optimal": "4: balanced-optimal x*",
 }
+
+
+def _color(method: str) -> str:
+    return style.METHOD_COLORS.get(method, style.PALETTE[-1])
 
 
 def table_frame(x: np.ndarray, N: int, *, units: str = "count", n_rows: int = 9, m_cols: int = 6) -> pd.DataFrame:
@@ -44,18 +50,22 @@ def fig1_estimates(tables: Mapping[str, np.ndarray], n: int, N: int, *, units: s
     for method, x in tables.items():
         y = np.asarray(x, dtype=float)[n, : n + 1] * scale
         label = LABELS.get(method, method)
-        elements.append(hv.Curve((m, y), "m", "x[n, m]", label=label))
-        elements.append(hv.Scatter((m, y), "m", "x[n, m]", label=label))
+        color = _color(method)
+        elements.append(style.opts(hv.Curve((m, y), "m", "x[n, m]", label=label), color=color))
+        elements.append(style.opts(hv.Scatter((m, y), "m", "x[n, m]", label=label), color=color, size=5))
     ylabel = "N·x[n, m] (errors)" if units == "count" else "x[n, m] (probability)"
-    return hv.Overlay(elements).opts(title=f"Fig 1: per-cell estimates at n = {n}", ylabel=ylabel)
+    return style.opts(hv.Overlay(elements), title=f"Fig 1: per-cell estimates at n = {n}", ylabel=ylabel)
 
 
 def fig2_rms(p: np.ndarray, S: Mapping[str, np.ndarray], *, p_mark: float | None = None) -> hv.Overlay:
     """Fig 2: exact ``S = sqrt(E(f - g)^2)`` against p for each estimator."""
-    elements = [hv.Curve((np.asarray(p), np.asarray(s)), "p", "S", label=LABELS.get(k, k)) for k, s in S.items()]
+    elements = [
+        style.opts(hv.Curve((np.asarray(p), np.asarray(s)), "p", "S", label=LABELS.get(k, k)), color=_color(k))
+        for k, s in S.items()
+    ]
     if p_mark is not None:
-        elements.append(hv.VLine(float(p_mark)))
-    return hv.Overlay(elements).opts(title="Fig 2: RMS deviation S against p")
+        elements.append(style.opts(hv.VLine(float(p_mark)), color="#777777", line_dash="dashed"))
+    return style.opts(hv.Overlay(elements), title="Fig 2: RMS deviation S against p")
 
 
 def mc_points(frame: pd.DataFrame) -> hv.Overlay:
@@ -63,6 +73,8 @@ def mc_points(frame: pd.DataFrame) -> hv.Overlay:
     elements = []
     for method, sub in frame.groupby("method", sort=False):
         label = LABELS.get(method, method) + " (MC)"
-        elements.append(hv.Scatter(sub, "p", "S", label=label))
-        elements.append(hv.ErrorBars((sub["p"], sub["S"], 2 * sub["se"]), "p", ["S", "yerr"]))
+        elements.append(style.opts(hv.Scatter(sub, "p", "S", label=label), color=_color(method), size=6))
+        elements.append(
+            style.opts(hv.ErrorBars((sub["p"], sub["S"], 2 * sub["se"]), "p", ["S", "yerr"]), color=_color(method))
+        )
     return hv.Overlay(elements)

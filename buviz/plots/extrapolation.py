@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from buviz import extrapolation as ex
+from buviz.plots import style
 
 __all__ = [
     "toy_level_sets",
@@ -25,9 +26,14 @@ __all__ = [
     "extrapolation_curves",
     "dbar_fit_vs_true",
     "peer_comparison",
+    "toy_joint_density",
+    "toy_bayes_regions",
+    "average_risk_curves",
+    "observed_accuracy",
+    "subsample_extrapolations",
 ]
 
-_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
+_COLORS = style.PALETTE
 
 
 def toy_level_sets(rho: float, *, extent: float = 3.0, n: int = 121, levels: int = 9) -> hv.Overlay:
@@ -37,10 +43,10 @@ def toy_level_sets(rho: float, *, extent: float = 3.0, n: int = 121, levels: int
     Y, X = np.meshgrid(y, x)
     U = ex.toy_conditional_accuracy(X, Y, rho)
     img = hv.Image((y, x, U), kdims=["y", "x"], vdims=[hv.Dimension("U", range=(0, 1))])
-    img = img.opts(cmap="viridis", colorbar=True, title=f"U_x(y), ρ = {rho:g}")
-    line = hv.Curve((y, rho * y), "y", "x", label="x = ρy").opts(color="white", line_dash="dashed")
+    img = style.opts(img, cmap="viridis", colorbar=True, title=f"U_x(y), ρ = {rho:g}")
+    line = style.opts(hv.Curve((y, rho * y), "y", "x", label="x = ρy"), color="white", line_dash="dashed")
     try:
-        cont = hv.operation.contours(img, levels=levels, filled=False).opts(color="black", line_width=1)
+        cont = style.opts(hv.operation.contours(img, levels=levels, filled=False), color="black", line_width=1)
         return img * cont * line
     except Exception:  # contour backend missing: the image alone still tells the story
         return img * line
@@ -49,23 +55,36 @@ def toy_level_sets(rho: float, *, extent: float = 3.0, n: int = 121, levels: int
 def dbar_curves(rhos=(0.3, 0.5, 0.7, 0.9), *, n: int = 201) -> hv.Overlay:
     """D̄(u) of the toy model for several ρ (Figs 7b, 8b)."""
     u = np.linspace(0, 1, n)
-    curves = [hv.Curve((u, ex.toy_dbar(u, r)), "u", hv.Dimension("Dbar", label="D̄(u)"),
-                       label=f"ρ = {r:g}").opts(color=_COLORS[i % len(_COLORS)])
-              for i, r in enumerate(rhos)]
-    return hv.Overlay(curves).opts(title="D̄(u) = P(U ≤ u)", legend_position="top_left")
+    curves = [
+        style.opts(
+            hv.Curve((u, ex.toy_dbar(u, r)), "u", hv.Dimension("Dbar", label="D̄(u)"), label=f"ρ = {r:g}"),
+            color=_COLORS[i % len(_COLORS)],
+        )
+        for i, r in enumerate(rhos)
+    ]
+    return style.opts(hv.Overlay(curves), title="D̄(u) = P(U ≤ u)", legend_position="top_left")
 
 
 def risk_distribution(dist: pd.DataFrame, rho: float) -> hv.Overlay:
     """Distribution of the k-class Bayes risk over random label sets with its mean and the theoretical
     average risk from Theorem 4.1 (Fig 6). ``dist`` is :func:`buviz.extrapolation.toy_risk_distribution`."""
     ks = np.sort(dist["k"].unique())
-    box = hv.BoxWhisker(dist, "k", "risk").opts(box_fill_color="lightgray")
+    box = style.opts(
+        hv.BoxWhisker(dist, "k", "risk"),
+        box_fill_color="white",
+        box_line_color="black",
+        whisker_color="black",
+        outlier_color="black",
+    )
     means = dist.groupby("k")["risk"].mean()
-    pts = hv.Scatter((means.index.astype(str), means.values), "k", "risk", label="mean").opts(
-        color="black", size=7)
-    theo = hv.Curve((ks.astype(str), ex.toy_average_risk(ks, rho)), "k", "risk",
-                    label="AvRisk_k (Thm 4.1)").opts(color="red")
-    return (box * pts * theo).opts(title=f"k-class risk, ρ = {rho:g}", legend_position="bottom_right")
+    pts = style.opts(
+        hv.Scatter((means.index.astype(str), means.values), "k", "risk", label="mean"), color="black", size=7
+    )
+    theo = style.opts(
+        hv.Curve((ks.astype(str), ex.toy_average_risk(ks, rho)), "k", "risk", label="AvRisk_k (Thm 4.1)"),
+        color=style.HIGHLIGHT_COLOR,
+    )
+    return style.opts((box * pts * theo), title=f"k-class risk, ρ = {rho:g}", legend_position="bottom_right")
 
 
 def polynomial_error(err: pd.DataFrame) -> hv.Overlay:
@@ -73,40 +92,62 @@ def polynomial_error(err: pd.DataFrame) -> hv.Overlay:
     ``rho, degree, linf_error`` (concatenate :func:`toy_polynomial_error` outputs)."""
     curves = []
     for i, (r, g) in enumerate(err.groupby("rho")):
-        curves.append(hv.Curve(g, "degree", hv.Dimension("linf_error", label="ℓ∞ error"),
-                               label=f"ρ = {r:g}").opts(color=_COLORS[i % len(_COLORS)], logy=True))
-    return hv.Overlay(curves).opts(title="Polynomial approximation error of D̄")
+        curves.append(
+            style.opts(
+                hv.Curve(g, "degree", hv.Dimension("linf_error", label="ℓ∞ error"), label=f"ρ = {r:g}"),
+                color=_COLORS[i % len(_COLORS)],
+                logy=True,
+            )
+        )
+    return style.opts(hv.Overlay(curves), title="Polynomial approximation error of D̄")
 
 
-def extrapolation_curves(observed: tuple, estimates: Mapping[str, tuple], truth: tuple | None = None,
-                         *, k_observed: int | None = None) -> hv.Overlay:
+def extrapolation_curves(
+    observed: tuple, estimates: Mapping[str, tuple], truth: tuple | None = None, *, k_observed: int | None = None
+) -> hv.Overlay:
     """AverageTA_k on the observed classes, each estimator's extrapolated curve and the ground truth.
 
     ``observed`` = (ks, AverageTA_k); ``estimates`` = {name: (ks, predicted AGA_k)};
     ``truth`` = (ks, true AGA_k) or None.
     """
     ko, ao = observed
-    layers = [hv.Curve((ko, ao), "k", hv.Dimension("accuracy", range=(0, 1)),
-                       label="AverageTA_k (observed, eq 3)").opts(color="black", line_width=3)]
+    layers = [
+        style.opts(
+            hv.Curve((ko, ao), "k", hv.Dimension("accuracy", range=(0, 1)), label="AverageTA_k (observed, eq 3)"),
+            color="black",
+            line_width=3,
+        )
+    ]
     if truth is not None:
-        layers.append(hv.Curve(truth, "k", "accuracy", label="ground truth").opts(
-            color="gray", line_dash="dashed", line_width=3))
+        layers.append(
+            style.opts(
+                hv.Curve(truth, "k", "accuracy", label="ground truth"),
+                color="#777777",
+                line_dash="dashed",
+                line_width=3,
+            )
+        )
     for i, (name, (k, a)) in enumerate(estimates.items()):
-        layers.append(hv.Curve((k, a), "k", "accuracy", label=name).opts(color=_COLORS[i % len(_COLORS)]))
+        layers.append(style.opts(hv.Curve((k, a), "k", "accuracy", label=name), color=_COLORS[i % len(_COLORS)]))
     if k_observed is not None:
-        layers.append(hv.VLine(k_observed).opts(color="black", line_dash="dotted"))
-    return hv.Overlay(layers).opts(title="Accuracy extrapolation", logx=True, legend_position="bottom_left")
+        layers.append(style.opts(hv.VLine(k_observed), color="black", line_dash="dotted"))
+    return style.opts(hv.Overlay(layers), title="Accuracy extrapolation", logx=True, legend_position="bottom_left")
 
 
 def dbar_fit_vs_true(fit: ex.DbarFit, true_dbar=None, *, n: int = 401) -> hv.Overlay:
     """A fitted D̄(u) (moment method) against the true D̄ (a callable u -> D̄(u)) where known."""
     u = np.linspace(0, 1, n)
-    layers = [hv.Curve((u, fit.dbar(u)), "u", hv.Dimension("Dbar", label="D̄(u)"),
-                       label=f"fitted ({fit.basis})").opts(color=_COLORS[0])]
+    layers = [
+        style.opts(
+            hv.Curve((u, fit.dbar(u)), "u", hv.Dimension("Dbar", label="D̄(u)"), label=f"fitted ({fit.basis})"),
+            color=_COLORS[0],
+        )
+    ]
     if true_dbar is not None:
-        layers.append(hv.Curve((u, true_dbar(u)), "u", "Dbar", label="true").opts(
-            color="gray", line_dash="dashed"))
-    return hv.Overlay(layers).opts(title="Fitted D̄(u)", legend_position="top_left")
+        layers.append(
+            style.opts(hv.Curve((u, true_dbar(u)), "u", "Dbar", label="true"), color="#777777", line_dash="dashed")
+        )
+    return style.opts(hv.Overlay(layers), title="Fitted D̄(u)", legend_position="top_left")
 
 
 def peer_comparison(data: Mapping) -> hv.Overlay:
@@ -119,12 +160,110 @@ def peer_comparison(data: Mapping) -> hv.Overlay:
     k_obs, k_tot = data["k_observed"], data["k_total"]
     overlay = extrapolation_curves(data["observed"], data["estimates"], None, k_observed=k_obs)
     tk, tv = data["truth"]
-    layers = [overlay, hv.Scatter((tk, tv), "k", "accuracy", label=f"truth at k={k_tot}").opts(
-        color="black", marker="star", size=14)]
+    layers = [
+        overlay,
+        style.opts(
+            hv.Scatter((tk, tv), "k", "accuracy", label=f"truth at k={k_tot}"), color="black", marker="star", size=14
+        ),
+    ]
     markers = ("triangle", "square", "diamond", "inverted_triangle")
     for i, (name, v) in enumerate(data["peer"].items()):
-        layers.append(hv.Scatter(([k_tot], [v]), "k", "accuracy", label=f"ClassEx (R): {name}").opts(
-            color=_COLORS[(i + 4) % len(_COLORS)], marker=markers[i % len(markers)], size=10))
-    return hv.Overlay(layers).opts(
+        layers.append(
+            style.opts(
+                hv.Scatter(([k_tot], [v]), "k", "accuracy", label=f"ClassEx (R): {name}"),
+                color=_COLORS[(i + 4) % len(_COLORS)],
+                marker=markers[i % len(markers)],
+                size=10,
+            )
+        )
+    return style.opts(
+        hv.Overlay(layers),
         title=f"ClassEx fixture, σ² = {data['sigma2']:g}: {k_obs} observed -> {k_tot} classes",
-        logx=True, legend_position="bottom_left")
+        logx=True,
+        legend_position="bottom_left",
+    )
+
+
+def toy_joint_density(rho: float, *, n: int = 161, extent: float = 3.0) -> hv.Image:
+    """Density of (Y, X) in the bivariate normal toy model with correlation ρ (Fig 5a)."""
+    g = np.linspace(-extent, extent, n)
+    Y, X = np.meshgrid(g, g)
+    s2 = 1 - rho**2
+    dens = np.exp(-(Y**2 - 2 * rho * X * Y + X**2) / (2 * s2)) / (2 * np.pi * np.sqrt(s2))
+    return style.opts(
+        hv.Image((g, g, dens), kdims=["y", "x"], vdims=["density"]),
+        cmap="viridis",
+        colorbar=True,
+        title=f"(a) (Y, X), ρ = {rho:g}",
+    )
+
+
+def toy_bayes_regions(rho: float, labels, *, extent: float = 3.5, n: int = 400) -> hv.Overlay:
+    """X | Y = y_i ~ N(ρ y_i, 1 − ρ²) for each label and the Bayes regions (nearest ρ y_i), Fig 5b."""
+    from scipy.stats import norm
+
+    ys = np.sort(np.asarray(labels, dtype=float))
+    x = np.linspace(-extent, extent, n)
+    centres = rho * ys
+    cuts = np.concatenate([[-np.inf], (centres[1:] + centres[:-1]) / 2, [np.inf]])
+    sd = np.sqrt(1 - rho**2)
+    layers = []
+    for i, (y, c) in enumerate(zip(ys, centres, strict=True)):
+        color = _COLORS[i % 6]
+        lo, hi = max(cuts[i], x[0]), min(cuts[i + 1], x[-1])
+        layers.append(style.opts(hv.VSpan(lo, hi), color=color, alpha=0.12))
+        layers.append(
+            style.opts(hv.Curve((x, norm.pdf(x, c, sd)), "x", "density", label=f"y = {y:g}"), color=color, line_width=2)
+        )
+    return style.opts(hv.Overlay(layers), title="(b) X | Y = y_i and Bayes regions", legend_position="top_right")
+
+
+def average_risk_curves(ks, risks: Mapping[float, np.ndarray]) -> hv.Overlay:
+    """AvRisk_k against k for several ρ (Fig 8a); ``risks`` maps ρ to the risks at ``ks``."""
+    return style.opts(
+        hv.Overlay(
+            [
+                style.opts(
+                    hv.Curve((np.asarray(ks), np.asarray(r)), "k", "AvRisk_k", label=f"ρ = {rho:g}"),
+                    color=_COLORS[i % 6],
+                    line_width=2,
+                )
+                for i, (rho, r) in enumerate(risks.items())
+            ]
+        ),
+        title="(a) average risk",
+        legend_position="bottom_right",
+    )
+
+
+def observed_accuracy(ks, accuracy, *, title: str = "AverageTA_k") -> hv.Curve:
+    """AverageTA_k (eq 3) on the observed classes (Fig 11a)."""
+    return style.opts(
+        hv.Curve(
+            (np.asarray(ks), np.asarray(accuracy)), "k", hv.Dimension("accuracy", range=(0, 1)), label="AverageTA_k"
+        ),
+        color="black",
+        line_width=2,
+        title=title,
+    )
+
+
+def subsample_extrapolations(ks, truth, estimates, k_observed: int, *, title: str = "") -> hv.Overlay:
+    """Extrapolations from several random subsets of ``k_observed`` classes (one colour) against the
+    ground truth (black, dashed), Fig 12; ``estimates`` is a list of predicted accuracies at ``ks``."""
+    layers = [
+        style.opts(
+            hv.Curve((ks, truth), "k", hv.Dimension("accuracy", range=(0, 1)), label="ground truth"),
+            color="black",
+            line_dash="dashed",
+            line_width=2,
+        )
+    ]
+    for rep, est in enumerate(estimates):
+        layers.append(
+            style.opts(
+                hv.Curve((ks, est), "k", "accuracy", label="estimates" if rep == 0 else ""), color=_COLORS[0], alpha=0.6
+            )
+        )
+    layers.append(style.opts(hv.VLine(k_observed), color="black", line_dash="dotted"))
+    return style.opts(hv.Overlay(layers), title=title or f"K = {k_observed}", logx=True, legend_position="bottom_left")

@@ -136,7 +136,7 @@ PROBE_JS = """() => {
       const kind = m.constructor.__name__;
       if (m.text && typeof m.text === 'string' && m.text.includes('Status Λ')) numbers = m.text;
       if (kind === 'GlyphRenderer' && m.glyph.constructor.__name__ === 'MultiLine'
-          && m.glyph.line_color.value === '#1f5fbf' && m.data_source.data.xs) {
+          && m.glyph.line_color.value === '#009E73' && m.data_source.data.xs) {
         let sx = 0;
         for (const xs of m.data_source.data.xs) for (const v of xs) sx += v;
         boundary = sx.toFixed(9);

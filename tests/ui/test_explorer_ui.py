@@ -23,7 +23,7 @@ DOC_JS = """() => {
   for (const doc of Bokeh.documents) for (const m of doc.all_models) {
     const kind = m.constructor.__name__;
     if (kind === 'GlyphRenderer' && m.glyph.constructor.__name__ === 'MultiLine'
-        && m.glyph.line_color.value === '#1f5fbf') {
+        && m.glyph.line_color.value === '#009E73') {
       let n = 0, sx = 0;
       for (const xs of m.data_source.data.xs) { n += xs.length; for (const v of xs) sx += v; }
       out.boundary = {n, sx};

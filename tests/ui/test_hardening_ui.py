@@ -23,7 +23,7 @@ QUERY = "?n_train=200&cv=2"
 BOUNDARY_JS = """() => {
   for (const doc of Bokeh.documents) for (const m of doc.all_models)
     if (m.constructor.__name__ === 'GlyphRenderer' && m.glyph.constructor.__name__ === 'MultiLine'
-        && m.glyph.line_color.value === '#1f5fbf') {
+        && m.glyph.line_color.value === '#009E73') {
       let n = 0, sx = 0;
       for (const xs of m.data_source.data.xs) { n += xs.length; for (const v of xs) sx += v; }
       return [n, sx];

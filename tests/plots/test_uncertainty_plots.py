@@ -14,7 +14,7 @@ from bokeh.models import (
 )
 
 from buviz import classifiers, datasets
-from buviz.plots import boundary as pb
+from buviz.plots import uncertainty as pb
 from buviz.uncertainty import BoundaryUncertainty
 
 hv.extension("bokeh")
@@ -102,8 +102,8 @@ def test_weights_map_cyan_to_pink_for_positive_weights_class_colour_for_zero(sta
     mapper = hot.glyph.fill_color["transform"]
     assert isinstance(mapper, LinearColorMapper)
     assert mapper.low == 0 and mapper.high == pytest.approx(plotted.max())
-    assert mapper.palette[0].lower() in ("#00ffff", "#00fefe", "#01feff")  # 'cool': cyan ...
-    assert mapper.palette[-1].lower() in ("#ff00ff", "#fe01ff", "#ff01ff")  # ... to pink/magenta
+    assert mapper.palette[0].lower() == "#440154"  # the weight map (buviz.plots.style.WEIGHT_CMAP, viridis):
+    assert mapper.palette[-1].lower() in ("#fde725", "#fde724")  # dark purple (small) to yellow (large)
     base = [r for r in _renderers(fig) if "class" in r.data_source.data]
     (base,) = base
     assert len(base.data_source.data["x1"]) == int(np.sum(w == 0))

@@ -1,0 +1,199 @@
+"""The explorer's "Figures" tab: every registered paper figure, its parameters as widgets, rendered on
+demand with the Bokeh backend, and exported as SVG, PNG or PDF through :func:`buviz.figures.to_bytes`.
+
+The widgets come from the figures' param declarations (bounds, choices, defaults, docs as tooltips).
+A figure can take seconds, so nothing renders on a widget change: the "Render" button builds the
+figure (in a worker thread when served) and the last figure stays on screen until the new one is
+ready; a bad parameter or a failing build shows a message instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+
+import pandas as pd
+import panel as pn
+import param
+
+from buviz import figures
+
+__all__ = ["FigureGallery", "PAPER_TITLES"]
+
+#: Group titles of the figure selector.
+PAPER_TITLES = {"uncertainty": "Boundary uncertainty (Ha et al. 2021)",
+                "extrapolation": "Accuracy extrapolation (Zheng et al. 2017)",
+                "discrete": "Discrete case (Nedel'ko 2009)"}
+EXPORT_FORMATS = ("svg", "png", "pdf")
+
+
+def _list_text(value) -> str:
+    return ", ".join(str(v) for v in value) if value is not None else ""
+
+
+def _read_list(text: str, p: param.Parameter) -> list:
+    from buviz.cli import _typed
+
+    return _typed(p, text)
+
+
+def _widget(name: str, p: param.Parameter, tooltip: str):
+    """A widget for one figure parameter, from its declaration."""
+    kw = dict(name=name, description=tooltip, sizing_mode="stretch_width")
+    if isinstance(p, param.Boolean):
+        return pn.widgets.Checkbox(value=bool(p.default), name=name)
+    if isinstance(p, param.Integer) and p.default is not None:
+        lo, hi = p.bounds or (None, None)
+        return pn.widgets.IntInput(value=p.default, start=lo, end=hi, **kw)
+    if isinstance(p, param.Number) and not isinstance(p, param.Integer):
+        lo, hi = p.bounds or (None, None)
+        return pn.widgets.FloatInput(value=p.default, start=lo, end=hi, **kw)
+    if isinstance(p, param.ListSelector):
+        return pn.widgets.MultiChoice(value=list(p.default), options=list(p.objects), **kw)
+    if isinstance(p, param.Selector):
+        return pn.widgets.Select(value=p.default, options=list(p.objects), **kw)
+    if isinstance(p, param.List):
+        return pn.widgets.TextInput(value=_list_text(p.default), **kw)
+    return pn.widgets.TextInput(value="" if p.default is None else str(p.default), **kw)  # e.g. optional index
+
+
+class FigureGallery(pn.viewable.Viewer):
+    """The registered figures grouped by paper; the chosen one's parameters, a Render button, the figure
+    (Bokeh) and its export.
+
+    Parameters
+    ----------
+    figure : str
+        Key of the figure shown (a :data:`buviz.figures.REGISTRY` key).
+    """
+
+    figure = param.Selector(default="discrete_fig2", objects=list(figures.REGISTRY), doc="figure shown")
+    rendering = param.Boolean(False, doc="a render is under way")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        groups = {title: {f"{figures.REGISTRY[k].description} ({k})": k for k in figures.REGISTRY
+                          if figures.REGISTRY[k].paper == paper} for paper, title in PAPER_TITLES.items()}
+        self.select = pn.widgets.Select(name="Figure", groups=groups, value=self.figure, sizing_mode="stretch_width")
+        self.select.param.watch(lambda e: setattr(self, "figure", e.new), "value")
+        self.widgets: dict[str, pn.widgets.Widget] = {}
+        self.param_box = pn.Column(sizing_mode="stretch_width")
+        self.render_button = pn.widgets.Button(name="Render", button_type="primary", sizing_mode="stretch_width")
+        self.render_button.on_click(self._on_render)
+        self.info = pn.pane.Markdown(sizing_mode="stretch_width", css_classes=["buviz-gallery-info"])
+        self.message = pn.pane.Alert(alert_type="danger", visible=False, sizing_mode="stretch_width",
+                                     css_classes=["buviz-gallery-message"])
+        self.plot = pn.pane.HoloViews(None, backend="bokeh", sizing_mode="stretch_width", min_height=450,
+                                      css_classes=["buviz-gallery-plot"])
+        self.table = pn.pane.DataFrame(None, visible=False, sizing_mode="stretch_width")
+        self.obj = None  # the last figure rendered (HoloViews object or DataFrame)
+        self.rendered_key = None
+        self.downloads = pn.Row(*[self._download(fmt) for fmt in EXPORT_FORMATS])
+        self._show_parameters()
+
+    # -- parameters ------------------------------------------------------------------------------
+    @param.depends("figure", watch=True)
+    def _show_parameters(self) -> None:
+        cls = figures.get(self.figure)
+        if self.select.value != self.figure:
+            self.select.value = self.figure
+        self.widgets = {n: _widget(n, cls.param[n], f"{cls.param[n].doc or ''} ({cls.accepts_text(n)})")
+                        for n in cls.parameter_names()}
+        self.param_box[:] = list(self.widgets.values())
+        self.info.object = (f"**{cls.key}** (formerly `{cls.alias}`): {cls.description}  \n"
+                            f"<small>{cls.citation()}</small>")
+
+    def values(self) -> dict:
+        """The parameter values the widgets hold (only those that differ from the defaults)."""
+        cls = figures.get(self.figure)
+        out = {}
+        for n, w in self.widgets.items():
+            p = cls.param[n]
+            v = w.value
+            if isinstance(w, pn.widgets.TextInput):
+                v = _read_list(v, p) if isinstance(p, param.List) else (None if v.strip().lower() in ("", "none")
+                                                                         else _read_list(v, p))
+            if v != p.default:
+                out[n] = v
+        return out
+
+    # -- rendering -------------------------------------------------------------------------------
+    def _build(self, key: str, values: dict):
+        return figures.render(key, **values)
+
+    def _show(self, key: str, obj=None, error: Exception | None = None) -> bool:
+        if error is not None:
+            self.message.object = f"{type(error).__name__}: {error}"
+            self.message.visible = True
+            return False
+        self.message.visible = False
+        self.obj, self.rendered_key = obj, key
+        if isinstance(obj, pd.DataFrame):
+            self.table.object, self.table.visible, self.plot.visible = obj, True, False
+        else:
+            self.plot.object, self.plot.visible, self.table.visible = obj, True, False
+        return True
+
+    def render(self) -> bool:
+        """Build the chosen figure with the widgets' values and show it; on failure keep the last figure
+        and show the error. Returns whether it rendered."""
+        key = self.figure
+        try:
+            obj = self._build(key, self.values())
+        except Exception as exc:  # any failure becomes a message: the explorer must not go down
+            return self._show(key, error=exc)
+        return self._show(key, obj)
+
+    async def _on_render(self, event=None) -> None:
+        if self.rendering:
+            return
+        self.rendering = True
+        self.render_button.loading = True
+        key = self.figure
+        try:
+            values = self.values()
+            obj = await asyncio.to_thread(self._build, key, values)
+        except Exception as exc:
+            self._show(key, error=exc)
+        else:
+            self._show(key, obj)
+        finally:
+            self.rendering = False
+            self.render_button.loading = False
+
+    # -- export ----------------------------------------------------------------------------------
+    def figure_bytes(self, fmt: str) -> bytes:
+        """The last rendered figure as ``fmt`` (svg, png, pdf) at its default export size; the figure is
+        rendered first when nothing is shown yet."""
+        if self.obj is None and not self.render():
+            raise ValueError(self.message.object)
+        cls = figures.get(self.rendered_key)
+        return figures.to_bytes(self.obj, fmt, *cls.size, dpi=150, twin_y=cls.twin_y, title=cls.description)
+
+    def _download(self, fmt: str) -> pn.widgets.FileDownload:
+        fd = pn.widgets.FileDownload(label=fmt.upper(), filename=f"buviz_figure.{fmt}", embed=False,
+                                     color="light", width=80, description=f"Export the figure as {fmt.upper()}")
+
+        def callback():
+            fd.filename = f"buviz_{self.rendered_key or self.figure}.{fmt}"
+            try:
+                return io.BytesIO(self.figure_bytes(fmt))
+            except Exception as exc:
+                self._show(self.figure, error=exc)
+                return None
+
+        fd.callback = callback
+        return fd
+
+    # -- layout ----------------------------------------------------------------------------------
+    def controls(self) -> pn.Column:
+        """The sidebar: figure selector, parameters, Render button, exports."""
+        return pn.Column(self.select, self.param_box, self.render_button, self.downloads,
+                         sizing_mode="stretch_width")
+
+    def main(self) -> pn.Column:
+        """The main area: description and citation, error message, the figure."""
+        return pn.Column(self.info, self.message, self.plot, self.table, sizing_mode="stretch_width")
+
+    def __panel__(self):
+        return pn.Row(pn.Column(self.controls(), width=320), self.main())

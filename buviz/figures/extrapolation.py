@@ -1,0 +1,190 @@
+"""Figures and tables of the accuracy extrapolation paper.
+
+C. Zheng, R. Achanta, Y. Benjamini, "Extrapolating expected accuracies for multi-class
+classification", manuscript, April 21, 2017; published as "Extrapolating expected accuracies for large
+multi-class problems", Journal of Machine Learning Research 19, 2018.
+"""
+
+from __future__ import annotations
+
+import holoviews as hv
+import numpy as np
+import pandas as pd
+import param
+
+from buviz import extrapolation as ex
+from buviz.figures._base import Numbers, PaperFigure
+from buviz.plots import extrapolation as xplots
+from buviz.plots import style
+
+__all__ = ["ExtrapolationFig5", "ExtrapolationFig6", "ExtrapolationFig7", "ExtrapolationFig8",
+           "ExtrapolationFig11", "ExtrapolationFig12", "ExtrapolationTable1"]
+
+
+def _rho(default: float, low: float = 0.0):
+    return param.Number(default, bounds=(low, 0.99), doc="correlation ρ of the toy model")
+
+
+def _n_classes():
+    return param.Integer(400, bounds=(10, 20000), doc="classes in the simulated population")
+
+
+def _seed():
+    return param.Integer(0, bounds=(0, None), doc="random seed")
+
+
+def _classifier():
+    return param.Selector(default="1nn", objects=list(ex.CLASSIFIERS), doc="classifier")
+
+
+def _population(n_classes: int, rho: float, seed: int):
+    return ex.make_population(n_classes, 10, rho=rho, n_train=5, n_test=10, random_state=seed)
+
+
+def _k_all(pop) -> np.ndarray:
+    return np.unique(np.round(np.geomspace(2, pop.n_classes, 40)).astype(int))
+
+
+class ExtrapolationFig5(PaperFigure):
+    """Bivariate normal toy model: joint density and a k = 3 instance with its Bayes regions"""
+
+    key, alias, paper, number = "extrapolation_fig5", "zheng_fig5", "extrapolation", "Fig 5"
+    size = (9.0, 4.0)
+    rho = _rho(0.7)
+    labels = Numbers([-1.2, 0.2, 1.4], doc="labels y_i of the k-class instance")
+    n = param.Integer(161, bounds=(20, 2000), doc="grid points per axis of the density")
+
+    def build(self) -> hv.Layout:
+        return (xplots.toy_joint_density(self.rho, n=self.n) + xplots.toy_bayes_regions(self.rho, self.labels)).cols(2)
+
+
+class ExtrapolationFig6(PaperFigure):
+    """Distribution of the k-class risk over random label sets, its mean and AvRisk_k"""
+
+    key, alias, paper, number = "extrapolation_fig6", "zheng_fig6", "extrapolation", "Fig 6"
+    rho = _rho(0.7)
+    k_max = param.Integer(10, bounds=(3, 50), doc="largest number of classes k")
+    n_sets = param.Integer(300, bounds=(10, None), doc="random label sets per k")
+    seed = _seed()
+
+    def build(self) -> hv.Overlay:
+        dist = ex.toy_risk_distribution(range(2, self.k_max + 1), self.rho, n_sets=self.n_sets,
+                                        random_state=self.seed)
+        return xplots.risk_distribution(dist, self.rho)
+
+
+class ExtrapolationFig7(PaperFigure):
+    """Level curves of U_x(y) and the function D̄(u) for the toy model"""
+
+    key, alias, paper, number = "extrapolation_fig7", "zheng_fig7", "extrapolation", "Fig 7"
+    size = (9.0, 4.0)
+    rho = _rho(0.7, low=0.01)
+
+    def build(self) -> hv.Layout:
+        return (xplots.toy_level_sets(self.rho, n=81) + xplots.dbar_curves((self.rho,))).cols(2)
+
+
+class ExtrapolationFig8(PaperFigure):
+    """Average risk for k = 2..7, D̄(u), and the polynomial approximation error of D̄"""
+
+    key, alias, paper, number = "extrapolation_fig8", "zheng_fig8", "extrapolation", "Fig 8"
+    size = (11.0, 4.0)
+    rhos = Numbers([0.3, 0.5, 0.7, 0.9], item_bounds=(0.01, 0.99), bounds=(1, None), doc="correlations ρ compared")
+    k_max = param.Integer(7, bounds=(3, 100), doc="largest number of classes k")
+    max_degree = param.Integer(10, bounds=(1, 30), doc="largest polynomial degree")
+
+    def build(self) -> hv.Layout:
+        ks = np.arange(2, self.k_max + 1)
+        risk = xplots.average_risk_curves(ks, {r: ex.toy_average_risk(ks, r) for r in self.rhos})
+        err = pd.concat([ex.toy_polynomial_error(r, range(1, self.max_degree + 1), n_grid=200) for r in self.rhos],
+                        ignore_index=True)
+        return (risk + style.opts(xplots.dbar_curves(self.rhos), title="(b) D̄(u)")
+                + style.opts(xplots.polynomial_error(err), title="(c) polynomial error")).cols(3)
+
+
+class ExtrapolationFig11(PaperFigure):
+    """Extrapolating AverageTA_k from K observed classes to a larger population (ground truth)"""
+
+    key, alias, paper, number = "extrapolation_fig11", "zheng_fig11", "extrapolation", "Fig 11"
+    size = (9.0, 4.5)
+    accepts = {"K": "integer in [5, n_classes − 1]"}
+    n_classes = _n_classes()
+    K = param.Integer(100, bounds=(5, 19999), doc="observed classes")
+    rho = param.Number(0.8, bounds=(0.0, 0.99), doc="correlation ρ of the population")
+    classifier = _classifier()
+    methods = param.ListSelector(default=["moment", "classexreg", "kde"], objects=list(ex.METHODS),
+                                 doc="extrapolation methods compared")
+    seed = _seed()
+
+    def build(self) -> hv.Layout:
+        pop = _population(self.n_classes, self.rho, self.seed)
+        K = self.check("K", self.K, 5, pop.n_classes - 1)
+        rng = np.random.default_rng(self.seed)
+        sub = ex.subsample_classes(pop, np.sort(rng.choice(pop.n_classes, K, replace=False)))
+        M, y = ex.population_margins(sub, self.classifier, random_state=self.seed)
+        k_all = _k_all(pop)
+        truth = (k_all, ex.ground_truth(pop, self.classifier, k_all, random_state=self.seed))
+        est, observed = {}, None
+        for m in self.methods:
+            fit = ex.fit_extrapolator(M, y, m, random_state=self.seed, n_boot=10)
+            observed = (fit.ks, fit.observed)
+            est[m] = (k_all, fit.accuracy(k_all))
+        ko = np.arange(2, K + 1)
+        r = ex.ranks_from_margins(M, y, random_state=self.seed)
+        a = xplots.observed_accuracy(ko, ex.average_accuracy_from_ranks(r, ko, k1=K, groups=y),
+                                     title=f"(a) {K} observed classes ({self.classifier})")
+        b = style.opts(xplots.extrapolation_curves(observed, est, truth, k_observed=K),
+                       title=f"(b) extrapolation to {pop.n_classes} classes")
+        return (a + b).cols(2)
+
+
+class ExtrapolationFig12(PaperFigure):
+    """Moment-method extrapolations from subsamples of K classes, repeated, against the truth"""
+
+    key, alias, paper, number = "extrapolation_fig12", "zheng_fig12", "extrapolation", "Fig 12"
+    size = (11.0, 4.0)
+    accepts = {"Ks": "integers in [5, n_classes − 1] (a list)"}
+    n_classes = _n_classes()
+    Ks = Numbers([25, 50, 100], item_bounds=(5, 19999), integer=True, bounds=(1, None), doc="observed classes K")
+    repeats = param.Integer(3, bounds=(1, 50), doc="random subsets per K")
+    rho = param.Number(0.8, bounds=(0.0, 0.99), doc="correlation ρ of the population")
+    classifier = _classifier()
+    method = param.Selector(default="moment", objects=list(ex.METHODS), doc="extrapolation method")
+    seed = _seed()
+
+    def build(self) -> hv.Layout:
+        pop = _population(self.n_classes, self.rho, self.seed)
+        k_all = _k_all(pop)
+        truth = ex.ground_truth(pop, self.classifier, k_all, random_state=self.seed)
+        rng = np.random.default_rng(self.seed)
+        panels = []
+        for K in self.Ks:
+            K = self.check("Ks", int(K), 5, pop.n_classes - 1)
+            estimates = []
+            for _ in range(self.repeats):
+                sub = ex.subsample_classes(pop, np.sort(rng.choice(pop.n_classes, K, replace=False)))
+                M, y = ex.population_margins(sub, self.classifier, random_state=self.seed)
+                estimates.append(ex.fit_extrapolator(M, y, self.method, random_state=self.seed,
+                                                     n_boot=10).accuracy(k_all))
+            panels.append(xplots.subsample_extrapolations(k_all, truth, estimates, K))
+        return hv.Layout(panels).cols(len(panels))
+
+
+class ExtrapolationTable1(PaperFigure):
+    """Table 1 style: test accuracy on K classes, at k_target, and the extrapolated AGA"""
+
+    key, alias, paper, number = "extrapolation_table1", "zheng_table1", "extrapolation", "Table 1"
+    kind, size = "table", (8.0, 3.0)
+    n_classes = _n_classes()
+    K = param.Integer(20, bounds=(2, None), doc="observed classes")
+    k_target = param.Integer(400, bounds=(3, None), doc="number of classes extrapolated to")
+    rho = param.Number(0.8, bounds=(0.0, 0.99), doc="correlation ρ of the population")
+    classifiers = param.ListSelector(default=["nearest_centroid", "naive_bayes", "1nn", "logistic"],
+                                     objects=list(ex.CLASSIFIERS), doc="classifiers compared")
+    method = param.Selector(default="best", objects=list(ex.METHODS), doc="extrapolation method")
+    seed = _seed()
+
+    def build(self) -> pd.DataFrame:
+        pop = _population(self.n_classes, self.rho, self.seed)
+        return ex.compare_classifiers(pop, list(self.classifiers), K=self.K, k_target=self.k_target,
+                                      method=self.method, random_state=self.seed)

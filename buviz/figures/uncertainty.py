@@ -1,0 +1,515 @@
+"""Figures and tables of the boundary uncertainty paper.
+
+D. Ha, S. Katagiri, H. Watanabe, M. Ohsaki, "An Improved Boundary Uncertainty-Based Estimation for
+Classifier Evaluation", Journal of Signal Processing Systems, Springer, 2021,
+doi:10.1007/s11265-021-01671-1.
+
+Defaults run in seconds (small N); scale up with ``n_train=`` etc.
+"""
+
+from __future__ import annotations
+
+import holoviews as hv
+import numpy as np
+import pandas as pd
+import param
+
+from buviz import datasets
+from buviz.figures._base import Numbers, PaperFigure
+from buviz.plots import style
+from buviz.plots import uncertainty as uplots
+
+__all__ = ["UncertaintyFig3", "UncertaintyFig4", "UncertaintyFig5", "UncertaintyFig6", "UncertaintyFig7",
+           "UncertaintyFig8", "UncertaintyFig9", "UncertaintyFig10",
+           "UncertaintyFig11", "UncertaintyFig12", "UncertaintyFig13", "UncertaintyFig14", "UncertaintyFig15",
+           "UncertaintyTable3"]
+
+_GAMMAS = (-6, -4, -2, 0, 2, 4, 6)
+
+
+# -- parameter declarations shared by several figures ---------------------------------------------
+def _dataset(default: str = "gmm", objects=datasets.DATASET_NAMES):
+    return param.Selector(default=default, objects=list(objects), doc="data set (buviz.datasets)")
+
+
+def _n_train(default: int):
+    return param.Integer(default, bounds=(20, None), doc="training samples (real data sets: a 70/30 split)")
+
+
+def _n_test(default: int):
+    return param.Integer(default, bounds=(0, None), doc="test samples")
+
+
+def _seed():
+    return param.Integer(0, bounds=(0, None), doc="random seed")
+
+
+def _log2_gamma(default: float):
+    return param.Number(default, bounds=(-30, 30), doc="log₂ γ of the RBF SVM")
+
+
+def _log2_gammas(default=_GAMMAS):
+    return Numbers(list(default), item_bounds=(-30, 30), bounds=(2, None), doc="log₂ γ values of the sweep")
+
+
+def _cv(default: int = 5):
+    return param.Integer(default, bounds=(2, None), doc="cross-validation folds")
+
+
+def _M(default: int = 20):
+    return param.Integer(default, bounds=(2, None), doc="cluster size M of Proposal 2")
+
+
+def _C():
+    return param.Number(1.0, bounds=(1e-9, None), doc="SVM regularisation C")
+
+
+def _perturbation():
+    return param.Number(0.5, bounds=(0, 10), doc="perturbation a of T̃ (0: no T̃)")
+
+
+def _cache():
+    return param.Boolean(True, doc="cache the sweep on disk")
+
+
+def _R_T(default: int):
+    return param.Integer(default, bounds=(1, None), doc="Proposal 1: repetitions R_T")
+
+
+def _statuses(default):
+    return Numbers(list(default), item_bounds=(-30, 30), doc="log₂ γ of the statuses shown as maps")
+
+
+# -- shared computations ---------------------------------------------------------------------------
+def _data(name: str, n_train: int, n_test: int, seed: int):
+    return datasets.load(name, n_train=n_train, n_test=n_test, random_state=seed)
+
+
+def _svm(ds, log2_gamma: float, C: float = 1.0):
+    from buviz.classifiers import svm_status
+
+    return svm_status(ds.X_train, ds.y_train, 2.0 ** log2_gamma, C=C)
+
+
+def _grid(ds, disc, resolution: int = 120) -> dict:
+    """B(Λ) fields, predicted regions and B* on a grid over the training data (first two features)."""
+    xs, ys, P = datasets.grid_points(ds.bounds(), resolution)
+    g = disc(P)
+    fields = datasets.boundary_fields(g, xs, ys)
+    pred = np.argmax(g, axis=1).reshape(len(ys), len(xs))
+    bayes = ds.model.bayes_boundary(ds.bounds(), len(xs)) if ds.model is not None else None
+    return {"fields": fields, "bayes_fields": bayes, "grid_predicted": pred, "grid_xs": xs, "grid_ys": ys}
+
+
+def _sweep(ds, log2_gamma, *, cv: int = 5, M: int = 40, K="aic", perturbation: float = 0.5, C: float = 1.0,
+           seed: int = 0, cache=True, proposal1: bool = False) -> pd.DataFrame:
+    from buviz import sweep
+
+    return sweep.svm_gamma_sweep(ds, 2.0 ** np.asarray(log2_gamma, dtype=float), C=C, cv=cv, M=M, K=K,
+                                 perturbation=perturbation, proposal1=proposal1, random_state=seed, cache=cache,
+                                 n_jobs=2)
+
+
+def _three_panels(t: pd.DataFrame, x: str = "log2_gamma") -> list:
+    """Panels 1-3 of Figs 6, 7 and 9: L_te and −Û_te; L_HO, L_tr, L_val; −Û_tr and −Û_te."""
+    return [uplots.error_curves(t, x, columns=("L_te", "U_te"), title="1: L_te, −Û_te"),
+            uplots.error_curves(t, x, columns=("L_ho", "L_tr", "L_val"), title="2: L_HO, L_tr, L_val"),
+            uplots.error_curves(t, x, columns=("U_tr", "U_te"), title="3: −Û_tr, −Û_te")]
+
+
+def _uncertainty(ds, *, M: int = 40, K="aic", perturbation: float = 0.5, seed: int = 0):
+    from buviz.uncertainty import BoundaryUncertainty
+
+    return BoundaryUncertainty(M=M, K=K, perturbation=perturbation, random_state=seed).fit(ds.X_train, ds.y_train)
+
+
+def _space(ds, grid, title: str, *, regions: bool = False) -> hv.Overlay:
+    extra = dict(grid_predicted=grid["grid_predicted"], grid_xs=grid["grid_xs"], grid_ys=grid["grid_ys"]) \
+        if regions else {}
+    return uplots.sample_space(ds.X_train, ds.y_train, grid["fields"], bayes_fields=grid["bayes_fields"],
+                               title=title, **extra)
+
+
+def _linear_status(a: float, b: float, c: float):
+    """Two-class discriminant g = [−s, s] with s = a·x1 + b·x2 − c (class 2 where s > 0)."""
+    from buviz.classifiers import as_discriminant
+
+    def g(X):
+        X = np.asarray(X, dtype=float)
+        s = a * X[:, 0] + b * X[:, 1] - c
+        return np.column_stack([-s, s])
+
+    return as_discriminant(g, n_classes=2, name=f"linear({a:g},{b:g},{c:g})")
+
+
+# -- the figures -----------------------------------------------------------------------------------
+class UncertaintyFig3(PaperFigure):
+    """Proposal 1: anchors on B(Λ) and the near-boundary set N_B (SVM on gmm)"""
+
+    key, alias, paper, number = "uncertainty_fig3", "bu_fig3", "uncertainty", "Fig 3"
+    dataset = _dataset()
+    n_train = _n_train(300)
+    log2_gamma = _log2_gamma(0.0)
+    C = _C()
+    R_T = _R_T(3)
+    i_max = param.Integer(20, bounds=(1, None), doc="Proposal 1: iterations of the anchor search")
+    seed = _seed()
+
+    def build(self) -> hv.Overlay:
+        from buviz.uncertainty import Proposal1
+
+        ds = _data(self.dataset, self.n_train, 0, self.seed)
+        disc = _svm(ds, self.log2_gamma, self.C)
+        res = Proposal1(R_T=self.R_T, i_max=self.i_max, random_state=self.seed).fit(
+            ds.X_train, ds.y_train).evaluate(disc)
+        base = _space(ds, _grid(ds, disc), f"Proposal 1, log₂γ = {self.log2_gamma:g}: Û⁽¹⁾ = {res.value:.3f}")
+        near = uplots.near_boundary_points(res.near_boundary_X)
+        anchors = uplots.anchor_points(res.anchors[res.anchor_valid])
+        return style.opts(base * near * anchors, legend_position="top_left")
+
+
+class UncertaintyFig4(PaperFigure):
+    """One sample up close: N^M(x), its perturbed members and the 1-D Parzen count on f"""
+
+    key, alias, paper, number = "uncertainty_fig4", "bu_fig4", "uncertainty", "Fig 4"
+    size = (8.0, 4.0)
+    accepts = {"index": "none, or integer in [0, n_train − 1]"}
+    dataset = _dataset()
+    n_train = _n_train(400)
+    log2_gamma = _log2_gamma(0.0)
+    M = _M(20)
+    perturbation = _perturbation()
+    index = param.Integer(None, allow_None=True, bounds=(0, None),
+                          doc="training sample shown (default: the largest k̂(x) among those with Û(x) > 0)")
+    seed = _seed()
+
+    def build(self) -> hv.Layout:
+        ds = _data(self.dataset, self.n_train, 0, self.seed)
+        disc = _svm(ds, self.log2_gamma)
+        bu = _uncertainty(ds, M=self.M, perturbation=self.perturbation, seed=self.seed)
+        r = bu.evaluate(disc)
+        index = self.index
+        if index is None:
+            score = np.where(r.local_uncertainty > 0, r.k, -np.inf)
+            index = int(np.argmax(score)) if np.isfinite(score).any() else int(np.argmax(r.k))
+        index = self.check("index", index, 0, len(ds.X_train) - 1)
+        view = r.sample_view(index)
+        grid = _grid(ds, disc)
+        left = uplots.cluster_highlight(ds.X_train, ds.y_train, index, view["neighbours"], X_tilde=r.X_tilde,
+                                        fields=grid["fields"], title=f"N^M(x), M = {bu.M}")
+        right = uplots.cluster_zoom(view, title=f"h_x = {view['bandwidth']:.3g}, P̂ = {view['posterior']:.2f}, "
+                                                f"Û(x) = {view['local_uncertainty']:.2f}")
+        return (left + right).cols(2)
+
+
+class UncertaintyFig5(PaperFigure):
+    """Separability cases on gmm_separable: B(Λ) near B*, crossing the crowds, outside the data"""
+
+    key, alias, paper, number = "uncertainty_fig5", "bu_fig5", "uncertainty", "Fig 5"
+    size = (10.0, 4.0)
+    n_train = _n_train(300)
+    M = _M(20)
+    seed = _seed()
+
+    def build(self) -> hv.Layout:
+        ds = _data("gmm_separable", self.n_train, 0, self.seed)
+        bu = _uncertainty(ds, M=self.M, seed=self.seed)
+        x_max = float(np.abs(ds.X_train[:, 0]).max())
+        cases = {"Case 1: B(Λ) ≈ B*": _linear_status(1.0, 0.0, 0.0),
+                 "Case 2: B(Λ) crosses the classes": _linear_status(1.0, -0.6, 0.0),
+                 "Case 3: B(Λ) outside the data": _linear_status(1.0, 0.0, 1.15 * x_max)}
+        panels = [_space(ds, _grid(ds, disc), f"{title}\nÛ⁽³⁾ = {bu.evaluate(disc).value:.2f}", regions=True)
+                  for title, disc in cases.items()]
+        return hv.Layout(panels).cols(3)
+
+
+class UncertaintyFig6(PaperFigure):
+    """Errors (left axis) and −Û (right axis) against log₂γ on gmm, with and without T̃"""
+
+    key, alias, paper, number = "uncertainty_fig6", "bu_fig6", "uncertainty", "Fig 6"
+    twin_y, size = True, (10.0, 6.5)
+    dataset = _dataset()
+    n_train = _n_train(300)
+    n_test = _n_test(2000)
+    log2_gamma = _log2_gammas()
+    cv = _cv(5)
+    M = _M(20)
+    perturbation = _perturbation()
+    C = _C()
+    seed = _seed()
+    cache = _cache()
+
+    def build(self) -> hv.Layout:
+        ds = _data(self.dataset, self.n_train, self.n_test, self.seed)
+        kw = dict(cv=self.cv, M=self.M, C=self.C, seed=self.seed, cache=self.cache)
+        t = _sweep(ds, self.log2_gamma, perturbation=self.perturbation, **kw)
+        t0 = _sweep(ds, self.log2_gamma, perturbation=0.0, **kw)
+        curves = uplots.error_curves
+        return hv.Layout([
+            curves(t, columns=("L_te", "U_te"), title="1: L_te, −Û_te"),
+            curves(t, columns=("L_ho", "L_tr", "L_val"), title="2: L_HO, L_tr, L_val"),
+            curves(t, columns=("U_tr", "U_te"), title="3: −Û_tr, −Û_te (with T̃)"),
+            curves(t0, columns=("L_te", "U_te"), title="1bis: without T̃"),
+            curves(t0, columns=("U_tr", "U_te"), title="3bis: without T̃"),
+        ]).cols(3)
+
+
+class UncertaintyFig7(PaperFigure):
+    """SVM selection on a real data set: L_te/−Û_te, L_HO/L_tr/L_val and −Û_tr/−Û_te against log₂γ"""
+
+    key, paper, number = "uncertainty_fig7", "uncertainty", "Fig 7 (on a shipped real data set in place of Letter)"
+    twin_y, size = True, (9.0, 6.5)
+    dataset = _dataset("breast_cancer", ("breast_cancer", "wine"))
+    log2_gamma = _log2_gammas((-10, -8, -6, -4, -2, 0, 2))
+    cv = _cv(3)
+    M = _M(20)
+    C = _C()
+    seed = _seed()
+    cache = _cache()
+
+    def build(self) -> hv.Layout:
+        ds = _data(self.dataset, 300, 0, self.seed)  # real data sets: a 70/30 split, n_train unused
+        t = _sweep(ds, self.log2_gamma, cv=self.cv, M=self.M, C=self.C, seed=self.seed, cache=self.cache)
+        return hv.Layout(_three_panels(t)).cols(2)
+
+
+class UncertaintyFig8(PaperFigure):
+    """Proposal 2 against Proposal 1 and CV on real data sets: L_val, −Û_tr and −Û1_tr against log₂γ"""
+
+    key, paper, number = "uncertainty_fig8", "uncertainty", "Fig 8 (on the shipped real data sets)"
+    twin_y, size = True, (10.0, 4.0)
+    datasets = param.ListSelector(default=["breast_cancer", "wine"], objects=["breast_cancer", "wine"],
+                                  doc="real data sets, one panel each")
+    log2_gamma = _log2_gammas((-10, -7, -4, -1, 2))
+    cv = _cv(3)
+    M = _M(20)
+    seed = _seed()
+    cache = _cache()
+
+    def build(self) -> hv.Layout:
+        panels = []
+        for name in self.datasets:
+            ds = _data(name, 300, 0, self.seed)
+            t = _sweep(ds, self.log2_gamma, cv=self.cv, M=self.M, seed=self.seed, cache=self.cache, proposal1=True)
+            panels.append(uplots.error_curves(t, columns=("L_val", "U_tr", "U1_tr"), title=f"{name}"))
+        return hv.Layout(panels).cols(len(panels))
+
+
+class UncertaintyFig9(PaperFigure):
+    """MLP selection on scikit-learn's digits: errors and −Û against the training epoch"""
+
+    key, paper, number = "uncertainty_fig9", "uncertainty", "Fig 9 (on scikit-learn's digits in place of Letter)"
+    twin_y, size = True, (7.0, 4.5)
+    epochs = Numbers([1, 3, 10, 30], item_bounds=(1, 2000), integer=True, bounds=(2, None),
+                     doc="training epochs read off (one network per fold, as in the paper)")
+    cv = _cv(3)
+    M = _M(20)
+    seed = _seed()
+    cache = _cache()
+
+    def build(self) -> hv.Overlay:
+        from sklearn.datasets import load_digits
+
+        from buviz import sweep
+
+        X, y = load_digits(return_X_y=True)
+        X = X[:, (X > 0).sum(axis=0) >= 30]  # border pixels that are (almost) always blank carry nothing
+        ds = datasets.from_arrays(X, y, random_state=self.seed, name="digits")
+        t = sweep.mlp_epoch_sweep(ds, self.epochs, cv=self.cv, M=self.M, hidden_layer_sizes=(64,),
+                                  random_state=self.seed, cache=self.cache, n_jobs=2)
+        return style.opts(uplots.error_curves(t, "epoch", columns=("L_te", "L_val", "U_tr", "U_te"),
+                                              title="digits, MLP: errors (left) and −Û (right)"),
+                          multi_y=True, legend_position="right")
+
+
+class UncertaintyFig10(PaperFigure):
+    """Covariate shift: f(T), f(T̃) and f(X_te) coloured on one scale (SVM on gmm)"""
+
+    key, alias, paper, number = "uncertainty_fig10", "bu_fig10", "uncertainty", "Fig 10"
+    size = (8.0, 7.5)
+    dataset = _dataset()
+    n_train = _n_train(400)
+    n_test = _n_test(2000)
+    log2_gamma = _log2_gamma(2.0)
+    perturbation = _perturbation()
+    M = _M(20)
+    seed = _seed()
+
+    def build(self) -> hv.Layout:
+        from buviz.classifiers import boundary_score
+
+        ds = _data(self.dataset, self.n_train, self.n_test, self.seed)
+        disc = _svm(ds, self.log2_gamma)
+        r = _uncertainty(ds, M=self.M, perturbation=self.perturbation, seed=self.seed).evaluate(disc)
+        grid = _grid(ds, disc)
+        data = uplots.sample_space(ds.X_train, ds.y_train, None, title="1: T with given labels")
+        maps = uplots.shift_maps({"2: f(T)": (ds.X_train, r.f_train), "3: f(T̃)": (r.X_tilde, r.f_tilde),
+                                  "4: f(X_te)": (ds.X_test, boundary_score(disc, ds.X_test))},
+                                 fields=grid["fields"])
+        return hv.Layout([data, *maps]).cols(2)
+
+
+class UncertaintyFig11(PaperFigure):
+    """Without T̃: L_val, L_HO (left) and −Û_tr computed on T (right) against log₂γ"""
+
+    key, alias, paper, number = "uncertainty_fig11", "bu_fig11", "uncertainty", "Fig 11"
+    twin_y, size = True, (7.0, 4.5)
+    dataset = _dataset("breast_cancer")
+    n_train = _n_train(400)
+    log2_gamma = _log2_gammas((-10, -8, -6, -4, -2, 0, 2, 4))
+    cv = _cv(5)
+    M = _M(20)
+    C = _C()
+    with_tilde = param.Boolean(True, doc="add −Û_tr with T̃ (dashed) for comparison")
+    seed = _seed()
+    cache = _cache()
+
+    def build(self) -> hv.Overlay:
+        ds = _data(self.dataset, self.n_train, 0, self.seed)
+        kw = dict(cv=self.cv, M=self.M, C=self.C, seed=self.seed, cache=self.cache)
+        t0 = _sweep(ds, self.log2_gamma, perturbation=0.0, **kw)
+        el = uplots.error_curves(t0, columns=("L_val", "L_ho", "U_tr"), title=f"{self.dataset}: −Û_tr without T̃")
+        if self.with_tilde:
+            t = _sweep(ds, self.log2_gamma, perturbation=0.5, **kw)
+            el = el * uplots.u_curve(t, "U_tr", label="−Û_tr with T̃")
+        return style.opts(el, multi_y=True, legend_position="right")
+
+
+class UncertaintyFig12(PaperFigure):
+    """Sensitivity of −Û_tr to M (gmm), with −Û_te as reference"""
+
+    key, alias, paper, number = "uncertainty_fig12", "bu_fig12", "uncertainty", "Fig 12"
+    twin_y, size = True, (7.0, 4.5)
+    accepts = {"Ms": "integers in [2, n_train] (a list)"}
+    dataset = _dataset()
+    n_train = _n_train(300)
+    n_test = _n_test(1500)
+    Ms = Numbers([10, 20, 40, 80], item_bounds=(2, None), integer=True, doc="cluster sizes M compared")
+    log2_gamma = _log2_gammas()
+    cv = _cv(3)
+    seed = _seed()
+    cache = _cache()
+
+    def build(self) -> hv.Overlay:
+        ds = _data(self.dataset, self.n_train, self.n_test, self.seed)
+        kw = dict(cv=self.cv, seed=self.seed, cache=self.cache)
+        Ms = [self.check("Ms", int(m), 2, len(ds.X_train)) for m in self.Ms]
+        tables = {f"M = {m}": _sweep(ds, self.log2_gamma, M=m, **kw) for m in Ms}
+        ref = _sweep(ds, self.log2_gamma, M=min(40, len(ds.X_train)), **kw)
+        return uplots.sensitivity_curves(tables, reference=ref, title=f"{self.dataset}: −Û_tr for several M")
+
+
+class UncertaintyFig13(PaperFigure):
+    """Sensitivity of −Û_tr to the number K of prototypes per class (gmm3)"""
+
+    key, alias, paper, number = "uncertainty_fig13", "bu_fig13", "uncertainty", "Fig 13"
+    twin_y, size = True, (7.0, 4.5)
+    accepts = {"Ks": "integers ≥ 1 or 'aic' (a list)"}
+    dataset = _dataset("gmm3", ("gmm3", "wine"))
+    n_train = _n_train(450)
+    Ks = param.List([3, 10, 20, 40, "aic"], doc="prototypes per class compared (an integer ≥ 1, or 'aic')")
+    log2_gamma = _log2_gammas()
+    cv = _cv(3)
+    M = _M(20)
+    seed = _seed()
+    cache = _cache()
+
+    @param.depends("Ks", watch=True, on_init=True)
+    def _check_Ks(self):
+        for K in self.Ks:
+            if K != "aic" and (isinstance(K, bool) or not isinstance(K, int) or K < 1):
+                raise ValueError(f"Ks must hold integers ≥ 1 or 'aic', got {K!r}")
+
+    def build(self) -> hv.Overlay:
+        ds = _data(self.dataset, self.n_train, 0, self.seed)
+        smallest = int(np.bincount(ds.y_train).min())
+        tables = {}
+        for K in self.Ks:
+            if K != "aic" and K > smallest:
+                continue  # more prototypes than samples in the smallest class
+            tables["K_aic" if K == "aic" else f"K = {K}"] = _sweep(ds, self.log2_gamma, cv=self.cv, M=self.M, K=K,
+                                                                  seed=self.seed, cache=self.cache)
+        if not tables:
+            self.check("Ks", min(self.Ks), 1, smallest)
+        return uplots.sensitivity_curves(tables, title=f"{self.dataset}: −Û_tr for several K")
+
+
+class UncertaintyFig14(PaperFigure):
+    """Probability weights k̂(x)/w_kl on gmm_separable for four γ, with L_val and −Û_tr"""
+
+    key, alias, paper, number = "uncertainty_fig14", "bu_fig14", "uncertainty", "Fig 14"
+    twin_y, size = True, (10.0, 7.0)
+    n_train = _n_train(300)
+    statuses = _statuses((-8, -3, 0, 4))
+    log2_gamma = _log2_gammas((-10, -8, -6, -4, -2, 0, 2, 4, 6))
+    cv = _cv(5)
+    M = _M(20)
+    seed = _seed()
+    cache = _cache()
+
+    def build(self) -> hv.Layout:
+        ds = _data("gmm_separable", self.n_train, 0, self.seed)
+        t = _sweep(ds, self.log2_gamma, cv=self.cv, M=self.M, seed=self.seed, cache=self.cache)
+        bu = _uncertainty(ds, M=self.M, seed=self.seed)
+        panels = [uplots.sample_space(ds.X_train, ds.y_train, None, title="gmm_separable"),
+                  uplots.error_curves(t, columns=("L_val", "U_tr"), title="L_val, −Û_tr")]
+        for n, lg in enumerate(self.statuses):
+            disc = _svm(ds, lg)
+            r = bu.evaluate(disc)
+            panels.append(uplots.weights_map(ds.X_train, ds.y_train, r.near_boundary_weights,
+                                             _grid(ds, disc)["fields"],
+                                             title=f"γ{n + 1}: log₂γ = {lg:g}, Û = {r.value:.2f}"))
+        return hv.Layout(panels).cols(3)
+
+
+class UncertaintyFig15(PaperFigure):
+    """gmm_inclusion: B* with two fragments, L_val/−Û_tr, and decisions with anchors for γ_A, γ_B"""
+
+    key, alias, paper, number = "uncertainty_fig15", "bu_fig15", "uncertainty", "Fig 15"
+    twin_y, size = True, (10.0, 7.0)
+    n_train = _n_train(400)
+    statuses = _statuses((-6, 2))
+    log2_gamma = _log2_gammas((-10, -8, -6, -4, -2, 0, 2, 4, 6))
+    cv = _cv(5)
+    M = _M(20)
+    R_T = _R_T(2)
+    seed = _seed()
+    cache = _cache()
+
+    def build(self) -> hv.Layout:
+        from buviz.uncertainty import Proposal1
+
+        ds = _data("gmm_inclusion", self.n_train, 0, self.seed)
+        t = _sweep(ds, self.log2_gamma, cv=self.cv, M=self.M, seed=self.seed, cache=self.cache)
+        bu = _uncertainty(ds, M=self.M, seed=self.seed)
+        p1 = Proposal1(R_T=self.R_T, random_state=self.seed).fit(ds.X_train, ds.y_train)
+        bayes = ds.model.bayes_boundary(ds.bounds(), 150)
+        panels = [uplots.sample_space(ds.X_train, ds.y_train, None, bayes_fields=bayes, title="gmm_inclusion and B*"),
+                  uplots.error_curves(t, columns=("L_val", "U_tr"), title="L_val, −Û_tr")]
+        for tag, lg in zip("AB", self.statuses, strict=False):
+            disc = _svm(ds, lg)
+            grid = _grid(ds, disc)
+            res = p1.evaluate(disc)
+            space = _space(ds, grid, f"γ_{tag}: log₂γ = {lg:g}", regions=True)
+            panels.append(space * uplots.anchor_points(res.anchors[res.anchor_valid], label="anchors (Proposal 1)"))
+            r = bu.evaluate(disc)
+            panels.append(uplots.weights_map(ds.X_train, ds.y_train, r.near_boundary_weights, grid["fields"],
+                                             title=f"γ_{tag}: weights, Û = {r.value:.2f}"))
+        return hv.Layout(panels).cols(3)
+
+
+class UncertaintyTable3(PaperFigure):
+    """Table 3: gains of Proposal 2 over Proposal 1 in elementary operations"""
+
+    key, alias, paper, number = "uncertainty_table3", "bu_table3", "uncertainty", "Table 3"
+    kind, size = "table", (7.0, 3.0)
+    M = param.Integer(40, bounds=(2, None), doc="cluster size M of Proposal 2")
+    i_max = param.Integer(20, bounds=(1, None), doc="Proposal 1: iterations of the anchor search")
+    R_T = _R_T(10)
+    i_K = param.Integer(20, bounds=(1, None), doc="k-means iterations")
+    N_max = param.Integer(40, bounds=(1, None), doc="Proposal 1: largest cluster")
+
+    def build(self) -> pd.DataFrame:
+        from buviz.uncertainty import costs
+
+        return costs.table3(M=self.M, i_max=self.i_max, R_T=self.R_T, i_K=self.i_K, N_max=self.N_max).reset_index()

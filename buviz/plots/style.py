@@ -1,0 +1,154 @@
+"""One style for the screen (Bokeh) and the static export (Matplotlib).
+
+One palette -- Okabe & Ito's colour-blind-safe eight colours -- and the semantic styles of the papers'
+figures built from it: a colour and dash per estimator or sweep column, class colours, B(Λ) and the
+Bayes boundary B*, the colour map of the probability weights and the diverging map of f(x;Λ). The
+builders of :mod:`buviz.plots` set their options through :func:`opts`, which gives every element the
+same colours, widths, dashes and markers on both backends at build time, so an exported figure shows
+what the screen shows.
+
+References
+----------
+M. Okabe, K. Ito, "Color Universal Design (CUD): how to make figures and presentations that are
+friendly to colorblind people", J*FLY, 2008, https://jfly.uni-koeln.de/color/.
+"""
+
+from __future__ import annotations
+
+import holoviews.plotting.bokeh  # noqa: F401  (registers the bokeh backend so .opts works headless)
+import holoviews.plotting.mpl  # noqa: F401  (registers the matplotlib backend; the current one stays bokeh)
+from holoviews import Store
+
+__all__ = ["OKABE_ITO", "PALETTE", "CLASS_COLORS", "BOUNDARY_COLOR", "BAYES_COLOR", "HIGHLIGHT_COLOR",
+           "WEIGHT_CMAP", "DIVERGING_CMAP", "SEQUENTIAL_CMAP", "CURVE_STYLES", "METHOD_COLORS", "NEG_U",
+           "opts"]
+
+#: Okabe & Ito (2008) colour-blind-safe palette: orange, sky blue, bluish green, yellow, blue,
+#: vermillion, reddish purple, black.
+OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000")
+#: Colours of curves, estimators and settings in order (the palette without yellow first, then grey).
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#777777")
+#: Class colours: class 1 orange, class 2 blue (the papers' yellow and purple), then the rest.
+CLASS_COLORS = ("#E69F00", "#0072B2", "#CC79A7", "#D55E00", "#56B4E9", "#009E73", "#F0E442", "#777777")
+#: B(Λ), the classifier's boundary (solid).
+BOUNDARY_COLOR = "#009E73"
+#: B*, the Bayes boundary (dashed).
+BAYES_COLOR = "#000000"
+#: Emphasis: the selected sample, the near-boundary set, the current status.
+HIGHLIGHT_COLOR = "#D55E00"
+#: Probability weights k̂(x)/w_kl (perceptually uniform).
+WEIGHT_CMAP = "viridis"
+#: f(x;Λ): negative (class 2 side) purple, zero white, positive (class 1 side) orange.
+DIVERGING_CMAP = "PuOr_r"
+#: Densities and other one-signed values.
+SEQUENTIAL_CMAP = "viridis"
+#: Colour, dash and label of each sweep column: L_te vermillion, L_val green, L_HO dotted black,
+#: L_tr orange, −Û_tr blue, −Û_te black, Proposal 1 purple dashed.
+CURVE_STYLES = {
+    "L_te": ("#D55E00", "solid", "L_te (test)"),
+    "L_val": ("#009E73", "solid", "L_val (CV)"),
+    "L_ho": ("#000000", "dotted", "L_HO (hold-out)"),
+    "L_tr": ("#E69F00", "solid", "L_tr (CV train)"),
+    "U_tr": ("#0072B2", "solid", "−Û_tr"),
+    "U_te": ("#000000", "solid", "−Û_te"),
+    "U1_tr": ("#CC79A7", "dashed", "−Û1_tr (Proposal 1)"),
+}
+#: The discrete case's four estimators.
+METHOD_COLORS = {"resubstitution": "#D55E00", "loo": "#0072B2", "bootstrap632": "#009E73",
+                 "balanced_optimal": "#000000"}
+#: Name of the −Û value dimension: elements on it go to the right-hand axis of the static export.
+NEG_U = "neg_U"
+
+_DASH = {"solid": "-", "dashed": "--", "dotted": ":", "dashdot": "-.", "dotdash": "-."}
+_MARKERS = {"circle": "o", "square": "s", "triangle": "^", "inverted_triangle": "v", "diamond": "D",
+            "star": "*", "x": "x", "cross": "+", "plus": "P"}
+_LEGEND_POS = {"top_left", "top_right", "bottom_left", "bottom_right", "right", "left", "top", "bottom",
+               "inner", "best"}
+_PLOT_KEYS = ("title", "logx", "logy", "xlim", "ylim", "show_legend", "colorbar", "clim", "xlabel", "ylabel",
+              "invert_axes")
+
+
+def _mark_u(plot, element) -> None:
+    """Matplotlib hook: flag the artist of a −Û element so that the export moves it to the right axis."""
+    artist = plot.handles.get("artist")
+    if artist is not None:
+        artist._buviz_u = True
+
+
+def _allowed(name: str, group: str) -> set:
+    try:
+        return set(Store.options(backend="matplotlib")[name].groups[group].allowed_keywords)
+    except Exception:  # an element type the backend does not draw
+        return set()
+
+
+def _matplotlib_options(el, kw: dict) -> dict:
+    """The Matplotlib spelling of Bokeh-style options (same colours: the palette is shared)."""
+    name = type(el).__name__
+    is_points = name in ("Points", "Scatter")
+    out: dict = {}
+    for key, val in kw.items():
+        if key in ("color", "alpha", "cmap"):
+            out[key] = val
+        elif key == "line_width":
+            out["linewidth"] = val
+        elif key == "line_dash":
+            out["linestyle"] = _DASH.get(val, val) if isinstance(val, str) else val
+        elif key == "size" and is_points:
+            out["s"] = float(val) ** 2 / 1.6
+        elif key == "marker":
+            out["marker"] = _MARKERS.get(val, val)
+        elif key == "line_color" and is_points:
+            out["edgecolors"] = "none" if val is None else val
+        elif key == "line_color" and name in ("Histogram", "Bars", "Area", "VSpan"):
+            out["edgecolor"] = val
+        elif key == "fill_color" and is_points and val is None:  # hollow markers
+            out["facecolors"] = "none"
+        elif key == "fill_color":
+            out["facecolor"] = val
+        elif key == "fill_alpha":
+            out["alpha"] = val
+        elif key == "box_line_color":  # Matplotlib's boxes are outlines: keep box_fill_color white
+            for part in ("boxprops", "whiskerprops", "capprops", "medianprops"):
+                out[part] = {"color": val}
+            out["flierprops"] = {"markeredgecolor": val}
+        elif key in _PLOT_KEYS:
+            out[key] = val
+        elif key == "legend_position" and val in _LEGEND_POS:
+            # outside legends would overlap the neighbouring panels of a layout
+            out[key] = "inner" if val in ("right", "left", "top", "bottom") else val
+    if is_points and out.get("facecolors") == "none":
+        out.pop("color", None)
+        out.setdefault("edgecolors", HIGHLIGHT_COLOR)
+    if name in ("VSpan", "HSpan") and "color" in out:
+        out["facecolor"] = out.pop("color")
+        out.setdefault("edgecolor", "none")
+    if name == "Histogram" and "facecolor" in out:
+        out["color"] = out.pop("facecolor")
+    allowed = _allowed(name, "style") | _allowed(name, "plot")
+    out = {k: v for k, v in out.items() if k in allowed}
+    vdims = getattr(el, "vdims", None)
+    if vdims and vdims[0].name == NEG_U and "hooks" in allowed:
+        out["hooks"] = [_mark_u]
+    return out
+
+
+def opts(el, **kw):
+    """Set options on both backends at once.
+
+    Parameters
+    ----------
+    el : HoloViews element, overlay or layout
+    **kw
+        Options in Bokeh's vocabulary (``color``, ``line_width``, ``line_dash``, ``size``, ``marker``,
+        ``fill_color``, ``cmap``, ``title``, ``legend_position``, ...). Bokeh gets them as given; the
+        Matplotlib backend gets their Matplotlib spelling (same colours and colour maps, dashes and marker
+        shapes translated, Bokeh-only options such as ``tools`` left out).
+
+    Returns
+    -------
+    The element with the options set (a new object, as ``.opts`` returns).
+    """
+    el = el.opts(backend="bokeh", **kw)
+    mpl = _matplotlib_options(el, kw)
+    return el.opts(backend="matplotlib", **mpl) if mpl else el

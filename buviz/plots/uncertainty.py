@@ -1,0 +1,734 @@
+"""HoloViews builders for boundary uncertainty (seed 000): pure functions from results to elements.
+
+No widgets, no state, no model fitting: every builder takes arrays, :class:`~buviz.datasets.GridField`
+maps, sweep tables or the dict of :meth:`BoundaryUncertaintyResult.sample_view` and returns a
+HoloViews element or overlay (Bokeh options set; the elements themselves are backend-agnostic).
+
+- :func:`sample_space` -- training points by class, predicted regions, B(Λ) and B* (Figs 5, 15).
+- :func:`proposal1_layers` -- Proposal 1's anchors, near-boundary set and TDC clusters (Figs 3, 15).
+- :func:`weights_map` -- probability weights k̂(x)/w_kl on the training samples (Fig 14).
+- :func:`shift_map`, :func:`shift_maps`, :func:`shift_histograms` -- f(T), f(T̃), f(X_te) (Fig 10).
+- :func:`error_curves`, :func:`parametric_curve` -- errors and −Û against the status (Figs 6-9).
+- :func:`cluster_highlight`, :func:`cluster_zoom` -- one sample's N^M(x) and its 1-D count (Fig 4).
+- :func:`sensitivity_curves` -- −Û_tr for several M or K (Figs 12, 13).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import holoviews as hv
+import holoviews.plotting.bokeh  # noqa: F401  (registers the bokeh backend so .opts works headless)
+import numpy as np
+import pandas as pd
+
+from buviz.plots import style
+
+__all__ = [
+    "CLASS_COLORS",
+    "BOUNDARY_COLOR",
+    "BAYES_COLOR",
+    "sample_space_layers",
+    "WEIGHT_CMAP",
+    "DIVERGING_CMAP",
+    "zero_contours",
+    "boundary_path",
+    "training_points",
+    "region_image",
+    "sample_space",
+    "proposal1_layers",
+    "weights_map",
+    "shift_map",
+    "shift_maps",
+    "shift_histograms",
+    "symmetric_limit",
+    "error_curves",
+    "parametric_curve",
+    "cluster_highlight",
+    "cluster_zoom",
+    "sensitivity_curves",
+    "CURVE_STYLES",
+    "anchor_points",
+    "near_boundary_points",
+    "u_curve",
+]
+
+CLASS_COLORS = style.CLASS_COLORS
+BOUNDARY_COLOR = style.BOUNDARY_COLOR
+BAYES_COLOR = style.BAYES_COLOR
+WEIGHT_CMAP = style.WEIGHT_CMAP
+DIVERGING_CMAP = style.DIVERGING_CMAP
+CURVE_STYLES = style.CURVE_STYLES
+
+_ERROR_DIM = hv.Dimension("error", label="error rate")
+_NEG_U_DIM = hv.Dimension(style.NEG_U, label="−Û (best −1)")
+
+
+def _kdims(feature_names: Sequence[str] | None):
+    names = list(feature_names or ["x1", "x2"])[:2]
+    return [hv.Dimension("x1", label=names[0]), hv.Dimension("x2", label=names[1])]
+
+
+def _class_names(n_classes: int, classes=None) -> list[str]:
+    if classes is None:
+        return [f"C{j + 1}" for j in range(n_classes)]
+    return [str(c) for c in classes]
+
+
+def _n_classes(y: np.ndarray, classes) -> int:
+    if classes is not None:
+        return len(classes)
+    return int(y.max()) + 1 if len(y) else 2
+
+
+def _class_cmap(names: Sequence[str]) -> dict[str, str]:
+    return {n: CLASS_COLORS[j % len(CLASS_COLORS)] for j, n in enumerate(names)}
+
+
+# -- boundaries -----------------------------------------------------------------------------------
+def zero_contours(field, level: float = 0.0) -> list[np.ndarray]:
+    """Polylines (each an (n, 2) array) of the ``level`` set of a :class:`GridField` (NaN = masked).
+
+    Uses contourpy (marching squares with linear interpolation), so every vertex lies on a grid edge
+    where the field changes sign.
+    """
+    import contourpy
+
+    values = np.ma.masked_invalid(np.asarray(field.values, dtype=float))
+    if values.count() == 0:
+        return []
+    gen = contourpy.contour_generator(
+        np.asarray(field.xs, float), np.asarray(field.ys, float), values, line_type=contourpy.LineType.Separate
+    )
+    return [np.asarray(line) for line in gen.lines(level) if len(line) >= 2]
+
+
+def boundary_path(
+    fields,
+    *,
+    label: str = "B(Λ)",
+    color: str = BOUNDARY_COLOR,
+    dash: str = "solid",
+    width: float = 2.5,
+    feature_names=None,
+) -> hv.Path:
+    """All zero-level polylines of a dict of boundary fields (one per class pair) as one Path.
+
+    ``fields`` is a dict pair -> :class:`GridField`, a single GridField, a list of polylines, or None
+    (an empty path, so a DynamicMap keeps its structure).
+    """
+    if fields is None:
+        lines = []
+    elif isinstance(fields, Mapping):
+        lines = [ln for f in fields.values() for ln in zero_contours(f)]
+    elif hasattr(fields, "values") and hasattr(fields, "xs"):
+        lines = zero_contours(fields)
+    else:
+        lines = [np.asarray(ln) for ln in fields]
+    return style.opts(
+        hv.Path(lines, kdims=_kdims(feature_names), label=label),
+        color=color,
+        line_width=width,
+        line_dash=dash,
+        show_legend=True,
+    )
+
+
+def training_points(
+    X, y, classes=None, *, size: float = 4, alpha: float = 0.75, label: str = "T", feature_names=None
+) -> hv.Points:
+    """Training points coloured by class (categorical colour map)."""
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=int)
+    n_classes = _n_classes(y, classes)
+    names = _class_names(n_classes, classes)
+    labels = np.array(names, dtype=object)[y] if len(y) else np.array([], dtype=object)
+    data = {"x1": X[:, 0], "x2": X[:, 1], "class": labels}
+    return style.opts(
+        hv.Points(data, kdims=_kdims(feature_names), vdims=["class"], label=label),
+        color="class",
+        cmap=_class_cmap(names),
+        size=size,
+        alpha=alpha,
+        line_color=None,
+        show_legend=True,
+        tools=["hover", "tap"],
+        nonselection_alpha=alpha,
+        selection_alpha=alpha,
+    )
+
+
+def region_image(xs, ys, predicted, n_classes: int, *, alpha: float = 0.16, feature_names=None) -> hv.Image:
+    """Predicted-class regions on the grid (``predicted`` (len(ys), len(xs)) of class codes)."""
+    pred = np.asarray(predicted)  # class codes: uint8 keeps the browser's copy at one byte per cell
+    colors = [CLASS_COLORS[j % len(CLASS_COLORS)] for j in range(n_classes)]
+    return style.opts(
+        hv.Image(
+            (np.asarray(xs), np.asarray(ys), pred),
+            kdims=_kdims(feature_names),
+            vdims=[hv.Dimension("predicted", range=(-0.5, n_classes - 0.5))],
+        ),
+        cmap=colors,
+        clim=(-0.5, n_classes - 0.5),
+        alpha=alpha,
+        colorbar=False,
+    )
+
+
+def sample_space_layers(
+    X,
+    y,
+    fields,
+    *,
+    bayes_fields=None,
+    grid_predicted=None,
+    grid_xs=None,
+    grid_ys=None,
+    classes=None,
+    feature_names=None,
+) -> dict[str, hv.Element]:
+    """The layers of :func:`sample_space`, by name: ``regions`` (predicted class on the grid),
+    ``points`` (training samples by class), ``boundary`` (B(Λ)) and ``bayes`` (B*, dashed).
+
+    Every layer exists (empty when its input is absent), so each can be returned by a DynamicMap of
+    its own and redrawn only when its input changes.
+    """
+    y = np.asarray(y, dtype=int)
+    n_classes = _n_classes(y, classes)
+    if grid_predicted is not None:
+        region = region_image(grid_xs, grid_ys, grid_predicted, n_classes, feature_names=feature_names)
+    else:
+        region = style.opts(hv.Image(np.zeros((2, 2), dtype=np.uint8), kdims=_kdims(feature_names)), alpha=0)
+    return {
+        "regions": region,
+        "points": training_points(X, y, classes, feature_names=feature_names),
+        "boundary": boundary_path(fields, feature_names=feature_names),
+        "bayes": boundary_path(
+            bayes_fields, label="B* (Bayes)", color=BAYES_COLOR, dash="dashed", width=2, feature_names=feature_names
+        ),
+    }
+
+
+def sample_space(
+    X,
+    y,
+    fields,
+    *,
+    bayes_fields=None,
+    grid_predicted=None,
+    grid_xs=None,
+    grid_ys=None,
+    classes=None,
+    feature_names=None,
+    title: str = "Sample space",
+) -> hv.Overlay:
+    """Training points by class, predicted regions, B(Λ) (f = 0 on the grid) and B* (dashed).
+
+    The overlay always has the same four layers (empty ones when absent), so it can be returned by
+    a DynamicMap whose inputs change.
+    """
+    ly = sample_space_layers(
+        X,
+        y,
+        fields,
+        bayes_fields=bayes_fields,
+        grid_predicted=grid_predicted,
+        grid_xs=grid_xs,
+        grid_ys=grid_ys,
+        classes=classes,
+        feature_names=feature_names,
+    )
+    return style.opts(
+        (ly["regions"] * ly["points"] * ly["boundary"] * ly["bayes"]),
+        title=title,
+        legend_position="top_left",
+        framewise=True,
+    )
+
+
+#: Colours of Proposal 1's TDC clusters (cycled).
+CLUSTER_COLORS = style.PALETTE
+
+
+def proposal1_layers(
+    anchors=None, near_boundary_X=None, cluster_labels=None, *, feature_names=None, show_legend: bool = True
+) -> hv.Overlay:
+    """Proposal 1 on the sample space (Figs 3, 15): the anchors on B(Λ) (black dots), the near-boundary
+    set N_B (red rings) and, when ``cluster_labels`` (one per N_B member, −1 = dropped) is given, the
+    members of each retained TDC cluster filled with a cluster colour.
+
+    Always three layers (empty ones for None), so a DynamicMap can switch the overlay on and off.
+    """
+    kd = _kdims(feature_names)
+    A = np.empty((0, 2)) if anchors is None else np.asarray(anchors, dtype=float).reshape(-1, 2)
+    B = np.empty((0, 2)) if near_boundary_X is None else np.asarray(near_boundary_X, dtype=float).reshape(-1, 2)
+    lab = np.full(len(B), -1) if cluster_labels is None else np.asarray(cluster_labels, dtype=int)
+    kept = lab >= 0
+    n_cl = int(lab.max()) + 1 if kept.any() else 1
+    colors = [CLUSTER_COLORS[c % len(CLUSTER_COLORS)] for c in range(n_cl)]
+    clusters = style.opts(
+        hv.Points(
+            {"x1": B[kept, 0], "x2": B[kept, 1], "cluster": lab[kept].astype(float)},
+            kdims=kd,
+            vdims=[hv.Dimension("cluster", label="TDC cluster")],
+            label="P1 clusters",
+        ),
+        color="cluster",
+        cmap=colors,
+        clim=(-0.5, n_cl - 0.5),
+        size=9,
+        alpha=0.6,
+        line_color=None,
+        colorbar=False,
+        show_legend=show_legend,
+    )
+    near = style.opts(
+        near_boundary_points(B, label="P1 N_B (near-boundary)", size=9, feature_names=feature_names),
+        show_legend=show_legend,
+    )
+    anchors_el = style.opts(anchor_points(A, label="P1 anchors", feature_names=feature_names), show_legend=show_legend)
+    return clusters * near * anchors_el
+
+
+def anchor_points(anchors, *, label: str = "anchors", size: float = 3, feature_names=None) -> hv.Points:
+    """Proposal 1's anchors on B(Λ) as small black dots (Figs 3, 15)."""
+    A = np.empty((0, 2)) if anchors is None else np.asarray(anchors, dtype=float).reshape(-1, 2)
+    return style.opts(
+        hv.Points((A[:, 0], A[:, 1]), kdims=_kdims(feature_names), label=label),
+        color="black",
+        size=size,
+        marker="circle",
+    )
+
+
+def near_boundary_points(X, *, label: str = "N_B (near-boundary)", size: float = 8, feature_names=None) -> hv.Points:
+    """Proposal 1's near-boundary set N_B as red rings (Fig 3)."""
+    B = np.empty((0, 2)) if X is None else np.asarray(X, dtype=float).reshape(-1, 2)
+    return style.opts(
+        hv.Points((B[:, 0], B[:, 1]), kdims=_kdims(feature_names), label=label),
+        fill_color=None,
+        line_color=style.HIGHLIGHT_COLOR,
+        line_width=1.5,
+        size=size,
+    )
+
+
+# -- Fig 14: probability weights -----------------------------------------------------------------
+def weights_map(
+    X, y, weights, fields=None, *, classes=None, feature_names=None, title: str = "Probability weights k̂(x)/w_kl"
+) -> hv.Overlay:
+    """Training samples with weight 0 in their class colour; positive weights cyan -> pink (Fig 14)."""
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=int)
+    w = np.asarray(weights, dtype=float)
+    zero = ~(w > 0)
+    n_classes = _n_classes(y, classes)
+    names = _class_names(n_classes, classes)
+    base = training_points(X[zero], y[zero], names, alpha=0.55, feature_names=feature_names, label="weight 0")
+    pos = np.flatnonzero(~zero)
+    pos = pos[np.argsort(w[pos], kind="stable")]  # largest weights drawn last, on top
+    wmax = float(w[pos].max()) if len(pos) else 1.0
+    hot = style.opts(
+        hv.Points(
+            {"x1": X[pos, 0], "x2": X[pos, 1], "weight": w[pos]},
+            kdims=_kdims(feature_names),
+            vdims=[hv.Dimension("weight", label="k̂(x)/w_kl")],
+            label="weight > 0",
+        ),
+        color="weight",
+        cmap=WEIGHT_CMAP,
+        clim=(0.0, wmax),
+        colorbar=True,
+        size=6,
+        line_color=None,
+        tools=["hover", "tap"],
+        nonselection_alpha=1.0,
+    )
+    b = boundary_path(fields, feature_names=feature_names)
+    return style.opts((base * hot * b), title=title, legend_position="top_left", framewise=True)
+
+
+# -- Fig 10: covariate shift in f -----------------------------------------------------------------
+def symmetric_limit(*values, quantile: float = 0.98) -> float:
+    """A common colour limit c for (−c, c): the ``quantile`` of |f| over all given arrays."""
+    allv = np.concatenate([np.abs(np.asarray(v, dtype=float)).ravel() for v in values]) if values else []
+    allv = allv[np.isfinite(allv)] if len(allv) else allv
+    if not len(allv):
+        return 1.0
+    c = float(np.quantile(allv, quantile))
+    return c if c > 0 else 1.0
+
+
+def shift_map(
+    X, f, clim: float, *, fields=None, title: str = "", colorbar: bool = False, feature_names=None, size: float = 4
+) -> hv.Overlay:
+    """Samples coloured by f(·;Λ) on the diverging scale (−clim, clim), B(Λ) overlaid."""
+    X = np.asarray(X, dtype=float)
+    f = np.asarray(f, dtype=float)
+    pts = style.opts(
+        hv.Points(
+            {"x1": X[:, 0], "x2": X[:, 1], "f": f},
+            kdims=_kdims(feature_names),
+            vdims=[hv.Dimension("f", label="f(x;Λ)")],
+        ),
+        color="f",
+        cmap=DIVERGING_CMAP,
+        clim=(-clim, clim),
+        colorbar=colorbar,
+        size=size,
+        line_color=None,
+    )
+    return style.opts(
+        (pts * boundary_path(fields, width=1.5, feature_names=feature_names)),
+        title=title,
+        framewise=True,
+        show_legend=False,
+    )
+
+
+def shift_maps(maps: Mapping[str, tuple], *, fields=None, feature_names=None) -> hv.Layout:
+    """f(T), f(T̃), f(X_te) side by side on one colour scale (Fig 10); ``maps``: title -> (X, f)."""
+    c = symmetric_limit(*[f for _, f in maps.values()])
+    items = [
+        shift_map(X, f, c, fields=fields, title=t, colorbar=(n == len(maps) - 1), feature_names=feature_names)
+        for n, (t, (X, f)) in enumerate(maps.items())
+    ]
+    return hv.Layout(items).cols(len(items))
+
+
+def shift_histograms(
+    values: Mapping[str, np.ndarray],
+    *,
+    bins: int = 50,
+    clim: float | None = None,
+    title: str = "Distributions of f(·;Λ)",
+) -> hv.Overlay:
+    """Density histograms of several f samples on shared bin edges (clipped to ±clim)."""
+    colors = (style.PALETTE[0], style.PALETTE[3], "#333333", style.PALETTE[2])
+    arrays = {k: np.asarray(v, dtype=float) for k, v in values.items()}
+    c = clim if clim is not None else symmetric_limit(*arrays.values(), quantile=0.995)
+    edges = np.linspace(-c, c, bins + 1)
+    hists = []
+    for n, (name, v) in enumerate(arrays.items()):
+        v = np.clip(v[np.isfinite(v)], -c, c)
+        dens, _ = np.histogram(v, edges, density=True) if len(v) else (np.zeros(bins), edges)
+        hists.append(
+            style.opts(
+                hv.Histogram((edges, dens), kdims=[hv.Dimension("f", label="f(x;Λ)")], vdims=["density"], label=name),
+                fill_alpha=0.3,
+                fill_color=colors[n % len(colors)],
+                line_color=colors[n % len(colors)],
+            )
+        )
+    return style.opts(hv.Overlay(hists), title=title, legend_position="top_right")
+
+
+# -- Figs 6-9: curves over the sweep --------------------------------------------------------------
+def _status_dim(x: str) -> hv.Dimension:
+    return hv.Dimension(x, label={"log2_gamma": "log₂ γ", "epoch": "epoch"}.get(x, x))
+
+
+def error_curves(
+    table: pd.DataFrame | None,
+    x: str = "log2_gamma",
+    current: float | None = None,
+    *,
+    columns: Sequence[str] = ("L_te", "L_val", "L_ho", "L_tr", "U_tr", "U_te", "U1_tr"),
+    title: str = "Error (left) and −Û (right) over the sweep",
+) -> hv.Overlay:
+    """Errors on the left axis and −Û on the right axis against the status (Figs 6-9).
+
+    Columns absent from ``table`` (or an empty table) give empty curves, so the overlay keeps the
+    same layers while a sweep fills in. ``current`` draws a vertical line and markers on L_te and
+    −Û_tr at that status (when the table has a row there).
+    """
+    xd = _status_dim(x)
+    table = table if table is not None else pd.DataFrame()
+    has_x = x in table.columns and len(table)
+    t = table.sort_values(x) if has_x else table
+    layers = []
+    for col in columns:
+        color, dash, label = CURVE_STYLES[col]
+        if has_x and col in t.columns:
+            xs = t[x].to_numpy(float)
+            ys = t[col].to_numpy(float)
+        else:
+            xs = ys = np.array([], dtype=float)
+        if col.startswith("U"):
+            ys = -ys
+        vd = _NEG_U_DIM if col.startswith("U") else _ERROR_DIM
+        layers.append(
+            style.opts(
+                hv.Curve((xs, ys), xd, vd, label=label),
+                color=color,
+                line_dash=dash,
+                line_width=2,
+                tools=["hover", "tap"],
+            )
+        )
+        layers.append(
+            style.opts(hv.Scatter((xs, ys), xd, vd, label=label), color=color, size=5, tools=["tap"], show_legend=False)
+        )
+    mx = my_err = my_u = np.array([], dtype=float)
+    if current is not None and has_x:
+        row = t[np.isclose(t[x].to_numpy(float), float(current))]
+        if len(row):
+            mx = np.array([float(current)])
+            my_err = row["L_te"].to_numpy(float)[:1] if "L_te" in row else np.array([np.nan])
+            my_u = -row["U_tr"].to_numpy(float)[:1] if "U_tr" in row else np.array([np.nan])
+    layers.append(
+        style.opts(
+            hv.Scatter((mx, my_err), xd, _ERROR_DIM, label="current status"),
+            color=style.HIGHLIGHT_COLOR,
+            marker="diamond",
+            size=14,
+            line_color="black",
+        )
+    )
+    layers.append(
+        style.opts(
+            hv.Scatter((mx, my_u), xd, _NEG_U_DIM, label="current status"),
+            color=CURVE_STYLES["U_tr"][0],
+            marker="diamond",
+            size=14,
+            line_color="black",
+            show_legend=False,
+        )
+    )
+    vline = style.opts(
+        hv.VLine(float(current) if current is not None else np.nan, kdims=[xd, _ERROR_DIM]),
+        color="#555555",
+        line_dash="dashed",
+        line_width=1.5,
+    )
+    layers.append(vline)
+    return style.opts(hv.Overlay(layers), multi_y=True, title=title, legend_position="right", framewise=True)
+
+
+def parametric_curve(
+    table: pd.DataFrame | None,
+    x: str = "log2_gamma",
+    current: float | None = None,
+    *,
+    errors: Sequence[str] = ("L_te", "L_val"),
+    u: str = "U_tr",
+    title: str = "Error against −Û (colour: status)",
+) -> hv.Overlay:
+    """The sweep as a parametric curve: error (y) against −Û (x), points coloured by the status."""
+    xd = hv.Dimension("neg_U", label="−Û_tr")
+    sd = _status_dim(x)
+    table = table if table is not None else pd.DataFrame()
+    ok = len(table) and x in table.columns and u in table.columns
+    t = table.sort_values(x) if ok else table
+    markers = {"L_te": "circle", "L_val": "square", "L_ho": "triangle", "L_tr": "inverted_triangle"}
+    layers = []
+    lo = float(t[x].min()) if ok else 0.0
+    hi = float(t[x].max()) if ok else 1.0
+    for e in errors:
+        has = ok and e in t.columns
+        nu = -t[u].to_numpy(float) if has else np.array([], dtype=float)
+        err = t[e].to_numpy(float) if has else np.array([], dtype=float)
+        st = t[x].to_numpy(float) if has else np.array([], dtype=float)
+        color = CURVE_STYLES[e][0]
+        layers.append(
+            style.opts(hv.Curve((nu, err), xd, _ERROR_DIM, label=e), color=color, alpha=0.5, show_legend=False)
+        )
+        layers.append(
+            style.opts(
+                hv.Points((nu, err, st), [xd, _ERROR_DIM], [sd], label=e),
+                color=sd.name,
+                cmap="viridis",
+                clim=(lo, hi if hi > lo else lo + 1),
+                marker=markers.get(e, "circle"),
+                size=9,
+                line_color=color,
+                colorbar=(e == errors[0]),
+                tools=["hover"],
+            )
+        )
+    cx = cy = np.array([], dtype=float)
+    if current is not None and ok and "L_te" in t.columns:
+        row = t[np.isclose(t[x].to_numpy(float), float(current))]
+        if len(row):
+            cx, cy = -row[u].to_numpy(float)[:1], row["L_te"].to_numpy(float)[:1]
+    layers.append(
+        style.opts(
+            hv.Points((cx, cy), [xd, _ERROR_DIM], label="current status"),
+            fill_color=None,
+            line_color=style.HIGHLIGHT_COLOR,
+            line_width=3,
+            size=20,
+        )
+    )
+    return style.opts(hv.Overlay(layers), title=title, legend_position="top_right", framewise=True)
+
+
+# -- Fig 4: one sample up close -------------------------------------------------------------------
+def cluster_highlight(
+    X,
+    y,
+    index: int | None,
+    neighbours=None,
+    *,
+    X_tilde=None,
+    fields=None,
+    classes=None,
+    feature_names=None,
+    title: str = "N^M(x) in the sample space",
+) -> hv.Overlay:
+    """Training points faded, the cluster N^M(x) of sample ``index`` emphasised, its perturbed
+    members (T̃) as crosses, the sample itself as a star, and B(Λ)."""
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=int)
+    n_classes = _n_classes(y, classes)
+    names = _class_names(n_classes, classes)
+    base = style.opts(
+        training_points(X, y, names, alpha=0.18, size=3, feature_names=feature_names, label="T"), show_legend=False
+    )  # one legend entry per class: the cluster members carry it
+    nbr = np.asarray(neighbours if neighbours is not None and index is not None else [], dtype=int)
+    members = style.opts(
+        training_points(X[nbr], y[nbr], names, size=9, alpha=1.0, feature_names=feature_names, label="N^M(x)"),
+        line_color=style.HIGHLIGHT_COLOR,
+        line_width=1.5,
+    )
+    if X_tilde is not None and len(nbr):
+        Xt = np.asarray(X_tilde, dtype=float)[nbr]
+    else:
+        Xt = np.empty((0, 2))
+    tilde = style.opts(
+        hv.Points((Xt[:, 0], Xt[:, 1]), kdims=_kdims(feature_names), label="perturbed (T̃)"),
+        marker="x",
+        color="#333333",
+        size=7,
+    )
+    sel = X[[index]] if index is not None and 0 <= index < len(X) else np.empty((0, 2))
+    star = style.opts(
+        hv.Points((sel[:, 0], sel[:, 1]), kdims=_kdims(feature_names), label="x"),
+        marker="star",
+        size=20,
+        color=style.HIGHLIGHT_COLOR,
+        line_color="black",
+    )
+    b = boundary_path(fields, feature_names=feature_names)
+    return style.opts((base * members * tilde * star * b), title=title, legend_position="top_left", framewise=True)
+
+
+def cluster_zoom(
+    view: Mapping | None, *, classes=None, n_grid: int = 400, title: str = "Locally 1-D count on f(·;Λ) (Fig 4)"
+) -> hv.Overlay:
+    """Fig 4: F values of N^M(x) on the f axis coloured by label, their Parzen kernels of width h_x,
+    the band [−h_x, h_x] around B(Λ) (f = 0). ``view`` is ``result.sample_view(index)``."""
+    fd = hv.Dimension("f", label="f(x̃';Λ)")
+    kd = hv.Dimension("kernel", label="φ((f − F)/h_x)")
+    if view is None:
+        F = np.array([], dtype=float)
+        labels = np.array([], dtype=int)
+        h = 0.0
+        pair = (0, 1)
+    else:
+        F = np.asarray(view["F"], dtype=float)
+        labels = np.asarray(view["labels"], dtype=int)
+        h = float(view["bandwidth"])
+        pair = tuple(view["pair"])
+    n_classes = len(classes) if classes is not None else max(int(labels.max()) + 1 if len(labels) else 2, 2)
+    names = _class_names(n_classes, classes)
+    spread = max(3 * h, float(np.abs(F).max()) if len(F) else 1.0, 1e-6)
+    t = np.linspace(-1.1 * spread, 1.1 * spread, n_grid)
+    layers = []
+    band = style.opts(
+        hv.VSpan(-h if h > 0 else 0.0, h, kdims=[fd, kd]), color=BOUNDARY_COLOR, alpha=0.12 if h > 0 else 0
+    )
+    layers.append(band)
+    for cls in pair:
+        sel = labels == cls
+        color = CLASS_COLORS[cls % len(CLASS_COLORS)]
+        if h > 0 and sel.any():
+            z = (t[None, :] - F[sel, None]) / h
+            kern = np.exp(-0.5 * z * z) / np.sqrt(2 * np.pi)
+            paths = [np.column_stack([t, k]) for k in kern]
+        else:
+            paths = []
+        layers.append(
+            style.opts(
+                hv.Path(paths, kdims=[fd, kd], label=f"kernels {names[cls]}"), color=color, alpha=0.45, line_width=1
+            )
+        )
+        layers.append(
+            style.opts(
+                hv.Spikes((F[sel], np.full(sel.sum(), 0.45)), fd, kd, label=f"F, label {names[cls]}"),
+                color=color,
+                line_width=3,
+            )
+        )
+    other = ~np.isin(labels, pair)
+    layers.append(
+        style.opts(
+            hv.Spikes((F[other], np.full(other.sum(), 0.3)), fd, kd, label="F, other labels"),
+            color="#999999",
+            line_width=2,
+        )
+    )
+    layers.append(style.opts(hv.VLine(0.0, kdims=[fd, kd]), color=BOUNDARY_COLOR, line_width=2.5))
+    return style.opts(
+        hv.Overlay(layers), title=title, legend_position="top_right", xlim=(t[0], t[-1]), ylim=(0, 0.5), framewise=True
+    )
+
+
+def u_curve(
+    table: pd.DataFrame,
+    column: str = "U_tr",
+    x: str = "log2_gamma",
+    *,
+    label: str | None = None,
+    color: str = style.PALETTE[4],
+    dash: str = "dashed",
+) -> hv.Curve:
+    """One −Û column of a sweep table as a curve on the −Û axis (Fig 11's −Û_tr with T̃)."""
+    t = table.sort_values(x)
+    return style.opts(
+        hv.Curve(
+            (t[x].to_numpy(float), -t[column].to_numpy(float)),
+            _status_dim(x),
+            _NEG_U_DIM,
+            label=label or CURVE_STYLES.get(column, ("", "", column))[2],
+        ),
+        color=color,
+        line_dash=dash,
+        line_width=2,
+    )
+
+
+# -- Figs 12-13: sensitivity -----------------------------------------------------------------------
+def sensitivity_curves(
+    tables: Mapping[str, pd.DataFrame],
+    x: str = "log2_gamma",
+    *,
+    reference: pd.DataFrame | None = None,
+    title: str = "−Û_tr for several settings",
+):
+    """−Û_tr curves, one per setting (label -> sweep table); ``reference`` adds −Û_te in black."""
+    palette = style.PALETTE
+    xd = _status_dim(x)
+    layers = []
+    for n, (label, t) in enumerate(tables.items()):
+        t = t.sort_values(x)
+        layers.append(
+            style.opts(
+                hv.Curve((t[x].to_numpy(float), -t["U_tr"].to_numpy(float)), xd, _NEG_U_DIM, label=str(label)),
+                color=palette[n % len(palette)],
+                line_width=2,
+            )
+        )
+    if reference is not None and len(reference) and "U_te" in reference:
+        r = reference.sort_values(x)
+        layers.append(
+            style.opts(
+                hv.Curve((r[x].to_numpy(float), -r["U_te"].to_numpy(float)), xd, _NEG_U_DIM, label="−Û_te (reference)"),
+                color="black",
+                line_width=2,
+                line_dash="dashed",
+            )
+        )
+    if not layers:
+        layers.append(hv.Curve(([], []), xd, _NEG_U_DIM))
+    return style.opts(hv.Overlay(layers), title=title, legend_position="right")

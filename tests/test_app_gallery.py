@@ -1,0 +1,100 @@
+"""The explorer's figure gallery without a browser: figures grouped by paper, widgets from the param
+declarations, render on demand, errors as a message with the last figure kept, export bytes."""
+
+from __future__ import annotations
+
+import asyncio
+
+import holoviews as hv
+import pandas as pd
+import panel as pn
+import pytest
+
+from buviz import figures
+from buviz.app.gallery import PAPER_TITLES, FigureGallery
+
+
+@pytest.fixture(autouse=True)
+def _cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("BUVIZ_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def _curve_points(obj) -> int:
+    return sum(len(el) for el in obj if isinstance(el, hv.Curve))
+
+
+def test_lists_every_figure_grouped_by_paper():
+    g = FigureGallery()
+    groups = g.select.groups
+    assert list(groups) == list(PAPER_TITLES.values())
+    listed = [k for group in groups.values() for k in group.values()]
+    assert sorted(listed) == sorted(figures.REGISTRY)
+    for paper, title in PAPER_TITLES.items():
+        assert all(figures.REGISTRY[k].paper == paper for k in groups[title].values())
+
+
+def test_widgets_follow_the_param_declarations():
+    g = FigureGallery(figure="discrete_fig2")
+    assert list(g.widgets) == ["N", "k", "n_p"]
+    n = g.widgets["N"]
+    assert isinstance(n, pn.widgets.IntInput) and (n.start, n.end, n.value) == (2, 400, 50)
+    g.figure = "extrapolation_fig11"
+    assert isinstance(g.widgets["methods"], pn.widgets.MultiChoice)
+    assert isinstance(g.widgets["classifier"], pn.widgets.Select)
+    assert g.select.value == "extrapolation_fig11"
+    g.figure = "uncertainty_fig6"
+    assert g.widgets["log2_gamma"].value == "-6, -4, -2, 0, 2, 4, 6"
+
+
+def test_renders_only_on_demand_and_a_parameter_change_changes_the_figure():
+    g = FigureGallery(figure="discrete_fig2")
+    assert g.plot.object is None  # nothing built before Render
+    g.widgets["n_p"].value = 11
+    assert g.plot.object is None  # a widget change does not render
+    assert g.render()
+    first = g.plot.object
+    assert _curve_points(first) == 4 * 11
+    g.widgets["n_p"].value = 21
+    asyncio.run(g._on_render())  # the button's callback
+    assert g.plot.object is not first and _curve_points(g.plot.object) == 4 * 21
+    assert not g.message.visible and not g.rendering
+
+
+def test_bad_value_shows_a_message_and_keeps_the_last_figure():
+    g = FigureGallery(figure="discrete_fig1")
+    g.widgets["N"].value = 20
+    assert g.render()
+    shown = g.plot.object
+    g.widgets["n"].value = 30  # n must not exceed N: a bound that depends on another parameter
+    assert not g.render()
+    assert g.message.visible and "'n'" in g.message.object and "[0, 20]" in g.message.object
+    assert g.plot.object is shown
+    g.figure = "uncertainty_fig6"
+    g.widgets["log2_gamma"].value = "1"  # a sweep needs two values at least
+    assert not g.render() and "log2_gamma" in g.message.object and g.plot.object is shown
+
+
+def test_table_and_export_bytes():
+    g = FigureGallery(figure="discrete_table2")
+    g.widgets["N"].value = 20
+    assert g.render()
+    assert isinstance(g.table.object, pd.DataFrame) and g.table.visible and not g.plot.visible
+    assert g.figure_bytes("png")[:8] == b"\x89PNG\r\n\x1a\n"
+    g.figure = "discrete_fig2"
+    g.widgets["N"].value = 20
+    g.widgets["n_p"].value = 11
+    assert g.render()
+    svg = g.figure_bytes("svg")
+    assert svg.lstrip().startswith(b"<?xml") and b"<svg" in svg
+    assert g.figure_bytes("pdf")[:4] == b"%PDF"
+
+
+def test_the_explorer_has_a_figures_tab():
+    from buviz.app.layout import ExplorerApp
+
+    app = ExplorerApp()
+    assert "Figures" in app.tab_names
+    app.tabs.active = app.tab_names.index("Figures")
+    view = app.other_views["Figures"]
+    assert isinstance(view, FigureGallery)
+    assert app._other_controls["Figures"].visible and not app.boundary_controls.visible
