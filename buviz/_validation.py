@@ -27,10 +27,6 @@ class InvalidParameterError(ValueError, TypeError):
     """
 
 
-class InvalidParameterError(ValueError, TypeError):
-    """A parameter value of the wrong type or outside its valid range (both a ValueError and a TypeError)."""
-
-
 def check_int(value, name: str, *, low: int | None = None, high: int | None = None) -> int:
     """Return ``value`` as an int, or raise :class:`InvalidParameterError` naming ``name``.
 
