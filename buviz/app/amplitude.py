@@ -19,9 +19,9 @@ import panel as pn
 import param
 
 from buviz.app import jobs
-from buviz.app.boundary import _math, _View
 from buviz.app.export import export_buttons
 from buviz.app.mathmd import math_markdown
+from buviz.app.uncertainty import _math, _View
 from buviz.plots import selection as psel
 
 __all__ = ["AmplitudeView", "AMPLITUDES", "LOG2_GAMMAS"]

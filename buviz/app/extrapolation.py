@@ -1,4 +1,6 @@
-"""Panel view: accuracy extrapolation through D̄(u) (seeds 003/004, SPEC §2).
+"""Panel view: accuracy extrapolation through D̄(u).
+
+After C. Zheng, R. Achanta and Y. Benjamini, Journal of Machine Learning Research 19, 2018.
 
 ``ExtrapolationView().__panel__()`` returns a layout with two tabs:
 

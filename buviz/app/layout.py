@@ -17,10 +17,10 @@ import param
 
 from buviz.app import TITLE
 from buviz.app._bokeh_fixes import guard_close_after_failed_ping
-from buviz.app.boundary import bound_pane, tab_views
 from buviz.app.mathmd import fix_math
 from buviz.app.snippets import CodePanel
 from buviz.app.state import CONTROL_PARAMS, ExplorerState
+from buviz.app.uncertainty import bound_pane, tab_views
 
 __all__ = ["ExplorerApp", "build_app", "URL_PARAMS", "TITLE"]
 
@@ -28,7 +28,7 @@ __all__ = ["ExplorerApp", "build_app", "URL_PARAMS", "TITLE"]
 URL_PARAMS = (*CONTROL_PARAMS, "sweep_proposal1")
 
 _ABOUT = """
-Explore how a classifier status Λ is judged by **boundary uncertainty** (Proposal 2 of the seed paper)
+Explore how a classifier status Λ is judged by **boundary uncertainty** (Proposal 2 of Ha et al., 2021)
 next to the usual error estimates. Pick a dataset and a classifier on the left; every view follows the
 current status. The γ sweep (CV and hold-out errors, Û_te) starts when you first open *Error vs −Û*
 (or *Sensitivity*), runs in the background and fills the curves as rows arrive.

@@ -16,6 +16,7 @@ import param
 
 from buviz import datasets
 from buviz.figures._base import Numbers, PaperFigure
+from buviz.grid import evaluate_grid
 from buviz.plots import style
 from buviz.plots import uncertainty as uplots
 
@@ -93,12 +94,10 @@ def _svm(ds, log2_gamma: float, C: float = 1.0):
 
 def _grid(ds, disc, resolution: int = 120) -> dict:
     """B(Λ) fields, predicted regions and B* on a grid over the training data (first two features)."""
-    xs, ys, P = datasets.grid_points(ds.bounds(), resolution)
-    g = disc(P)
-    fields = datasets.boundary_fields(g, xs, ys)
-    pred = np.argmax(g, axis=1).reshape(len(ys), len(xs))
-    bayes = ds.model.bayes_boundary(ds.bounds(), len(xs)) if ds.model is not None else None
-    return {"fields": fields, "bayes_fields": bayes, "grid_predicted": pred, "grid_xs": xs, "grid_ys": ys}
+    ev = evaluate_grid(disc, ds.bounds(), resolution)
+    bayes = ds.model.bayes_boundary(ds.bounds(), len(ev.xs)) if ds.model is not None else None
+    return {"fields": ev.fields, "bayes_fields": bayes, "grid_predicted": ev.predicted, "grid_xs": ev.xs,
+            "grid_ys": ev.ys}
 
 
 def _sweep(ds, log2_gamma, *, cv: int = 5, M: int = 40, K="aic", perturbation: float = 0.5, C: float = 1.0,
@@ -320,6 +319,35 @@ class UncertaintyFig9(PaperFigure):
         return style.opts(uplots.error_curves(t, "epoch", columns=("L_te", "L_val", "U_tr", "U_te"),
                                               title="digits, MLP: errors (left) and −Û (right)"),
                           multi_y=True, legend_position="right")
+
+
+class UncertaintyAmplitude(PaperFigure):
+    """−Û_tr against log₂γ for several T̃ amplitudes a, next to the test error (the T̃ law of Algorithm 1)"""
+
+    key, paper, number = "uncertainty_amplitude", "uncertainty", "T̃ law (Algorithm 1 leaves it open)"
+    twin_y, size = True, (10.0, 4.5)
+    dataset = _dataset()
+    n_train = _n_train(300)
+    n_test = _n_test(2000)
+    log2_gamma = _log2_gammas()
+    amplitudes = Numbers([0.0, 0.25, 0.5, 1.0, 2.0, 4.0], item_bounds=(0, 10), bounds=(1, 6),
+                         doc="T̃ amplitudes a drawn (0: T̃ = T); at most six")
+    M = _M(20)
+    C = _C()
+    seed = _seed()
+
+    def build(self) -> hv.Layout:
+        from sklearn.svm import SVC
+
+        from buviz.model_selection import perturbation_amplitude_sweep
+        from buviz.plots.selection import amplitude_panels
+
+        ds = _data(self.dataset, self.n_train, self.n_test, self.seed)
+        table = perturbation_amplitude_sweep(
+            ds.X_train, ds.y_train, ds.X_test, ds.y_test, estimator=SVC(C=self.C), param="gamma",
+            values=[2.0 ** g for g in self.log2_gamma], amplitudes=tuple(self.amplitudes), M=self.M,
+            max_test=len(ds.X_train), random_state=self.seed)
+        return amplitude_panels(table)
 
 
 class UncertaintyFig10(PaperFigure):

@@ -21,12 +21,12 @@ import holoviews.plotting.bokeh  # noqa: F401  (registers the bokeh backend so .
 import numpy as np
 import pandas as pd
 
-from buviz.plots.boundary import _ERROR_DIM, _NEG_U_DIM, CURVE_STYLES
+from buviz.plots import style
+from buviz.plots.style import AMPLITUDE_PALETTE, CURVE_STYLES
+from buviz.plots.uncertainty import _ERROR_DIM, _NEG_U_DIM
 
 __all__ = ["AMPLITUDE_PALETTE", "amplitude_curves", "amplitude_panels"]
 
-#: One colour per amplitude, light (small a) to dark (large a); a = 0 (T̃ = T) is drawn grey dashed.
-AMPLITUDE_PALETTE = ("#9ecae1", "#6baed6", "#3182bd", "#08519c", "#08306b", "#041e42")
 
 _X_LABELS = {"gamma": "log₂ γ", "C": "log₂ C", "n_neighbors": "log₂ k", "min_samples_leaf": "log₂ leaf",
              "epoch": "log₂ epoch"}
@@ -77,32 +77,33 @@ def amplitude_curves(table: pd.DataFrame | None, mode: str = "features", *, ampl
     else:
         xs = ys = np.array([], dtype=float)
     color, dash, label = CURVE_STYLES["L_te"]
-    layers.append(hv.Curve((xs, ys), xd, _ERROR_DIM, label=label).opts(color=color, line_dash=dash, line_width=3,
-                                                                       tools=["hover"]))
+    layers.append(style.opts(hv.Curve((xs, ys), xd, _ERROR_DIM, label=label), color=color, line_dash=dash,
+                             line_width=3, tools=["hover"]))
     best = int(np.argmin(ys)) if len(ys) else None
-    layers.append(hv.Scatter((xs[best:best + 1] if best is not None else xs, ys[best:best + 1] if best is not None
-                              else ys), xd, _ERROR_DIM, label="min L_te").opts(
-        color=color, marker="star", size=16, line_color="black"))
+    sel = slice(best, best + 1) if best is not None else slice(None)
+    layers.append(style.opts(hv.Scatter((xs[sel], ys[sel]), xd, _ERROR_DIM, label="min L_te"),
+                             color=color, marker="star", size=16, line_color="black"))
     u_name = "Û_tr" if u == "U_tr" else "Û_te"
     chosen_x, chosen_y = [], []
     for n, a in enumerate(amps):
         g = t[np.isclose(t["amplitude"], a)]
         gx, gy = g["log2_value"].to_numpy(float), -g[u].to_numpy(float)
-        style = dict(color="#888888", line_dash="dashed") if a == 0 else dict(color=AMPLITUDE_PALETTE[n],
-                                                                              line_dash="solid")
-        layers.append(hv.Curve((gx, gy), xd, _NEG_U_DIM, label=f"−{u_name}, a = {a:g}").opts(
-            line_width=2, tools=["hover"], **style))
+        look = dict(color="#777777", line_dash="dashed") if a == 0 else dict(color=AMPLITUDE_PALETTE[n],
+                                                                             line_dash="solid")
+        layers.append(style.opts(hv.Curve((gx, gy), xd, _NEG_U_DIM, label=f"−{u_name}, a = {a:g}"),
+                                 line_width=2, tools=["hover"], **look))
         if len(gy):
             chosen_x.append(gx[int(np.argmin(gy))])
             chosen_y.append(float(gy.min()))
     if not amps:
-        layers.append(hv.Curve(([], []), xd, _NEG_U_DIM, label=f"−{u_name}").opts(color=AMPLITUDE_PALETTE[2]))
-    layers.append(hv.Scatter((np.array(chosen_x, float), np.array(chosen_y, float)), xd, _NEG_U_DIM,
-                             label=f"argmin −{u_name}").opts(color="#1f77b4", marker="diamond", size=11,
-                                                               line_color="black"))
+        layers.append(style.opts(hv.Curve(([], []), xd, _NEG_U_DIM, label=f"−{u_name}"), color=AMPLITUDE_PALETTE[2]))
+    layers.append(style.opts(hv.Scatter((np.array(chosen_x, float), np.array(chosen_y, float)), xd, _NEG_U_DIM,
+                                        label=f"argmin −{u_name}"),
+                             color="#CC79A7", marker="diamond", size=11, line_color="black"))
     if title is None:
         title = f"−{u_name} for several T̃ amplitudes a ({mode} mode) and the test error"
-    return hv.Overlay(layers).opts(multi_y=True, title=title, legend_position="right", framewise=True)
+    overlay = style.opts(hv.Overlay(layers), title=title, legend_position="right")
+    return overlay.opts(multi_y=True, framewise=True, backend="bokeh")
 
 
 def amplitude_panels(table: pd.DataFrame | None, *, modes: Sequence[str] = ("features", "scalar"),

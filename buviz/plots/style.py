@@ -20,7 +20,8 @@ import holoviews.plotting.mpl  # noqa: F401  (registers the matplotlib backend; 
 from holoviews import Store
 
 __all__ = ["OKABE_ITO", "PALETTE", "CLASS_COLORS", "BOUNDARY_COLOR", "BAYES_COLOR", "HIGHLIGHT_COLOR",
-           "WEIGHT_CMAP", "DIVERGING_CMAP", "SEQUENTIAL_CMAP", "CURVE_STYLES", "METHOD_COLORS", "NEG_U",
+           "WEIGHT_CMAP", "DIVERGING_CMAP", "SEQUENTIAL_CMAP", "CURVE_STYLES", "AMPLITUDE_PALETTE", "METHOD_COLORS",
+           "NEG_U",
            "opts"]
 
 #: Okabe & Ito (2008) colour-blind-safe palette: orange, sky blue, bluish green, yellow, blue,
@@ -53,6 +54,8 @@ CURVE_STYLES = {
     "U_te": ("#000000", "solid", "−Û_te"),
     "U1_tr": ("#CC79A7", "dashed", "−Û1_tr (Proposal 1)"),
 }
+#: One colour per T̃ amplitude a, light (small a) to dark (large a), blue as −Û_tr; a = 0 is grey dashed.
+AMPLITUDE_PALETTE = ("#9ecae1", "#6baed6", "#3182bd", "#0072B2", "#08519c", "#08306b")
 #: The discrete case's four estimators.
 METHOD_COLORS = {"resubstitution": "#D55E00", "loo": "#0072B2", "bootstrap632": "#009E73",
                  "balanced_optimal": "#000000"}

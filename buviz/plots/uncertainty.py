@@ -1,4 +1,7 @@
-"""HoloViews builders for boundary uncertainty (seed 000): pure functions from results to elements.
+"""HoloViews builders for boundary uncertainty: pure functions from results to elements.
+
+Boundary uncertainty after D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, Journal of Signal Processing
+Systems, 2021 (doi:10.1007/s11265-021-01671-1).
 
 No widgets, no state, no model fitting: every builder takes arrays, :class:`~buviz.datasets.GridField`
 maps, sweep tables or the dict of :meth:`BoundaryUncertaintyResult.sample_view` and returns a

@@ -14,6 +14,7 @@ from bokeh.models import (
 )
 
 from buviz import classifiers, datasets
+from buviz.grid import evaluate_grid
 from buviz.plots import uncertainty as pb
 from buviz.uncertainty import BoundaryUncertainty
 
@@ -24,9 +25,8 @@ hv.extension("bokeh")
 def status():
     ds = datasets.load("gmm", n_train=300, n_test=500, random_state=1)
     d = classifiers.svm_status(ds.X_train, ds.y_train, 2.0)
-    xs, ys, pts = datasets.grid_points(ds.bounds(), 120)
-    scores = d(pts)
-    fields = datasets.boundary_fields(scores, xs, ys)
+    ev = evaluate_grid(d, ds.bounds(), 120)
+    xs, ys, scores, fields = ev.xs, ev.ys, ev.scores, ev.fields
     res = BoundaryUncertainty(M=20, random_state=0).fit(ds.X_train, ds.y_train).evaluate(d)
     return ds, d, xs, ys, scores, fields, res
 

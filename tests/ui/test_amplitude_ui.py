@@ -37,7 +37,7 @@ def test_amplitude_tab_runs_and_shows_one_curve_per_amplitude_and_mode(server, b
         page.get_by_text("Status Λ").first.wait_for(timeout=60_000)
         page.locator(".bk-tab", has_text="T̃ amplitude").first.click()
         page.get_by_text("Status: idle").first.wait_for(timeout=30_000)
-        palette = [*AMPLITUDE_PALETTE, "#888888"]
+        palette = [*AMPLITUDE_PALETTE, "#777777"]
         assert all(n == 0 for n in page.evaluate(CURVES_JS, palette))  # empty before the run
         page.get_by_role("button", name="Run T̃ amplitude sweep").click()
         page.get_by_text("Status: done").first.wait_for(timeout=240_000)

@@ -17,15 +17,15 @@ import pandas as pd
 import pytest
 
 from buviz.app import state as st
-from buviz.app.boundary import SAMPLE_SPACE_MD, CurvesView, SampleSpaceView, tab_views
 from buviz.app.export import sweep_csv, sweep_download, view_bytes
 from buviz.app.mathmd import double_dollars, math_markdown
 from buviz.app.snippets import CodePanel, snippet
 from buviz.app.state import ExplorerState
+from buviz.app.uncertainty import SAMPLE_SPACE_MD, CurvesView, SampleSpaceView, tab_views
 
 hv.extension("bokeh")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SMALL = dict(n_train=150, cv=2, auto_sweep=False)
 
 

@@ -7,8 +7,8 @@ import panel as pn
 import pytest
 
 from buviz.app import state as st
-from buviz.app.boundary import CurvesView, SampleSpaceView, SampleView, ShiftView, WeightsView, numbers_markdown
 from buviz.app.state import ExplorerState
+from buviz.app.uncertainty import CurvesView, SampleSpaceView, SampleView, ShiftView, WeightsView, numbers_markdown
 
 hv.extension("bokeh")
 

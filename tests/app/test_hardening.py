@@ -17,7 +17,7 @@ from _bad_input import GOOD_ROWS, _csv
 
 from buviz import datasets
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 # -- the same problems through the explorer state (what a user can reach in the UI) ------------------

@@ -229,5 +229,5 @@ def test_compute_modules_do_not_import_the_app_stack():
     code = ("import sys, buviz.model_selection, buviz.uncertainty, buviz.discrete, buviz.classifiers, "
             "buviz.datasets; print(sorted(m for m in ('panel', 'holoviews', 'bokeh') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parents[1]).stdout
+                         cwd=Path(__file__).resolve().parents[2]).stdout
     assert out.strip() == "[]"

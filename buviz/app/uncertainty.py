@@ -673,7 +673,9 @@ class SensitivityView(_View):
 
 
 def tab_views(state: ExplorerState, on_select: Callable[[int], None] | None = None) -> dict[str, _View]:
-    """The six boundary-uncertainty views, keyed by tab title."""
+    """The seven boundary-uncertainty views, keyed by tab title."""
+    from buviz.app.amplitude import AmplitudeView  # built on this module's _View: imported here, not at the top
+
     return {
         "Sample space": SampleSpaceView(state=state, on_select=on_select),
         "Weights k̂/w": WeightsView(state=state, on_select=on_select),
@@ -681,6 +683,6 @@ def tab_views(state: ExplorerState, on_select: Callable[[int], None] | None = No
         "Error vs −Û": CurvesView(state=state),
         "One sample": SampleView(state=state),
         "Sensitivity M, K": SensitivityView(state=state),
-        "T̃ amplitude": __import__("buviz.app.amplitude", fromlist=["AmplitudeView"]).AmplitudeView(state=state),
+        "T̃ amplitude": AmplitudeView(state=state),
     }
 
