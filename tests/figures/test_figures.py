@@ -22,6 +22,7 @@ FAST = {
     "uncertainty_fig7": dict(log2_gamma=[-6, 0], cv=3, M=10),
     "uncertainty_fig8": dict(datasets=["wine"], log2_gamma=[-6, 0], cv=3, M=10),
     "uncertainty_fig9": dict(epochs=[1, 3], cv=2, M=10),
+    "uncertainty_amplitude": dict(n_train=120, n_test=300, log2_gamma=[-4, 0, 4], amplitudes=[0.0, 0.5, 2.0], M=10),
     "uncertainty_fig10": dict(n_train=150, n_test=300, M=10),
     "uncertainty_fig11": dict(log2_gamma=[-6, -2, 2], cv=3, M=10),
     "uncertainty_fig12": dict(n_train=120, n_test=300, Ms=[10, 20], log2_gamma=[-4, 0, 4], cv=3),
@@ -56,7 +57,8 @@ def _params(name):
 
 
 def test_registry_covers_the_papers():
-    expected = {f"uncertainty_fig{n}" for n in (3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)} | {"uncertainty_table3"}
+    expected = {f"uncertainty_fig{n}" for n in (3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)}
+    expected |= {"uncertainty_table3", "uncertainty_amplitude"}
     expected |= {f"extrapolation_fig{n}" for n in (5, 6, 7, 8, 11, 12)} | {"extrapolation_table1"}
     expected |= {"discrete_table1", "discrete_table2", "discrete_fig1", "discrete_fig2"}
     assert expected <= set(figures.REGISTRY)

@@ -23,6 +23,7 @@ SMALL = {
     "uncertainty_fig7": dict(log2_gamma=[-6, 0], cv=3, M=10),
     "uncertainty_fig8": dict(datasets=["wine"], log2_gamma=[-6, 0], cv=3, M=10),
     "uncertainty_fig9": dict(epochs=[1, 3], cv=2, M=10),
+    "uncertainty_amplitude": dict(n_train=100, n_test=200, log2_gamma=[-4, 0, 4], amplitudes=[0.0, 0.5], M=10),
     "uncertainty_fig10": dict(n_train=120, n_test=200, M=10),
     "uncertainty_fig11": dict(log2_gamma=[-6, 2], cv=3, M=10),
     "uncertainty_fig12": dict(n_train=100, n_test=200, Ms=[10, 20], log2_gamma=[-4, 4], cv=3),
