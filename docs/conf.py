@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 from pathlib import Path
@@ -88,44 +87,8 @@ def _skip_member(app, what, name, obj, skip, options):
     return None
 
 
-# Warnings raised by docstrings inside buviz/ (the API reference) are collected, not fatal, while the
-# package's docstrings are being rewritten to numpydoc: each build writes them to
-# docs/_build/docstring-warnings.txt and prints how many there are. BUVIZ_DOCS_STRICT=1 makes them
-# errors like every other warning; CI should set it once the list is empty.
-DOCSTRING_WARNINGS: list[str] = []
-
-
-class _DocstringWarnings(logging.Filter):
-    def filter(self, record: logging.LogRecord) -> bool:
-        if record.levelno < logging.WARNING:
-            return True
-        where = getattr(record, "location", None) or ""
-        if not isinstance(where, str):
-            try:
-                from sphinx.util.logging import get_node_location
-
-                where = get_node_location(where) or "" if hasattr(where, "source") else str(where)
-            except Exception:
-                where = str(where)
-        text = f"{where}: {record.getMessage()}"
-        if "/buviz/" in where or "docstring of buviz" in where or "/docs/generated/" in where:
-            DOCSTRING_WARNINGS.append(text)
-            return False
-        return True
-
-
-def _write_docstring_warnings(app, exception):
-    out = Path(app.outdir).parent / "docstring-warnings.txt"
-    unique = list(dict.fromkeys(DOCSTRING_WARNINGS))  # each of Sphinx's two handlers sees a record
-    out.write_text("\n".join(unique) + ("\n" if unique else ""), encoding="utf-8")
-    if unique:
-        print(f"docs: {len(unique)} warnings from buviz docstrings (not fatal), listed in {out}")
-
-
 def setup(app):
     app.connect("autodoc-skip-member", _skip_member)
-    if not os.environ.get("BUVIZ_DOCS_STRICT"):
-        for handler in logging.getLogger("sphinx").handlers:  # before the warnings-are-errors filter
-            handler.filters.insert(0, _DocstringWarnings())
-        app.connect("build-finished", _write_docstring_warnings)
+
+
 html_copy_source = False  # the notebooks are several MB each

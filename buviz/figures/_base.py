@@ -97,8 +97,8 @@ def accepts_text(p: param.Parameter) -> str:
 class PaperFigure(param.Parameterized):
     """A reproduced figure or table of one of the papers; subclasses declare its parameters.
 
-    Class attributes
-    ----------------
+    Attributes
+    ----------
     key : str
         Registry name, ``<paper>_fig<N>`` or ``<paper>_table<N>``.
     alias : str

@@ -353,7 +353,7 @@ def weights_map(
 
 # -- Fig 10: covariate shift in f -----------------------------------------------------------------
 def symmetric_limit(*values, quantile: float = 0.98) -> float:
-    """A common colour limit c for (−c, c): the ``quantile`` of |f| over all given arrays."""
+    """A common colour limit c for (−c, c): the ``quantile`` of ``abs(f)`` over all given arrays."""
     allv = np.concatenate([np.abs(np.asarray(v, dtype=float)).ravel() for v in values]) if values else []
     allv = allv[np.isfinite(allv)] if len(allv) else allv
     if not len(allv):
