@@ -102,8 +102,8 @@ def amplitude_curves(table: pd.DataFrame | None, mode: str = "features", *, ampl
                              color="#CC79A7", marker="diamond", size=11, line_color="black"))
     if title is None:
         title = f"−{u_name} for several T̃ amplitudes a ({mode} mode) and the test error"
-    overlay = style.opts(hv.Overlay(layers), title=title, legend_position="right")
-    return overlay.opts(multi_y=True, framewise=True, backend="bokeh")
+    overlay = style.opts(hv.Overlay(layers), title=title, legend_position="right", framewise=True)
+    return overlay.opts(multi_y=True, backend="bokeh")
 
 
 def amplitude_panels(table: pd.DataFrame | None, *, modes: Sequence[str] = ("features", "scalar"),

@@ -15,6 +15,7 @@ friendly to colorblind people", J*FLY, 2008, https://jfly.uni-koeln.de/color/.
 
 from __future__ import annotations
 
+import holoviews as hv
 import holoviews.plotting.bokeh  # noqa: F401  (registers the bokeh backend so .opts works headless)
 import holoviews.plotting.mpl  # noqa: F401  (registers the matplotlib backend; the current one stays bokeh)
 from holoviews import Store
@@ -153,5 +154,9 @@ def opts(el, **kw):
     The element with the options set (a new object, as ``.opts`` returns).
     """
     el = el.opts(backend="bokeh", **kw)
+    if kw.get("framewise") and isinstance(el, (hv.Overlay, hv.NdOverlay, hv.Layout)):
+        # HoloViews reads the framewise norm of each layer, not of the overlay: without this a
+        # DynamicMap's axes keep the ranges of its first frame (an empty sweep: [0, 1])
+        el = el.map(lambda e: e.opts(framewise=True, backend="bokeh"), hv.Element)
     mpl = _matplotlib_options(el, kw)
     return el.opts(backend="matplotlib", **mpl) if mpl else el

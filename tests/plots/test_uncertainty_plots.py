@@ -210,3 +210,28 @@ def test_sensitivity_curves_one_per_setting():
     assert len(el) == 3
     np.testing.assert_allclose(el.get(1).dimension_values(1), -(t.U_tr - 0.1))
     hv.render(el, backend="bokeh")
+
+
+def test_curves_in_a_dynamic_map_follow_the_sweep_ranges():
+    """A sweep that fills in after the first (empty) frame moves the axes to its data on the screen.
+
+    The framewise norm must reach each layer (HoloViews reads it there, not on the overlay); before,
+    the explorer's Error vs −Û axes stayed at the empty frame's [0, 1] after the sweep was done.
+    """
+    import param
+    from bokeh.document import Document
+
+    class Holder(param.Parameterized):
+        table = param.DataFrame(default=None, allow_None=True)
+
+    lg = np.arange(-10.0, 11.0)
+    table = pd.DataFrame({"log2_gamma": lg, "L_te": 0.2 + 0.01 * np.abs(lg), "U_tr": 0.5 + 0.02 * lg})
+    holder = Holder()
+    dmap = hv.DynamicMap(lambda table=None: pb.error_curves(table, "log2_gamma", 0.0),
+                         streams=[hv.streams.Params(holder, ["table"])])
+    plot = hv.renderer("bokeh").get_plot(dmap, doc=Document())
+    holder.table = table
+    x_range = plot.handles["x_range"]
+    assert (x_range.start, x_range.end) == (-10.0, 10.0)
+    y_range = plot.handles["y_range"]
+    assert y_range.start <= 0.2 and y_range.end >= 0.3
