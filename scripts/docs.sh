@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the documentation into docs/_build/html (warnings are errors).
 #   1. the executed notebooks: build/notebooks/*.ipynb, written by the test step (pytest --nbmake with
-#      scripts/nbstore.py); scripts/notebooks.py executes only those missing or out of date;
+#      scripts/pytest_docs.py); scripts/notebooks.py executes only those missing or out of date;
 #   2. the gallery pages and thumbnails from the figure registry (scripts/gallery.py, thumbnails kept
 #      in build/gallery/ until the package changes);
 #   3. sphinx-build. Extra arguments go to sphinx-build.

@@ -14,7 +14,7 @@ if [ -z "${VIRTUAL_ENV:-}" ] && [ -z "${CONDA_PREFIX:-}" ]; then
         if ! python3 -c "import ensurepip, venv" 2>/dev/null; then  # Debian/Ubuntu ship venv separately
             echo "env.sh: installing python3-venv (apt)" >&2
             _as_root apt-get update -q
-            DEBIAN_FRONTEND=noninteractive _as_root apt-get install -y -q python3-venv
+            _as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-venv
         fi
         echo "env.sh: creating $BUVIZ_VENV" >&2
         python3 -m venv --system-site-packages "$BUVIZ_VENV"

@@ -1,7 +1,7 @@
 """Executed copies of the teaching notebooks, shared by the test run and the docs build.
 
 Each notebook in ``notebooks/`` is executed once: the test step (``pytest --nbmake`` with the
-``nbstore`` plugin, see ``scripts/nbstore.py``) writes every notebook it executes to
+``pytest_docs`` plugin, see ``scripts/pytest_docs.py``) writes every notebook it executes to
 ``build/notebooks/NAME.ipynb``, outputs included, and the docs build reads those copies
 (myst-nb with ``nb_execution_mode = "off"``). This script completes the set for a docs build on
 its own: a stored copy is reused when its code and markdown cells are the ones of the source and no

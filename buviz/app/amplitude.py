@@ -53,6 +53,7 @@ class AmplitudeView(_View):
 
     def __init__(self, **params):
         super().__init__(**params)
+        self.table_settings: dict | None = None  # the settings the shown table was computed for
         self.run_button = pn.widgets.Button(label="Run T̃ amplitude sweep", color="primary")
         self.run_button.on_click(lambda e: self.run())
         self.plot_pane = pn.pane.HoloViews(self._element(), linked_axes=False)
@@ -60,7 +61,7 @@ class AmplitudeView(_View):
         self.param.watch(self._refresh, ["table", "run_state"])
         self.state.param.watch(self._refresh, "snapshot")
         self._thread: threading.Thread | None = None
-        self._pending = None  # (table or None, text), written by the thread
+        self._pending = None  # (table or None, text, settings), written by the thread
         self._poller = None
 
     # ------------------------------------------------------------------ compute (off the UI thread)
@@ -74,14 +75,15 @@ class AmplitudeView(_View):
         return {"C": 2.0 ** int(s["log2_C"]), "M": min(int(s["M"]), N), "K": s["K"], "seed": int(s["seed"]),
                 "dataset": s["dataset"], "n_train": N}
 
-    def compute(self):
-        """The amplitude sweep for the current dataset and settings (blocking)."""
+    def compute(self, snap=None, cfg: dict | None = None):
+        """The amplitude sweep for ``snap`` and ``cfg`` (default: the current snapshot; blocking)."""
         from sklearn.svm import SVC
 
         from buviz.app.compute import prototypes_per_class
         from buviz.model_selection import perturbation_amplitude_sweep
 
-        snap, cfg = self.state.snapshot, self.settings()
+        if snap is None:
+            snap, cfg = self.state.snapshot, self.settings()
         ds = snap.ds
         if not len(ds.X_test):
             raise ValueError("this dataset has no test set: L_te and Û_te need one")
@@ -100,14 +102,15 @@ class AmplitudeView(_View):
         served = pn.state.curdoc is not None and pn.state.curdoc.session_context is not None
         blocking = (not served) if blocking is None else blocking
         self.run_state = "running"
+        snap, cfg = self.state.snapshot, self.settings()  # what the user clicked on, not what comes later
 
         def work():
             try:
                 with jobs.RUN_LOCK:
-                    self._pending = (self.compute(), "done")
+                    self._pending = (self.compute(snap, cfg), "done", cfg)
             except Exception as exc:
                 traceback.print_exc()
-                self._pending = (None, f"error: {exc}")
+                self._pending = (None, f"error: {exc}", None)
 
         if blocking:
             work()
@@ -124,19 +127,28 @@ class AmplitudeView(_View):
         if pending is None:
             return False
         self._pending = None
-        table, text = pending
+        table, text, cfg = pending
         if self._poller is not None:
             self._poller.stop()
             self._poller = None
+        if table is not None:
+            self.table_settings = cfg
         self.param.update(**({"table": table} if table is not None else {}), run_state=text)
         return True
 
     # ------------------------------------------------------------------ presentation
+    @staticmethod
+    def _describe(cfg: dict | None) -> str:
+        return (f"{cfg['dataset']}, N = {cfg['n_train']}, C = {cfg['C']:g}, M = {cfg['M']}, seed {cfg['seed']}"
+                if cfg else "")
+
     def _status_text(self) -> str:
         cfg = self.settings()
-        where = (f" — {cfg['dataset']}, N = {cfg['n_train']}, C = {cfg['C']:g}, M = {cfg['M']}, seed {cfg['seed']}"
-                 if cfg else "")
-        return f"Status: {self.run_state}{where}"
+        shown = self.table_settings
+        if self.table is not None and shown is not None and shown != cfg and self.run_state != "running":
+            return (f"Status: the curves are for {self._describe(shown)}; the current settings differ "
+                    f"({self._describe(cfg)}): press Run")
+        return f"Status: {self.run_state}" + (f" — {self._describe(cfg)}" if cfg else "")
 
     def _element(self):
         return hv.Layout([o.opts(width=560, height=360) for o in psel.amplitude_panels(self.table)]).cols(2)

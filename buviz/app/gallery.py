@@ -17,6 +17,7 @@ import panel as pn
 import param
 
 from buviz import figures
+from buviz.app import jobs
 
 __all__ = ["FigureGallery", "PAPER_TITLES"]
 
@@ -100,7 +101,8 @@ class FigureGallery(pn.viewable.Viewer):
         self.widgets = {n: _widget(n, cls.param[n], f"{cls.param[n].doc or ''} ({cls.accepts_text(n)})")
                         for n in cls.parameter_names()}
         self.param_box[:] = list(self.widgets.values())
-        self.info.object = (f"**{cls.key}** (formerly `{cls.alias}`): {cls.description}  \n"
+        formerly = f" (formerly `{cls.alias}`)" if cls.alias else ""
+        self.info.object = (f"**{cls.key}**{formerly}: {cls.description}  \n"
                             f"<small>{cls.citation()}</small>")
 
     def values(self) -> dict:
@@ -119,7 +121,9 @@ class FigureGallery(pn.viewable.Viewer):
 
     # -- rendering -------------------------------------------------------------------------------
     def _build(self, key: str, values: dict):
-        return figures.render(key, **values)
+        # the uncertainty figures run γ sweeps through joblib: one sweep per process at a time
+        with jobs.RUN_LOCK:
+            return figures.render(key, **values)
 
     def _show(self, key: str, obj=None, error: Exception | None = None) -> bool:
         if error is not None:
@@ -163,10 +167,13 @@ class FigureGallery(pn.viewable.Viewer):
 
     # -- export ----------------------------------------------------------------------------------
     def figure_bytes(self, fmt: str) -> bytes:
-        """The last rendered figure as ``fmt`` (svg, png, pdf) at its default export size; the figure is
-        rendered first when nothing is shown yet."""
-        if self.obj is None and not self.render():
-            raise ValueError(self.message.object)
+        """The last rendered figure as ``fmt`` (svg, png, pdf) at its default export size.
+
+        Nothing is rendered here (a download callback runs on the server's event loop): before the
+        first *Render* this raises ``ValueError``.
+        """
+        if self.obj is None:
+            raise ValueError("Press Render first: the export writes the figure shown.")
         cls = figures.get(self.rendered_key)
         return figures.to_bytes(self.obj, fmt, *cls.size, dpi=150, twin_y=cls.twin_y, title=cls.description)
 

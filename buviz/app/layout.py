@@ -63,7 +63,7 @@ def _other_view(kind: str):
 class ExplorerApp(pn.viewable.Viewer):
     """State + views + controls; ``template()`` builds the served page.
 
-    The sidebar follows the open tab: the boundary-uncertainty controls for the six boundary tabs,
+    The sidebar follows the open tab: the boundary-uncertainty controls for the seven boundary tabs,
     the Extrapolation or Discrete view's own controls for those tabs (built when first opened).
     """
 

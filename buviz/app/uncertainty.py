@@ -2,7 +2,7 @@
 
 Each view reads the shared :class:`~buviz.app.state.ExplorerState` (its ``snapshot``, ``sweep_table``,
 ``selected`` ...) and turns it into HoloViews elements with the builders of
-:mod:`buviz.plots.boundary`. Plots are ``hv.DynamicMap`` objects driven by ``hv.streams.Params``, so
+:mod:`buviz.plots.uncertainty`. Plots are ``hv.DynamicMap`` objects driven by ``hv.streams.Params``, so
 a γ step updates the Bokeh data sources in place instead of rebuilding figures, and tap streams stay
 attached. Nothing here fits a model or recomputes what a result already holds.
 """
@@ -262,7 +262,7 @@ class SampleSpaceView(_View):
         return proposal1_for(s)
 
     def _layers(self, s, proposal1: bool = True) -> dict:
-        """The sample-space layers of snapshot ``s`` (:func:`buviz.plots.boundary.sample_space_layers`)."""
+        """The sample-space layers of snapshot ``s`` (:func:`buviz.plots.uncertainty.sample_space_layers`)."""
         if s is None or not s.is_2d:
             X, y = _empty_xy()
             layers = pb.sample_space_layers(X, y, None)

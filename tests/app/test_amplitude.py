@@ -17,6 +17,7 @@ SMALL = dict(n_train=150, cv=2, auto_sweep=False, log2_C=1, M=20, seed=2)
 def ran():
     state = ExplorerState(**SMALL)
     view = AmplitudeView(state=state)
+    view.pane_before_run = view.plot_pane
     view.run(blocking=True)
     return state, view
 
@@ -43,10 +44,21 @@ def test_run_fills_the_table_for_the_current_dataset_and_c(ran):
 def test_plot_pane_is_updated_in_place_with_one_curve_per_amplitude(ran):
     _, view = ran
     pane = view.plot_pane
-    assert pane is view.plot_pane  # the pane object is kept; only its object changes
+    assert pane is view.pane_before_run  # the pane object is kept; only its object changes
     layout = pane.object
     for overlay in layout:
         curves = [e for e in overlay if isinstance(e, hv.Curve)]
         assert len(curves) == 1 + len(AMPLITUDES)
         assert all(len(c) == len(LOG2_GAMMAS) for c in curves)
     assert "done" in view.status_pane.object and "C = 2" in view.status_pane.object
+
+
+def test_curves_of_other_settings_are_labelled_as_such():
+    """After a change of C the old curves stay, but the status says they belong to other settings."""
+    state = ExplorerState(**SMALL)
+    view = AmplitudeView(state=state)
+    view.run(blocking=True)
+    assert view._status_text().startswith("Status: done")
+    state.log2_C = state.log2_C + 1
+    assert view.settings()["C"] == 2.0 * view.table_settings["C"]
+    assert "the curves are for" in view.status_pane.object and "press Run" in view.status_pane.object

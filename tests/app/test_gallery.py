@@ -4,6 +4,7 @@ declarations, render on demand, errors as a message with the last figure kept, e
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import holoviews as hv
 import pandas as pd
@@ -98,3 +99,37 @@ def test_the_explorer_has_a_figures_tab():
     view = app.other_views["Figures"]
     assert isinstance(view, FigureGallery)
     assert app._other_controls["Figures"].visible and not app.boundary_controls.visible
+
+
+def test_export_before_render_asks_for_render_and_builds_nothing(monkeypatch):
+    """A download callback runs on the server's event loop: it must never build a figure itself."""
+    g = FigureGallery(figure="discrete_fig2")
+    built = []
+    monkeypatch.setattr(g, "_build", lambda *a: built.append(a))
+    with pytest.raises(ValueError, match="Render"):
+        g.figure_bytes("svg")
+    assert built == [] and g.obj is None
+
+
+def test_render_waits_for_a_running_sweep(monkeypatch):
+    """Figures that sweep γ use joblib: a render must not run beside the shared background sweep."""
+    from buviz.app import jobs
+
+    monkeypatch.setattr(jobs, "RUN_LOCK", threading.Lock())  # held here as a running sweep holds it
+    g = FigureGallery(figure="discrete_fig2")
+    jobs.RUN_LOCK.acquire()
+    try:
+        done = threading.Event()
+        t = threading.Thread(target=lambda: (g._build("discrete_fig2", {}), done.set()), daemon=True)
+        t.start()
+        assert not done.wait(1.0)  # blocked while the lock is held
+    finally:
+        jobs.RUN_LOCK.release()
+    assert done.wait(60)
+
+
+def test_info_names_a_former_key_only_when_there_is_one():
+    g = FigureGallery(figure="discrete_fig2")
+    assert "formerly `nedelko_fig2`" in g.info.object
+    g.figure = "uncertainty_amplitude"
+    assert "formerly" not in g.info.object
