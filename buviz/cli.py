@@ -184,52 +184,17 @@ def _parse_sets(items: list[str], cls=None) -> dict:
     """``KEY=VALUE`` items as figure parameters, each value read by the type its param declaration
     gives (integers, numbers, true/false, choices, comma-separated lists); unknown keys are passed on
     so that the figure names the accepted ones."""
+    from buviz.figures._base import parse_literal, parse_text
+
     out = {}
     for item in items or []:
         if "=" not in item:
             raise UsageError(f"--set expects key=value, got {item!r}")
         key, value = item.split("=", 1)
         key, value = key.strip(), value.strip()
-        out[key] = _typed(cls.param[key], value) if cls is not None and key in cls.parameter_names() \
-            else _literal(value)
+        out[key] = parse_text(cls.param[key], value) if cls is not None and key in cls.parameter_names() \
+            else parse_literal(value)
     return out
-
-
-def _typed(p, text: str):
-    """A ``--set`` value read as what param Parameter ``p`` holds (left as text when it does not parse,
-    so that the figure's own check reports it with the accepted values)."""
-    import param
-
-    if text.lower() == "none" and p.allow_None:
-        return None
-    if isinstance(p, param.Boolean):
-        return {"true": True, "false": False}.get(text.lower(), text)
-    if isinstance(p, param.Integer | param.Number):
-        return _literal(text) if "," not in text else text
-    if isinstance(p, param.Selector) and not isinstance(p, param.ListSelector):
-        return text
-    if isinstance(p, param.ListSelector):
-        return [t.strip() for t in text.split(",") if t.strip()]
-    if isinstance(p, param.List):
-        return [_literal(t.strip()) for t in text.split(",") if t.strip()]
-    return _literal(text)
-
-
-def _literal(text: str):
-    """int, float, bool, None, a comma list of those, or the string itself (never evaluated as code)."""
-    if "," in text:
-        return [_literal(t) for t in text.split(",") if t]
-    low = text.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    if low == "none":
-        return None
-    for conv in (int, float):
-        try:
-            return conv(text)
-        except ValueError:
-            pass
-    return text
 
 
 def _writable(path: str) -> Path:

@@ -18,6 +18,7 @@ import param
 
 from buviz import figures
 from buviz.app import jobs
+from buviz.figures._base import parse_text
 
 __all__ = ["FigureGallery", "PAPER_TITLES"]
 
@@ -33,9 +34,7 @@ def _list_text(value) -> str:
 
 
 def _read_list(text: str, p: param.Parameter) -> list:
-    from buviz.cli import _typed
-
-    return _typed(p, text)
+    return parse_text(p, text)
 
 
 def _widget(name: str, p: param.Parameter, tooltip: str):

@@ -18,7 +18,7 @@ from param.parameterized import Undefined
 
 from buviz._validation import InvalidParameterError
 
-__all__ = ["PAPERS", "PaperFigure", "Numbers", "REGISTRY", "ALIASES", "accepts_text"]
+__all__ = ["PAPERS", "PaperFigure", "Numbers", "REGISTRY", "ALIASES", "accepts_text", "parse_text", "parse_literal"]
 
 #: Full citation of each paper a figure can come from.
 PAPERS: dict[str, str] = {
@@ -200,3 +200,41 @@ class PaperFigure(param.Parameterized):
     def build(self):
         """The HoloViews object of the figure, or the ``pandas.DataFrame`` of a table."""
         raise NotImplementedError
+
+
+def parse_text(p: param.Parameter, text: str):
+    """A value typed as text (the CLI's ``--set``, the explorer's Figures tab) read as what ``p`` holds.
+
+    Text that does not parse is returned as is, so that the figure's own check reports it with the
+    accepted values.
+    """
+    if text.lower() == "none" and p.allow_None:
+        return None
+    if isinstance(p, param.Boolean):
+        return {"true": True, "false": False}.get(text.lower(), text)
+    if isinstance(p, param.Integer | param.Number):
+        return parse_literal(text) if "," not in text else text
+    if isinstance(p, param.Selector) and not isinstance(p, param.ListSelector):
+        return text
+    if isinstance(p, param.ListSelector):
+        return [t.strip() for t in text.split(",") if t.strip()]
+    if isinstance(p, param.List):
+        return [parse_literal(t.strip()) for t in text.split(",") if t.strip()]
+    return parse_literal(text)
+
+
+def parse_literal(text: str):
+    """int, float, bool, None, a comma list of those, or the string itself (never evaluated as code)."""
+    if "," in text:
+        return [parse_literal(t) for t in text.split(",") if t]
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low == "none":
+        return None
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
