@@ -17,3 +17,10 @@ def log_comb(n, k) -> np.ndarray:
     kk = np.where(ok, k, 0.0)
     nn = np.where(ok, n, 0.0)
     return np.where(ok, gammaln(nn + 1) - gammaln(kk + 1) - gammaln(nn - kk + 1), -np.inf)
+
+
+def read_only(a) -> np.ndarray:
+    """A read-only view of ``a``: a result object keeps it whatever later happens to its source."""
+    v = np.asarray(a).view()
+    v.flags.writeable = False
+    return v

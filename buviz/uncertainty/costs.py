@@ -309,8 +309,10 @@ def proposal2_costs(source=None, *, N: int | None = None, M: int = 40, J: int | 
     from buviz.uncertainty.proposal2 import BoundaryUncertainty, BoundaryUncertaintyResult
 
     if isinstance(source, BoundaryUncertaintyResult):
-        source = source._estimator
-    if isinstance(source, BoundaryUncertainty):
+        N, M = source.neighbours.shape
+        J = source.g_tilde.shape[1]
+        d = source.X.shape[1]
+    elif isinstance(source, BoundaryUncertainty):
         if not hasattr(source, "neighbours_"):
             raise ValueError("source: call fit(X, y) before counting its costs")
         N, M = source.neighbours_.shape

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.spatial import cKDTree
 
+from buviz._math import read_only
 from buviz._validation import InvalidParameterError, check_int, check_Xy
 from buviz.classifiers import Discriminant, as_discriminant
 from buviz.grid import top2
@@ -436,7 +437,8 @@ class Proposal1:
             near_boundary=near, cluster_labels=labels, cluster_sizes=sizes, cluster_pairs=pairs_c,
             cluster_entropies=entropies, tdc_levels=levels, predicted=pred, costs=costs,
             classifier_calls=disc.n_calls - calls0, classified_samples=disc.n_evaluated - samples0,
-            evaluate_time=elapsed, classifier_time=t_cl, _estimator=self,
+            evaluate_time=elapsed, classifier_time=t_cl,
+            near_boundary_X=read_only(self.X_[near]),
         )
 
 
@@ -485,8 +487,13 @@ class Proposal1Result:
         From the discriminant's counters.
     evaluate_time, classifier_time : float
         Seconds in ``evaluate``, and of which in the classifier.
-    _estimator : Proposal1
-        The fitted estimator (private).
+    near_boundary_X : ndarray of shape (n_B, d)
+        The near-boundary samples N_B(Λ) themselves (read-only).
+
+    Notes
+    -----
+    A result is a value: it holds the arrays it shows, never a link to the estimator that made it,
+    so refitting that estimator leaves the result unchanged.
 
     References
     ----------
@@ -517,12 +524,7 @@ class Proposal1Result:
     classified_samples: int
     evaluate_time: float
     classifier_time: float
-    _estimator: Proposal1 = field(repr=False)
-
-    @property
-    def near_boundary_X(self) -> np.ndarray:
-        """(n_B, d) the near-boundary samples."""
-        return self._estimator.X_[self.near_boundary]
+    near_boundary_X: np.ndarray = field(repr=False)
 
     def clusters(self, run: int = 0) -> list[np.ndarray]:
         """Return the training indices of each retained cluster of one TDC run (Fig 3, panel 1C).

@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -25,6 +25,7 @@ from sklearn.base import BaseEstimator
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils.validation import check_is_fitted
 
+from buviz._math import read_only
 from buviz._validation import InvalidParameterError, check_int, check_real, check_Xy
 from buviz.classifiers import Discriminant, as_discriminant, boundary_score
 from buviz.grid import top2, top2_difference
@@ -32,7 +33,7 @@ from buviz.uncertainty.neighbours import neighbourhoods, perturbed_training_set
 from buviz.uncertainty.prototypes import DEFAULT_K_RANGE, TruePairEstimate, estimate_true_pairs
 
 __all__ = ["BoundaryUncertainty", "BoundaryUncertaintyResult", "U_MAX", "U_MIN", "local_uncertainty",
-           "silverman_bandwidth", "FlatDiscriminantWarning", "FeatureMismatchWarning"]
+           "silverman_bandwidth", "neighbourhood_values", "FlatDiscriminantWarning", "FeatureMismatchWarning"]
 
 U_MAX = 1.0
 U_MIN = 0.0
@@ -123,6 +124,41 @@ def silverman_bandwidth(F: np.ndarray) -> np.ndarray:
     spread = np.minimum(sd, _row_quartile_gap(F) / 1.34)
     spread = np.where(spread > 0, spread, sd)
     return 0.9 * spread * M ** (-0.2)
+
+
+def neighbourhood_values(g_tilde: np.ndarray, neighbours: np.ndarray, pair_i: np.ndarray, pair_j: np.ndarray,
+                         rows: slice | np.ndarray = slice(None)) -> np.ndarray:
+    """Return F[x, m] = f_{i(x;Λ) j(x;Λ)}(x̃'_m; Λ) for x'_m ∈ N^M(x), the argument of eq 27.
+
+    Ha et al. (2021), eq 27: the discriminant difference of the classifier's top-2 pair at x, read at
+    the perturbed members x̃'_m of x's neighbourhood.
+
+    Parameters
+    ----------
+    g_tilde : ndarray of shape (N, J)
+        The status's discriminants on T̃.
+    neighbours : ndarray of shape (N, M)
+        Indices of N^M(x), x itself in column 0.
+    pair_i, pair_j : ndarray of shape (N,)
+        The classifier's top-2 pair at each training sample.
+    rows : slice or ndarray, default=slice(None)
+        The training samples (rows of T) to compute.
+
+    Returns
+    -------
+    ndarray of shape (n_rows, M)
+        The neighbourhood values of each requested row.
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
+    """
+    nbr = neighbours[rows]
+    if g_tilde.shape[1] == 2:
+        return (g_tilde[:, 0] - g_tilde[:, 1])[nbr]
+    return g_tilde[nbr, pair_i[rows][:, None]] - g_tilde[nbr, pair_j[rows][:, None]]
 
 
 @dataclass
@@ -346,9 +382,11 @@ class BoundaryUncertainty(BaseEstimator):
             pair_i = np.zeros(N, dtype=np.intp)
             pair_j = np.ones(N, dtype=np.intp)
             f_all = g_tilde[:, 0] - g_tilde[:, 1]
+            g_train = None
         else:
             t1 = time.perf_counter()
-            pair_i, pair_j = top2(disc(self.X_))
+            g_train = disc(self.X_)
+            pair_i, pair_j = top2(g_train)
             t_classifier += time.perf_counter() - t1
             f_all = None
 
@@ -405,7 +443,9 @@ class BoundaryUncertainty(BaseEstimator):
             pair_match=pair_match, bandwidth=h, k_i=k_i, k_j=k_j, k=k, posterior=posterior,
             local_uncertainty=local, near_boundary_weights=weights,
             evaluate_time=elapsed, classifier_time=t_classifier,
-            _estimator=self, _discriminant=disc,
+            X=read_only(self.X_), y=read_only(self.y_), X_tilde=read_only(self.X_tilde_),
+            neighbours=read_only(self.neighbours_), g_train=None if g_train is None else read_only(g_train),
+            discriminant=disc,
         )
 
     def _chunks(self, N: int) -> list[slice]:
@@ -427,7 +467,9 @@ class BoundaryUncertainty(BaseEstimator):
 
     def neighbourhood_values(self, g_tilde: np.ndarray, pair_i: np.ndarray, pair_j: np.ndarray,
                              rows: slice | np.ndarray = slice(None)) -> np.ndarray:
-        """Return F[x, m] = f_{i(x;Λ) j(x;Λ)}(x̃'_m; Λ) for x'_m ∈ N^M(x) (the argument of eq 27).
+        """Return the neighbourhood values F of eq 27 on this fitted training set.
+
+        See :func:`neighbourhood_values` (the same with this estimator's N^M(x)).
 
         Parameters
         ----------
@@ -443,10 +485,7 @@ class BoundaryUncertainty(BaseEstimator):
         ndarray of shape (n_rows, M)
             The neighbourhood values of each requested row.
         """
-        nbr = self.neighbours_[rows]
-        if self.n_classes_ == 2:
-            return (g_tilde[:, 0] - g_tilde[:, 1])[nbr]
-        return g_tilde[nbr, pair_i[rows][:, None]] - g_tilde[nbr, pair_j[rows][:, None]]
+        return neighbourhood_values(g_tilde, self.neighbours_, pair_i, pair_j, rows)
 
     def _chunk_work(self, sl: slice, g_tilde, f_all, pair_i, pair_j) -> _Chunk:
         nbr = self.neighbours_[sl]
@@ -517,10 +556,24 @@ class BoundaryUncertaintyResult:
         Probability weights k̂(x)/w_kl (eq 30), 0 outside weighted pairs.
     evaluate_time, classifier_time : float
         Seconds in ``evaluate``, and of which in the classifier.
-    _estimator : BoundaryUncertainty
-        The fitted estimator (private).
-    _discriminant : Discriminant
-        The status (private).
+    X : ndarray of shape (N, d)
+        The training set T the status was scored on (read-only).
+    y : ndarray of shape (N,)
+        Its labels as codes 0..J-1 (read-only).
+    X_tilde : ndarray of shape (N, d)
+        The perturbed training set T̃ (Alg 1; read-only).
+    neighbours : ndarray of shape (N, M)
+        Indices of N^M(x), x itself in column 0 (eq 26; read-only).
+    g_train : ndarray of shape (N, J) or None
+        Discriminants on T where ``evaluate`` computed them (J > 2, for the top-2 pair at x);
+        None for two classes.
+    discriminant : Discriminant
+        The scored status, used only by ``f_train`` when ``g_train`` is None.
+
+    Notes
+    -----
+    A result is a value: it holds the arrays it shows (read-only views), never a link to the
+    estimator that made it, so refitting that estimator leaves the result unchanged.
 
     References
     ----------
@@ -551,18 +604,12 @@ class BoundaryUncertaintyResult:
     near_boundary_weights: np.ndarray
     evaluate_time: float
     classifier_time: float
-    _estimator: BoundaryUncertainty
-    _discriminant: Discriminant
-
-    @property
-    def neighbours(self) -> np.ndarray:
-        """(N, M) indices of N^M(x) (shared by all statuses of the fitted estimator)."""
-        return self._estimator.neighbours_
-
-    @property
-    def X_tilde(self) -> np.ndarray:
-        """The perturbed training set T̃, shape (N, d)."""
-        return self._estimator.X_tilde_
+    X: np.ndarray = field(repr=False)
+    y: np.ndarray = field(repr=False)
+    X_tilde: np.ndarray = field(repr=False)
+    neighbours: np.ndarray = field(repr=False)
+    g_train: np.ndarray | None = field(repr=False)
+    discriminant: Discriminant = field(repr=False)
 
     @cached_property
     def f_tilde(self) -> np.ndarray:
@@ -571,13 +618,18 @@ class BoundaryUncertaintyResult:
 
     @cached_property
     def f_train(self) -> np.ndarray:
-        """The values f(x;Λ) on T with the top-2 pair taken at x, shape (N,)."""
-        return boundary_score(self._discriminant, self._estimator.X_)
+        """The values f(x;Λ) on T with the top-2 pair taken at x, shape (N,).
+
+        From ``g_train`` where ``evaluate`` computed it, else from the status on ``X`` on first use.
+        """
+        if self.g_train is not None:
+            return top2_difference(self.g_train)
+        return boundary_score(self.discriminant, self.X)
 
     @cached_property
     def F(self) -> np.ndarray:
-        """The (N, M) neighbourhood values of :meth:`BoundaryUncertainty.neighbourhood_values`."""
-        return self._estimator.neighbourhood_values(self.g_tilde, self.pair_i, self.pair_j)
+        """The (N, M) neighbourhood values F of eq 27 (:func:`neighbourhood_values`)."""
+        return neighbourhood_values(self.g_tilde, self.neighbours, self.pair_i, self.pair_j)
 
     def covariate_shift(self, f_test) -> dict[str, float]:
         """Return how far f(T) and f(T̃) are from f(X_te) (Ha et al. 2021, Fig 10).
@@ -626,14 +678,13 @@ class BoundaryUncertaintyResult:
             If ``index`` is out of range.
         """
         index = check_int(index, "index", low=0, high=len(self.k) - 1)
-        est = self._estimator
-        nbr = est.neighbours_[index]
-        F = est.neighbourhood_values(self.g_tilde, self.pair_i, self.pair_j, np.array([index]))[0]
+        nbr = self.neighbours[index]
+        F = neighbourhood_values(self.g_tilde, self.neighbours, self.pair_i, self.pair_j, np.array([index]))[0]
         return {
             "index": index,
             "neighbours": nbr,
             "F": F,
-            "labels": est.y_[nbr],
+            "labels": self.y[nbr],
             "pair": (int(self.pair_i[index]), int(self.pair_j[index])),
             "bandwidth": float(self.bandwidth[index]),
             "k_i": float(self.k_i[index]),
