@@ -3,8 +3,9 @@
 Default: the side-by-side table against the ClassEx R package on its own 1-NN Gaussian simulation
 (``buviz/data/peers/classex_public.npz``, shipped with the package: 30 instances, 500 observed of
 2000 classes, σ² = 0.05..0.5, predict the 2000-class accuracy from k = 20, 40, ..., 500). For every
-method: max and mean over σ² of the RMSE against the exact 2000-class accuracy, the peer's stored predictions scored the same way,
-agreement with the peer per instance, and seconds per instance (wall clock, this machine).
+method: max and mean over σ² of the RMSE against the exact 2000-class accuracy, the peer's stored
+predictions scored the same way, agreement with the peer per instance, and seconds per instance (wall
+clock, this machine).
 
 Margins are minus the *Euclidean* distances, as in the peer's simulation script (``pdist2`` returns
 distances); the row "kde (ucv), -squared distance" shows what the KDE does on minus squared distances.
