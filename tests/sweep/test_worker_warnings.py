@@ -27,6 +27,8 @@ def _warn_and_return(n: int) -> int:
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
+# the 'error' case stops reading the results: joblib then says that tasks ran unused
+@pytest.mark.filterwarnings("ignore:.*tasks have been successfully executed:UserWarning")
 def test_worker_warnings_reach_the_caller_and_obey_its_filters(n_jobs):
     tasks = [delayed(_warn_and_return)(n) for n in range(3)]
     with pytest.warns(_WorkerWarning) as record:
@@ -91,6 +93,7 @@ def test_flat_warning_advice_follows_what_the_classifier_offers():
 
 
 @pytest.mark.slow  # a sweep in two worker processes
+@pytest.mark.filterwarnings("ignore:.*tasks have been successfully executed:UserWarning")
 def test_flat_discriminant_warning_from_a_sweep_worker_is_filterable():
     """γ = 2^30 makes the SVC flat on T̃: the warning raised in a worker reaches the caller, which can
     silence it or make it an error."""
