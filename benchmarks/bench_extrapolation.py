@@ -1,10 +1,11 @@
 """Benchmark for buviz.extrapolation (a script that prints figures, not a test).
 
 Default: the side-by-side table against the ClassEx R package on its own 1-NN Gaussian simulation
-(``../shared/peers/classex_public.npz``: 30 instances, 500 observed of 2000 classes, σ² = 0.05..0.5,
-predict the 2000-class accuracy from k = 20, 40, ..., 500). For every method: max and mean over σ² of
-the RMSE against the exact 2000-class accuracy, the peer's stored predictions scored the same way,
-agreement with the peer per instance, and seconds per instance (wall clock, this machine).
+(``buviz/data/peers/classex_public.npz``, shipped with the package: 30 instances, 500 observed of
+2000 classes, σ² = 0.05..0.5, predict the 2000-class accuracy from k = 20, 40, ..., 500). For every
+method: max and mean over σ² of the RMSE against the exact 2000-class accuracy, the peer's stored
+predictions scored the same way, agreement with the peer per instance, and seconds per instance (wall
+clock, this machine).
 
 Margins are minus the *Euclidean* distances, as in the peer's simulation script (``pdist2`` returns
 distances); the row "kde (ucv), -squared distance" shows what the KDE does on minus squared distances.
@@ -89,7 +90,6 @@ def bench_population(seeds=range(10)) -> None:
 
 
 SIGMA2S = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
-FIXTURE = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "peers", "classex_public.npz")
 
 # (label, extrapolate() keywords, peer field or None)
 METHOD_ROWS = [
@@ -123,8 +123,8 @@ def _run_methods(margins, ks, k_target, rows, random_state=0):
     return out
 
 
-def bench_fixture(path: str) -> None:
-    d = np.load(path)
+def bench_fixture(path=None) -> None:
+    d = ex.load_classex_fixture(path)
     s2, truth, ks = d["sigma2"], d["truth"], d["ks_train"]
     k_target = int(d["k_total"])
     margins = [-cdist(d["ys"][i], d["mu_hats"][i]) for i in range(len(s2))]
@@ -190,14 +190,11 @@ def bench_fresh(per_sigma: int, sigma2s=SIGMA2S) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--fixture", default=FIXTURE)
+    ap.add_argument("--fixture", default=None, help="another .npz (default: the one shipped with buviz)")
     ap.add_argument("--fresh", type=int, default=0)
     ap.add_argument("--legacy", action="store_true")
     args = ap.parse_args()
-    if os.path.exists(args.fixture):
-        bench_fixture(args.fixture)
-    else:
-        print(f"fixture {args.fixture} not found: skipping the side-by-side table")
+    bench_fixture(args.fixture)
     if args.fresh:
         bench_fresh(args.fresh)
     if args.legacy:

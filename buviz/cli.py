@@ -83,18 +83,61 @@ def _range_type(text: str) -> str:
     return text
 
 
-def _int_type(low: int | None = None):
+def _int_type(low: int | None = None, high: int | None = None, *, nonzero: bool = False):
     def conv(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             value = None
-        if value is None or (low is not None and value < low):
-            bound = f" ≥ {low}" if low is not None else ""
+        if value is None or (low is not None and value < low) or (high is not None and value > high) \
+                or (nonzero and value == 0):
+            if low is not None and high is not None:
+                bound = f" from {low} to {high}"
+            elif low is not None:
+                bound = f" ≥ {low}"
+            elif high is not None:
+                bound = f" ≤ {high}"
+            else:
+                bound = ""
+            if nonzero:
+                bound += " other than 0"
             raise argparse.ArgumentTypeError(f"expected an integer{bound}, got {text!r}")
         return value
     conv.__name__ = "integer"
     return conv
+
+
+#: TCP ports a server can listen on.
+_PORT = _int_type(1, 65535)
+
+
+def _address_type(text: str) -> str:
+    """argparse type: an address this machine can bind (an IP address or a host name that resolves)."""
+    import socket
+
+    try:
+        socket.getaddrinfo(text, None)
+    except (OSError, UnicodeError) as exc:
+        raise argparse.ArgumentTypeError(f"cannot resolve {text!r} ({exc}); use an IP address of this machine, "
+                                         f"e.g. 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)"
+                                         ) from None
+    return text
+
+
+def _origin_type(text: str) -> str:
+    """argparse type: ``HOST`` or ``HOST:PORT`` (what browsers put in their Origin header)."""
+    host, sep, port = text.rpartition(":") if ":" in text else (text, "", "")
+    if "/" in text or not host or (sep and _port_or_none(port) is None):
+        raise argparse.ArgumentTypeError(f"expected HOST or HOST:PORT with a port from 1 to 65535, e.g. "
+                                         f"myserver:5006, got {text!r}")
+    return text
+
+
+def _port_or_none(text: str) -> int | None:
+    try:
+        return _PORT(text)
+    except argparse.ArgumentTypeError:
+        return None
 
 
 def _float_type(low: float | None = None, high: float | None = None, *, open_low: bool = False):
@@ -315,10 +358,23 @@ def cmd_figure(args) -> int:
 
 
 def cmd_serve(args) -> int:
+    import errno
+
     from buviz.app import serve
 
-    serve(port=args.port, address=args.address, show=args.show,
-          allow_websocket_origin=tuple(args.allow_websocket_origin or ()))
+    try:
+        serve(port=args.port, address=args.address, show=args.show,
+              allow_websocket_origin=tuple(args.allow_websocket_origin or ()))
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise UsageError(f"--port {args.port}: the port is in use on {args.address} (another server?); "
+                             f"choose another with --port") from None
+        if exc.errno == errno.EADDRNOTAVAIL:
+            raise UsageError(f"--address {args.address!r} is not an address of this machine") from None
+        if exc.errno == errno.EACCES:
+            raise UsageError(f"--port {args.port}: not allowed to listen there (ports below 1024 need "
+                             f"privileges); choose a port from 1024 to 65535") from None
+        raise
     return 0
 
 
@@ -344,7 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="with --csv: share held out as test set (default: 0.3)")
     sw.add_argument("--n-train", type=_int_type(20), default=2000, help="training samples (mixtures)")
     sw.add_argument("--n-test", type=_int_type(0), default=18000, help="test samples (mixtures)")
-    sw.add_argument("--seed", type=_int_type(0), default=0)
+    sw.add_argument("--seed", type=_int_type(0, 2**32 - 1), default=0)
     sw.add_argument("--classifier", type=_choice_type(("svm", "mlp")), default="svm", help="svm or mlp")
     sw.add_argument("--log2-gamma", type=_range_type, default="-10:10",
                     help="SVM: log2 γ as LO:HI[:STEP] or a list, e.g. -10:10:2 or -3,0,4 (default: -10:10)")
@@ -355,7 +411,8 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--K", type=_k_type, default="aic", help="prototypes per class: 'aic' or a positive integer")
     sw.add_argument("--perturbation", type=_float_type(0.0, 10.0), default=0.5, help="T̃ amplitude in [0, 10]")
     sw.add_argument("--proposal1", action="store_true", help="add the Proposal 1 column U1_tr")
-    sw.add_argument("--n-jobs", type=_int_type(), default=2)
+    sw.add_argument("--n-jobs", type=_int_type(nonzero=True), default=2,
+                    help="worker processes (default: 2; -1: one per CPU, as in joblib)")
     sw.add_argument("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://127.0.0.1:8786")
     sw.add_argument("--no-cache", action="store_true")
     sw.add_argument("--quiet", action="store_true")
@@ -374,13 +431,14 @@ def build_parser() -> argparse.ArgumentParser:
     fg.add_argument("--width", type=_float_type(0.5, 100.0), default=None,
                     help="inches (default: the figure's own size, see --params)")
     fg.add_argument("--height", type=_float_type(0.5, 100.0), default=None, help="inches (default: as --width)")
-    fg.add_argument("--dpi", type=_int_type(10), default=150)
+    fg.add_argument("--dpi", type=_int_type(10, 2400), default=150, help="PNG resolution (default: 150)")
     fg.set_defaults(func=cmd_figure)
 
     sv = sub.add_parser("serve", help="serve the explorer app")
-    sv.add_argument("--port", type=_int_type(0), default=5006)
-    sv.add_argument("--address", default="127.0.0.1", help="bind address (default: localhost only)")
-    sv.add_argument("--allow-websocket-origin", action="append", metavar="HOST[:PORT]",
+    sv.add_argument("--port", type=_PORT, default=5006, help="TCP port from 1 to 65535 (default: 5006)")
+    sv.add_argument("--address", type=_address_type, default="127.0.0.1",
+                    help="bind address (default: 127.0.0.1, this machine only; 0.0.0.0: every interface)")
+    sv.add_argument("--allow-websocket-origin", action="append", metavar="HOST[:PORT]", type=_origin_type,
                     help="a host the browsers will use, e.g. myserver:5006 (repeatable; with --address 0.0.0.0)")
     sv.add_argument("--show", action="store_true", help="open a browser")
     sv.set_defaults(func=cmd_serve)

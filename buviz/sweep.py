@@ -542,12 +542,40 @@ def mlp_epoch_sweep(ds: Dataset, epochs: Iterable[int], cv: int = 10, M: int = 4
     return pd.DataFrame(table)
 
 
-def _in_niced_worker(parent_pid: int, niceness: int, fn, *args, **kwargs):
-    """Run ``fn`` in a worker process whose niceness is first raised to ``niceness`` (never in the caller)."""
-    if niceness > 0 and os.getpid() != parent_pid and hasattr(os, "getpriority"):
+def _caller_filters() -> list:
+    """The calling process's warning filters as a worker applies them: ``"error"`` becomes ``"always"``
+    (the warning is raised in the caller, not inside the task, which would fail and be retried);
+    filters that cannot travel to a worker (a category that does not pickle) are left out."""
+    import pickle
+
+    out = []
+    for f in warnings.filters:
+        f = ("always" if f[0] == "error" else f[0], *f[1:])
+        try:
+            pickle.dumps(f)
+        except Exception:  # noqa: BLE001 -- e.g. a category defined in a closure
+            continue
+        out.append(f)
+    return out
+
+
+def _in_worker(parent_pid: int, niceness: int, filters: list, fn, *args, **kwargs):
+    """Run ``fn`` and return ``(output, warnings)``.
+
+    In a worker process (not the caller's), the process's niceness is first raised to ``niceness``,
+    and the warnings ``fn`` raises are recorded under the caller's ``filters`` and returned, for
+    :func:`_run_tasks` to raise them again in the caller: raised in a worker they would only be
+    printed there, and no filter of the caller could silence them or turn them into errors. Run in
+    the caller's own process (``n_jobs=1``), ``fn`` raises its warnings there directly."""
+    if os.getpid() == parent_pid:
+        return fn(*args, **kwargs), []
+    if niceness > 0 and hasattr(os, "getpriority"):
         if os.getpriority(os.PRIO_PROCESS, 0) < niceness:
             os.setpriority(os.PRIO_PROCESS, 0, niceness)
-    return fn(*args, **kwargs)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.filters[:] = filters
+        out = fn(*args, **kwargs)
+    return out, [w.message for w in caught]
 
 
 def _run_tasks(tasks: list, n_jobs: int, retried: dict[int, int], retries: int = 2,
@@ -556,20 +584,25 @@ def _run_tasks(tasks: list, n_jobs: int, retried: dict[int, int], retries: int =
 
     A task that raises, or whose worker dies (a killed process, a lost Dask worker), is run again,
     up to ``retries`` more times, with a warning each time; ``retried[index]`` counts the re-runs.
-    A task that still fails raises ``RuntimeError``: no result is silently dropped.
+    A task that still fails raises ``RuntimeError``: no result is silently dropped. Warnings raised
+    in worker processes are raised again here, under the caller's filters (see :func:`_in_worker`).
     """
-    if niceness > 0:
-        tasks = [delayed(_in_niced_worker)(os.getpid(), niceness, fn, *args, **kw) for fn, args, kw in tasks]
+    filters = _caller_filters()
+    tasks = [delayed(_in_worker)(os.getpid(), niceness, filters, fn, *args, **kw) for fn, args, kw in tasks]
     pending = list(range(len(tasks)))
     attempt = 0
     while pending:
         batch = list(pending)
         try:
             outputs = Parallel(n_jobs=n_jobs, return_as="generator")(tasks[t] for t in batch)
-            for t, out in zip(batch, outputs, strict=True):
+            for t, (out, caught) in zip(batch, outputs, strict=True):
                 pending.remove(t)
+                for message in caught:
+                    warnings.warn(message, stacklevel=2)
                 yield t, out
         except Exception as exc:  # a task error or a dead worker: both are retried the same way
+            if isinstance(exc, Warning):  # a worker's warning that the caller's filters turn into an error
+                raise
             attempt += 1
             if attempt > retries:
                 raise RuntimeError(f"{len(pending)} sweep task(s) failed after {retries} retries: {exc!r}") from exc

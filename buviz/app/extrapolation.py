@@ -14,9 +14,7 @@ After C. Zheng, R. Achanta and Y. Benjamini, Journal of Machine Learning Researc
 
 from __future__ import annotations
 
-import os
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -52,13 +50,6 @@ less accurate than ClassExReg on the peers' 1-NN benchmark, and no estimator is 
 """
 
 
-#: The ClassEx reference fixture (30 instances computed by the R package's own code): the
-#: ``BUVIZ_CLASSEX_FIXTURE`` environment variable, else ``shared/peers/classex_public.npz`` beside the
-#: repository.
-CLASSEX_FIXTURE = Path(os.environ.get("BUVIZ_CLASSEX_FIXTURE") or
-                       Path(__file__).resolve().parents[3] / "shared" / "peers" / "classex_public.npz")
-
-
 _PEER_MD = """
 **Against the reference implementation.** One instance of the 1-NN Gaussian benchmark of the ClassEx R
 package (500 observed of 2000 classes, its own simulation and predictions): the observed AverageTA_k,
@@ -69,13 +60,15 @@ R ClassExReg 0.043, KDE-UCV 0.065; buviz `best` 0.038.
 
 
 @lru_cache(maxsize=1)
-def _fixture(path: str) -> dict:
-    return ex.load_classex_fixture(path)
+def _fixture() -> dict:
+    """The ClassEx reference fixture shipped with the package (30 instances computed by the R package's
+    own code; provenance in ``buviz/data/peers/README.md``)."""
+    return ex.load_classex_fixture()
 
 
 @lru_cache(maxsize=8)
-def _peer_comparison(path: str, index: int) -> dict:
-    return ex.peer_comparison(_fixture(path), index)
+def _peer_comparison(index: int) -> dict:
+    return ex.peer_comparison(_fixture(), index)
 
 
 @lru_cache(maxsize=8)
@@ -213,9 +206,7 @@ class ExtrapolationView(pn.viewable.Viewer):
 
     def peer_data(self) -> dict:
         """Each method's curve, the truth and the R package's predictions for one fixture instance."""
-        if not CLASSEX_FIXTURE.exists():
-            raise ValueError(f"the ClassEx fixture is not at {CLASSEX_FIXTURE} (set BUVIZ_CLASSEX_FIXTURE)")
-        return _peer_comparison(str(CLASSEX_FIXTURE), int(self.fixture_index))
+        return _peer_comparison(int(self.fixture_index))
 
     @param.depends("fixture_index")
     def _peer_view(self):

@@ -39,9 +39,9 @@ def _read_list(text: str, p: param.Parameter) -> list:
 
 def _widget(name: str, p: param.Parameter, tooltip: str):
     """A widget for one figure parameter, from its declaration."""
-    kw = dict(name=name, description=tooltip, sizing_mode="stretch_width")
+    kw = dict(label=name, description=tooltip, sizing_mode="stretch_width")
     if isinstance(p, param.Boolean):
-        return pn.widgets.Checkbox(value=bool(p.default), name=name)
+        return pn.widgets.Checkbox(value=bool(p.default), label=name)
     if isinstance(p, param.Integer) and p.default is not None:
         lo, hi = p.bounds or (None, None)
         return pn.widgets.IntInput(value=p.default, start=lo, end=hi, **kw)
@@ -74,11 +74,11 @@ class FigureGallery(pn.viewable.Viewer):
         super().__init__(**params)
         groups = {title: {f"{figures.REGISTRY[k].description} ({k})": k for k in figures.REGISTRY
                           if figures.REGISTRY[k].paper == paper} for paper, title in PAPER_TITLES.items()}
-        self.select = pn.widgets.Select(name="Figure", groups=groups, value=self.figure, sizing_mode="stretch_width")
+        self.select = pn.widgets.Select(label="Figure", groups=groups, value=self.figure, sizing_mode="stretch_width")
         self.select.param.watch(lambda e: setattr(self, "figure", e.new), "value")
         self.widgets: dict[str, pn.widgets.Widget] = {}
         self.param_box = pn.Column(sizing_mode="stretch_width")
-        self.render_button = pn.widgets.Button(name="Render", button_type="primary", sizing_mode="stretch_width")
+        self.render_button = pn.widgets.Button(label="Render", color="primary", sizing_mode="stretch_width")
         self.render_button.on_click(self._on_render)
         self.info = pn.pane.Markdown(sizing_mode="stretch_width", css_classes=["buviz-gallery-info"])
         self.message = pn.pane.Alert(alert_type="danger", visible=False, sizing_mode="stretch_width",

@@ -1,6 +1,7 @@
 """The ClassEx peer fixture: predictions of the reference R implementation on its own simulation.
 
-The fixture (``shared/peers/classex_public.npz`` beside the repository) holds, for 30 instances of the
+The fixture (``buviz/data/peers/classex_public.npz``, shipped with the package; its provenance in
+the ``README.md`` beside it) holds, for 30 instances of the
 1-NN Gaussian simulation of Zheng, Achanta & Benjamini (2018) -- 2000 classes, 500 observed, σ² from
 0.05 to 0.5 -- the observed test points and class centres, the exact 2000-class accuracy and the
 reference implementation's ClassExReg and KDE predictions. :func:`peer_comparison` recomputes this
@@ -15,6 +16,8 @@ https://jmlr.org/papers/v19/17-701.html (arXiv:1712.09713)
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from buviz._validation import InvalidParameterError
@@ -23,19 +26,23 @@ from .._validation import check_int
 from ._core import average_accuracy
 from ._estimators import METHODS, fit_extrapolator
 
-__all__ = ["PEER_FIELDS", "classex_instance", "load_classex_fixture", "peer_comparison"]
+__all__ = ["CLASSEX_FIXTURE", "PEER_FIELDS", "classex_instance", "load_classex_fixture", "peer_comparison"]
+
+#: The ClassEx fixture shipped with the package (30 instances computed by the R package's own code;
+#: provenance in ``buviz/data/peers/README.md``).
+CLASSEX_FIXTURE = Path(__file__).resolve().parents[1] / "data" / "peers" / "classex_public.npz"
 
 PEER_FIELDS = {"ClassExReg": "ClassExReg", "KDE_UCV": "KDE (UCV)", "KDE_BCV": "KDE (BCV)"}
 _REQUIRED = ("ys", "mu_hats", "sigma2", "truth", "k_total", "ks_train") + tuple(PEER_FIELDS)
 
 
-def load_classex_fixture(path) -> dict:
+def load_classex_fixture(path=None) -> dict:
     """Read the ClassEx fixture (the reference simulation's instances) into a dict of arrays.
 
     Parameters
     ----------
-    path : str or path
-        An ``.npz`` file.
+    path : str or path, optional
+        An ``.npz`` file; default :data:`CLASSEX_FIXTURE`, the one shipped with the package.
 
     Returns
     -------
@@ -47,6 +54,8 @@ def load_classex_fixture(path) -> dict:
     ValueError
         Naming ``path`` if a field is missing.
     """
+    if path is None:
+        path = CLASSEX_FIXTURE
     with np.load(path) as z:
         d = {k: z[k] for k in z.files}
     missing = [k for k in _REQUIRED if k not in d]

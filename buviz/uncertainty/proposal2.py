@@ -424,10 +424,19 @@ class BoundaryUncertainty(BaseEstimator):
         value = float(np.dot(p_pair, u_pair))  # eq 40
         flat_share = float(np.mean(h == 0))
         if flat_share > FLAT_WARN_SHARE:
+            est = disc.estimator  # the advice follows what the classifier offers
+            advice = ("scores that step or saturate; give a callable continuous scores" if est is None else
+                      "saturated scores? it has predict_proba: read it through its probabilities, "
+                      "as_discriminant(model, response='predict_proba')" if hasattr(est, "predict_proba")
+                      and hasattr(est, "decision_function") else
+                      "read through log-probabilities? use response='predict_proba'; else its probabilities "
+                      "are constant around most samples, as for a classifier that interpolates the training set "
+                      "(e.g. 1-NN)" if hasattr(est, "predict_proba") else
+                      "its decision_function is constant around most samples: this status fits the training "
+                      "set so closely (e.g. a very large RBF γ) that Û says little about it")
             warnings.warn(f"{disc.name or 'the discriminant'} is flat (f constant, h_x = 0) on the neighbourhoods "
-                          f"of {100 * flat_share:.0f}% of T̃: Û rests on the remaining samples (saturated scores; "
-                          f"a probabilistic classifier is best read through its probabilities, "
-                          f"response='predict_proba').", FlatDiscriminantWarning, stacklevel=2)
+                          f"of {100 * flat_share:.0f}% of T̃: Û rests on the remaining samples ({advice}).",
+                          FlatDiscriminantWarning, stacklevel=2)
         if disc.estimator is not None:
             baseline = 1.0 - np.bincount(self.y_).max() / N
             if mis.mean() > baseline + 0.5 * (1.0 - baseline):

@@ -55,13 +55,9 @@ def test_view_extrapolation_follows_K_and_reports_bad_input():
 
 
 def test_view_shows_the_classex_comparison_of_a_fixture_instance():
-    from buviz.app import extrapolation as app_ex
-
-    if not app_ex.CLASSEX_FIXTURE.exists():
-        pytest.skip("the ClassEx fixture is not beside the repository")
     view = ExtrapolationView(fixture_index=4)
     d = view.peer_data()
-    fixture = ex.load_classex_fixture(app_ex.CLASSEX_FIXTURE)
+    fixture = ex.load_classex_fixture()  # the one shipped with the package
     # the R package's own predictions for instance 4, as stored in the fixture
     assert d["peer"]["ClassExReg"] == pytest.approx(float(fixture["ClassExReg"][4]))
     assert d["truth"][1][-1] == pytest.approx(float(fixture["truth"][4]))

@@ -78,9 +78,54 @@ def test_misspelled_command_option_and_parameter_get_suggestions(capsys, tmp_pat
     (["--dataset", "gm"], "did you mean 'gmm' or 'gmm3'? (valid: gmm, gmm_separable"),
     (["--log2-gamma", "a:b"], "argument --log2-gamma: 'a:b' is not LO:HI[:STEP] with numbers"),
     (["--epochs", "1:2:0"], "argument --epochs: '1:2:0': STEP must be positive"),
+    (["--n-jobs", "0"], "argument --n-jobs: expected an integer other than 0, got '0'"),
+    (["--seed", str(2**32)], f"argument --seed: expected an integer from 0 to {2**32 - 1}"),
 ])
 def test_errors_name_the_option_and_its_valid_values(capsys, argv, message):
     assert message in _error(capsys, "sweep", *argv, "--out", "x.csv")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--port", "99999"], "argument --port: expected an integer from 1 to 65535, got '99999'"),
+    (["--port", "0"], "argument --port: expected an integer from 1 to 65535, got '0'"),
+    (["--port", "-1"], "argument --port: expected an integer from 1 to 65535, got '-1'"),
+    (["--port", "http"], "argument --port: expected an integer from 1 to 65535, got 'http'"),
+    (["--address", "no-such-host.invalid"], "argument --address: cannot resolve 'no-such-host.invalid'"),
+    (["--allow-websocket-origin", "myserver:99999"], "argument --allow-websocket-origin: expected HOST or "
+                                                     "HOST:PORT with a port from 1 to 65535"),
+    (["--allow-websocket-origin", "http://myserver"], "argument --allow-websocket-origin: expected HOST"),
+])
+def test_serve_refuses_bad_arguments_before_starting(capsys, argv, message):
+    """``buviz serve --port 99999`` once ended in a raw AssertionError from Bokeh's server."""
+    assert message in _error(capsys, "serve", *argv)
+
+
+def test_serve_arguments_at_the_bounds_are_accepted():
+    from buviz.cli import build_parser
+
+    for port in ("1", "65535"):
+        assert build_parser().parse_args(["serve", "--port", port]).port == int(port)
+    args = build_parser().parse_args(["serve", "--address", "localhost", "--allow-websocket-origin", "[::1]:5006",
+                                      "--allow-websocket-origin", "myserver"])
+    assert args.address == "localhost" and args.allow_websocket_origin == ["[::1]:5006", "myserver"]
+
+
+def test_figure_dpi_is_bounded(capsys):
+    assert "argument --dpi: expected an integer from 10 to 2400, got '100000'" in _error(
+        capsys, "figure", "discrete_fig2", "--out", "x.png", "--dpi", "100000")
+
+
+def test_serve_on_a_port_in_use_says_so():
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        r = subprocess.run([sys.executable, "-m", "buviz.cli", "serve", "--port", str(port)], capture_output=True,
+                           text=True, timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert f"--port {port}: the port is in use on 127.0.0.1" in r.stderr and "Traceback" not in r.stderr
 
 
 @pytest.mark.parametrize("argv, attr, value", [

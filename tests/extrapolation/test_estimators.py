@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 
 import numpy as np
@@ -12,9 +11,6 @@ from scipy.integrate import quad
 
 from buviz import extrapolation as ex
 from buviz.extrapolation import _kde
-
-FIXTURE = Path(os.environ.get("BUVIZ_CLASSEX_FIXTURE",
-                              Path(__file__).resolve().parents[3] / "shared" / "peers" / "classex_public.npz"))
 
 # ---------------------------------------------------------------------------------------- toy model
 
@@ -326,15 +322,39 @@ def test_class_sampling_floor_of_400_from_20(population_problem):
 
 @pytest.fixture(scope="module")
 def classex():
-    """The ClassEx R package's predictions on its own 1-NN simulation (see ../shared/peers/README.md).
+    """The ClassEx R package's predictions on its own 1-NN simulation (shipped with the package; see
+    buviz/data/peers/README.md).
 
     Margins are minus the Euclidean distances, as in the peer's simulation script."""
-    if not FIXTURE.exists():
-        pytest.skip(f"peer fixture {FIXTURE} not available")
-    d = dict(np.load(FIXTURE))
+    d = ex.load_classex_fixture()
     from scipy.spatial.distance import cdist
     d["margins"] = [-cdist(d["ys"][i], d["mu_hats"][i]) for i in range(len(d["sigma2"]))]
     return d
+
+
+def test_classex_fixture_is_package_data_as_its_readme_describes(classex):
+    """The fixture lives in the package (a wheel or a fresh clone has it; nothing is read from beside the
+    repository), declared as package data, with the fields and peer scores its README states."""
+    import tomllib
+
+    import buviz
+    from buviz.extrapolation._peers import CLASSEX_FIXTURE
+
+    pkg = Path(buviz.__file__).resolve().parent
+    assert CLASSEX_FIXTURE.is_relative_to(pkg) and CLASSEX_FIXTURE.is_file()
+    data = tomllib.loads((pkg.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    rel = CLASSEX_FIXTURE.relative_to(pkg / "data" / "peers")
+    assert any(rel.match(glob) for glob in data["buviz.data.peers"])
+    assert any(Path("README.md").match(glob) for glob in data["buviz.data.peers"])
+    assert classex["ys"].shape == classex["mu_hats"].shape == (30, 500, 10)
+    assert classex["ys"].dtype == np.float64
+    np.testing.assert_allclose(np.unique(classex["sigma2"]), np.arange(1, 11) * 0.05)
+    assert int(classex["k_total"]) == 2000 and int(classex["k_observed"]) == 500
+    np.testing.assert_array_equal(classex["ks_train"], 20 * np.arange(1, 26))
+    readme = (CLASSEX_FIXTURE.parent / "README.md").read_text()
+    for key, label in (("ClassExReg", "ClassExReg"), ("KDE_UCV", "KDE-UCV"), ("KDE_BCV", "KDE-BCV")):
+        score = _max_rmse_over_sigma2(classex[key], classex["truth"], classex["sigma2"])
+        assert f"{label} {score:.3f}" in readme, (label, score)
 
 
 @pytest.mark.parametrize("bw,key", [("ucv", "KDE_UCV"), ("bcv", "KDE_BCV")])
