@@ -17,18 +17,17 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 source scripts/env.sh
 $PY -m pip install -q -e ".[test]"
-# PyTorch for the torch backend's tests, CPU-only: PyPI's Linux wheel pulls about 3 GB of CUDA libraries
-# (torch 2.14.1: a 555 MB wheel and 2.4 GB of nvidia-*/triton wheels); the CPU wheel on PyTorch's own
-# index is about 190 MB. Installed only if the resolver picks a "+cpu" build; else those tests skip.
-TORCH_CPU_INDEX="${TORCH_CPU_INDEX:-https://download.pytorch.org/whl/cpu}"
+# PyTorch for the torch backend's tests, CPU-only. PyPI's Linux wheel pulls about 3 GB of CUDA libraries
+# (torch 2.14.1: a 555 MB wheel and 2.4 GB of nvidia-*/triton wheels), so torch is not in the [test]
+# extra: a CPU build is installed from the wheels pip is configured to find without an index (find-links;
+# this project's CI machines carry torch 2.13.0+cpu, 192 MB), or from TORCH_INDEX_URL when set. With neither,
+# the torch tests skip with a message.
 if ! $PY -c "import torch" 2>/dev/null; then
-    pick=$($PY -m pip install --dry-run -q --retries 1 --timeout 15 --report - torch --index-url "$TORCH_CPU_INDEX" 2>/dev/null \
-           | $PY -c "import json, sys; print(next((i['metadata']['version'] for i in json.load(sys.stdin)['install']
-                                                   if i['metadata']['name'] == 'torch'), ''))" 2>/dev/null || true)
-    if [[ "$pick" == *+cpu ]]; then
-        $PY -m pip install -q --retries 1 --timeout 15 "torch==$pick" --index-url "$TORCH_CPU_INDEX"
+    if [ -n "${TORCH_INDEX_URL:-}" ]; then
+        $PY -m pip install -q torch --index-url "$TORCH_INDEX_URL" || echo "test.sh: torch from TORCH_INDEX_URL failed" >&2
     else
-        echo "test.sh: no CPU-only torch wheel at $TORCH_CPU_INDEX: the torch backend's tests will skip" >&2
+        $PY -m pip install -q --no-index torch 2>/dev/null \
+            || echo "test.sh: no local CPU torch wheel (set TORCH_INDEX_URL to a CPU wheel index): the torch tests skip" >&2
     fi
 fi
 $PY -m ruff check buviz tests benchmarks apps scripts docs/conf.py
