@@ -51,9 +51,8 @@ import numpy as np
 from scipy.optimize import nnls
 from scipy.special import log_ndtr, ndtr, ndtri
 
-from buviz._validation import InvalidParameterError
+from buviz._validation import InvalidParameterError, Options, check_int, check_params
 
-from .._validation import check_int
 from ._core import average_accuracy_from_ranks, check_ks, check_margins, ranks_from_margins
 from ._kde import cv_bandwidths, kde_accuracy_terms, wrong_label_scores
 from ._moment import DbarFit, fit_dbar
@@ -73,6 +72,14 @@ METHODS = ("moment", "classexreg", "kde", "best")
 EXTRA_METHODS = ("probit_ml",)   # accepted by fit_extrapolator/extrapolate; not shown in the app
 CLASSEXREG_BANDWIDTHS = tuple(round(i / 10, 1) for i in range(1, 11))
 KDE_BANDWIDTHS = ("ucv", "bcv", "silverman", "scott")
+#: The one declaration of the accepted ``method`` values (:func:`fit_extrapolator`, :class:`AccuracyExtrapolator`).
+METHOD_OPTIONS = Options(*METHODS, *EXTRA_METHODS)
+
+
+def check_method(method) -> str:
+    """Return ``method`` if it names an extrapolator, else raise :class:`InvalidParameterError` naming it."""
+    check_params({"method": method}, {"method": [METHOD_OPTIONS]}, "fit_extrapolator")
+    return method
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -617,8 +624,7 @@ def fit_extrapolator(margins, labels, method: str = "classexreg", *, ks=None, ra
     classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
     the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
     """
-    if method not in METHODS + EXTRA_METHODS:
-        raise InvalidParameterError(f"method must be one of {METHODS + EXTRA_METHODS}, got {method!r}")
+    check_method(method)
     M, y = _check_problem(margins, labels)
     k1 = M.shape[1]
     ks = default_ks(k1) if ks is None else np.unique(check_ks(ks, "ks", k_max=k1))
