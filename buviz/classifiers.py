@@ -110,7 +110,6 @@ RESPONSES = ("auto", "decision_function", "predict_proba", "log_proba")
 
 
 def _is_fitted(est) -> bool:
-
     try:
         check_is_fitted(est)
     except Exception:  # NotFittedError, or a non-estimator object that check_is_fitted refuses

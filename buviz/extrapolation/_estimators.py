@@ -45,7 +45,7 @@ brain activity", *Nature* 452, 352-355, 2008. https://doi.org/10.1038/nature0671
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import numpy as np
 from scipy.optimize import nnls
@@ -478,6 +478,35 @@ def _kde_matrix(M, y, bw, scale):
     return P, h
 
 
+def _mixture_dbar(u, *, fits, weights, max_mu, symmetric, y):
+    """D̄(u) of a weighted mixture of fitted ClassExReg and KDE candidates (see :func:`_fit_candidates`)."""
+    u = np.asarray(u, dtype=float)
+    out = np.zeros(u.shape)
+    for (kind, par, obj), wt in zip(fits, weights, strict=True):
+        if kind == "classexreg":
+            out += wt * _cer_dbar(u, par, max_mu, obj, symmetric)
+        else:
+            out += wt * _empirical_dbar(u, obj, y)
+    return out
+
+
+def _mixture_predict(kt, *, fits, weights, max_mu, symmetric, y):
+    """AGA_k of a weighted mixture of fitted ClassExReg and KDE candidates (see :func:`_fit_candidates`)."""
+    out = np.zeros(len(kt))
+    for (kind, par, obj), wt in zip(fits, weights, strict=True):
+        if kind == "classexreg":
+            out += wt * (gaussian_basis(kt, par, max_mu, symmetric=symmetric) @ obj)
+        else:
+            out += wt * _kde_curve(obj, y, kt)
+    return out
+
+
+def _probit_dbar(u, *, mu, s):
+    """D̄(u) of the probit-normal model: Φ((Φ⁻¹(u) − μ) / s)."""
+    with np.errstate(divide="ignore"):
+        return ndtr((ndtri(np.clip(u, 0.0, 1.0)) - mu) / s)
+
+
 def _fit_candidates(M, y, ks, obs, cands, *, n_boot, ties, rng, symmetric=False, combine="select"):
     """Subsample-and-predict selection among candidate extrapolators (ClassExReg widths, KDE scales).
 
@@ -537,25 +566,8 @@ def _fit_candidates(M, y, ks, obs, cands, *, n_boot, ties, rng, symmetric=False,
             a = P.sum(axis=1) / (k1 - 1)
             fits.append(("kde", par, a))
 
-    def dbar(u):
-        u = np.asarray(u, dtype=float)
-        out = np.zeros(u.shape)
-        for (kind, par, obj), wt in zip(fits, weights, strict=True):
-            if kind == "classexreg":
-                out += wt * _cer_dbar(u, par, max_mu, obj, symmetric)
-            else:
-                out += wt * _empirical_dbar(u, obj, y)
-        return out
-
-    def predict(kt):
-        out = np.zeros(len(kt))
-        for (kind, par, obj), wt in zip(fits, weights, strict=True):
-            if kind == "classexreg":
-                out += wt * (gaussian_basis(kt, par, max_mu, symmetric=symmetric) @ obj)
-            else:
-                out += wt * _kde_curve(obj, y, kt)
-        return out
-
+    mixture = dict(fits=fits, weights=weights, max_mu=max_mu, symmetric=symmetric, y=y)
+    dbar, predict = partial(_mixture_dbar, **mixture), partial(_mixture_predict, **mixture)
     details = {"candidates": cands, "bootstrap_rmse": scores, "chosen": [cands[c] for c in chosen], "weights": weights,
                "max_mu": max_mu, "bootstrap_predictions": preds_boot,
                "bootstrap": None if boot is None else {"k_subsample": len(boot.subsets[0]),
@@ -644,17 +656,14 @@ def fit_extrapolator(margins, labels, method: str = "classexreg", *, ks=None, ra
                              fit.accuracy)
     if method == "probit_ml":
         mu, s = _probit_ml_fit(M, y)
-
-        def probit_dbar(u):
-            with np.errstate(divide="ignore"):
-                return ndtr((ndtri(np.clip(u, 0.0, 1.0)) - mu) / s)
-        return Extrapolation("probit_ml", k1, ks, obs, {"mu": mu, "s": s, "dbar": probit_dbar},
-                             lambda kt: _probit_ml_predict(mu, s, kt))
+        # module-level functions bound with partial (not closures), so a fitted extrapolator pickles
+        return Extrapolation("probit_ml", k1, ks, obs, {"mu": mu, "s": s, "dbar": partial(_probit_dbar, mu=mu, s=s)},
+                             partial(_probit_ml_predict, mu, s))
     if method == "kde":
         a = kde_favorability(M, y, bw=bw)
         return Extrapolation("kde", k1, ks, obs,
-                             {"bw": bw, "favorability": a, "dbar": lambda u: _empirical_dbar(u, a, y)},
-                             lambda kt: _kde_curve(a, y, kt))
+                             {"bw": bw, "favorability": a, "dbar": partial(_empirical_dbar, a=a, y=y)},
+                             partial(_kde_curve, a, y))
     if method == "classexreg":
         bws = np.atleast_1d(np.asarray(bandwidths, dtype=float))
         if bws.ndim != 1 or bws.size == 0 or not np.all(np.isfinite(bws) & (bws > 0)):
