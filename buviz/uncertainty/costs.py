@@ -42,7 +42,7 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from buviz._validation import InvalidParameterError, check_int
-from buviz.uncertainty._ops import OPS, OpCounts, distance_ops
+from buviz.uncertainty.opcounts import OPS, OpCounts, distance_ops
 from buviz.uncertainty.proposal1 import Proposal1, Proposal1Result
 from buviz.uncertainty.proposal2 import BoundaryUncertainty, BoundaryUncertaintyResult
 

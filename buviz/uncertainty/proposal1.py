@@ -35,7 +35,7 @@ from buviz._math import read_only
 from buviz._validation import RANDOM_STATE, Interval, InvalidParameterError, Options, check_int, check_Xy, fit_context
 from buviz.classifiers import Discriminant, as_discriminant
 from buviz.grid import top2
-from buviz.uncertainty._ops import OpCounts, distance_ops
+from buviz.uncertainty.opcounts import OpCounts, distance_ops
 from buviz.uncertainty.proposal2 import U_MIN
 
 __all__ = ["Proposal1", "Proposal1Result", "binary_entropy"]
@@ -497,7 +497,7 @@ class Proposal1Result:
     predicted : ndarray of shape (N,)
         Predicted classes on T.
     costs : dict
-        Step -> :class:`~buviz.uncertainty.costs.OpCounts` ("predict_T", "anchors",
+        Step -> :class:`~buviz.uncertainty.opcounts.OpCounts` ("predict_T", "anchors",
         "nearest_neighbour", "tdc", "entropy"); :func:`~buviz.uncertainty.costs.proposal1_costs`
         sums them.
     classifier_calls, classified_samples : int

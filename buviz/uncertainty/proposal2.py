@@ -336,8 +336,10 @@ class BoundaryUncertainty(BaseEstimator):
 
         Raises
         ------
+        sklearn.exceptions.NotFittedError
+            If ``fit`` was not called.
         ValueError
-            If ``fit`` was not called, or the classifier does not match the training set.
+            If the classifier does not match the training set.
 
         Warns
         -----
