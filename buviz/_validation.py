@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
-__all__ = ["InvalidParameterError", "Interval", "Options", "SequenceOf", "InstanceOf", "RANDOM_STATE",
+__all__ = ["InvalidParameterError", "Interval", "Options", "SequenceOf", "InstanceOf", "Satisfies", "RANDOM_STATE",
            "check_params", "fit_context", "check_int", "check_real", "check_X", "check_Xy"]
 
 
@@ -94,8 +94,9 @@ def check_Xy(X, y, *, min_classes: int = 2) -> tuple[np.ndarray, np.ndarray, np.
 # -- declared constraints ---------------------------------------------------------------------------
 # Every estimator declares ``_parameter_constraints``: parameter name -> list of accepted forms (any one
 # suffices). A form is ``None`` (the value None), an :class:`Interval`, :class:`Options`,
-# :class:`SequenceOf` or :class:`InstanceOf`. :func:`fit_context` checks them all before ``fit`` runs,
-# the way scikit-learn's ``_fit_context`` does; checks that need the data (``M <= N``) stay in ``fit``.
+# :class:`SequenceOf`, :class:`InstanceOf` or :class:`Satisfies`. :func:`fit_context` checks them all
+# before ``fit`` runs, the way scikit-learn's ``_fit_context`` does; checks that need the data
+# (``M <= N``) stay in ``fit``.
 
 
 class Interval:
@@ -185,6 +186,19 @@ class InstanceOf:
         return self.description
 
 
+class Satisfies:
+    """A value for which ``predicate(value)`` is true, described as ``description``."""
+
+    def __init__(self, predicate: Callable[[object], bool], *, description: str):
+        self.predicate, self.description = predicate, description
+
+    def __call__(self, value) -> bool:
+        return bool(self.predicate(value))
+
+    def __str__(self) -> str:
+        return self.description
+
+
 #: Accepted forms of a ``random_state``: None, an integer >= 0 or a numpy random generator.
 RANDOM_STATE = [None, Interval("int", 0, None),
                 InstanceOf(np.random.Generator, np.random.RandomState, description="a numpy Generator")]
@@ -203,7 +217,7 @@ def check_params(params: dict, constraints: dict, owner: str) -> None:
         Parameter name -> value (``estimator.get_params(deep=False)``).
     constraints : dict
         Parameter name -> list of accepted forms (``None``, :class:`Interval`, :class:`Options`,
-        :class:`SequenceOf`, :class:`InstanceOf`).
+        :class:`SequenceOf`, :class:`InstanceOf`, :class:`Satisfies`).
     owner : str
         The class or function the parameters belong to, named in the message.
 

@@ -20,7 +20,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import check_estimator
 
-from buviz._validation import InvalidParameterError, check_params
+from buviz._validation import RANDOM_STATE, Interval, InvalidParameterError, Options, SequenceOf, check_params
 from buviz.classifiers import PrototypeClassifier, as_discriminant
 from buviz.extrapolation import AccuracyExtrapolator
 from buviz.model_selection import perturbation_amplitude_sweep
@@ -165,3 +165,19 @@ def test_prototype_classifier_passes_scikit_learn_check_estimator():
     binary_column = "binary decision_function has one column per class (g_j of eq 35), by design"
     check_estimator(PrototypeClassifier(), expected_failed_checks={
         "check_classifiers_classes": binary_column, "check_classifiers_train": binary_column})
+
+
+def test_constraint_forms():
+    assert Interval("int", 2, None)(2) and Interval("int", 2, None)(np.int64(7)) and Interval("int", 2, None)(4.0)
+    assert not any(Interval("int", 2, None)(v) for v in (1, 2.5, True, np.nan, "3"))
+    open_left = Interval("real", 0, 1, closed="right")
+    assert open_left(1.0) and not open_left(0.0) and not open_left(np.inf)
+    assert str(open_left) == "a finite number in (0, 1]"
+    assert Options("aic")("aic") and not Options(-1)(-1.0) and not Options(1)(True)
+    seq = SequenceOf(Interval("int", 1, None))
+    assert seq([1, 3]) and seq(np.array([2, 5])) and seq(range(1, 4))
+    assert not any(seq(v) for v in ([], [0], "12", np.ones((2, 2), int), iter([1, 2])))
+    assert all(any(f is None and v is None or f is not None and f(v) for f in RANDOM_STATE)
+               for v in (None, 0, np.random.default_rng(1)))
+    with pytest.raises(InvalidParameterError, match=r"^n must be None or an integer >= 1, got 0 \(a parameter of f\)$"):
+        check_params({"n": 0}, {"n": [None, Interval("int", 1, None)]}, "f")

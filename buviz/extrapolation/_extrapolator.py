@@ -40,8 +40,8 @@ class AccuracyExtrapolator(BaseEstimator):
         Class counts k (2..k1) at which AverageTA_k is computed and fitted; default 25 values from 2 to k1.
     bw : {"ucv", "bcv", "silverman", "scott"} or float, default="ucv"
         Bandwidth rule of ``method="kde"``.
-    bandwidths : sequence of float, default=(0.1, 0.2, ..., 1.0)
-        ClassExReg kernel widths h.
+    bandwidths : float or sequence of float, default=(0.1, 0.2, ..., 1.0)
+        ClassExReg kernel widths h (> 0).
     n_boot : int, optional
         Bootstrap rounds (default 20 for ClassExReg, 40 for "best").
     basis : str, default="linear_spline"
@@ -98,7 +98,8 @@ class AccuracyExtrapolator(BaseEstimator):
         "method": [METHOD_OPTIONS],
         "ks": [None, Interval("int", 2, None), SequenceOf(Interval("int", 2, None))],
         "bw": [Options(*KDE_BANDWIDTHS, "nrd0", "nrd"), Interval("real", 0, None, closed="neither")],
-        "bandwidths": [SequenceOf(Interval("real", 0, None, closed="neither"))],
+        "bandwidths": [SequenceOf(Interval("real", 0, None, closed="neither")),
+                       Interval("real", 0, None, closed="neither")],
         "n_boot": [None, Interval("int", 1, None)],
         "basis": [Options(*BASES)],
         "m": [None, Interval("int", 1, None)],

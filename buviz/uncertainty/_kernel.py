@@ -18,6 +18,7 @@ https://doi.org/10.1007/s11265-021-01671-1
 
 from __future__ import annotations
 
+import functools
 import math
 from types import SimpleNamespace
 
@@ -40,6 +41,7 @@ _NUMPY = SimpleNamespace(
 )
 
 
+@functools.cache
 def _torch_namespace():
     import torch
 

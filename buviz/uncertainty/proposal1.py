@@ -32,7 +32,15 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from buviz._math import read_only
-from buviz._validation import RANDOM_STATE, Interval, InvalidParameterError, Options, check_int, check_Xy, fit_context
+from buviz._validation import (
+    RANDOM_STATE,
+    InstanceOf,
+    Interval,
+    InvalidParameterError,
+    check_int,
+    check_Xy,
+    fit_context,
+)
 from buviz.classifiers import Discriminant, as_discriminant
 from buviz.grid import top2
 from buviz.uncertainty.opcounts import OpCounts, distance_ops
@@ -160,7 +168,7 @@ class Proposal1(BaseEstimator):
         "i_K": [Interval("int", 1, None)],
         "N_max": [Interval("int", 1, None)],
         "N_min": [Interval("int", 0, None)],
-        "prior_correction": [Options(True, False)],
+        "prior_correction": [InstanceOf(bool, np.bool_, description="a bool")],
         "random_state": RANDOM_STATE,
     }
 

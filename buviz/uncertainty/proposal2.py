@@ -32,6 +32,7 @@ from buviz._validation import (
     Interval,
     InvalidParameterError,
     Options,
+    Satisfies,
     SequenceOf,
     check_int,
     check_params,
@@ -53,6 +54,10 @@ U_MIN = 0.0
 _PHI0 = 1.0 / np.sqrt(2 * np.pi)  # φ(0), the kernel value of a sample lying on B(Λ)
 #: Share of T̃ with a flat neighbourhood (h_x = 0) above which :class:`FlatDiscriminantWarning` is raised.
 FLAT_WARN_SHARE = 0.5
+
+
+def _is_torch_device(value) -> bool:
+    return type(value).__name__ == "device" and type(value).__module__.split(".")[0] == "torch"
 
 
 class FlatDiscriminantWarning(UserWarning):
@@ -132,7 +137,7 @@ class BoundaryUncertainty(BaseEstimator):
     array_backend : {"numpy", "torch"}, default="numpy"
         Where the per-status (N, M) work runs. "torch" runs it with PyTorch on ``device`` (e.g.
         "cuda" for a GPU; PyTorch is then required); results equal the numpy path to rounding.
-    device : str or None, default=None
+    device : str, torch.device or None, default=None
         PyTorch device for ``array_backend="torch"`` (default "cuda" if available, else "cpu").
     n_jobs : int, default=2
         Threads for the chunked (N, M) work and the KD-tree query (-1: all cores).
@@ -182,7 +187,8 @@ class BoundaryUncertainty(BaseEstimator):
         "weight_tol": [Interval("real", 0, None)],
         "chunk_size": [None, Interval("int", 1, None)],
         "array_backend": [Options("numpy", "torch")],
-        "device": [None, InstanceOf(str, description="a torch device name such as 'cpu' or 'cuda'")],
+        "device": [None, InstanceOf(str, description="a torch device name such as 'cpu' or 'cuda'"),
+                   Satisfies(_is_torch_device, description="a torch.device")],
         "n_jobs": [None, Options(-1), Interval("int", 1, None)],
         "random_state": RANDOM_STATE,
     }
