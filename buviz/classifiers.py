@@ -13,8 +13,19 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from buviz._validation import InvalidParameterError, check_int, check_real, check_X, check_Xy
+from buviz._validation import (
+    RANDOM_STATE,
+    Interval,
+    InvalidParameterError,
+    SequenceOf,
+    check_int,
+    check_real,
+    check_X,
+    check_Xy,
+    fit_context,
+)
 from buviz.grid import near_boundaryness, top2, top2_difference
 
 __all__ = [
@@ -99,8 +110,6 @@ RESPONSES = ("auto", "decision_function", "predict_proba", "log_proba")
 
 
 def _is_fitted(est) -> bool:
-    from sklearn.utils.validation import check_is_fitted
-
     try:
         check_is_fitted(est)
     except Exception:  # NotFittedError, or a non-estimator object that check_is_fitted refuses
@@ -220,6 +229,16 @@ def as_discriminant(source, n_classes: int | None = None, name: str = "", *, cla
                                 f"callable X -> (n, J)")
 
 
+def _sklearn_checked(check):
+    """Run a scikit-learn input check; re-raise its ValueError as InvalidParameterError (same message)."""
+    try:
+        return check()
+    except InvalidParameterError:
+        raise
+    except ValueError as exc:
+        raise InvalidParameterError(str(exc)) from None
+
+
 class PrototypeClassifier(ClassifierMixin, BaseEstimator):
     """Prototype-based classifier (PBC, Ha et al. 2021, eq 35): g_j(x) = −min_k ||x − p_j^k||.
 
@@ -245,6 +264,16 @@ class PrototypeClassifier(ClassifierMixin, BaseEstimator):
         The labels, in column order.
     n_features_in_ : int
         Features seen by ``fit``.
+    n_iter_ : ndarray of int
+        K-means iterations run for each class (0 for :meth:`from_prototypes`).
+
+    Notes
+    -----
+    Input is checked by scikit-learn's ``validate_data`` (dense, finite, 2-D, the same number of
+    features in ``predict`` as in ``fit``); its errors are re-raised as
+    :class:`~buviz._validation.InvalidParameterError` with scikit-learn's message. Unlike
+    scikit-learn's binary classifiers, ``decision_function`` returns one column per class for
+    two classes too: the discriminants g_j(x) of eq 35, which the estimators of this package read.
 
     References
     ----------
@@ -253,12 +282,20 @@ class PrototypeClassifier(ClassifierMixin, BaseEstimator):
     https://doi.org/10.1007/s11265-021-01671-1
     """
 
-    def __init__(self, n_prototypes=1, *, max_iter: int = 20, n_init: int = 1, random_state=0):
+    _parameter_constraints: dict = {
+        "n_prototypes": [Interval("int", 1, None), SequenceOf(Interval("int", 1, None))],
+        "max_iter": [Interval("int", 1, None)],
+        "n_init": [Interval("int", 1, None)],
+        "random_state": RANDOM_STATE,
+    }
+
+    def __init__(self, *, n_prototypes=1, max_iter: int = 20, n_init: int = 1, random_state=0):
         self.n_prototypes = n_prototypes
         self.max_iter = max_iter
         self.n_init = n_init
         self.random_state = random_state
 
+    @fit_context
     def fit(self, X, y) -> PrototypeClassifier:
         """Find each class's prototypes by K-means.
 
@@ -277,21 +314,29 @@ class PrototypeClassifier(ClassifierMixin, BaseEstimator):
         Raises
         ------
         InvalidParameterError
-            If ``n_prototypes`` is not between 1 and the size of a class.
+            If a parameter is outside its declared constraints (``_parameter_constraints``), or
+            ``n_prototypes`` exceeds the size of a class.
         """
         from sklearn.cluster import KMeans
+        from sklearn.utils.multiclass import check_classification_targets
 
-        X, y, classes = check_Xy(X, y)
+        X, y = _sklearn_checked(lambda: validate_data(self, X, y, dtype=np.float64))
+        _sklearn_checked(lambda: check_classification_targets(y))
+        classes, y = np.unique(y, return_inverse=True)
         J = len(classes)
+        if J < 2:
+            raise InvalidParameterError(f"y must hold at least 2 classes, got 1 class ({classes[0]!r})")
         ks = np.broadcast_to(np.asarray(self.n_prototypes), (J,))
         self.prototypes_: list[np.ndarray] = []
+        n_iter = []
         for j in range(J):
             Xj = X[y == j]
             k = check_int(ks[j], "n_prototypes", low=1, high=len(Xj))
             km = KMeans(k, max_iter=self.max_iter, n_init=self.n_init, random_state=self.random_state).fit(Xj)
             self.prototypes_.append(km.cluster_centers_)
+            n_iter.append(km.n_iter_)
         self.classes_ = classes
-        self.n_features_in_ = X.shape[1]
+        self.n_iter_ = np.asarray(n_iter)
         return self
 
     @classmethod
@@ -312,6 +357,7 @@ class PrototypeClassifier(ClassifierMixin, BaseEstimator):
         obj.prototypes_ = [np.atleast_2d(np.asarray(p, dtype=float)) for p in prototypes]
         obj.classes_ = np.arange(len(prototypes))
         obj.n_features_in_ = obj.prototypes_[0].shape[1]
+        obj.n_iter_ = np.zeros(len(prototypes), dtype=int)
         return obj
 
     def decision_function(self, X) -> np.ndarray:
@@ -327,10 +373,8 @@ class PrototypeClassifier(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples, n_classes)
             Minus the distance to each class's nearest prototype.
         """
-        from sklearn.utils.validation import check_is_fitted
-
         check_is_fitted(self)
-        X = check_X(X, n_features=self.n_features_in_)
+        X = _sklearn_checked(lambda: validate_data(self, X, reset=False, dtype=np.float64))
         return np.column_stack([-cdist(X, p).min(1) for p in self.prototypes_])
 
     def predict(self, X) -> np.ndarray:
@@ -346,6 +390,7 @@ class PrototypeClassifier(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
             Labels from ``classes_``.
         """
+        check_is_fitted(self)
         return self.classes_[np.argmax(self.decision_function(X), axis=1)]
 
 

@@ -38,7 +38,8 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from buviz._validation import InvalidParameterError, check_Xy
+from buviz._validation import Interval, InvalidParameterError, Options, SequenceOf, check_params, check_Xy
+from buviz.uncertainty.neighbours import PERTURBATION_MODES
 from buviz.uncertainty.proposal2 import BoundaryUncertainty
 
 __all__ = ["UncertaintyScorer", "TrainingSetSplit", "SelectionResult", "select_by_uncertainty",
@@ -333,23 +334,6 @@ def select_by_uncertainty(estimator, param_grid, X, y, *, uncertainty: BoundaryU
     return SelectionResult(table, best, fitted[best] if refit else None, scorer)
 
 
-def _with_perturbation(bu: BoundaryUncertainty, amplitude: float, mode: str, random_state) -> BoundaryUncertainty:
-    """A copy of a fitted ``bu`` whose T̃ is redrawn with amplitude ``amplitude`` and ``mode``.
-
-    N^M(x), ||x − x⁽¹⁾|| and Î* do not depend on T̃, so they are shared; T̃ is drawn from
-    ``numpy.random.default_rng(random_state)`` exactly as :meth:`BoundaryUncertainty.fit` draws it.
-    """
-    import copy
-
-    from buviz.uncertainty.neighbours import perturbed_training_set
-
-    out = copy.copy(bu)
-    out.perturbation, out.perturbation_mode = float(amplitude), mode
-    out.X_tilde_ = perturbed_training_set(bu.X_, bu.nn_distance_, amplitude, mode,
-                                          random_state=np.random.default_rng(random_state))
-    return out
-
-
 def _predict(model, X, classes) -> np.ndarray:
     """Labels predicted by a scikit-learn classifier, or by a discriminant callable (argmax of g)."""
     if hasattr(model, "predict"):
@@ -402,6 +386,11 @@ def perturbation_amplitude_sweep(X_train, y_train, X_test, y_test, *, estimator=
         ``mode``, ``amplitude``, ``U_tr``, ``U_te``, ``error_tilde`` (error on T̃ of the training
         set), ``L_tr`` (training error), ``L_te`` (test error, all test points).
 
+    Raises
+    ------
+    InvalidParameterError
+        If ``values``, ``fitted_models``, ``amplitudes`` or ``modes`` is invalid.
+
     Notes
     -----
     The neighbourhoods, ||x − x⁽¹⁾|| and Î* do not depend on T̃: they are computed once per input
@@ -419,16 +408,16 @@ def perturbation_amplitude_sweep(X_train, y_train, X_test, y_test, *, estimator=
         _check_estimator(estimator)
     values = [2.0**k for k in range(-6, 7)] if values is None else list(values)
     if not values:
-        raise ValueError("values must hold at least one candidate")
+        raise InvalidParameterError("values must hold at least one candidate")
     if fitted_models is not None and len(fitted_models) != len(values):
-        raise ValueError(f"fitted_models must hold one model per value ({len(values)}), got {len(fitted_models)}")
+        raise InvalidParameterError(f"fitted_models must hold one model per value ({len(values)}), "
+                                    f"got {len(fitted_models)}")
+    check_params({"amplitudes": amplitudes, "modes": modes},
+                 {"amplitudes": [SequenceOf(Interval("real", 0, None))],
+                  "modes": [SequenceOf(Options(*PERTURBATION_MODES))]},
+                 "perturbation_amplitude_sweep")
     amplitudes = [float(a) for a in amplitudes]
-    if not amplitudes or min(amplitudes) < 0:
-        raise ValueError(f"amplitudes must be a non-empty sequence of numbers >= 0, got {amplitudes}")
     modes = list(modes)
-    for mode in modes:
-        if mode not in ("features", "scalar"):
-            raise ValueError(f"modes must hold 'features' and/or 'scalar', got {mode!r}")
     Xtr, _, _ = check_Xy(X_train, y_train)
     Xte, _, _ = check_Xy(X_test, y_test)
     ytr, yte = np.asarray(y_train), np.asarray(y_test)
@@ -436,8 +425,7 @@ def perturbation_amplitude_sweep(X_train, y_train, X_test, y_test, *, estimator=
     base_tr = BoundaryUncertainty(M=min(M, len(Xtr)), K=K, random_state=random_state).fit(Xtr, ytr)
     base_te = BoundaryUncertainty(M=min(M, n_te), K=K, random_state=random_state).fit(Xte[:n_te], yte[:n_te])
     laws = [(mode, a) for mode in modes for a in amplitudes]
-    bus = {law: (_with_perturbation(base_tr, law[1], law[0], random_state),
-                 _with_perturbation(base_te, law[1], law[0], random_state)) for law in laws}
+    bus = {(mode, a): (base_tr.with_perturbation(a, mode), base_te.with_perturbation(a, mode)) for mode, a in laws}
     rows = []
     for n, value in enumerate(values):
         if fitted_models is None:

@@ -45,15 +45,14 @@ brain activity", *Nature* 452, 352-355, 2008. https://doi.org/10.1038/nature0671
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import numpy as np
 from scipy.optimize import nnls
 from scipy.special import log_ndtr, ndtr, ndtri
 
-from buviz._validation import InvalidParameterError
+from buviz._validation import InvalidParameterError, Options, check_int, check_params
 
-from .._validation import check_int
 from ._core import average_accuracy_from_ranks, check_ks, check_margins, ranks_from_margins
 from ._kde import cv_bandwidths, kde_accuracy_terms, wrong_label_scores
 from ._moment import DbarFit, fit_dbar
@@ -73,6 +72,14 @@ METHODS = ("moment", "classexreg", "kde", "best")
 EXTRA_METHODS = ("probit_ml",)   # accepted by fit_extrapolator/extrapolate; not shown in the app
 CLASSEXREG_BANDWIDTHS = tuple(round(i / 10, 1) for i in range(1, 11))
 KDE_BANDWIDTHS = ("ucv", "bcv", "silverman", "scott")
+#: The one declaration of the accepted ``method`` values (:func:`fit_extrapolator`, :class:`AccuracyExtrapolator`).
+METHOD_OPTIONS = Options(*METHODS, *EXTRA_METHODS)
+
+
+def check_method(method) -> str:
+    """Return ``method`` if it names an extrapolator, else raise :class:`InvalidParameterError` naming it."""
+    check_params({"method": method}, {"method": [METHOD_OPTIONS]}, "fit_extrapolator")
+    return method
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -471,6 +478,35 @@ def _kde_matrix(M, y, bw, scale):
     return P, h
 
 
+def _mixture_dbar(u, *, fits, weights, max_mu, symmetric, y):
+    """D̄(u) of a weighted mixture of fitted ClassExReg and KDE candidates (see :func:`_fit_candidates`)."""
+    u = np.asarray(u, dtype=float)
+    out = np.zeros(u.shape)
+    for (kind, par, obj), wt in zip(fits, weights, strict=True):
+        if kind == "classexreg":
+            out += wt * _cer_dbar(u, par, max_mu, obj, symmetric)
+        else:
+            out += wt * _empirical_dbar(u, obj, y)
+    return out
+
+
+def _mixture_predict(kt, *, fits, weights, max_mu, symmetric, y):
+    """AGA_k of a weighted mixture of fitted ClassExReg and KDE candidates (see :func:`_fit_candidates`)."""
+    out = np.zeros(len(kt))
+    for (kind, par, obj), wt in zip(fits, weights, strict=True):
+        if kind == "classexreg":
+            out += wt * (gaussian_basis(kt, par, max_mu, symmetric=symmetric) @ obj)
+        else:
+            out += wt * _kde_curve(obj, y, kt)
+    return out
+
+
+def _probit_dbar(u, *, mu, s):
+    """D̄(u) of the probit-normal model: Φ((Φ⁻¹(u) − μ) / s)."""
+    with np.errstate(divide="ignore"):
+        return ndtr((ndtri(np.clip(u, 0.0, 1.0)) - mu) / s)
+
+
 def _fit_candidates(M, y, ks, obs, cands, *, n_boot, ties, rng, symmetric=False, combine="select"):
     """Subsample-and-predict selection among candidate extrapolators (ClassExReg widths, KDE scales).
 
@@ -530,25 +566,8 @@ def _fit_candidates(M, y, ks, obs, cands, *, n_boot, ties, rng, symmetric=False,
             a = P.sum(axis=1) / (k1 - 1)
             fits.append(("kde", par, a))
 
-    def dbar(u):
-        u = np.asarray(u, dtype=float)
-        out = np.zeros(u.shape)
-        for (kind, par, obj), wt in zip(fits, weights, strict=True):
-            if kind == "classexreg":
-                out += wt * _cer_dbar(u, par, max_mu, obj, symmetric)
-            else:
-                out += wt * _empirical_dbar(u, obj, y)
-        return out
-
-    def predict(kt):
-        out = np.zeros(len(kt))
-        for (kind, par, obj), wt in zip(fits, weights, strict=True):
-            if kind == "classexreg":
-                out += wt * (gaussian_basis(kt, par, max_mu, symmetric=symmetric) @ obj)
-            else:
-                out += wt * _kde_curve(obj, y, kt)
-        return out
-
+    mixture = dict(fits=fits, weights=weights, max_mu=max_mu, symmetric=symmetric, y=y)
+    dbar, predict = partial(_mixture_dbar, **mixture), partial(_mixture_predict, **mixture)
     details = {"candidates": cands, "bootstrap_rmse": scores, "chosen": [cands[c] for c in chosen], "weights": weights,
                "max_mu": max_mu, "bootstrap_predictions": preds_boot,
                "bootstrap": None if boot is None else {"k_subsample": len(boot.subsets[0]),
@@ -617,8 +636,7 @@ def fit_extrapolator(margins, labels, method: str = "classexreg", *, ks=None, ra
     classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
     the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
     """
-    if method not in METHODS + EXTRA_METHODS:
-        raise InvalidParameterError(f"method must be one of {METHODS + EXTRA_METHODS}, got {method!r}")
+    check_method(method)
     M, y = _check_problem(margins, labels)
     k1 = M.shape[1]
     ks = default_ks(k1) if ks is None else np.unique(check_ks(ks, "ks", k_max=k1))
@@ -638,17 +656,14 @@ def fit_extrapolator(margins, labels, method: str = "classexreg", *, ks=None, ra
                              fit.accuracy)
     if method == "probit_ml":
         mu, s = _probit_ml_fit(M, y)
-
-        def probit_dbar(u):
-            with np.errstate(divide="ignore"):
-                return ndtr((ndtri(np.clip(u, 0.0, 1.0)) - mu) / s)
-        return Extrapolation("probit_ml", k1, ks, obs, {"mu": mu, "s": s, "dbar": probit_dbar},
-                             lambda kt: _probit_ml_predict(mu, s, kt))
+        # module-level functions bound with partial (not closures), so a fitted extrapolator pickles
+        return Extrapolation("probit_ml", k1, ks, obs, {"mu": mu, "s": s, "dbar": partial(_probit_dbar, mu=mu, s=s)},
+                             partial(_probit_ml_predict, mu, s))
     if method == "kde":
         a = kde_favorability(M, y, bw=bw)
         return Extrapolation("kde", k1, ks, obs,
-                             {"bw": bw, "favorability": a, "dbar": lambda u: _empirical_dbar(u, a, y)},
-                             lambda kt: _kde_curve(a, y, kt))
+                             {"bw": bw, "favorability": a, "dbar": partial(_empirical_dbar, a=a, y=y)},
+                             partial(_kde_curve, a, y))
     if method == "classexreg":
         bws = np.atleast_1d(np.asarray(bandwidths, dtype=float))
         if bws.ndim != 1 or bws.size == 0 or not np.all(np.isfinite(bws) & (bws > 0)):

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
 
-from buviz._validation import InvalidParameterError
+from buviz._validation import RANDOM_STATE, Interval, InvalidParameterError, Options, SequenceOf, fit_context
 
 from ._core import check_ks
-from ._estimators import CLASSEXREG_BANDWIDTHS, EXTRA_METHODS, METHODS, fit_extrapolator
+from ._estimators import CLASSEXREG_BANDWIDTHS, KDE_BANDWIDTHS, METHOD_OPTIONS, fit_extrapolator
+from ._moment import BASES
+
+_NOT_FITTED = "This %(name)s is not fitted yet: call fit(margins, labels) first."
 
 __all__ = ["AccuracyExtrapolator"]
 
@@ -36,8 +40,8 @@ class AccuracyExtrapolator(BaseEstimator):
         Class counts k (2..k1) at which AverageTA_k is computed and fitted; default 25 values from 2 to k1.
     bw : {"ucv", "bcv", "silverman", "scott"} or float, default="ucv"
         Bandwidth rule of ``method="kde"``.
-    bandwidths : sequence of float, default=(0.1, 0.2, ..., 1.0)
-        ClassExReg kernel widths h.
+    bandwidths : float or sequence of float, default=(0.1, 0.2, ..., 1.0)
+        ClassExReg kernel widths h (> 0).
     n_boot : int, optional
         Bootstrap rounds (default 20 for ClassExReg, 40 for "best").
     basis : str, default="linear_spline"
@@ -61,6 +65,8 @@ class AccuracyExtrapolator(BaseEstimator):
         The class counts at which AverageTA_k was computed.
     observed_accuracy_ : ndarray
         AverageTA_k (eq 3) at ``ks_``.
+    n_features_in_ : int
+        k1, the number of margin columns seen by ``fit`` (scikit-learn's name for it).
     dbar_ : callable
         ``dbar_(u)``: the fitted D̄(u) = P(U <= u) on [0, 1]. For ClassExReg the kernel weights are
         non-negative but not forced to sum to one, so D̄(1) may differ slightly from 1; the predictions
@@ -88,7 +94,21 @@ class AccuracyExtrapolator(BaseEstimator):
     True
     """
 
-    def __init__(self, method: str = "best", *, ks=None, bw="ucv", bandwidths=CLASSEXREG_BANDWIDTHS,
+    _parameter_constraints: dict = {
+        "method": [METHOD_OPTIONS],
+        "ks": [None, Interval("int", 2, None), SequenceOf(Interval("int", 2, None))],
+        "bw": [Options(*KDE_BANDWIDTHS, "nrd0", "nrd"), Interval("real", 0, None, closed="neither")],
+        "bandwidths": [SequenceOf(Interval("real", 0, None, closed="neither")),
+                       Interval("real", 0, None, closed="neither")],
+        "n_boot": [None, Interval("int", 1, None)],
+        "basis": [Options(*BASES)],
+        "m": [None, Interval("int", 1, None)],
+        "knots": [Options("uniform", "tail")],
+        "ties": [Options("max", "random")],
+        "random_state": RANDOM_STATE,
+    }
+
+    def __init__(self, *, method: str = "best", ks=None, bw="ucv", bandwidths=CLASSEXREG_BANDWIDTHS,
                  n_boot: int | None = None, basis: str = "linear_spline", m: int | None = None,
                  knots: str = "uniform", ties: str = "max", random_state=0):
         self.method = method
@@ -102,6 +122,7 @@ class AccuracyExtrapolator(BaseEstimator):
         self.ties = ties
         self.random_state = random_state
 
+    @fit_context
     def fit(self, margins, labels) -> AccuracyExtrapolator:
         """Fit on the margins of the k1 observed classes.
 
@@ -121,10 +142,9 @@ class AccuracyExtrapolator(BaseEstimator):
         Raises
         ------
         InvalidParameterError
-            If ``method`` or another parameter is invalid.
+            If a parameter is outside its declared constraints (``_parameter_constraints``), or ``ks``
+            exceeds the number of observed classes.
         """
-        if self.method not in METHODS + EXTRA_METHODS:
-            raise InvalidParameterError(f"method must be one of {METHODS + EXTRA_METHODS}, got {self.method!r}")
         ext = fit_extrapolator(margins, labels, self.method, ks=self.ks, random_state=self.random_state,
                                basis=self.basis, m=self.m, knots=self.knots, bw=self.bw,
                                bandwidths=self.bandwidths, n_boot=self.n_boot, ties=self.ties)
@@ -133,6 +153,7 @@ class AccuracyExtrapolator(BaseEstimator):
         self.ks_ = ext.ks
         self.observed_accuracy_ = ext.observed
         self.dbar_ = ext.dbar
+        self.n_features_in_ = ext.k1
         return self
 
     def predict(self, k):
@@ -153,11 +174,10 @@ class AccuracyExtrapolator(BaseEstimator):
         ------
         InvalidParameterError
             If a k is below k1.
-        ValueError
+        sklearn.exceptions.NotFittedError
             If the estimator is not fitted.
         """
-        if not hasattr(self, "extrapolation_"):
-            raise ValueError("this AccuracyExtrapolator is not fitted yet; call fit(margins, labels) first")
+        check_is_fitted(self, "extrapolation_", msg=_NOT_FITTED)
         kk = check_ks(k, "k")
         if kk.min() < self.n_classes_observed_:
             raise InvalidParameterError(f"k must be at least the number of observed classes "
@@ -180,9 +200,8 @@ class AccuracyExtrapolator(BaseEstimator):
 
         Raises
         ------
-        ValueError
+        sklearn.exceptions.NotFittedError
             If the estimator is not fitted.
         """
-        if not hasattr(self, "extrapolation_"):
-            raise ValueError("this AccuracyExtrapolator is not fitted yet; call fit(margins, labels) first")
+        check_is_fitted(self, "extrapolation_", msg=_NOT_FITTED)
         return np.atleast_1d(self.extrapolation_.accuracy(check_ks(k, "k")))

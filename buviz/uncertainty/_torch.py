@@ -1,63 +1,80 @@
 """The per-status (N, M) work of Proposal 2 (eq 27-28, 32) on a PyTorch device, e.g. a GPU.
 
-Mirrors ``BoundaryUncertainty._chunk_work`` operation by operation; the neighbour indices and labels
-are moved to the device once per fitted estimator and kept there.
+Runs :func:`buviz.uncertainty._kernel.chunk_kernel`, the code the numpy path runs, on tensors.
+The neighbour indices and labels of a fitted training set are moved to a device once and kept in a
+module-level cache keyed by that set's arrays (weakly: an entry goes when its arrays go), so the
+estimator itself carries no tensors and stays picklable.
 """
 
 from __future__ import annotations
 
-import math
+import threading
+import weakref
 
 import numpy as np
 
-from buviz.uncertainty.proposal2 import quartile_positions
+from buviz.uncertainty._kernel import chunk_kernel
+
+__all__ = ["device_for", "kernel_on_device"]
+
+_RESIDENT: dict[tuple[int, int, str], tuple] = {}
+_LOCK = threading.Lock()
 
 
-def _device(bu):
+def device_for(name: str | None):
+    """Return the torch device ``name``, or "cuda" when available and ``name`` is None, else "cpu"."""
     import torch
 
-    name = bu.device or ("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(name)
+    return torch.device(name or ("cuda" if torch.cuda.is_available() else "cpu"))
 
 
-def _resident(bu, dev):
-    """Neighbour indices and labels on the device (cached on the estimator)."""
+def _resident(neighbours: np.ndarray, labels: np.ndarray, dev):
+    """``neighbours`` and ``labels`` as int64 tensors on ``dev``, moved once per (arrays, device)."""
     import torch
 
-    cache = getattr(bu, "_torch_cache", None)
-    if cache is None or cache[0] != (str(dev), id(bu.neighbours_)):
-        nbr = torch.as_tensor(bu.neighbours_.astype(np.int64), device=dev)
-        lab = torch.as_tensor(bu.neighbour_labels_.astype(np.int64), device=dev)
-        cache = ((str(dev), id(bu.neighbours_)), nbr, lab)
-        bu._torch_cache = cache
-    return cache[1], cache[2]
+    key = (id(neighbours), id(labels), str(dev))
+    with _LOCK:
+        hit = _RESIDENT.get(key)
+        if hit is not None and hit[0]() is neighbours and hit[1]() is labels:
+            return hit[2], hit[3]
+    nbr = torch.as_tensor(neighbours.astype(np.int64), device=dev)
+    lab = torch.as_tensor(labels.astype(np.int64), device=dev)
+
+    def forget(_ref, key=key):
+        with _LOCK:
+            _RESIDENT.pop(key, None)
+
+    with _LOCK:
+        _RESIDENT[key] = (weakref.ref(neighbours, forget), weakref.ref(labels, forget), nbr, lab)
+    return nbr, lab
 
 
-def chunk_work_torch(bu, sl: slice, g_tilde, f_all, pair_i, pair_j):
-    """(h_x, k̂^i, k̂^j) for the rows ``sl`` of T, computed with torch; returns numpy arrays."""
+def kernel_on_device(device: str | None, chunks: list[slice], g_tilde: np.ndarray, f_all: np.ndarray | None,
+                     neighbours: np.ndarray, labels: np.ndarray, pair_i: np.ndarray,
+                     pair_j: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return (h_x, k̂^i, k̂^j) for all rows, computed chunk by chunk with torch on ``device``.
+
+    Parameters
+    ----------
+    device : str or None
+        The torch device (None: "cuda" if available, else "cpu").
+    chunks : list of slice
+        Row chunks of T, as the numpy path uses them.
+    g_tilde, f_all, neighbours, labels, pair_i, pair_j : ndarray
+        As :func:`buviz.uncertainty._kernel.chunk_kernel` takes them, as numpy arrays.
+
+    Returns
+    -------
+    tuple of three ndarray of shape (N,)
+        h_x, k̂^i and k̂^j (eq 27-28, 32), back on the host as numpy arrays.
+    """
     import torch
 
-    dev = _device(bu)
-    nbr_all, lab_all = _resident(bu, dev)
-    nbr, lab = nbr_all[sl], lab_all[sl]
-    M = nbr.shape[1]
-    pi = torch.as_tensor(pair_i[sl], device=dev)
-    pj = torch.as_tensor(pair_j[sl], device=dev)
-    if f_all is not None:
-        F = torch.as_tensor(f_all, device=dev)[nbr]
-    else:
-        g = torch.as_tensor(g_tilde, device=dev)
-        F = g[nbr, pi[:, None]] - g[nbr, pj[:, None]]
-    # Silverman bandwidth (eq 32), quartiles with numpy's linear interpolation
-    sd = F.std(dim=1, correction=1)
-    S = torch.sort(F, dim=1).values
-    lo, hi, fr = quartile_positions(M)
-    q1, q3 = (S[:, lo[n]] * (1 - fr[n]) + S[:, hi[n]] * fr[n] for n in (0, 1))
-    spread = torch.minimum(sd, (q3 - q1) / 1.34)
-    spread = torch.where(spread > 0, spread, sd)
-    h = 0.9 * spread * M ** (-0.2)
-    inv_h = torch.where(h > 0, 1.0 / torch.where(h > 0, h, torch.ones_like(h)), torch.zeros_like(h))
-    Z = torch.exp(-0.5 * (F * inv_h[:, None]) ** 2) * (h > 0).to(F.dtype)[:, None] / math.sqrt(2 * math.pi)
-    k_i = (Z * (lab == pi[:, None])).sum(1)
-    k_j = (Z * (lab == pj[:, None])).sum(1)
-    return h.cpu().numpy(), k_i.cpu().numpy(), k_j.cpu().numpy()
+    dev = device_for(device)
+    nbr, lab = _resident(neighbours, labels, dev)
+    g = torch.as_tensor(g_tilde, device=dev)
+    f = None if f_all is None else torch.as_tensor(f_all, device=dev)
+    pi = torch.as_tensor(pair_i, device=dev)
+    pj = torch.as_tensor(pair_j, device=dev)
+    parts = [chunk_kernel(sl, g, f, nbr, lab, pi, pj) for sl in chunks]
+    return tuple(torch.cat([p[n] for p in parts]).cpu().numpy() for n in range(3))

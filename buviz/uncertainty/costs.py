@@ -36,18 +36,18 @@ https://doi.org/10.1007/s11265-021-01671-1
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 import pandas as pd
+from sklearn.utils.validation import check_is_fitted
 
 from buviz._validation import InvalidParameterError, check_int
+from buviz.uncertainty.opcounts import OPS, OpCounts, distance_ops
+from buviz.uncertainty.proposal1 import Proposal1, Proposal1Result
+from buviz.uncertainty.proposal2 import BoundaryUncertainty, BoundaryUncertaintyResult
 
 __all__ = ["OpCounts", "OPS", "distance_ops", "proposal1_costs", "proposal2_costs", "gains", "table3",
            "TABLE2", "TABLE3_PRINTED"]
-
-#: Elementary costs compared by Table 3 (plus c_exp, which has no gain: Proposal 1 has none).
-OPS = ("add", "mul", "comp", "exp", "CL")
 
 #: (N, d, J) of the real-life datasets of Table 3 (from Table 2 of the paper).
 TABLE2 = {
@@ -65,115 +65,6 @@ TABLE3_PRINTED = {
     "Landsat": (1e3, 1e3, 2e1, 2e1),
     "Spambase": (2e3, 2e3, 2e1, 2e1),
 }
-
-
-@dataclass
-class OpCounts:
-    """Counts of elementary operations (Ha et al. 2021, §5).
-
-    Counts add with ``+`` and scale with ``*``; c_CL is charged per classified sample.
-
-    Parameters
-    ----------
-    add : float, default=0.0
-        Additions (subtractions included).
-    mul : float, default=0.0
-        Multiplications.
-    comp : float, default=0.0
-        Comparisons.
-    exp : float, default=0.0
-        Exponentials.
-    log : float, default=0.0
-        Logarithms (left out of the gains).
-    cl_calls : float, default=0.0
-        Classifier calls.
-    cl_samples : float, default=0.0
-        Classified samples.
-
-    References
-    ----------
-    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
-    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
-    https://doi.org/10.1007/s11265-021-01671-1
-    """
-
-    add: float = 0.0
-    mul: float = 0.0
-    comp: float = 0.0
-    exp: float = 0.0
-    log: float = 0.0
-    cl_calls: float = 0.0
-    cl_samples: float = 0.0
-
-    def __add__(self, other: OpCounts) -> OpCounts:
-        return OpCounts(**{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)})
-
-    def __mul__(self, k: float) -> OpCounts:
-        return OpCounts(**{f.name: getattr(self, f.name) * k for f in fields(self)})
-
-    __rmul__ = __mul__
-
-    def as_dict(self) -> dict[str, float]:
-        """Return the counts as a dict.
-
-        Returns
-        -------
-        dict of str to float
-            Field name -> count.
-        """
-        return asdict(self)
-
-    def get(self, op: str) -> float:
-        """Return the count of one operation.
-
-        Parameters
-        ----------
-        op : str
-            A field name or an entry of :data:`OPS` (``"CL"`` is the number of classified samples).
-
-        Returns
-        -------
-        float
-            The count.
-        """
-        return self.cl_samples if op == "CL" else getattr(self, op)
-
-    @staticmethod
-    def total(parts) -> OpCounts:
-        """Return the sum of several counts.
-
-        Parameters
-        ----------
-        parts : iterable of OpCounts
-            The counts to add.
-
-        Returns
-        -------
-        OpCounts
-            Their sum (zero for no parts).
-        """
-        out = OpCounts()
-        for p in parts:
-            out = out + p
-        return out
-
-
-def distance_ops(n_distances: float, d: int) -> OpCounts:
-    """Return the cost of squared Euclidean distances: (2d − 1) additions and d multiplications each.
-
-    Parameters
-    ----------
-    n_distances : float
-        Number of distances.
-    d : int
-        Dimension.
-
-    Returns
-    -------
-    OpCounts
-        Their additions and multiplications.
-    """
-    return OpCounts(add=n_distances * (2 * d - 1), mul=n_distances * d)
 
 
 def _jlogj(J: int) -> float:
@@ -219,7 +110,7 @@ def proposal1_costs(source=None, *, N: int | None = None, d: int | None = None, 
     ------
     InvalidParameterError
         If ``source`` is of another type, or a count is out of range.
-    ValueError
+    sklearn.exceptions.NotFittedError
         If ``source`` is an unfitted estimator.
 
     References
@@ -228,13 +119,11 @@ def proposal1_costs(source=None, *, N: int | None = None, d: int | None = None, 
     Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
     https://doi.org/10.1007/s11265-021-01671-1
     """
-    from buviz.uncertainty.proposal1 import Proposal1, Proposal1Result
-
     if isinstance(source, Proposal1Result):
         return OpCounts.total(source.costs.values())
     if isinstance(source, Proposal1):
-        if not hasattr(source, "X_"):
-            raise ValueError("source: call fit(X, y) before counting its costs")
+        check_is_fitted(source, "X_", msg="source: this %(name)s is not fitted yet: call fit(X, y) before "
+                                          "counting its costs")
         N, d = source.X_.shape
         J = source.n_classes_
         R_A, i_max, R_T, i_K, N_max = (source.R_A_, source.i_max, source.R_T, source.i_K, source.N_max)
@@ -297,7 +186,7 @@ def proposal2_costs(source=None, *, N: int | None = None, M: int = 40, J: int | 
     ------
     InvalidParameterError
         If ``source`` is of another type, ``mode`` is unknown or a count is out of range.
-    ValueError
+    sklearn.exceptions.NotFittedError
         If ``source`` is an unfitted estimator.
 
     References
@@ -306,15 +195,13 @@ def proposal2_costs(source=None, *, N: int | None = None, M: int = 40, J: int | 
     Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
     https://doi.org/10.1007/s11265-021-01671-1
     """
-    from buviz.uncertainty.proposal2 import BoundaryUncertainty, BoundaryUncertaintyResult
-
     if isinstance(source, BoundaryUncertaintyResult):
         N, M = source.neighbours.shape
         J = source.g_tilde.shape[1]
         d = source.X.shape[1]
     elif isinstance(source, BoundaryUncertainty):
-        if not hasattr(source, "neighbours_"):
-            raise ValueError("source: call fit(X, y) before counting its costs")
+        check_is_fitted(source, "neighbours_", msg="source: this %(name)s is not fitted yet: call fit(X, y) "
+                                                   "before counting its costs")
         N, M = source.neighbours_.shape
         J = source.n_classes_
         d = source.X_.shape[1]

@@ -28,12 +28,22 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.spatial import cKDTree
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
 
 from buviz._math import read_only
-from buviz._validation import InvalidParameterError, check_int, check_Xy
+from buviz._validation import (
+    RANDOM_STATE,
+    InstanceOf,
+    Interval,
+    InvalidParameterError,
+    check_int,
+    check_Xy,
+    fit_context,
+)
 from buviz.classifiers import Discriminant, as_discriminant
 from buviz.grid import top2
-from buviz.uncertainty.costs import OpCounts, distance_ops
+from buviz.uncertainty.opcounts import OpCounts, distance_ops
 from buviz.uncertainty.proposal2 import U_MIN
 
 __all__ = ["Proposal1", "Proposal1Result", "binary_entropy"]
@@ -66,8 +76,11 @@ def binary_entropy(p: np.ndarray) -> np.ndarray:
     return np.clip(h / _LN2, 0.0, 1.0)
 
 
-class Proposal1:
+class Proposal1(BaseEstimator):
     """Boundary uncertainty of classifier statuses, Proposal 1 (Û⁽¹⁾, eq 11): the paper's baseline.
+
+    A scikit-learn estimator (``get_params``, ``set_params``, ``clone``): ``fit(X, y)`` stores the
+    training set, ``evaluate(classifier)`` scores one classifier status.
 
     Parameters
     ----------
@@ -104,6 +117,10 @@ class Proposal1:
         Its labels as codes 0..J-1.
     n_classes_ : int
         J.
+    classes_ : ndarray
+        The original labels, ``classes_[code]``.
+    n_features_in_ : int
+        d.
     R_A_ : int
         The R_A used.
     tree_ : scipy.spatial.cKDTree
@@ -144,8 +161,19 @@ class Proposal1:
     https://doi.org/10.1007/s11265-021-01671-1
     """
 
-    def __init__(self, R_A: int | None = None, i_max: int = 20, R_T: int = 10, i_K: int = 20,
-                 N_max: int = 40, N_min: int = 10, *, prior_correction: bool = True, random_state=0):
+    _parameter_constraints: dict = {
+        "R_A": [None, Interval("int", 1, None)],
+        "i_max": [Interval("int", 1, None)],
+        "R_T": [Interval("int", 1, None)],
+        "i_K": [Interval("int", 1, None)],
+        "N_max": [Interval("int", 1, None)],
+        "N_min": [Interval("int", 0, None)],
+        "prior_correction": [InstanceOf(bool, np.bool_, description="a bool")],
+        "random_state": RANDOM_STATE,
+    }
+
+    def __init__(self, *, R_A: int | None = None, i_max: int = 20, R_T: int = 10, i_K: int = 20,
+                 N_max: int = 40, N_min: int = 10, prior_correction: bool = True, random_state=0):
         self.R_A = R_A
         self.i_max = i_max
         self.R_T = R_T
@@ -155,16 +183,7 @@ class Proposal1:
         self.prior_correction = prior_correction
         self.random_state = random_state
 
-    def _check_params(self, N: int) -> None:
-        self.R_A_ = N if self.R_A is None else check_int(self.R_A, "R_A", low=1)
-        check_int(self.i_max, "i_max", low=1)
-        check_int(self.R_T, "R_T", low=1)
-        check_int(self.i_K, "i_K", low=1)
-        N_max = check_int(self.N_max, "N_max", low=1)
-        N_min = check_int(self.N_min, "N_min", low=0)
-        if N_min >= N_max:
-            raise InvalidParameterError(f"N_min must be smaller than N_max, got N_min={N_min}, N_max={N_max}")
-
+    @fit_context
     def fit(self, X, y) -> Proposal1:
         """Store the training set and build the KD-tree used for the anchors' nearest neighbours.
 
@@ -183,13 +202,18 @@ class Proposal1:
         Raises
         ------
         InvalidParameterError
-            If a parameter is out of range (e.g. ``N_min`` >= ``N_max``).
+            If a parameter is outside its declared constraints (``_parameter_constraints``) or
+            ``N_min`` >= ``N_max``.
         """
         t0 = time.perf_counter()
+        if self.N_min >= self.N_max:
+            raise InvalidParameterError(f"N_min must be smaller than N_max, got N_min={self.N_min}, "
+                                        f"N_max={self.N_max}")
         X, y, classes = check_Xy(X, y)
-        self._check_params(len(X))
+        self.R_A_ = len(X) if self.R_A is None else int(self.R_A)
         self.X_, self.y_, self.classes_ = X, y, classes
         self.n_classes_ = len(classes)
+        self.n_features_in_ = X.shape[1]
         self.tree_ = cKDTree(X)
         self.fit_time_ = time.perf_counter() - t0
         return self
@@ -222,7 +246,7 @@ class Proposal1:
         k, l = pred[pairs[:, 0]].copy(), pred[pairs[:, 1]].copy()
         ops = OpCounts()
         t_cl = 0.0
-        for _ in range(check_int(self.i_max, "i_max", low=1)):
+        for _ in range(int(self.i_max)):
             xm = 0.5 * (xa + xb)
             t0 = time.perf_counter()
             gm = disc(xm)
@@ -336,16 +360,17 @@ class Proposal1:
 
         Raises
         ------
+        sklearn.exceptions.NotFittedError
+            If ``fit`` was not called.
         ValueError
-            If ``fit`` was not called or the status has another number of classes.
+            If the status has another number of classes or returns NaN.
         """
-        if not hasattr(self, "X_"):
-            raise ValueError("call fit(X, y) before evaluate")
+        check_is_fitted(self, "tree_", msg="This %(name)s instance is not fitted yet: call fit(X, y) on the "
+                                           "training set before evaluate.")
         disc = as_discriminant(discriminant, n_classes=self.n_classes_)
         if disc.n_classes != self.n_classes_:
             raise ValueError(f"discriminant has {disc.n_classes} classes, "
                              f"the training set has {self.n_classes_}")
-        self._check_params(len(self.X_))
         t0 = time.perf_counter()
         calls0, samples0 = disc.n_calls, disc.n_evaluated
         X, y, J = self.X_, self.y_, self.n_classes_
@@ -480,7 +505,7 @@ class Proposal1Result:
     predicted : ndarray of shape (N,)
         Predicted classes on T.
     costs : dict
-        Step -> :class:`~buviz.uncertainty.costs.OpCounts` ("predict_T", "anchors",
+        Step -> :class:`~buviz.uncertainty.opcounts.OpCounts` ("predict_T", "anchors",
         "nearest_neighbour", "tdc", "entropy"); :func:`~buviz.uncertainty.costs.proposal1_costs`
         sums them.
     classifier_calls, classified_samples : int

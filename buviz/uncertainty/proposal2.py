@@ -21,26 +21,43 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils.validation import check_is_fitted
 
 from buviz._math import read_only
-from buviz._validation import InvalidParameterError, check_int, check_real, check_Xy
+from buviz._validation import (
+    RANDOM_STATE,
+    InstanceOf,
+    Interval,
+    InvalidParameterError,
+    Options,
+    Satisfies,
+    SequenceOf,
+    check_int,
+    check_params,
+    check_Xy,
+    fit_context,
+)
 from buviz.classifiers import Discriminant, as_discriminant, boundary_score
 from buviz.grid import top2, top2_difference
-from buviz.uncertainty.neighbours import neighbourhoods, perturbed_training_set
-from buviz.uncertainty.prototypes import DEFAULT_K_RANGE, TruePairEstimate, estimate_true_pairs
+from buviz.uncertainty._kernel import chunk_kernel, neighbourhood_values, quartile_positions, silverman_bandwidth
+from buviz.uncertainty.neighbours import PERTURBATION_MODES, neighbourhoods, perturbed_training_set
+from buviz.uncertainty.prototypes import AIC_FORMS, DEFAULT_K_RANGE, TruePairEstimate, estimate_true_pairs
 
 __all__ = ["BoundaryUncertainty", "BoundaryUncertaintyResult", "U_MAX", "U_MIN", "local_uncertainty",
-           "silverman_bandwidth", "neighbourhood_values", "FlatDiscriminantWarning", "FeatureMismatchWarning"]
+           "silverman_bandwidth", "neighbourhood_values", "quartile_positions", "FlatDiscriminantWarning",
+           "FeatureMismatchWarning"]
 
 U_MAX = 1.0
 U_MIN = 0.0
-_SQRT_2PI = np.sqrt(2 * np.pi)
-_PHI0 = 1.0 / _SQRT_2PI  # φ(0), the kernel value of a sample lying on B(Λ)
+_PHI0 = 1.0 / np.sqrt(2 * np.pi)  # φ(0), the kernel value of a sample lying on B(Λ)
 #: Share of T̃ with a flat neighbourhood (h_x = 0) above which :class:`FlatDiscriminantWarning` is raised.
 FLAT_WARN_SHARE = 0.5
+
+
+def _is_torch_device(value) -> bool:
+    return type(value).__name__ == "device" and type(value).__module__.split(".")[0] == "torch"
 
 
 class FlatDiscriminantWarning(UserWarning):
@@ -79,93 +96,6 @@ def local_uncertainty(posterior: np.ndarray) -> np.ndarray:
     https://doi.org/10.1007/s11265-021-01671-1
     """
     return 1.0 - np.abs(2.0 * posterior - 1.0)
-
-
-def quartile_positions(M: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Sorted-row positions (lo, hi) and weights of Q1 and Q3 with numpy's linear interpolation."""
-    q = np.array([0.25, 0.75]) * (M - 1)
-    lo = np.floor(q).astype(int)
-    return lo, np.minimum(lo + 1, M - 1), q - lo
-
-
-def _row_quartile_gap(F: np.ndarray) -> np.ndarray:
-    """Row-wise IQR (for M ~ 40 a row sort beats np.percentile)."""
-    S = np.sort(F, axis=1)
-    lo, hi, frac = quartile_positions(F.shape[1])
-    q1, q3 = (S[:, lo[n]] * (1 - frac[n]) + S[:, hi[n]] * frac[n] for n in (0, 1))
-    return q3 - q1
-
-
-def silverman_bandwidth(F: np.ndarray) -> np.ndarray:
-    """Return Silverman's bandwidth h_x = 0.9 · min(σ̂_x, IQR_x / 1.34) · M^(−1/5) per row (eq 32).
-
-    Ha et al. (2021) typeset M^(−1/5) inside the min; the standard rule (and this code) has it
-    outside. Where min(σ̂, IQR/1.34) = 0 the rule falls back to σ̂ (§4.4.2); a row with σ̂ = 0
-    gets h = 0.
-
-    Parameters
-    ----------
-    F : ndarray of shape (N, M)
-        Neighbourhood values f(x̃'_m; Λ), one row per training sample.
-
-    Returns
-    -------
-    ndarray of shape (N,)
-        h_x, the kernel bandwidth of each row.
-
-    References
-    ----------
-    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
-    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
-    https://doi.org/10.1007/s11265-021-01671-1
-    """
-    M = F.shape[1]
-    sd = F.std(axis=1, ddof=1)
-    spread = np.minimum(sd, _row_quartile_gap(F) / 1.34)
-    spread = np.where(spread > 0, spread, sd)
-    return 0.9 * spread * M ** (-0.2)
-
-
-def neighbourhood_values(g_tilde: np.ndarray, neighbours: np.ndarray, pair_i: np.ndarray, pair_j: np.ndarray,
-                         rows: slice | np.ndarray = slice(None)) -> np.ndarray:
-    """Return F[x, m] = f_{i(x;Λ) j(x;Λ)}(x̃'_m; Λ) for x'_m ∈ N^M(x), the argument of eq 27.
-
-    Ha et al. (2021), eq 27: the discriminant difference of the classifier's top-2 pair at x, read at
-    the perturbed members x̃'_m of x's neighbourhood.
-
-    Parameters
-    ----------
-    g_tilde : ndarray of shape (N, J)
-        The status's discriminants on T̃.
-    neighbours : ndarray of shape (N, M)
-        Indices of N^M(x), x itself in column 0.
-    pair_i, pair_j : ndarray of shape (N,)
-        The classifier's top-2 pair at each training sample.
-    rows : slice or ndarray, default=slice(None)
-        The training samples (rows of T) to compute.
-
-    Returns
-    -------
-    ndarray of shape (n_rows, M)
-        The neighbourhood values of each requested row.
-
-    References
-    ----------
-    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
-    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
-    https://doi.org/10.1007/s11265-021-01671-1
-    """
-    nbr = neighbours[rows]
-    if g_tilde.shape[1] == 2:
-        return (g_tilde[:, 0] - g_tilde[:, 1])[nbr]
-    return g_tilde[nbr, pair_i[rows][:, None]] - g_tilde[nbr, pair_j[rows][:, None]]
-
-
-@dataclass
-class _Chunk:
-    h: np.ndarray
-    k_i: np.ndarray
-    k_j: np.ndarray
 
 
 class BoundaryUncertainty(BaseEstimator):
@@ -207,7 +137,7 @@ class BoundaryUncertainty(BaseEstimator):
     array_backend : {"numpy", "torch"}, default="numpy"
         Where the per-status (N, M) work runs. "torch" runs it with PyTorch on ``device`` (e.g.
         "cuda" for a GPU; PyTorch is then required); results equal the numpy path to rounding.
-    device : str or None, default=None
+    device : str, torch.device or None, default=None
         PyTorch device for ``array_backend="torch"`` (default "cuda" if available, else "cpu").
     n_jobs : int, default=2
         Threads for the chunked (N, M) work and the KD-tree query (-1: all cores).
@@ -246,8 +176,25 @@ class BoundaryUncertainty(BaseEstimator):
     https://doi.org/10.1007/s11265-021-01671-1
     """
 
-    def __init__(self, M: int = 40, K="aic", perturbation: float = 0.5, perturbation_mode: str = "features",
-                 *, K_range=DEFAULT_K_RANGE, kmeans_iter: int = 20, aic_form: str = "literal",
+    _parameter_constraints: dict = {
+        "M": [Interval("int", 2, None)],
+        "K": [Options("aic"), Interval("int", 1, None), SequenceOf(Interval("int", 1, None))],
+        "perturbation": [Interval("real", 0, None)],
+        "perturbation_mode": [Options(*PERTURBATION_MODES)],
+        "K_range": [SequenceOf(Interval("int", 1, None))],
+        "kmeans_iter": [Interval("int", 1, None)],
+        "aic_form": [Options(*AIC_FORMS)],
+        "weight_tol": [Interval("real", 0, None)],
+        "chunk_size": [None, Interval("int", 1, None)],
+        "array_backend": [Options("numpy", "torch")],
+        "device": [None, InstanceOf(str, description="a torch device name such as 'cpu' or 'cuda'"),
+                   Satisfies(_is_torch_device, description="a torch.device")],
+        "n_jobs": [None, Options(-1), Interval("int", 1, None)],
+        "random_state": RANDOM_STATE,
+    }
+
+    def __init__(self, *, M: int = 40, K="aic", perturbation: float = 0.5, perturbation_mode: str = "features",
+                 K_range=DEFAULT_K_RANGE, kmeans_iter: int = 20, aic_form: str = "literal",
                  weight_tol: float = 0.05, chunk_size: int | None = None, array_backend: str = "numpy",
                  device: str | None = None, n_jobs: int = 2, random_state=0):
         self.M = M
@@ -265,6 +212,7 @@ class BoundaryUncertainty(BaseEstimator):
         self.random_state = random_state
 
     # -- shared work -------------------------------------------------------------------------
+    @fit_context
     def fit(self, X, y) -> BoundaryUncertainty:
         """Do the precomputation shared by all statuses: N^M(x), T̃ and Î* (eq 41-42).
 
@@ -283,30 +231,23 @@ class BoundaryUncertainty(BaseEstimator):
         Raises
         ------
         InvalidParameterError
-            If a parameter is out of range (e.g. ``M`` > N) or an unknown option.
+            If a parameter is outside its declared constraints (``_parameter_constraints``), or
+            out of range for this training set (``M`` > N, ``K`` above a class's size).
         """
         t0 = time.perf_counter()
         X, y, classes = check_Xy(X, y)
         encoder = LabelEncoder().fit(classes)
         y = encoder.transform(classes[y]).astype(np.intp)
         N = len(X)
-        M = check_int(self.M, "M", low=2)
+        M = int(self.M)
         if M > N:
             raise InvalidParameterError(f"M must be <= {N} (the number of training samples), got {M}")
-        check_real(self.weight_tol, "weight_tol", low=0.0)
-        if self.chunk_size is not None:
-            check_int(self.chunk_size, "chunk_size", low=1)
-        if self.array_backend not in ("numpy", "torch"):
-            raise InvalidParameterError(f"array_backend must be 'numpy' or 'torch', got {self.array_backend!r}")
         if self.array_backend == "torch":
             try:
                 import torch  # noqa: F401
             except ImportError:
-                raise ValueError("array_backend='torch' needs PyTorch installed") from None
-        if isinstance(self.K, str):
-            if self.K != "aic":
-                raise InvalidParameterError(f"K must be 'aic', an int or one int per class, got {self.K!r}")
-        else:
+                raise InvalidParameterError("array_backend='torch' needs PyTorch installed") from None
+        if not isinstance(self.K, str):
             counts = np.bincount(y)
             ks = np.broadcast_to(np.asarray(self.K), (len(classes),))
             for j, k in enumerate(ks):
@@ -328,6 +269,56 @@ class BoundaryUncertainty(BaseEstimator):
 
     def _workers(self) -> int:
         return -1 if self.n_jobs in (None, -1) else max(1, int(self.n_jobs))
+
+    def with_perturbation(self, perturbation: float, perturbation_mode: str | None = None) -> BoundaryUncertainty:
+        """Return a fitted copy of this estimator whose T̃ is drawn with another law (Alg 1).
+
+        N^M(x), ||x − x⁽¹⁾|| and Î* do not depend on T̃: the copy shares them with this estimator
+        (the same read-only arrays, no work redone). Its T̃ is drawn from
+        ``numpy.random.default_rng(random_state)`` exactly as :meth:`fit` draws it, so with an integer
+        ``random_state`` it equals the T̃ of ``fit`` with these parameters; Î* is this
+        fit's (for J > 2, a fresh ``fit`` seeds K-means after the T̃ draw, which changes with the law).
+        This estimator is left unchanged.
+
+        Parameters
+        ----------
+        perturbation : float
+            Amplitude a >= 0 of T̃ (0 gives T̃ = T).
+        perturbation_mode : {"features", "scalar"} or None, default=None
+            One draw per feature or one per sample; None keeps this estimator's mode.
+
+        Returns
+        -------
+        BoundaryUncertainty
+            A new fitted estimator with ``perturbation`` and ``perturbation_mode`` set.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            If this estimator is not fitted.
+        InvalidParameterError
+            If ``perturbation`` or ``perturbation_mode`` is invalid.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rng = np.random.default_rng(0)
+        >>> X, y = rng.normal(size=(60, 2)), np.arange(60) % 2
+        >>> bu = BoundaryUncertainty(M=10).fit(X, y)
+        >>> wide = bu.with_perturbation(2.0)
+        >>> wide.perturbation, wide.neighbours_ is bu.neighbours_, bu.perturbation
+        (2.0, True, 0.5)
+        """
+        check_is_fitted(self, "X_tilde_", msg="This %(name)s instance is not fitted yet: call fit(X, y) before "
+                                              "with_perturbation.")
+        mode = self.perturbation_mode if perturbation_mode is None else perturbation_mode
+        new = {"perturbation": perturbation, "perturbation_mode": mode}
+        check_params(new, {k: self._parameter_constraints[k] for k in new}, "BoundaryUncertainty.with_perturbation")
+        out = clone(self).set_params(**new)
+        out.__dict__.update({k: v for k, v in vars(self).items() if k.endswith("_") and not k.startswith("_")})
+        out.X_tilde_ = perturbed_training_set(self.X_, self.nn_distance_, perturbation, mode,
+                                              random_state=np.random.default_rng(self.random_state))
+        return out
 
     # -- per-status work ---------------------------------------------------------------------
     def evaluate(self, discriminant) -> BoundaryUncertaintyResult:
@@ -351,8 +342,10 @@ class BoundaryUncertainty(BaseEstimator):
 
         Raises
         ------
+        sklearn.exceptions.NotFittedError
+            If ``fit`` was not called.
         ValueError
-            If ``fit`` was not called, or the classifier does not match the training set.
+            If the classifier does not match the training set.
 
         Warns
         -----
@@ -391,15 +384,14 @@ class BoundaryUncertainty(BaseEstimator):
             f_all = None
 
         chunks = self._chunks(N)
+        args = (g_tilde, f_all, self.neighbours_, self.neighbour_labels_, pair_i, pair_j)
         if self.array_backend == "torch":
-            from buviz.uncertainty._torch import chunk_work_torch
+            from buviz.uncertainty._torch import kernel_on_device
 
-            parts = [_Chunk(*chunk_work_torch(self, sl, g_tilde, f_all, pair_i, pair_j)) for sl in chunks]
+            h, k_i, k_j = kernel_on_device(self.device, chunks, *args)
         else:
-            parts = self._map(lambda sl: self._chunk_work(sl, g_tilde, f_all, pair_i, pair_j), chunks)
-        h = np.concatenate([p.h for p in parts])
-        k_i = np.concatenate([p.k_i for p in parts])
-        k_j = np.concatenate([p.k_j for p in parts])
+            parts = self._map(lambda sl: chunk_kernel(sl, *args), chunks)
+            h, k_i, k_j = (np.concatenate([p[n] for p in parts]) for n in range(3))
         k = k_i + k_j
         with np.errstate(invalid="ignore", divide="ignore"):
             posterior = np.where(k > 0, k_i / k, 0.0)  # eq 38
@@ -495,27 +487,6 @@ class BoundaryUncertainty(BaseEstimator):
             The neighbourhood values of each requested row.
         """
         return neighbourhood_values(g_tilde, self.neighbours_, pair_i, pair_j, rows)
-
-    def _chunk_work(self, sl: slice, g_tilde, f_all, pair_i, pair_j) -> _Chunk:
-        nbr = self.neighbours_[sl]
-        F = f_all[nbr] if f_all is not None else self.neighbourhood_values(g_tilde, pair_i, pair_j, sl)
-        h = silverman_bandwidth(F)
-        # Gaussian kernel φ((0 − F)/h_x) (eq 27), computed in place; rows with h_x = 0 get k̂ = 0 (§4.4.2)
-        inv_h = np.divide(1.0, h, out=np.zeros_like(h), where=h > 0)
-        Z = np.multiply(F, inv_h[:, None], out=F if f_all is None else None)
-        np.square(Z, out=Z)
-        Z *= -0.5
-        np.exp(Z, out=Z)
-        Z *= (h > 0)[:, None] / _SQRT_2PI
-        labels = self.neighbour_labels_[sl]
-        k_all = Z.sum(1)
-        if self.n_classes_ == 2:
-            k_j = np.einsum("ij,ij->i", Z, labels)  # labels are 0/1: the class-1 share
-            k_i = np.maximum(k_all - k_j, 0.0)
-        else:
-            k_i = np.einsum("ij,ij->i", Z, labels == pair_i[sl, None])
-            k_j = np.einsum("ij,ij->i", Z, labels == pair_j[sl, None])
-        return _Chunk(h, k_i, k_j)
 
 
 @dataclass(eq=False)

@@ -189,7 +189,7 @@ def estimate_true_pairs(X: np.ndarray, y: np.ndarray, n_classes: int, K="aic", *
         else:
             ks_in = np.broadcast_to(np.asarray(K), (n_classes,))
             ks = [check_int(ks_in[j], "K", low=1, high=int(counts[j])) for j in range(n_classes)]
-            pbc = PrototypeClassifier(ks, max_iter=max_iter, random_state=random_state).fit(X, y)
+            pbc = PrototypeClassifier(n_prototypes=ks, max_iter=max_iter, random_state=random_state).fit(X, y)
     i, j = top2(pbc.decision_function(X))
     code = i * n_classes + j
     uniq, pair_index = np.unique(code, return_inverse=True)

@@ -8,8 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from scipy.integrate import quad
+from sklearn.exceptions import NotFittedError
 
 from buviz import extrapolation as ex
+from buviz._validation import InvalidParameterError
 from buviz.extrapolation import _kde
 
 # ---------------------------------------------------------------------------------------- toy model
@@ -470,8 +472,10 @@ def test_bad_input_raises_value_error_naming_the_parameter():
     M = rng.normal(size=(10, 5))
     y = np.repeat(np.arange(5), 2)
     est = ex.AccuracyExtrapolator(method="kde")
-    with pytest.raises(ValueError, match="not fitted"):
+    with pytest.raises(NotFittedError, match="not fitted"):
         est.predict(10)
+    with pytest.raises(NotFittedError, match="not fitted"):
+        est.predict_curve([2, 3])
     with pytest.raises(ValueError, match="margins"):
         est.fit(M[0], y)                                                  # 1-D margins
     with pytest.raises(ValueError, match="labels"):
@@ -484,11 +488,11 @@ def test_bad_input_raises_value_error_naming_the_parameter():
         est.fit(bad, y)                                                   # NaN margin
     with pytest.raises(ValueError, match="margins"):
         est.fit(M[:, :1], np.zeros(10, dtype=int))                        # one class
-    with pytest.raises(ValueError, match="method"):
+    with pytest.raises(InvalidParameterError, match="method"):
         ex.AccuracyExtrapolator(method="nope").fit(M, y)
-    with pytest.raises(ValueError, match="bw"):
+    with pytest.raises(InvalidParameterError, match="bw"):
         ex.AccuracyExtrapolator(method="kde", bw="iqr").fit(M, y)
-    with pytest.raises(ValueError, match="bandwidths"):
+    with pytest.raises(InvalidParameterError, match="bandwidths"):
         ex.AccuracyExtrapolator(method="classexreg", bandwidths=(0.5, -1.0)).fit(M, y)
     est.fit(M, y)
     with pytest.raises(ValueError, match="k must be at least the number of observed classes"):

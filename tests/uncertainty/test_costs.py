@@ -2,6 +2,7 @@ import math
 
 import numpy as np
 import pytest
+from sklearn.exceptions import NotFittedError
 
 from buviz import datasets
 from buviz.classifiers import as_discriminant, svm_status
@@ -154,7 +155,7 @@ def test_table3_reproduced_from_the_formulas():
 def test_bad_cost_inputs(kwargs, name):
     with pytest.raises(ValueError, match=name):
         proposal1_costs(**kwargs)
-    with pytest.raises(ValueError, match="fit"):
+    with pytest.raises(NotFittedError, match="fit"):
         proposal1_costs(Proposal1())
     with pytest.raises(ValueError, match="source"):
         proposal2_costs("x", N=10, J=2)

@@ -1,10 +1,12 @@
 import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
+from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.svm import SVC
 
 from buviz import datasets
+from buviz._validation import InvalidParameterError
 from buviz.classifiers import as_discriminant, boundary_score, svm_status, top2
 from buviz.uncertainty import BoundaryUncertainty, Proposal1, binary_entropy
 
@@ -241,7 +243,7 @@ def test_gmm_both_proposals_agree_from_underfit_to_cv_best():
 ])
 def test_bad_parameters(linear_data, kwargs, name):
     X, y = linear_data
-    with pytest.raises(ValueError, match=name):
+    with pytest.raises(InvalidParameterError, match=name):
         Proposal1(**kwargs).fit(X, y)
 
 
@@ -253,7 +255,7 @@ def test_bad_data(linear_data):
     Xn[3, 1] = np.nan
     with pytest.raises(ValueError, match="X"):
         Proposal1().fit(Xn, y)
-    with pytest.raises(ValueError, match="fit"):
+    with pytest.raises(NotFittedError, match="fit"):
         Proposal1().evaluate(linear_disc())
     p1 = Proposal1(R_A=10).fit(X, y)
     nan_disc = as_discriminant(lambda Z: np.full((len(Z), 2), np.nan), n_classes=2)

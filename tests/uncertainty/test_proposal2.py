@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 from scipy.stats import norm
+from sklearn.exceptions import NotFittedError
 
 from buviz import classifiers, datasets
 from buviz.classifiers import as_discriminant, svm_status
@@ -269,9 +270,9 @@ def test_result_exposes_per_sample_arrays(gmm_bu):
 
 
 @pytest.mark.parametrize("kwargs, fit_args, match", [
-    (dict(M=1), None, "M must be >= 2"),
+    (dict(M=1), None, "M must be an integer >= 2, got 1"),
     (dict(M=10_000), None, "M must be <= "),
-    (dict(K=0), "3class", "K must be >= 1"),
+    (dict(K=0), "3class", "K must be .*an integer >= 1.*got 0"),
     (dict(K=10_000), "3class", "K must be <= "),
     (dict(K="bic"), "3class", "K must be"),
     (dict(perturbation=-1), None, "perturbation"),
@@ -298,7 +299,7 @@ def test_bad_data_raise(gmm_bu):
         BoundaryUncertainty(M=5).fit(ds.X_train, y[:-1])
     with pytest.raises(ValueError, match="shape"):
         bu.evaluate(as_discriminant(lambda Z: np.zeros((len(Z), 3)), n_classes=2))
-    with pytest.raises(ValueError, match="fit"):
+    with pytest.raises(NotFittedError, match="fit"):
         BoundaryUncertainty().evaluate(linear())
 
 
