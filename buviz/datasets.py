@@ -465,6 +465,8 @@ def paper_mixture(name: str) -> GaussianMixture:
 class Dataset:
     """A train/test split, standardised with the training set's mean and standard deviation.
 
+    A feature constant on the training set keeps scale 1 (see :class:`ConstantFeatureWarning`).
+
     Parameters
     ----------
     name : str
@@ -623,10 +625,14 @@ def from_split(X_train, y_train, X_test, y_test, *, name: str = "split", standar
     """
     X_tr, y_codes, classes = check_Xy(X_train, y_train)
     y_te = np.asarray(y_test).ravel()
-    X_te = np.asarray(X_test, dtype=float) if len(y_te) else np.empty((0, X_tr.shape[1]))
-    if X_te.ndim != 2 or len(X_te) != len(y_te):
+    X_te = np.asarray(X_test)
+    if X_te.size == 0 and not len(y_te):
+        X_te = np.empty((0, X_tr.shape[1]))
+    else:
+        X_te = check_X(X_te, "X_test", n_features=X_tr.shape[1])
+    if len(X_te) != len(y_te):
         raise InvalidParameterError(f"y_test must have one label per row of X_test, got {len(y_te)} labels "
-                                    f"for X_test of shape {X_te.shape}")
+                                    f"for {len(X_te)} rows")
     unknown = np.setdiff1d(y_te, classes)
     if unknown.size:
         raise InvalidParameterError(f"y_test holds label(s) absent from y_train: {unknown[:5].tolist()}")
@@ -785,7 +791,8 @@ def load(name: str, n_train: int | None = None, n_test: int | None = None, rando
         Test samples. Mixture: the sample size (None: 20000). UCI set: a stratified subsample of
         the test part (None: all of it).
     random_state : int, Generator or None, default=0
-        Seed of the sampling, split and subsampling.
+        Seed of the sampling, split and subsampling (a Generator for the mixtures only: the real
+        sets are split by scikit-learn, which takes an int or None).
     standardize : bool, default=True
         Standardise on the training set (test set with the training mean and std). A feature
         constant on the training set is left unscaled, with a :class:`ConstantFeatureWarning`.
