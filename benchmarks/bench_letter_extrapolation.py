@@ -47,25 +47,20 @@ METHODS = ("moment", "classexreg", "kde", "best")
 KS = range(2, 11)
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--draws", type=int, default=30, help="label subsets per k")
-    parser.add_argument("--n-train", type=int, default=5200)
-    parser.add_argument("--n-test", type=int, default=2600)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=OUT)
-    args = parser.parse_args(argv)
+def letter_extrapolation(draws: int = 30, n_train: int = 5200, n_test: int = 2600, seed: int = 0, ks=KS,
+                         classifiers=CLASSIFIERS, progress=print) -> pd.DataFrame:
+    """The table of the module docstring (the subsets of k are drawn for k = 2, 3, … in turn)."""
     t_start = time.perf_counter()
-    ds = datasets.load("letter", n_train=args.n_train, n_test=args.n_test, random_state=args.seed)
+    ds = datasets.load("letter", n_train=n_train, n_test=n_test, random_state=seed)
     J, y = ds.n_classes, ds.y_test
-    rng = np.random.default_rng(args.seed)
-    subsets = {k: [np.sort(rng.choice(J, k, replace=False)) for _ in range(args.draws)] for k in KS}
+    rng = np.random.default_rng(seed)
+    subsets = {k: [np.sort(rng.choice(J, k, replace=False)) for _ in range(draws)] for k in ks}
     rows = []
-    for clf in CLASSIFIERS:
-        M = ex.margin_matrix(clf, ds.X_train, ds.y_train, ds.X_test, random_state=args.seed)
+    for clf in classifiers:
+        M = ex.margin_matrix(clf, ds.X_train, ds.y_train, ds.X_test, random_state=seed)
         ranks = ex.ranks_from_margins(M, y)
         truth = float(ex.average_accuracy_from_ranks(ranks, [J], k1=J, groups=y)[0])
-        for k in KS:
+        for k in ks:
             preds = {m: [] for m in METHODS}
             observed = []
             for S in subsets[k]:
@@ -77,25 +72,39 @@ def main(argv=None) -> int:
                 observed.append(float(ex.average_accuracy_from_ranks(r, [k], k1=k, groups=ys)[0]))
                 for m in METHODS:
                     try:
-                        preds[m].append(float(ex.extrapolate(Ms, ys, J, method=m, random_state=args.seed)))
+                        preds[m].append(float(ex.extrapolate(Ms, ys, J, method=m, random_state=seed)))
                     except (ValueError, np.linalg.LinAlgError):
                         preds[m].append(np.nan)
             for m in METHODS:
                 p = np.asarray(preds[m])
                 ok = p[np.isfinite(p)]
-                rows.append({"classifier": clf, "k": k, "method": m, "n_draws": args.draws,
+                rows.append({"classifier": clf, "k": k, "method": m, "n_draws": draws,
                              "n_failed": int(np.sum(~np.isfinite(p))), "truth_26": truth,
                              "mean_pred": ok.mean() if ok.size else np.nan,
                              "sd_pred": ok.std(ddof=1) if ok.size > 1 else np.nan,
                              "bias": ok.mean() - truth if ok.size else np.nan,
                              "rmse": float(np.sqrt(np.mean((ok - truth) ** 2))) if ok.size else np.nan,
                              "observed_k_acc": float(np.mean(observed)),
-                             "n_train": len(ds.y_train), "n_test": len(y), "seed": args.seed,
+                             "n_train": len(ds.y_train), "n_test": len(y), "seed": seed,
                              "buviz_version": buviz.__version__})
-            print(f"{clf} k={k:2d} done ({time.perf_counter() - t_start:.0f} s)", flush=True)
-    table = pd.DataFrame(rows)
+            if progress:
+                progress(f"{clf} k={k:2d} done ({time.perf_counter() - t_start:.0f} s)")
+    return pd.DataFrame(rows).round(6)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--draws", type=int, default=30, help="label subsets per k")
+    parser.add_argument("--n-train", type=int, default=5200)
+    parser.add_argument("--n-test", type=int, default=2600)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args(argv)
+    t_start = time.perf_counter()
+    table = letter_extrapolation(args.draws, args.n_train, args.n_test, args.seed,
+                                 progress=lambda text: print(text, flush=True))
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    table.round(6).to_csv(args.out, index=False)
+    table.to_csv(args.out, index=False)
     wide = table.pivot_table(index=["classifier", "k"], columns="method", values="rmse")
     print(f"\nRMSE of the predicted 26-class accuracy (truth: "
           f"{', '.join(f'{c} {t:.4f}' for c, t in table.groupby('classifier').truth_26.first().items())}):")
