@@ -345,9 +345,9 @@ def test_classex_fixture_is_package_data_as_its_readme_describes(classex):
     pkg = Path(buviz.__file__).resolve().parent
     assert CLASSEX_FIXTURE.is_relative_to(pkg) and CLASSEX_FIXTURE.is_file()
     data = tomllib.loads((pkg.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
-    rel = CLASSEX_FIXTURE.relative_to(pkg / "data" / "peers")
-    assert any(rel.match(glob) for glob in data["buviz.data.peers"])
-    assert any(Path("README.md").match(glob) for glob in data["buviz.data.peers"])
+    rel = CLASSEX_FIXTURE.relative_to(pkg)
+    assert any(rel.match(glob) for glob in data["buviz"])
+    assert any(rel.with_name("README.md").match(glob) for glob in data["buviz"])
     assert classex["ys"].shape == classex["mu_hats"].shape == (30, 500, 10)
     assert classex["ys"].dtype == np.float64
     np.testing.assert_allclose(np.unique(classex["sigma2"]), np.arange(1, 11) * 0.05)
