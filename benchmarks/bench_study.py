@@ -195,6 +195,17 @@ def report(out: str) -> None:
         steps = d[d.label == "U " + DEFAULT_CONFIG].groupby("dataset").argmin_steps.mean().rename("argmin_steps(U)")
         print()
         print(per.join(steps).round(4).to_markdown())
+    tune = df[(df.half == "tuning") & (df.method == "U")]
+    conf = df[(df.half == "confirmation") & (df.method == "U")]
+    if len(tune) and len(conf):
+        s = tune.groupby("config").agg(regret=("regret", "mean"), steps=("argmin_steps", "mean"))
+        tuned = s.sort_values(["regret", "steps"]).index[0]
+        c = conf.groupby("config").agg(regret=("regret", "mean"), spikes=("spike", "sum"))
+        print(f"\ntuned on the tuning half: {tuned} (regret {s.regret[tuned]:.4f}; default "
+              f"{DEFAULT_CONFIG} {s.regret[DEFAULT_CONFIG]:.4f})")
+        print(f"confirmation half: tuned {c.regret[tuned]:.4f} ({c.spikes[tuned]} spikes), default "
+              f"{c.regret[DEFAULT_CONFIG]:.4f} ({c.spikes[DEFAULT_CONFIG]} spikes) -> "
+              f"{'change the default' if c.regret[tuned] < c.regret[DEFAULT_CONFIG] and c.spikes[tuned] <= c.spikes[DEFAULT_CONFIG] else 'keep the default'}")
 
 
 def letter_cost(seed: int = 0) -> None:
