@@ -203,9 +203,10 @@ def report(out: str) -> None:
         c = conf.groupby("config").agg(regret=("regret", "mean"), spikes=("spike", "sum"))
         print(f"\ntuned on the tuning half: {tuned} (regret {s.regret[tuned]:.4f}; default "
               f"{DEFAULT_CONFIG} {s.regret[DEFAULT_CONFIG]:.4f})")
+        wins = c.regret[tuned] < c.regret[DEFAULT_CONFIG] and c.spikes[tuned] <= c.spikes[DEFAULT_CONFIG]
         print(f"confirmation half: tuned {c.regret[tuned]:.4f} ({c.spikes[tuned]} spikes), default "
               f"{c.regret[DEFAULT_CONFIG]:.4f} ({c.spikes[DEFAULT_CONFIG]} spikes) -> "
-              f"{'change the default' if c.regret[tuned] < c.regret[DEFAULT_CONFIG] and c.spikes[tuned] <= c.spikes[DEFAULT_CONFIG] else 'keep the default'}")
+              f"{'change the default' if wins else 'keep the default'}")
 
 
 def letter_cost(seed: int = 0) -> None:

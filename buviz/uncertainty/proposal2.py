@@ -89,14 +89,14 @@ SEPARABILITY_RULES = ("threshold", "shrinkage")
 class PairValues:
     """Per-pair outcome of eq 39 under one separability rule (see :func:`pair_uncertainty`).
 
-    Attributes
+    Parameters
     ----------
     values : ndarray
         Û_kl⁽³⁾ of each pair in Î*.
     weights : ndarray
         w_kl (eq 29).
     weight_share : ndarray
-        ω_kl = w_kl / (φ(0) |B̂*(k,l)|).
+        ``ω_kl = w_kl / (φ(0) |B̂*(k,l)|)``.
     effective_size : ndarray
         Kish's effective sample size of the near-boundary weights, n_eff = (Σ k̂)² / Σ k̂² over
         B̂*(k,l) (0 where w_kl = 0).
@@ -129,7 +129,7 @@ def pair_uncertainty(k: np.ndarray, local: np.ndarray, pair_match: np.ndarray, p
     the data); else Û_kl is the k̂-weighted mean Ū_kl = Σ k̂(x) Û(x) [pair match] / w_kl (eq 30-31,
     Case 2). Call u⁰_kl the Case 1/3 value.
 
-    ``rule="threshold"`` reads "w_kl = 0" as ω_kl = w_kl / (φ(0) |B̂*(k,l)|) < ``weight_tol``, so
+    ``rule="threshold"`` reads "w_kl = 0" as ``ω_kl = w_kl / (φ(0) |B̂*(k,l)|)`` < ``weight_tol``, so
     Û_kl = 1[ω_kl ≥ τ] Ū_kl + 1[ω_kl < τ] u⁰_kl. It is discontinuous: a status whose boundary
     crosses a thin layer of samples (ω just above τ) gets the mean of Û(x) over a handful of
     samples, which can be near U_max for a near-chance classifier (on ``winequality_red``, Û = 0.90
@@ -169,7 +169,7 @@ def pair_uncertainty(k: np.ndarray, local: np.ndarray, pair_match: np.ndarray, p
     error_tilde : ndarray of shape (n_pairs,)
         L̃_tr^kl, the error rate of Λ on the perturbed B̂*(k,l).
     n_pairs : int
-        |Î*|.
+        The number of pairs in Î*.
     rule : {"threshold", "shrinkage"}, default="threshold"
         The reading of eq 39's "w_kl = 0" (see above).
     weight_tol : float, default=0.05
