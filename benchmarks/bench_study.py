@@ -3,6 +3,7 @@
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/bench_study.py --half tuning
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/bench_study.py --half confirmation
     python benchmarks/bench_study.py --report          # the tables of docs/model_selection.md
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/bench_study.py --spikes   # issue 24.1 on a step-1 γ grid
     OMP_NUM_THREADS=1 python benchmarks/bench_study.py --letter-cost   # issue 24.3: Û's classifier cost on Letter
 
 The design (datasets of each half, configurations, criterion) is fixed in ``docs/model_selection.md``
@@ -209,6 +210,41 @@ def report(out: str) -> None:
               f"{'change the default' if wins else 'keep the default'}")
 
 
+def spike_cell(name: str, seed: int) -> pd.DataFrame:
+    """Issue 24.1 on a log₂ γ step of 1 (−10 … 10): does any rule rank a near-chance status above the best one?
+
+    Default T̃ law and M; the rules are applied to the same evaluations. Near-chance: test error within
+    0.05 of the majority-class error; best: the smallest test error of the grid.
+    """
+    ds = load(name, seed)
+    majority = 1.0 - np.bincount(ds.y_test).max() / len(ds.y_test)
+    bu = BoundaryUncertainty(M=40, n_jobs=1, random_state=seed).fit(ds.X_train, ds.y_train)
+    grid = [2.0**e for e in range(-10, 11)]
+    test_err, u = [], {r: [] for r, _, _ in RULES}
+    for g in grid:
+        model = _fit(SVC(C=1.0, gamma=g), ds.X_train, ds.y_train)
+        test_err.append(float(np.mean(model.predict(ds.X_test) != ds.y_test)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = bu.evaluate(model)
+        for rname, rule, n0 in RULES:
+            pv = pair_uncertainty(res.k, res.local_uncertainty, res.pair_match, res.true_pair_index,
+                                  res.pair_error_tilde, len(res.pairs), rule=rule, n0=n0 or 30.0)
+            u[rname].append(float(np.dot(res.pair_probabilities, pv.values)))
+    test_err = np.array(test_err)
+    best, chance = int(np.argmin(test_err)), test_err >= majority - 0.05
+    rows = []
+    for rname, _, _ in RULES:
+        v = np.array(u[rname])
+        c = int(np.argmax(v))
+        rows.append(dict(dataset=name, seed=seed, rule=rname, choice_log2=int(np.log2(grid[c])),
+                         regret=float(test_err[c] - test_err[best]), majority_error=majority,
+                         best_test_error=float(test_err[best]), U_best=float(v[best]),
+                         U_max_near_chance=float(v[chance].max()) if chance.any() else np.nan,
+                         near_chance_above_best=bool(chance.any() and v[chance].max() > v[best] and not chance[best])))
+    return pd.DataFrame(rows)
+
+
 def letter_cost(seed: int = 0) -> None:
     """Issue 24.3: Û's evaluation cost against its SVC fits on Letter, with eq 36's pair at x and at x̃."""
     ds = datasets.load("letter", random_state=seed)
@@ -241,6 +277,7 @@ def main() -> None:
     ap.add_argument("--out", default="benchmarks/results/study.csv")
     ap.add_argument("--report", action="store_true")
     ap.add_argument("--letter-cost", action="store_true")
+    ap.add_argument("--spikes", action="store_true", help="issue 24.1 check on a log2 step-1 γ grid (SVC only)")
     args = ap.parse_args()
     if args.report:
         return report(args.out)
@@ -249,6 +286,18 @@ def main() -> None:
     names = {"tuning": TUNING, "confirmation": CONFIRMATION, "both": TUNING + CONFIRMATION}[args.half]
     if args.datasets:
         names = [n for n in names if n in args.datasets]
+    if args.spikes:
+        out = args.out.replace(".csv", "_spikes.csv")
+        done = set(map(tuple, pd.read_csv(out)[["dataset", "seed"]].itertuples(index=False))) \
+            if os.path.exists(out) else set()
+        for seed in range(args.seeds):
+            for name in names:
+                if (name, seed) not in done:
+                    rows = spike_cell(name, seed)
+                    _append(rows, out)
+                    print(rows[["dataset", "seed", "rule", "choice_log2", "regret", "near_chance_above_best"]]
+                          .to_string(index=False, header=False), flush=True)
+        return None
     run(names, args.classifiers, range(args.seeds), args.out)
 
 
