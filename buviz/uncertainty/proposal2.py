@@ -532,14 +532,14 @@ class BoundaryUncertainty(BaseEstimator):
                              f"{self.n_features_in_}")
         if disc.n_classes != self.n_classes_:
             raise ValueError(f"discriminant has {disc.n_classes} classes, the training set has {self.n_classes_}")
+        if self.pair_at not in ("x", "x_tilde"):
+            raise InvalidParameterError(f"pair_at must be 'x' or 'x_tilde', got {self.pair_at!r}")
         t0 = time.perf_counter()
         J, N = self.n_classes_, len(self.X_)
         g_tilde = disc(self.X_tilde_)
         t_classifier = time.perf_counter() - t0
         if not np.all(np.isfinite(g_tilde)):
             raise ValueError("discriminant returned NaN or infinite values on T̃")
-        if self.pair_at not in ("x", "x_tilde"):
-            raise InvalidParameterError(f"pair_at must be 'x' or 'x_tilde', got {self.pair_at!r}")
         if J == 2:
             pair_i = np.zeros(N, dtype=np.intp)
             pair_j = np.ones(N, dtype=np.intp)
