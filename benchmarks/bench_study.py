@@ -178,9 +178,27 @@ def run(names, classifiers, seeds, out: str) -> None:
                       flush=True)
 
 
-def report(out: str) -> None:
+def report(out: str, classifiers=None) -> None:
+    """Print the tables of docs/model_selection.md: per classifier, then the verdict pooled over them."""
     df = pd.read_csv(out).fillna({"config": ""})
-    df["label"] = np.where(df.method == "U", "U " + df.config, df.method)
+    for clf in classifiers or df.classifier.unique():
+        print(f"\n# {clf}")
+        _report(df[df.classifier == clf])
+    if classifiers is None and len(df.classifier.unique()) > 1:
+        print("\n# pooled over classifiers")
+        _verdict(df)
+    spikes = out.replace(".csv", "_spikes.csv")
+    if classifiers is None and os.path.exists(spikes):
+        sp = pd.read_csv(spikes)
+        print("\n# spike check (SVC, log2 γ step 1)\n")
+        summary = sp.groupby("rule").agg(regret=("regret", "mean"), cells=("seed", "size"),
+                                         near_chance_above_best=("near_chance_above_best", "sum"))
+        print(summary.round(4).to_markdown())
+        print(sp.pivot_table(index="dataset", columns="rule", values="regret").round(4).to_markdown())
+
+
+def _report(df: pd.DataFrame) -> None:
+    df = df.assign(label=np.where(df.method == "U", "U " + df.config, df.method))
     for half in ("tuning", "confirmation"):
         d = df[df.half == half]
         if d.empty:
@@ -189,13 +207,32 @@ def report(out: str) -> None:
         summary = d.groupby("label").agg(regret=("regret", "mean"), argmin_steps=("argmin_steps", "mean"),
                                          spikes=("spike", "sum"), cost_s=("cost_s", "sum"), cells=("seed", "size"))
         print(summary.sort_values("regret").round(4).to_markdown())
-        keep = ["U " + DEFAULT_CONFIG, "CV10", "CV5", "HO"]
-        per = d[d.label.isin(keep)].pivot_table(index="dataset", columns="label", values=["regret", "cost_s"],
-                                                aggfunc="mean")
-        per.columns = [f"{v} {lab.replace('U ' + DEFAULT_CONFIG, 'U')}" for v, lab in per.columns]
-        steps = d[d.label == "U " + DEFAULT_CONFIG].groupby("dataset").argmin_steps.mean().rename("argmin_steps(U)")
         print()
-        print(per.join(steps).round(4).to_markdown())
+        print(_per_dataset(d).to_markdown(index=False))
+    _verdict(df)
+
+
+def _per_dataset(d: pd.DataFrame) -> pd.DataFrame:
+    """Per dataset, mean over seeds: argmin distance |Δ| (SVC: log₂ units, else grid steps), regrets, cost."""
+    shrink = f"{SETTINGS[0][0]}/shrink10"
+    step = 2 if (d.classifier == "svc").all() else 1
+    rows = []
+    for ds, g in d.groupby("dataset", sort=True):
+        def r(label, col="regret", g=g):
+            return g[g.label == label][col].mean()
+        rows.append({"dataset": ds, "seeds": g.seed.nunique(),
+                     "|Δ| U thr": step * r("U " + DEFAULT_CONFIG, "argmin_steps"),
+                     "|Δ| U shr10": step * r("U " + shrink, "argmin_steps"),
+                     "regret U thr": r("U " + DEFAULT_CONFIG), "U shr10": r("U " + shrink),
+                     "CV5": r("CV5"), "CV10": r("CV10"), "HO": r("HO"),
+                     "cost U": r("U " + DEFAULT_CONFIG, "cost_s"), "cost CV5": r("CV5", "cost_s"),
+                     "cost CV10": r("CV10", "cost_s"), "cost HO": r("HO", "cost_s")})
+    t = pd.DataFrame(rows)
+    t = pd.concat([t, pd.DataFrame([{"dataset": "**mean**", **t.drop(columns="seeds").mean(numeric_only=True)}])])
+    return t.round({c: 1 if c.startswith(("|Δ|", "cost")) else 4 for c in t.columns if c not in ("dataset", "seeds")})
+
+
+def _verdict(df: pd.DataFrame) -> None:
     tune = df[(df.half == "tuning") & (df.method == "U")]
     conf = df[(df.half == "confirmation") & (df.method == "U")]
     if len(tune) and len(conf):
@@ -271,7 +308,8 @@ def letter_cost(seed: int = 0) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--half", choices=("tuning", "confirmation", "both"), default="both")
-    ap.add_argument("--classifiers", nargs="+", default=["svc"], choices=list(CLASSIFIERS))
+    ap.add_argument("--classifiers", nargs="+", default=None, choices=list(CLASSIFIERS),
+                    help="default: svc for a run, every classifier in the CSV for --report")
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--datasets", nargs="+", default=None, help="restrict to these datasets (checks)")
     ap.add_argument("--out", default="benchmarks/results/study.csv")
@@ -280,7 +318,7 @@ def main() -> None:
     ap.add_argument("--spikes", action="store_true", help="issue 24.1 check on a log2 step-1 γ grid (SVC only)")
     args = ap.parse_args()
     if args.report:
-        return report(args.out)
+        return report(args.out, args.classifiers)
     if args.letter_cost:
         return letter_cost()
     names = {"tuning": TUNING, "confirmation": CONFIRMATION, "both": TUNING + CONFIRMATION}[args.half]
@@ -298,7 +336,7 @@ def main() -> None:
                     print(rows[["dataset", "seed", "rule", "choice_log2", "regret", "near_chance_above_best"]]
                           .to_string(index=False, header=False), flush=True)
         return None
-    run(names, args.classifiers, range(args.seeds), args.out)
+    run(names, args.classifiers or ["svc"], range(args.seeds), args.out)
 
 
 if __name__ == "__main__":
