@@ -16,6 +16,12 @@ Columns of the tidy table (one row per status):
   trained on T;
 - ``U_tr``: Û⁽³⁾ on T (Proposal 2); ``U_te``: Û⁽³⁾ with the test set as input (§6.4.1);
 - ``U1_tr``: Proposal 1 on T (only with ``proposal1=True``);
+- ``n_eff_tr``: the effective number of near-boundary samples behind U_tr, Kish's
+  (Σ k̂)² / Σ k̂² per pair of Î* averaged with the pair probabilities P̂(C_kl) (eq 33-34);
+- ``pairs_tr``, ``pair_case_tr``, ``pair_n_eff_tr``, ``pair_blend_tr``: per pair of Î* (lists in
+  Î*'s order, pairs as "k-l" class codes), the separability case of §4.5 that dominates Û_kl (1, 2
+  or 3), n_eff and the weight λ_kl of the near-boundary mean in Û_kl (eq 39; see
+  :func:`buviz.uncertainty.proposal2.pair_uncertainty`);
 - ``time_fit``, ``time_cv``, ``time_ho``, ``time_u_tr``, ``time_u_te``, ``time_classifier``: seconds;
 - ``time_u_fit``, ``time_u_fit_te``, ``time_u1_fit``: seconds of the one-off fit of Û on T (T̃,
   the K-means prototypes and Î*), of Û on the test set (0 when not computed) and of Proposal 1
@@ -191,6 +197,14 @@ def _svm_fold_task(X, y, tr, va, gamma, C):
     return _error(d, X[tr], y[tr]), _error(d, X[va], y[va]), time.perf_counter() - t0
 
 
+def _case_columns(r) -> dict:
+    """The per-pair separability columns of a sweep row from a BoundaryUncertaintyResult (eq 39)."""
+    return {"n_eff_tr": float(np.dot(r.pair_probabilities, r.pair_effective_size)),
+            "pairs_tr": [f"{k}-{l}" for k, l in r.pairs], "pair_case_tr": [int(c) for c in r.pair_case],
+            "pair_n_eff_tr": [float(v) for v in r.pair_effective_size],
+            "pair_blend_tr": [float(v) for v in r.pair_blend]}
+
+
 def _svm_full_task(ds: Dataset, gamma, C, bu_tr, bu_te, p1):
     out = {}
     t0 = time.perf_counter()
@@ -199,6 +213,7 @@ def _svm_full_task(ds: Dataset, gamma, C, bu_tr, bu_te, p1):
     out["L_te"] = _error(d, ds.X_test, ds.y_test)
     r = bu_tr.evaluate(d)
     out["U_tr"], out["time_u_tr"], out["time_classifier"] = r.value, r.evaluate_time, r.classifier_time
+    out.update(_case_columns(r))
     if bu_te is not None:
         r = bu_te.evaluate(d)
         out["U_te"], out["time_u_te"] = r.value, r.evaluate_time
@@ -301,7 +316,8 @@ def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, c
     store = _resolve_cache(cache)
     keys = [RowCache.key(kind="svm", ds=ds.key, gamma=g, C=C, cv=cv, M=M, K=K, perturbation=perturbation,
                          mode=perturbation_mode, p1=proposal1, seed=repr(random_state)) for g in gammas]
-    cached = {k: store.get(k) for k in keys} if store else {}
+    # rows cached before the separability columns existed are recomputed
+    cached = {k: row for k in keys if (row := store.get(k)) and "n_eff_tr" in row} if store else {}
     todo = [i for i, k in enumerate(keys) if not cached.get(k)]
     n_tasks_per_status = cv + 2
     total = len(todo) * n_tasks_per_status
@@ -445,7 +461,7 @@ def _mlp_full_task(ds: Dataset, epochs, mlp_kw, bu_tr, bu_te):
     for e, d in mlp_statuses(ds.X_train, ds.y_train, epochs, **mlp_kw):
         r = bu_tr.evaluate(d)
         row = {"epoch": e, "L_te": _error(d, ds.X_test, ds.y_test), "U_tr": r.value, "time_u_tr": r.evaluate_time,
-               "time_classifier": r.classifier_time}
+               "time_classifier": r.classifier_time, **_case_columns(r)}
         if bu_te is not None:
             rt = bu_te.evaluate(d)
             row["U_te"], row["time_u_te"] = rt.value, rt.evaluate_time

@@ -36,6 +36,7 @@ from buviz._validation import (
     SequenceOf,
     check_int,
     check_params,
+    check_real,
     check_Xy,
     fit_context,
 )
@@ -45,9 +46,9 @@ from buviz.uncertainty._kernel import chunk_kernel, neighbourhood_values, quarti
 from buviz.uncertainty.neighbours import PERTURBATION_MODES, neighbourhoods, perturbed_training_set
 from buviz.uncertainty.prototypes import AIC_FORMS, DEFAULT_K_RANGE, TruePairEstimate, estimate_true_pairs
 
-__all__ = ["BoundaryUncertainty", "BoundaryUncertaintyResult", "U_MAX", "U_MIN", "local_uncertainty",
-           "silverman_bandwidth", "neighbourhood_values", "quartile_positions", "FlatDiscriminantWarning",
-           "FeatureMismatchWarning"]
+__all__ = ["BoundaryUncertainty", "BoundaryUncertaintyResult", "PairValues", "pair_uncertainty",
+           "SEPARABILITY_RULES", "U_MAX", "U_MIN", "local_uncertainty", "silverman_bandwidth",
+           "neighbourhood_values", "quartile_positions", "FlatDiscriminantWarning", "FeatureMismatchWarning"]
 
 U_MAX = 1.0
 U_MIN = 0.0
@@ -98,6 +99,147 @@ def local_uncertainty(posterior: np.ndarray) -> np.ndarray:
     return 1.0 - np.abs(2.0 * posterior - 1.0)
 
 
+SEPARABILITY_RULES = ("threshold", "shrinkage")
+
+
+@dataclass(frozen=True)
+class PairValues:
+    """Per-pair outcome of eq 39 under one separability rule (see :func:`pair_uncertainty`).
+
+    Parameters
+    ----------
+    values : ndarray
+        Û_kl⁽³⁾ of each pair in Î*.
+    weights : ndarray
+        w_kl (eq 29).
+    weight_share : ndarray
+        ``ω_kl = w_kl / (φ(0) |B̂*(k,l)|)``.
+    effective_size : ndarray
+        Kish's effective sample size of the near-boundary weights, n_eff = (Σ k̂)² / Σ k̂² over
+        B̂*(k,l) (0 where w_kl = 0).
+    blend : ndarray
+        λ_kl ∈ [0, 1], the weight of the near-boundary average (eq 30-31) in Û_kl; 1 − λ_kl goes to
+        the Case 1/3 value. The threshold rule has λ ∈ {0, 1}.
+    case : ndarray of int
+        The separability case of §4.5 that dominates: 2 where λ_kl ≥ ½, else 1 (L̃_tr^kl = 0) or 3.
+    sample_weights : ndarray of shape (N,)
+        The weight of Û(x) in its pair's Û_kl, λ_kl k̂(x) / w_kl.
+    """
+
+    values: np.ndarray
+    weights: np.ndarray
+    weight_share: np.ndarray
+    effective_size: np.ndarray
+    blend: np.ndarray
+    case: np.ndarray
+    sample_weights: np.ndarray
+
+
+def pair_uncertainty(k: np.ndarray, local: np.ndarray, pair_match: np.ndarray, pair_index: np.ndarray,
+                     error_tilde: np.ndarray, n_pairs: int, *, rule: str = "threshold", weight_tol: float = 0.05,
+                     n0: float = 30.0) -> PairValues:
+    """Return the two-class boundary uncertainties Û_kl⁽³⁾ of eq 39 under a separability rule.
+
+    Eq 39 of Ha et al. (2021) has three branches. Where the near-boundary weight w_kl = Σ k̂(x)
+    (eq 29, x ∈ B̂*(k,l)) is zero, Û_kl = U_max if Λ makes no error on the perturbed B̂*(k,l)
+    (Case 1: B(Λ) in the empty band between the classes) and U_min otherwise (Case 3: B(Λ) outside
+    the data); else Û_kl is the k̂-weighted mean Ū_kl = Σ k̂(x) Û(x) [pair match] / w_kl (eq 30-31,
+    Case 2). Call u⁰_kl the Case 1/3 value.
+
+    ``rule="threshold"`` reads "w_kl = 0" as ``ω_kl = w_kl / (φ(0) |B̂*(k,l)|)`` < ``weight_tol``, so
+    Û_kl = 1[ω_kl ≥ τ] Ū_kl + 1[ω_kl < τ] u⁰_kl. It is discontinuous: a status whose boundary
+    crosses a thin layer of samples (ω just above τ) gets the mean of Û(x) over a handful of
+    samples, which can be near U_max for a near-chance classifier (on ``winequality_red``, Û = 0.90
+    from an effective 22-31 samples while its neighbours score 0), and just below τ it gets u⁰.
+
+    ``rule="shrinkage"`` treats the two branches as two sources of evidence on the same quantity.
+    Ū_kl is a weighted mean; by Kish's formula its weights k̂(x)/w_kl average as many independent
+    samples as n_eff = (Σ k̂)² / Σ k̂² (its variance is σ²/n_eff for per-sample variance σ²). But
+    n_eff is scale-free: k̂ values all tiny (no sample of the pair really near B(Λ)) can have a large
+    n_eff. The kernel mass w_kl/φ(0) counts the neighbour readings that fall on B(Λ) (each adds
+    φ(0) to w_kl, eq 27-29), so the near-boundary evidence is at most that; the rule uses
+
+        n_kl = min(n_eff, w_kl / φ(0)),
+
+    which is 0 when w_kl = 0 and continuous in the k̂'s. The Case 1/3 value u⁰_kl is taken as a
+    prior mean worth n0 pseudo-samples; the posterior mean of a normal (or beta) mean with a
+    conjugate prior is the precision-weighted average
+
+        Û_kl = λ_kl Ū_kl + (1 − λ_kl) u⁰_kl,    λ_kl = n_kl / (n_kl + n0).
+
+    λ_kl Ū_kl = n_kl/(n_kl + n0) · Σ k̂ Û [match] / w_kl is bounded by n_kl/n0 → 0 as w_kl → 0,
+    so Û_kl is continuous in w_kl (and in ω_kl) and tends to the paper's Case 1/3 value where the
+    pair has no near-boundary evidence, and to the paper's Case 2 value when n_kl ≫ n0. The
+    threshold rule is the limit λ_kl = 1[ω_kl ≥ τ]. What stays discontinuous is u⁰ itself (it
+    flips when one sample of the pair becomes misclassified), now with weight 1 − λ_kl.
+
+    Parameters
+    ----------
+    k : ndarray of shape (N,)
+        k̂(x) = k̂^i(x) + k̂^j(x) (eq 28).
+    local : ndarray of shape (N,)
+        Û(x) (eq 37).
+    pair_match : ndarray of bool, shape (N,)
+        Whether the classifier's top-2 pair at x is x's estimated true pair (eq 36).
+    pair_index : ndarray of int, shape (N,)
+        Index of x's estimated true pair in Î* (x ∈ B̂*(k,l)).
+    error_tilde : ndarray of shape (n_pairs,)
+        L̃_tr^kl, the error rate of Λ on the perturbed B̂*(k,l).
+    n_pairs : int
+        The number of pairs in Î*.
+    rule : {"threshold", "shrinkage"}, default="threshold"
+        The reading of eq 39's "w_kl = 0" (see above).
+    weight_tol : float, default=0.05
+        τ, the threshold on ω_kl of ``rule="threshold"``.
+    n0 : float, default=30.0
+        The pseudo-sample weight of the Case 1/3 value of ``rule="shrinkage"`` (> 0).
+
+    Returns
+    -------
+    PairValues
+        Û_kl, w_kl, ω_kl, n_eff, λ_kl, the dominant case and the per-sample weights.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``rule`` is unknown, ``weight_tol`` < 0 or ``n0`` ≤ 0.
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
+
+    L. Kish, *Survey Sampling*, Wiley, New York, 1965 (the effective sample size of weighted means).
+    """
+    if rule not in SEPARABILITY_RULES:
+        raise InvalidParameterError(f"separability must be one of {SEPARABILITY_RULES}, got {rule!r}")
+    check_real(weight_tol, "weight_tol", low=0.0)
+    if rule == "shrinkage":
+        check_real(n0, "separability_n0", low=0.0)
+        if not n0 > 0:
+            raise InvalidParameterError(f"separability_n0 must be > 0, got {n0}")
+    size = np.bincount(pair_index, minlength=n_pairs)
+    w = np.bincount(pair_index, weights=k, minlength=n_pairs)  # eq 29
+    w2 = np.bincount(pair_index, weights=k * k, minlength=n_pairs)
+    positive = w > np.finfo(float).tiny
+    omega = w / (_PHI0 * np.maximum(size, 1))
+    n_eff = np.where(positive, w * w / np.where(w2 > 0, w2, 1.0), 0.0)
+    if rule == "threshold":
+        blend = ((omega >= weight_tol) & positive).astype(float)
+    else:
+        n_kl = np.minimum(n_eff, w / _PHI0)
+        blend = n_kl / (n_kl + n0)
+    w_safe = np.where(positive, w, 1.0)
+    sample_weights = np.where(positive[pair_index], blend[pair_index] * k / w_safe[pair_index], 0.0)
+    weighted_mean_part = np.bincount(pair_index, weights=sample_weights * local * pair_match, minlength=n_pairs)
+    u0 = np.where(error_tilde == 0, U_MAX, U_MIN)  # Cases 1 and 3
+    values = weighted_mean_part + (1.0 - blend) * u0  # eq 39
+    case = np.where(blend >= 0.5, 2, np.where(error_tilde == 0, 1, 3))
+    return PairValues(values=values, weights=w, weight_share=omega, effective_size=n_eff, blend=blend,
+                      case=case, sample_weights=sample_weights)
+
+
 class BoundaryUncertainty(BaseEstimator):
     """Boundary uncertainty of classifier statuses, Proposal 2 (Û⁽³⁾, eq 40).
 
@@ -143,6 +285,20 @@ class BoundaryUncertainty(BaseEstimator):
         Threads for the chunked (N, M) work and the KD-tree query (-1: all cores).
     random_state : int, Generator or None, default=0
         Seeds T̃ and K-means.
+    separability : {"threshold", "shrinkage"}, default="threshold"
+        The reading of eq 39's Case 1/3 branch (§4.5): "threshold" switches to the Case 1/3 value
+        when ω_kl < ``weight_tol`` (discontinuous in ω_kl); "shrinkage" shrinks the pair's
+        near-boundary mean toward the Case 1/3 value with weight n_kl / (n_kl + n0), n_kl the
+        effective number of near-boundary samples (continuous). Derivation:
+        :func:`pair_uncertainty`.
+    separability_n0 : float, default=30.0
+        n0 of ``separability="shrinkage"``: the Case 1/3 value counts as n0 near-boundary samples.
+    pair_at : {"x", "x_tilde"}, default="x"
+        Where the classifier's top-2 pair {i, j} of eq 36 is read for J > 2: at the training
+        sample x (the paper; the status is then evaluated on T and on T̃) or at its perturbed copy
+        x̃ (one evaluation, on T̃ only). The two agree for two classes and when T̃ = T
+        (``perturbation=0``); otherwise they differ only at samples whose top-2 pair changes
+        between x and x̃, i.e. near a junction of three classes' boundaries.
 
     Attributes
     ----------
@@ -191,12 +347,16 @@ class BoundaryUncertainty(BaseEstimator):
                    Satisfies(_is_torch_device, description="a torch.device")],
         "n_jobs": [None, Options(-1), Interval("int", 1, None)],
         "random_state": RANDOM_STATE,
+        "separability": [Options(*SEPARABILITY_RULES)],
+        "separability_n0": [Interval("real", 0, None, closed="neither")],
+        "pair_at": [Options("x", "x_tilde")],
     }
 
     def __init__(self, *, M: int = 40, K="aic", perturbation: float = 0.5, perturbation_mode: str = "features",
                  K_range=DEFAULT_K_RANGE, kmeans_iter: int = 20, aic_form: str = "literal",
                  weight_tol: float = 0.05, chunk_size: int | None = None, array_backend: str = "numpy",
-                 device: str | None = None, n_jobs: int = 2, random_state=0):
+                 device: str | None = None, n_jobs: int = 2, random_state=0,
+                 separability: str = "threshold", separability_n0: float = 30.0, pair_at: str = "x"):
         self.M = M
         self.K = K
         self.perturbation = perturbation
@@ -210,6 +370,9 @@ class BoundaryUncertainty(BaseEstimator):
         self.device = device
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.separability = separability
+        self.separability_n0 = separability_n0
+        self.pair_at = pair_at
 
     # -- shared work -------------------------------------------------------------------------
     @fit_context
@@ -324,8 +487,8 @@ class BoundaryUncertainty(BaseEstimator):
     def evaluate(self, discriminant) -> BoundaryUncertaintyResult:
         """Return Û⁽³⁾(Λ) of one classifier status (Ha et al. 2021, eq 27-40).
 
-        The status is evaluated once on T̃ (and, for J > 2, once on T to get the classifier's
-        top-2 pair {i(x;Λ), j(x;Λ)} at each training sample).
+        The status is evaluated once on T̃ (and, for J > 2 with ``pair_at="x"``, once on T to get
+        the classifier's top-2 pair {i(x;Λ), j(x;Λ)} at each training sample).
 
         Parameters
         ----------
@@ -376,6 +539,10 @@ class BoundaryUncertainty(BaseEstimator):
             pair_j = np.ones(N, dtype=np.intp)
             f_all = g_tilde[:, 0] - g_tilde[:, 1]
             g_train = None
+        elif self.pair_at == "x_tilde":  # eq 36's pair read at x̃: no evaluation on T
+            pair_i, pair_j = top2(g_tilde)
+            g_train = None
+            f_all = None
         else:
             t1 = time.perf_counter()
             g_train = disc(self.X_)
@@ -401,17 +568,13 @@ class BoundaryUncertainty(BaseEstimator):
         est = np.asarray(tp.pairs)[tp.pair_index]
         pair_match = (pair_i == est[:, 0]) & (pair_j == est[:, 1])
         P = len(tp.pairs)
-        w = np.bincount(tp.pair_index, weights=k, minlength=P)  # eq 29
         mis = (np.argmax(g_tilde, axis=1) != self.y_).astype(float)
         size = np.bincount(tp.pair_index, minlength=P)
         err_tilde = np.bincount(tp.pair_index, weights=mis, minlength=P) / np.maximum(size, 1)
-        # "w_kl = 0" read scale-free: ω_kl = w_kl / (φ(0) |B̂*(k,l)|) below weight_tol (see weight_tol)
-        omega = w / (_PHI0 * np.maximum(size, 1))
-        weighted = (omega >= self.weight_tol) & (w > np.finfo(float).tiny)
-        w_safe = np.where(weighted, w, 1.0)
-        weights = np.where(weighted[tp.pair_index], k / w_safe[tp.pair_index], 0.0)
-        contribution = np.bincount(tp.pair_index, weights=weights * local * pair_match, minlength=P)
-        u_pair = np.where(weighted, contribution, np.where(err_tilde == 0, U_MAX, U_MIN))  # eq 39
+        pv = pair_uncertainty(k, local, pair_match, tp.pair_index, err_tilde, P, rule=self.separability,
+                              weight_tol=self.weight_tol, n0=self.separability_n0)  # eq 29-31, 39
+        u_pair, w, omega, weights = pv.values, pv.weights, pv.weight_share, pv.sample_weights
+        weighted = pv.blend > 0
         p_pair = size / N
         value = float(np.dot(p_pair, u_pair))  # eq 40
         flat_share = float(np.mean(h == 0))
@@ -443,6 +606,7 @@ class BoundaryUncertainty(BaseEstimator):
             g_tilde=g_tilde, pair_i=pair_i, pair_j=pair_j, true_pair_index=tp.pair_index.copy(),
             pair_match=pair_match, bandwidth=h, k_i=k_i, k_j=k_j, k=k, posterior=posterior,
             local_uncertainty=local, near_boundary_weights=weights,
+            pair_effective_size=pv.effective_size, pair_blend=pv.blend, pair_case=pv.case,
             evaluate_time=elapsed, classifier_time=t_classifier,
             X=read_only(self.X_), y=read_only(self.y_), X_tilde=read_only(self.X_tilde_),
             neighbours=read_only(self.neighbours_), g_train=None if g_train is None else read_only(g_train),
@@ -515,7 +679,8 @@ class BoundaryUncertaintyResult:
     pair_error_tilde : ndarray
         L̃_tr^kl, the error rate on perturbed B̂*(k,l).
     pair_weighted : ndarray of bool
-        True where ω_kl ≥ weight_tol (third branch of eq 39).
+        True where the near-boundary mean enters Û_kl (λ_kl > 0; under the threshold rule
+        ω_kl ≥ weight_tol, the third branch of eq 39).
     g_tilde : ndarray of shape (N, J)
         Discriminants on T̃.
     pair_i, pair_j : ndarray of shape (N,)
@@ -533,7 +698,15 @@ class BoundaryUncertaintyResult:
     local_uncertainty : ndarray of shape (N,)
         Û(x) (eq 37).
     near_boundary_weights : ndarray of shape (N,)
-        Probability weights k̂(x)/w_kl (eq 30), 0 outside weighted pairs.
+        The weight of Û(x) in its pair's Û_kl: λ_kl k̂(x)/w_kl (eq 30; λ_kl = ``pair_blend``).
+    pair_effective_size : ndarray
+        n_eff = (Σ k̂)² / Σ k̂² over B̂*(k,l), Kish's effective number of near-boundary samples.
+    pair_blend : ndarray
+        λ_kl, the weight of the near-boundary mean in Û_kl (1 − λ_kl: the Case 1/3 value);
+        0 or 1 under ``separability="threshold"`` (see :func:`pair_uncertainty`).
+    pair_case : ndarray of int
+        The dominant separability case of §4.5: 2 where λ_kl ≥ ½, else 1 (no error on the
+        perturbed B̂*(k,l)) or 3.
     evaluate_time, classifier_time : float
         Seconds in ``evaluate``, and of which in the classifier.
     X : ndarray of shape (N, d)
@@ -582,6 +755,9 @@ class BoundaryUncertaintyResult:
     posterior: np.ndarray
     local_uncertainty: np.ndarray
     near_boundary_weights: np.ndarray
+    pair_effective_size: np.ndarray
+    pair_blend: np.ndarray
+    pair_case: np.ndarray
     evaluate_time: float
     classifier_time: float
     X: np.ndarray = field(repr=False)

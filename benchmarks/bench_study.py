@@ -1,0 +1,343 @@
+"""Pre-registered study on the ten real datasets of Ha et al. (2021), Table 2 (issues 24.4 and 21.3).
+
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/bench_study.py --half tuning
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/bench_study.py --half confirmation
+    python benchmarks/bench_study.py --report          # the tables of docs/model_selection.md
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/bench_study.py --spikes   # issue 24.1 on a step-1 γ grid
+    OMP_NUM_THREADS=1 python benchmarks/bench_study.py --letter-cost   # issue 24.3: Û's classifier cost on Letter
+
+The design (datasets of each half, configurations, criterion) is fixed in ``docs/model_selection.md``
+("Pre-registered study") before any run. Per (dataset, classifier, seed): ``datasets.load(name,
+n_train=min(1500, available), n_test=min(3000, available), random_state=seed)`` (70/30 stratified
+split, Letter: the paper's 10 000 / 10 000; training part subsampled for the compute budget;
+standardised on the training part), a grid of one hyper-parameter (SVC, C = 1: log₂ γ ∈ {−10, −8, …,
+10}), and each method picks one candidate from the training set alone: argmax Û⁽³⁾ in 16
+configurations (4 rules of eq 39 × 4 T̃-law / M settings), 10-fold and 5-fold stratified CV, one
+stratified 75/25 hold-out split. **Regret** = test error of the pick (fitted on the training set) −
+the smallest test error over the grid. **argmin distance** = |index of the pick − index of argmin
+L_val| in grid steps (L_val: the 10-fold CV error; for SVC one step is 2 in log₂ γ). **Spike**: the
+pick's test error is within 0.05 of the majority-class error while the grid's best is more than 0.05
+below it. **Cost** (seconds, one thread): Û = its per-dataset fit + one classifier fit and one Û
+evaluation per candidate; CV / hold-out = every fold's fits and predictions.
+
+The four rules are computed from the same evaluation (:func:`buviz.uncertainty.proposal2.pair_uncertainty`
+on the result's per-sample arrays), so they cost the same. Rows are appended to
+``benchmarks/results/study.csv`` (one per cell × method) and the curves to ``study_curves.csv`` as each
+cell finishes; cells already present are skipped, so an interrupted run resumes.
+
+Reference: D. Ha, S. Katagiri, H. Watanabe, M. Ohsaki, "An Improved Boundary Uncertainty-Based
+Estimation for Classifier Evaluation", Journal of Signal Processing Systems, Springer, 2021,
+doi:10.1007/s11265-021-01671-1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.svm import SVC
+
+from buviz import datasets
+from buviz.uncertainty import BoundaryUncertainty
+from buviz.uncertainty.proposal2 import pair_uncertainty
+
+TUNING = ("winequality_red", "abalone", "banknote", "german", "satimage")
+CONFIRMATION = ("winequality_white", "breast_cancer_wisconsin", "cardiotocography", "spambase", "letter")
+CLASSIFIERS = {
+    "svc": (SVC(C=1.0), "gamma", [2.0**e for e in range(-10, 11, 2)]),
+    "knn": (KNeighborsClassifier(), "n_neighbors", [1, 3, 5, 9, 15, 25, 41, 65]),
+    "forest": (RandomForestClassifier(n_estimators=50, random_state=0), "min_samples_leaf", [1, 2, 5, 10, 20, 40]),
+}
+#: T̃ law and M: (name, amplitude a, mode, M); the first is the current default.
+SETTINGS = (("a0.5-features-M40", 0.5, "features", 40), ("a0.25-features-M40", 0.25, "features", 40),
+            ("a0.5-scalar-M40", 0.5, "scalar", 40), ("a0.5-features-M20", 0.5, "features", 20))
+#: Rules of eq 39: (name, rule, n0); the first is the current default.
+RULES = (("threshold", "threshold", None), ("shrink10", "shrinkage", 10.0), ("shrink30", "shrinkage", 30.0),
+         ("shrink100", "shrinkage", 100.0))
+DEFAULT_CONFIG = f"{SETTINGS[0][0]}/{RULES[0][0]}"
+N_TRAIN, N_TEST = 1500, 3000
+KEY = ["dataset", "classifier", "seed"]
+
+
+def load(name: str, seed: int):
+    """The split of one cell: at most N_TRAIN training and N_TEST test points."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # constant columns (cardiotocography) are left unscaled
+        full = datasets.load(name, random_state=seed, standardize=False)
+        n_tr, n_te = min(N_TRAIN, len(full.y_train)), min(N_TEST, len(full.y_test))
+        return datasets.load(name, n_train=None if n_tr == len(full.y_train) else n_tr,
+                             n_test=None if n_te == len(full.y_test) else n_te, random_state=seed)
+
+
+def _fit(est, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return clone(est).fit(X, y)
+
+
+def run_cell(name: str, clf: str, seed: int):
+    """Return (rows, curves) of one (dataset, classifier, seed) cell."""
+    ds = load(name, seed)
+    Xtr, ytr, Xte, yte = ds.X_train, ds.y_train, ds.X_test, ds.y_test
+    est, param, grid = CLASSIFIERS[clf]
+    majority = 1.0 - np.bincount(yte).max() / len(yte)
+    fits, fit_time, test_err = [], [], []
+    for v in grid:
+        t0 = time.perf_counter()
+        model = _fit(est.set_params(**{param: v}), Xtr, ytr)
+        fit_time.append(time.perf_counter() - t0)
+        fits.append(model)
+        test_err.append(float(np.mean(model.predict(Xte) != yte)))
+    test_err = np.array(test_err)
+    curves = {"L_te": test_err}
+    costs, choices = {}, {}
+    for method, cv in (("CV10", StratifiedKFold(10, shuffle=True, random_state=seed)),
+                       ("CV5", StratifiedKFold(5, shuffle=True, random_state=seed)),
+                       ("HO", StratifiedShuffleSplit(1, test_size=0.25, random_state=seed))):
+        t0 = time.perf_counter()
+        err = np.zeros(len(grid))
+        splits = list(cv.split(Xtr, ytr))
+        for tr, va in splits:
+            for n, v in enumerate(grid):
+                m = _fit(est.set_params(**{param: v}), Xtr[tr], ytr[tr])
+                err[n] += np.mean(m.predict(Xtr[va]) != ytr[va]) / len(splits)
+        costs[method] = time.perf_counter() - t0
+        choices[method] = int(np.argmin(err))
+        curves[f"L_{method}"] = err
+    for sname, a, mode, M in SETTINGS:
+        t0 = time.perf_counter()
+        bu = BoundaryUncertainty(M=M, perturbation=a, perturbation_mode=mode, n_jobs=1,
+                                 random_state=seed).fit(Xtr, ytr)
+        t_eval = time.perf_counter() - t0
+        values = {r: [] for r, _, _ in RULES}
+        for model in fits:
+            t1 = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                res = bu.evaluate(model)
+            t_eval += time.perf_counter() - t1
+            for rname, rule, n0 in RULES:
+                if rule == "threshold":
+                    values[rname].append(res.value)
+                    continue
+                pv = pair_uncertainty(res.k, res.local_uncertainty, res.pair_match, res.true_pair_index,
+                                      res.pair_error_tilde, len(res.pairs), rule=rule, n0=n0)
+                values[rname].append(float(np.dot(res.pair_probabilities, pv.values)))
+            if sname == SETTINGS[0][0]:
+                curves.setdefault("n_eff_min", []).append(float(np.min(res.pair_effective_size)))
+        for rname, _, _ in RULES:
+            config = f"{sname}/{rname}"
+            costs[config] = t_eval + sum(fit_time)
+            choices[config] = int(np.argmax(values[rname]))
+            curves[f"U[{config}]"] = np.array(values[rname])
+    best = float(test_err.min())
+    ref = choices["CV10"]
+    rows = []
+    for method, c in choices.items():
+        rows.append(dict(dataset=name, classifier=clf, seed=seed, half="tuning" if name in TUNING else "confirmation",
+                         method=method if method in ("CV10", "CV5", "HO") else "U",
+                         config=method if method not in ("CV10", "CV5", "HO") else "",
+                         choice=grid[c], choice_index=c, test_error=float(test_err[c]), best_test_error=best,
+                         regret=float(test_err[c] - best), argmin_steps=abs(c - ref), majority_error=majority,
+                         spike=bool(test_err[c] >= majority - 0.05 and best < majority - 0.05),
+                         cost_s=costs[method], n_train=len(ytr), n_test=len(yte), n_classes=ds.n_classes))
+    curve_rows = pd.DataFrame({"dataset": name, "classifier": clf, "seed": seed, "param": param, "value": grid,
+                               **curves})
+    return pd.DataFrame(rows), curve_rows
+
+
+def _append(df: pd.DataFrame, path: str) -> None:
+    df.to_csv(path, mode="a", header=not os.path.exists(path), index=False)
+
+
+def run(names, classifiers, seeds, out: str) -> None:
+    done = set()
+    if os.path.exists(out):
+        done = set(map(tuple, pd.read_csv(out)[KEY].drop_duplicates().itertuples(index=False)))
+    curves_out = out.replace(".csv", "_curves.csv")
+    for clf in classifiers:
+        for seed in seeds:
+            for name in names:
+                if (name, clf, seed) in done:
+                    continue
+                t0 = time.perf_counter()
+                rows, curves = run_cell(name, clf, seed)
+                _append(rows, out)
+                _append(curves, curves_out)
+                u = rows[rows.config == DEFAULT_CONFIG].iloc[0]
+                print(f"{name:24s} {clf:6s} seed {seed}: regret U(default) {u.regret:.3f}, "
+                      f"CV10 {rows[rows.method == 'CV10'].regret.iloc[0]:.3f} ({time.perf_counter() - t0:.0f} s)",
+                      flush=True)
+
+
+def report(out: str, classifiers=None) -> None:
+    """Print the tables of docs/model_selection.md: per classifier, then the verdict pooled over them."""
+    df = pd.read_csv(out).fillna({"config": ""})
+    for clf in classifiers or df.classifier.unique():
+        print(f"\n# {clf}")
+        _report(df[df.classifier == clf])
+    if classifiers is None and len(df.classifier.unique()) > 1:
+        print("\n# pooled over classifiers")
+        _verdict(df)
+    spikes = out.replace(".csv", "_spikes.csv")
+    if classifiers is None and os.path.exists(spikes):
+        sp = pd.read_csv(spikes)
+        print("\n# spike check (SVC, log2 γ step 1)\n")
+        summary = sp.groupby("rule").agg(regret=("regret", "mean"), cells=("seed", "size"),
+                                         near_chance_above_best=("near_chance_above_best", "sum"))
+        print(summary.round(4).to_markdown())
+        print(sp.pivot_table(index="dataset", columns="rule", values="regret").round(4).to_markdown())
+
+
+def _report(df: pd.DataFrame) -> None:
+    df = df.assign(label=np.where(df.method == "U", "U " + df.config, df.method))
+    for half in ("tuning", "confirmation"):
+        d = df[df.half == half]
+        if d.empty:
+            continue
+        print(f"\n## {half} half ({d.groupby(KEY).ngroups} cells)\n")
+        summary = d.groupby("label").agg(regret=("regret", "mean"), argmin_steps=("argmin_steps", "mean"),
+                                         spikes=("spike", "sum"), cost_s=("cost_s", "sum"), cells=("seed", "size"))
+        print(summary.sort_values("regret").round(4).to_markdown())
+        print()
+        print(_per_dataset(d).to_markdown(index=False))
+    _verdict(df)
+
+
+def _per_dataset(d: pd.DataFrame) -> pd.DataFrame:
+    """Per dataset, mean over seeds: argmin distance |Δ| (SVC: log₂ units, else grid steps), regrets, cost."""
+    shrink = f"{SETTINGS[0][0]}/shrink10"
+    step = 2 if (d.classifier == "svc").all() else 1
+    rows = []
+    for ds, g in d.groupby("dataset", sort=True):
+        def r(label, col="regret", g=g):
+            return g[g.label == label][col].mean()
+        rows.append({"dataset": ds, "seeds": g.seed.nunique(),
+                     "|Δ| U thr": step * r("U " + DEFAULT_CONFIG, "argmin_steps"),
+                     "|Δ| U shr10": step * r("U " + shrink, "argmin_steps"),
+                     "regret U thr": r("U " + DEFAULT_CONFIG), "U shr10": r("U " + shrink),
+                     "CV5": r("CV5"), "CV10": r("CV10"), "HO": r("HO"),
+                     "cost U": r("U " + DEFAULT_CONFIG, "cost_s"), "cost CV5": r("CV5", "cost_s"),
+                     "cost CV10": r("CV10", "cost_s"), "cost HO": r("HO", "cost_s")})
+    t = pd.DataFrame(rows)
+    t = pd.concat([t, pd.DataFrame([{"dataset": "**mean**", **t.drop(columns="seeds").mean(numeric_only=True)}])])
+    return t.round({c: 1 if c.startswith(("|Δ|", "cost")) else 4 for c in t.columns if c not in ("dataset", "seeds")})
+
+
+def _verdict(df: pd.DataFrame) -> None:
+    tune = df[(df.half == "tuning") & (df.method == "U")]
+    conf = df[(df.half == "confirmation") & (df.method == "U")]
+    if len(tune) and len(conf):
+        s = tune.groupby("config").agg(regret=("regret", "mean"), steps=("argmin_steps", "mean"))
+        tuned = s.sort_values(["regret", "steps"]).index[0]
+        c = conf.groupby("config").agg(regret=("regret", "mean"), spikes=("spike", "sum"))
+        print(f"\ntuned on the tuning half: {tuned} (regret {s.regret[tuned]:.4f}; default "
+              f"{DEFAULT_CONFIG} {s.regret[DEFAULT_CONFIG]:.4f})")
+        wins = c.regret[tuned] < c.regret[DEFAULT_CONFIG] and c.spikes[tuned] <= c.spikes[DEFAULT_CONFIG]
+        print(f"confirmation half: tuned {c.regret[tuned]:.4f} ({c.spikes[tuned]} spikes), default "
+              f"{c.regret[DEFAULT_CONFIG]:.4f} ({c.spikes[DEFAULT_CONFIG]} spikes) -> "
+              f"{'change the default' if wins else 'keep the default'}")
+
+
+def spike_cell(name: str, seed: int) -> pd.DataFrame:
+    """Issue 24.1 on a log₂ γ step of 1 (−10 … 10): does any rule rank a near-chance status above the best one?
+
+    Default T̃ law and M; the rules are applied to the same evaluations. Near-chance: test error within
+    0.05 of the majority-class error; best: the smallest test error of the grid.
+    """
+    ds = load(name, seed)
+    majority = 1.0 - np.bincount(ds.y_test).max() / len(ds.y_test)
+    bu = BoundaryUncertainty(M=40, n_jobs=1, random_state=seed).fit(ds.X_train, ds.y_train)
+    grid = [2.0**e for e in range(-10, 11)]
+    test_err, u = [], {r: [] for r, _, _ in RULES}
+    for g in grid:
+        model = _fit(SVC(C=1.0, gamma=g), ds.X_train, ds.y_train)
+        test_err.append(float(np.mean(model.predict(ds.X_test) != ds.y_test)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = bu.evaluate(model)
+        for rname, rule, n0 in RULES:
+            pv = pair_uncertainty(res.k, res.local_uncertainty, res.pair_match, res.true_pair_index,
+                                  res.pair_error_tilde, len(res.pairs), rule=rule, n0=n0 or 30.0)
+            u[rname].append(float(np.dot(res.pair_probabilities, pv.values)))
+    test_err = np.array(test_err)
+    best, chance = int(np.argmin(test_err)), test_err >= majority - 0.05
+    rows = []
+    for rname, _, _ in RULES:
+        v = np.array(u[rname])
+        c = int(np.argmax(v))
+        rows.append(dict(dataset=name, seed=seed, rule=rname, choice_log2=int(np.log2(grid[c])),
+                         regret=float(test_err[c] - test_err[best]), majority_error=majority,
+                         best_test_error=float(test_err[best]), U_best=float(v[best]),
+                         U_max_near_chance=float(v[chance].max()) if chance.any() else np.nan,
+                         near_chance_above_best=bool(chance.any() and v[chance].max() > v[best] and not chance[best])))
+    return pd.DataFrame(rows)
+
+
+def letter_cost(seed: int = 0) -> None:
+    """Issue 24.3: Û's evaluation cost against its SVC fits on Letter, with eq 36's pair at x and at x̃."""
+    ds = datasets.load("letter", random_state=seed)
+    grid = [2.0**e for e in (-6, -4, -2, 0)]
+    fits, t_fit = [], 0.0
+    for g in grid:
+        t0 = time.perf_counter()
+        fits.append(_fit(SVC(C=1.0, gamma=g), ds.X_train, ds.y_train))
+        t_fit += time.perf_counter() - t0
+    print(f"letter N={len(ds.y_train)}, {len(grid)} SVC fits: {t_fit:.1f} s")
+    for pair_at in ("x", "x_tilde"):
+        bu = BoundaryUncertainty(M=40, n_jobs=1, pair_at=pair_at, random_state=seed).fit(ds.X_train, ds.y_train)
+        t_eval = t_clf = 0.0
+        vals = []
+        for m in fits:
+            r = bu.evaluate(m)
+            t_eval += r.evaluate_time
+            t_clf += r.classifier_time
+            vals.append(r.value)
+        print(f"pair_at={pair_at!r}: Û fit {bu.fit_time_:.1f} s, evaluations {t_eval:.1f} s (classifier {t_clf:.1f} s),"
+              f" evaluations/fits = {t_eval / t_fit:.2f}; Û = {np.round(vals, 4).tolist()}", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--half", choices=("tuning", "confirmation", "both"), default="both")
+    ap.add_argument("--classifiers", nargs="+", default=None, choices=list(CLASSIFIERS),
+                    help="default: svc for a run, every classifier in the CSV for --report")
+    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--datasets", nargs="+", default=None, help="restrict to these datasets (checks)")
+    ap.add_argument("--out", default="benchmarks/results/study.csv")
+    ap.add_argument("--report", action="store_true")
+    ap.add_argument("--letter-cost", action="store_true")
+    ap.add_argument("--spikes", action="store_true", help="issue 24.1 check on a log2 step-1 γ grid (SVC only)")
+    args = ap.parse_args()
+    if args.report:
+        return report(args.out, args.classifiers)
+    if args.letter_cost:
+        return letter_cost()
+    names = {"tuning": TUNING, "confirmation": CONFIRMATION, "both": TUNING + CONFIRMATION}[args.half]
+    if args.datasets:
+        names = [n for n in names if n in args.datasets]
+    if args.spikes:
+        out = args.out.replace(".csv", "_spikes.csv")
+        done = set(map(tuple, pd.read_csv(out)[["dataset", "seed"]].itertuples(index=False))) \
+            if os.path.exists(out) else set()
+        for seed in range(args.seeds):
+            for name in names:
+                if (name, seed) not in done:
+                    rows = spike_cell(name, seed)
+                    _append(rows, out)
+                    print(rows[["dataset", "seed", "rule", "choice_log2", "regret", "near_chance_above_best"]]
+                          .to_string(index=False, header=False), flush=True)
+        return None
+    run(names, args.classifiers or ["svc"], range(args.seeds), args.out)
+
+
+if __name__ == "__main__":
+    main()

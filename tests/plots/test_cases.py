@@ -1,0 +1,67 @@
+"""The separability-case builders (eq 39, §4.5) on a real sweep table, rendered to Bokeh models."""
+
+import holoviews as hv
+import numpy as np
+import pandas as pd
+import pytest
+
+from buviz import datasets
+from buviz.plots import cases
+from buviz.sweep import svm_gamma_sweep
+
+hv.extension("bokeh")
+
+
+@pytest.fixture(scope="module")
+def separable_sweep():
+    """SVC on gmm_separable: zero-error boundaries in the empty band (Case 1) at γ = 2⁻⁴ … 4, and a
+    boundary pushed through the data at a tiny γ."""
+    ds = datasets.load("gmm_separable", n_train=300, n_test=200, random_state=0)
+    return svm_gamma_sweep(ds, [2.0**-4, 1.0, 4.0, 2.0**-14], cv=2, M=40, n_jobs=1, cache=None)
+
+
+def test_sweep_rows_carry_the_per_pair_case_and_effective_size(separable_sweep):
+    t = separable_sweep
+    assert all(p == ["0-1"] for p in t["pairs_tr"])
+    assert [c[0] for c in t["pair_case_tr"][:3]] == [1, 1, 1]  # U_max, no near-boundary evidence
+    np.testing.assert_array_equal(t["U_tr"][:3], 1.0)
+    assert t["pair_case_tr"][3] == [3] and t["U_tr"][3] == 0.0  # γ = 2⁻¹⁴: all one class, boundary outside
+    for _, r in t.iterrows():
+        assert r["n_eff_tr"] == pytest.approx(r["pair_n_eff_tr"][0])  # one pair: P̂ = 1
+        assert (r["pair_case_tr"][0] == 2) == (r["pair_blend_tr"][0] >= 0.5)
+
+
+def test_case_strip_places_each_pair_status_in_its_case_layer(separable_sweep):
+    t = separable_sweep
+    el = cases.pair_cases(t)
+    scatters = [e for e in el if isinstance(e, hv.Scatter)]
+    assert [s.label for s in scatters] == [cases.CASE_LABELS[c] for c in (1, 2, 3)]
+    for case, s in zip((1, 2, 3), scatters, strict=True):
+        expect = sorted(float(x) for x, c in zip(t["log2_gamma"], t["pair_case_tr"], strict=True) if c[0] == case)
+        assert sorted(s.dimension_values("x")) == expect
+        assert set(s.dimension_values("pair")) <= {"0-1"}
+    fig = hv.render(cases.cases_panel(t), backend="bokeh")
+    assert fig is not None
+
+
+def test_effective_size_curve_one_curve_per_pair_without_zeros():
+    t = pd.DataFrame({"log2_gamma": [-2.0, 0.0, 2.0],
+                      "pairs_tr": [["0-1", "0-2"]] * 3,
+                      "pair_case_tr": [[2, 1], [2, 3], [3, 3]],
+                      "pair_n_eff_tr": [[500.0, 0.0], [120.0, 4.0], [3.0, 2.5]],
+                      "pair_blend_tr": [[0.94, 0.0], [0.8, 0.1], [0.09, 0.07]]})
+    long = cases.case_table(t)
+    assert len(long) == 6 and list(long.columns) == ["x", "pair", "case", "n_eff", "blend"]
+    curves = [e for e in cases.effective_size_curve(t) if isinstance(e, hv.Curve)]
+    assert [c.label for c in curves] == ["pair 0-1", "pair 0-2"]
+    np.testing.assert_array_equal(curves[0].dimension_values("n_eff"), [500.0, 120.0, 3.0])
+    np.testing.assert_array_equal(curves[1].dimension_values("x"), [0.0, 2.0])  # n_eff = 0 left out (log axis)
+    scatters = [e for e in cases.pair_cases(t) if isinstance(e, hv.Scatter)]
+    assert [len(s) for s in scatters] == [1, 2, 3]
+
+
+@pytest.mark.parametrize("table", [None, pd.DataFrame(), pd.DataFrame({"log2_gamma": [0.0], "U_tr": [0.5]})])
+def test_empty_or_old_tables_give_empty_layers(table):
+    el = cases.cases_panel(table)
+    assert len(cases.case_table(table)) == 0
+    hv.render(el, backend="bokeh")
