@@ -222,11 +222,27 @@ def ward_sse(Xj: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return Z, sse
 
 
+def _cut_labels(Z: np.ndarray, K: int) -> np.ndarray:
+    """Cluster of each sample in the K-cluster cut of a linkage (its first N − K merges)."""
+    n = len(Z) + 1
+    parent = np.arange(2 * n - 1)
+    m = n - K
+    merged = Z[:m, :2].astype(np.intp)
+    parent[merged[:, 0]] = n + np.arange(m)
+    parent[merged[:, 1]] = n + np.arange(m)
+    root = parent[:n]
+    while True:  # pointer jumping: every sample climbs to the top of its subtree
+        up = parent[root]
+        if np.array_equal(up, root):
+            break
+        parent = parent[parent]
+        root = up
+    return np.unique(root, return_inverse=True)[1]
+
+
 def _cut_centroids(Xj: np.ndarray, Z: np.ndarray, K: int) -> np.ndarray:
     """Centroids of the K-cluster cut of a Ward tree."""
-    from scipy.cluster.hierarchy import cut_tree
-
-    labels = cut_tree(Z, n_clusters=K).ravel()
+    labels = _cut_labels(Z, K)
     counts = np.bincount(labels, minlength=K)
     sums = np.zeros((K, Xj.shape[1]))
     np.add.at(sums, labels, Xj)
