@@ -324,7 +324,7 @@ def estimate_true_pairs(X: np.ndarray, y: np.ndarray, n_classes: int, K="aic", *
         K-means iterations i_K.
     aic_form : {"literal", "isotropic"}, default="literal"
         See :func:`class_aic`.
-    random_state : int, Generator or None, default=0
+    random_state : int, Generator, RandomState or None, default=0
         Seed of K-means and of the Ward subset of a large class.
 
     Returns
@@ -368,7 +368,8 @@ def estimate_true_pairs(X: np.ndarray, y: np.ndarray, n_classes: int, K="aic", *
                 search = "ward" if auto else "kmeans"
             if search not in PROTOTYPE_SEARCHES:
                 raise InvalidParameterError(f"search must be one of {PROTOTYPE_SEARCHES}, got {search!r}")
-            rng = np.random.default_rng(random_state)
+            legacy = isinstance(random_state, np.random.RandomState)  # KMeans takes it as it is
+            rng = random_state if legacy else np.random.default_rng(random_state)
             seed = int(rng.integers(2**31)) if isinstance(random_state, np.random.Generator) else random_state
             ks, uppers, prototypes = [], [], []
             for j in range(n_classes):
