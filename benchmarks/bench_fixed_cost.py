@@ -11,8 +11,9 @@ work: neighbourhoods, T̃, Î*), ``fits`` (one fit per candidate) and ``evals`` 
 the training error). Both run in the same process on one thread, one after the other; the CPU
 seconds of the process are recorded too (``ratio_cpu``), the steadier ratio on a shared machine.
 
-``--quick``: N ∈ {600, 2000}, d ∈ {2, 8, 57} (about a minute). The full run takes a few minutes
-(N = 10 000 runs the SVC grid only at d = 8 and 57, with γ ∈ {2^-8, 2^-4, 1}, to stay in budget).
+``--quick``: N ∈ {600, 2000}, d ∈ {2, 8, 57} (under a minute). The full run took 5-9 minutes on a
+shared 2-core machine, most of it the N = 10 000 cells (the SVC grid only, at d = 8 and 57, with
+γ ∈ {2^-8, 2^-4, 1}, to stay in budget).
 
 The script uses only public API present before and after the fixed-cost change, so running it with
 another checkout on ``PYTHONPATH`` measures that checkout (the "before" of docs/benchmarks.md).
