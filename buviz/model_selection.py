@@ -208,7 +208,8 @@ class SelectionResult:
     ----------
     table : pandas.DataFrame
         One row per candidate: ``params`` (dict), one ``param_<name>`` column per parameter,
-        ``U`` (Û⁽³⁾, higher is better), ``error_tilde`` (error rate on T̃), ``error_train`` (on T),
+        ``U`` (Û⁽³⁾, higher is better), ``error_tilde`` (error rate on T̃), ``error_train`` (on T;
+        both of the label argmax g that Û reads, which is ``predict``'s except on exact ties),
         ``fit_time``, ``score_time`` (seconds), ``rank`` (1 = best).
     best_index : int
         Row of ``table`` of the best candidate.
@@ -323,7 +324,9 @@ def select_by_uncertainty(estimator, param_grid, X, y, *, uncertainty: BoundaryU
         t1 = time.perf_counter()
         r = bu.evaluate(est)
         t_score = time.perf_counter() - t1
-        err_train = float(np.mean(np.asarray(est.predict(X_checked)) != np.asarray(y)))
+        # g on T: computed by evaluate for J > 2 (the classifier's pair at x), else one more call
+        g_train = r.g_train if r.g_train is not None else r.discriminant(X_checked)
+        err_train = float(np.mean(bu.classes_[np.argmax(g_train, axis=1)] != np.asarray(y)))
         rows.append({"params": cand, **{f"param_{k}": v for k, v in cand.items()}, "U": r.value,
                      "error_tilde": float(np.dot(r.pair_probabilities, r.pair_error_tilde)),
                      "error_train": err_train, "fit_time": t_fit, "score_time": t_score})

@@ -16,15 +16,31 @@ from buviz.uncertainty.proposal2 import (
     U_MIN,
     BoundaryUncertainty,
     BoundaryUncertaintyResult,
+    FlatDiscriminantWarning,
+    PairValues,
     local_uncertainty,
+    neighbourhood_values,
+    pair_uncertainty,
     silverman_bandwidth,
 )
-from buviz.uncertainty.prototypes import TruePairEstimate, class_aic, estimate_true_pairs
+from buviz.uncertainty.prototypes import (
+    PAPER_K_RANGE,
+    KRangeWarning,
+    TruePairEstimate,
+    class_aic,
+    estimate_true_pairs,
+)
 
 __all__ = [
     "BoundaryUncertainty",
     "BoundaryUncertaintyResult",
+    "PairValues",
+    "pair_uncertainty",
+    "neighbourhood_values",
+    "FlatDiscriminantWarning",
     "TruePairEstimate",
+    "KRangeWarning",
+    "PAPER_K_RANGE",
     "estimate_true_pairs",
     "class_aic",
     "neighbourhoods",

@@ -259,8 +259,12 @@ class BoundaryUncertainty(BaseEstimator):
         Amplitude a of T̃: x̃ = x + r ⊙ ||x − x⁽¹⁾||, r ~ U[−a, a] (Alg 1). 0 gives T̃ = T.
     perturbation_mode : {"features", "scalar"}, default="features"
         One draw per feature, or one per sample shared by its features.
-    K_range : iterable of int, default=(1, 3, ..., 39)
-        The K tried per class when ``K="aic"`` (§6.3).
+    K_range : "auto" or iterable of int, default="auto"
+        The K tried per class when ``K="aic"``. ``"auto"``: every K_j below the number of distinct
+        samples of the class, AIC computed for all of them from one Ward tree per class and the
+        search stopping at AIC's first local maximum; a sequence (e.g. ``PAPER_K_RANGE``, the
+        K ∈ {1, 3, ..., 39} of §6.3): those candidates, one K-means each, as in §6.3. See
+        :func:`~buviz.uncertainty.prototypes.estimate_true_pairs`.
     kmeans_iter : int, default=20
         i_K, K-means iterations.
     aic_form : {"literal", "isotropic"}, default="literal"
@@ -337,7 +341,7 @@ class BoundaryUncertainty(BaseEstimator):
         "K": [Options("aic"), Interval("int", 1, None), SequenceOf(Interval("int", 1, None))],
         "perturbation": [Interval("real", 0, None)],
         "perturbation_mode": [Options(*PERTURBATION_MODES)],
-        "K_range": [SequenceOf(Interval("int", 1, None))],
+        "K_range": [Options("auto"), SequenceOf(Interval("int", 1, None))],
         "kmeans_iter": [Interval("int", 1, None)],
         "aic_form": [Options(*AIC_FORMS)],
         "weight_tol": [Interval("real", 0, None)],

@@ -231,3 +231,14 @@ def test_compute_modules_do_not_import_the_app_stack():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[2]).stdout
     assert out.strip() == "[]"
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_training_error_is_read_from_the_scores_without_an_extra_prediction(n_classes):
+    """error_train comes from g on T (computed by evaluate for J > 2): it equals predict's error."""
+    name = "gmm" if n_classes == 2 else "gmm3"
+    ds = datasets.load(name, n_train=300, n_test=0, random_state=1)
+    X, y = ds.X_train, np.array(["a", "b", "c"])[ds.y_train]  # labels other than the codes
+    res = select_by_uncertainty(SVC(), {"gamma": [0.1, 1.0, 30.0]}, X, y, M=20)
+    for gamma, err in zip(res.table["param_gamma"], res.table["error_train"], strict=True):
+        assert err == pytest.approx(np.mean(SVC(gamma=gamma).fit(X, y).predict(X) != y), abs=1e-12)

@@ -5,7 +5,7 @@ from sklearn.exceptions import NotFittedError
 
 from buviz import classifiers, datasets
 from buviz.classifiers import as_discriminant, svm_status
-from buviz.uncertainty import BoundaryUncertainty, silverman_bandwidth
+from buviz.uncertainty import BoundaryUncertainty, KRangeWarning, silverman_bandwidth
 
 
 def linear(c=0.0, scale=1.0, feature=0):
@@ -230,8 +230,10 @@ def test_fixed_K_and_aic_forms():
     for K in (3, [1, 2, 3]):
         bu = BoundaryUncertainty(M=20, K=K).fit(ds.X_train, ds.y_train)
         np.testing.assert_array_equal(bu.true_pairs_.n_prototypes, np.broadcast_to(K, 3))
-    bu = BoundaryUncertainty(M=20, aic_form="isotropic", K_range=(1, 3, 5)).fit(ds.X_train, ds.y_train)
+    with pytest.warns(KRangeWarning, match="largest candidate"):  # AIC still rises at K = 5 on this set
+        bu = BoundaryUncertainty(M=20, aic_form="isotropic", K_range=(1, 3, 5)).fit(ds.X_train, ds.y_train)
     assert set(bu.true_pairs_.aic[0]) == {1, 3, 5}
+    assert bu.true_pairs_.K_at_bound.all()
 
 
 def test_same_random_state_identical_results(gmm_bu):

@@ -1,0 +1,102 @@
+"""Û's cost against 5-fold GridSearchCV on the same grid, and where Û's time goes.
+
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/bench_fixed_cost.py [--quick] [--out results/fixed_cost.csv]
+
+For N ∈ {600, 2000, 10 000} and d ∈ {2, 8, 16, 57} (``make_classification``, 3 classes, 5 informative
+features or d when fewer, standardised), two grids: k-NN (9 values of k) and RBF SVC (7 values of
+γ = 2^-8 … 2^4, C = 1). For each cell: seconds of :func:`buviz.model_selection.select_by_uncertainty`
+(M = 40, the default BoundaryUncertainty) and of ``GridSearchCV(cv=StratifiedKFold(5))`` (with its
+refit), their **ratio** CV / Û (> 1: Û is cheaper), and Û's parts: ``fixed`` (the per-training-set
+work: neighbourhoods, T̃, Î*), ``fits`` (one fit per candidate) and ``evals`` (Û evaluations and
+the training error). Both run in the same process on one thread, one after the other; the CPU
+seconds of the process are recorded too (``ratio_cpu``), the steadier ratio on a shared machine.
+
+``--quick``: N ∈ {600, 2000}, d ∈ {2, 8, 57} (under a minute). The full run took 5-9 minutes on a
+shared 2-core machine, most of it the N = 10 000 cells (the SVC grid only, at d = 8 and 57, with
+γ ∈ {2^-8, 2^-4, 1}, to stay in budget).
+
+The script uses only public API present before and after the fixed-cost change, so running it with
+another checkout on ``PYTHONPATH`` measures that checkout (the "before" of docs/benchmarks.md).
+
+Reference for Û: D. Ha, S. Katagiri, H. Watanabe, M. Ohsaki, "An Improved Boundary Uncertainty-Based
+Estimation for Classifier Evaluation", Journal of Signal Processing Systems, Springer, 2021,
+doi:10.1007/s11265-021-01671-1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+
+import pandas as pd
+from sklearn.datasets import make_classification
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.svm import SVC
+
+from buviz.model_selection import select_by_uncertainty
+
+GRIDS = {
+    "knn": (KNeighborsClassifier(), {"n_neighbors": [1, 3, 5, 9, 15, 25, 41, 61, 81]}),
+    "svc": (SVC(), {"gamma": [2.0**e for e in range(-8, 5, 2)]}),
+}
+
+
+def cells(quick: bool):
+    """(N, d, classifier, grid) of the run."""
+    sizes = (600, 2000) if quick else (600, 2000, 10_000)
+    dims = (2, 8, 57) if quick else (2, 8, 16, 57)
+    for N in sizes:
+        for d in dims:
+            for name, (est, grid) in GRIDS.items():
+                if N == 10_000:
+                    if name == "knn" or d not in (8, 57):
+                        continue
+                    grid = {"gamma": [2.0**e for e in range(-8, 1, 4)]}
+                yield N, d, name, est, grid
+
+
+def data(N: int, d: int, seed: int = 0):
+    X, y = make_classification(N, n_features=d, n_informative=min(d, 5), n_redundant=0, n_classes=3,
+                               n_clusters_per_class=1, random_state=seed)
+    return (X - X.mean(0)) / X.std(0), y
+
+
+def run_cell(N, d, est, grid) -> dict:
+    X, y = data(N, d)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t0, c0 = time.perf_counter(), time.process_time()
+        res = select_by_uncertainty(est, grid, X, y, M=40)
+        t_u, c_u = time.perf_counter() - t0, time.process_time() - c0
+        t0, c0 = time.perf_counter(), time.process_time()
+        GridSearchCV(est, grid, cv=StratifiedKFold(5, shuffle=True, random_state=0)).fit(X, y)
+        t_cv, c_cv = time.perf_counter() - t0, time.process_time() - c0
+    fits = float(res.table["fit_time"].sum())
+    fixed = float(res.uncertainty_time)
+    return {"N": N, "d": d, "candidates": len(res.table), "U_s": t_u, "CV5_s": t_cv, "ratio": t_cv / t_u,
+            "U_cpu_s": c_u, "CV5_cpu_s": c_cv, "ratio_cpu": c_cv / c_u,
+            "fixed_s": fixed, "fits_s": fits, "evals_s": t_u - fixed - fits}
+
+
+def main(argv=None) -> pd.DataFrame:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="N in {600, 2000}, d in {2, 8, 57}")
+    ap.add_argument("--out", default=None, help="CSV to write the table to")
+    args = ap.parse_args(argv)
+    rows = []
+    for N, d, name, est, grid in cells(args.quick):
+        row = {"classifier": name, **run_cell(N, d, est, grid)}
+        rows.append(row)
+        print(f"{name:4s} N={N:6d} d={d:3d}  U {row['U_s']:7.3f} s  CV5 {row['CV5_s']:7.3f} s  "
+              f"CV5/U {row['ratio']:5.2f} (CPU {row['ratio_cpu']:5.2f})  | U: fixed {row['fixed_s']:.3f}  "
+              f"fits {row['fits_s']:.3f}  evals {row['evals_s']:.3f}", flush=True)
+    table = pd.DataFrame(rows)
+    if args.out:
+        table.to_csv(args.out, index=False)
+    return table
+
+
+if __name__ == "__main__":
+    main()
