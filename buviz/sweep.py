@@ -78,9 +78,13 @@ class RowCache:
         self.directory = Path(directory)
         self.max_entries = max_entries
 
+    #: Revision of what a row holds and how Û is computed; part of every key, so a change to either
+    #: (e.g. the 'auto' K search of Î*, the separability columns) never serves a stale row. Bump it then.
+    ROW_REVISION = 3
+
     @staticmethod
     def key(**parts) -> str:
-        """Return the cache key of a row: a hash of its parameters.
+        """Return the cache key of a row: a hash of its parameters and :attr:`ROW_REVISION`.
 
         Parameters
         ----------
@@ -92,7 +96,7 @@ class RowCache:
         str
             A hex digest.
         """
-        text = json.dumps(parts, sort_keys=True, default=repr)
+        text = json.dumps({**parts, "revision": RowCache.ROW_REVISION}, sort_keys=True, default=repr)
         return hashlib.sha1(text.encode()).hexdigest()
 
     def get(self, key: str) -> dict | None:
@@ -316,8 +320,7 @@ def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, c
     store = _resolve_cache(cache)
     keys = [RowCache.key(kind="svm", ds=ds.key, gamma=g, C=C, cv=cv, M=M, K=K, perturbation=perturbation,
                          mode=perturbation_mode, p1=proposal1, seed=repr(random_state)) for g in gammas]
-    # rows cached before the separability columns existed are recomputed
-    cached = {k: row for k in keys if (row := store.get(k)) and "n_eff_tr" in row} if store else {}
+    cached = {k: row for k in keys if (row := store.get(k))} if store else {}
     todo = [i for i, k in enumerate(keys) if not cached.get(k)]
     n_tasks_per_status = cv + 2
     total = len(todo) * n_tasks_per_status
