@@ -112,8 +112,9 @@ def silverman_bandwidth(F):
     """
     xp = namespace(F)
     M = F.shape[1]
-    sd = xp.std_rows(F)
     S = xp.sort_rows(F)
+    # a constant row is flat (h_x = 0) exactly: its computed σ̂ can be ~1e-17 from rounding in the mean
+    sd = xp.std_rows(F) * (S[:, -1] > S[:, 0])
     lo, hi, frac = quartile_positions(M)
     q1, q3 = (S[:, int(lo[n])] * (1 - frac[n]) + S[:, int(hi[n])] * frac[n] for n in (0, 1))
     spread = xp.minimum(sd, (q3 - q1) / 1.34)

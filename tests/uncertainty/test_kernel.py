@@ -102,3 +102,11 @@ def test_torch_backend_leaves_the_estimator_untouched_and_picklable(name):
     np.testing.assert_allclose(got.k, ref.k, rtol=1e-10, atol=1e-300)
     again = pickle.loads(pickle.dumps(bu)).evaluate(d)
     assert again.value == pytest.approx(got.value, abs=1e-12)
+
+
+def test_a_constant_row_has_zero_bandwidth_whatever_its_value():
+    """h_x = 0 exactly on a constant neighbourhood (§4.4.2), also where its mean is not representable
+    (σ̂ of forty copies of −4/11 computes to about 6e-17, not 0)."""
+    F = np.vstack([np.full(40, -4 / 11), np.full(40, 0.1), np.linspace(0, 1, 40)])
+    h = silverman_bandwidth(F)
+    assert h[0] == 0 and h[1] == 0 and h[2] > 0
