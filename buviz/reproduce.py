@@ -28,6 +28,7 @@ This module computes and reads tables; it never imports plotting libraries.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Callable
@@ -283,9 +284,14 @@ def load_table(table: str, dataset: str, directory=None) -> pd.DataFrame:
     path = root / f"{table}_{dataset}.csv"
     if not path.is_file():
         raise FileNotFoundError(f"table {table}_{dataset} is not shipped; compute it with "
-                                f"`buviz reproduce --table {table} --recompute`")
-    with path.open("r", encoding="utf-8") as fh:
-        return pd.read_csv(fh, keep_default_na=True)
+                                f"`buviz reproduce --figure KEY --recompute` (see `buviz reproduce --list`)")
+    return _read(str(path), path.stat().st_mtime_ns).copy()
+
+
+@functools.lru_cache(maxsize=64)
+def _read(path: str, mtime_ns: int) -> pd.DataFrame:
+    """A table file read once per process (and again when it changes)."""
+    return pd.read_csv(path)
 
 
 def compute(table: str, dataset: str, *, n_jobs: int = 2, cache=False) -> pd.DataFrame:

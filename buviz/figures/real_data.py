@@ -8,20 +8,26 @@ of its Table 2.
 The sweeps take minutes on two cores; they were run once by :mod:`buviz.reproduce` (``buviz reproduce
 --figure KEY --recompute`` redoes them) and these figures read the shipped tables, so they render in
 seconds. The settings are reduced from the paper's (log₂ γ step 2, 5-fold CV, training and test sets
-capped at 2 000 samples, one seed; see :mod:`buviz.reproduce`). The first line of each docstring
-states the paper's claim and what buviz measures on the shipped tables (a test keeps the two in step).
+capped at 2 000 samples, one seed; see :mod:`buviz.reproduce`). The caption of each figure
+(its description and the first line of its docstring, completed when the module is imported) states
+the paper's claim and what buviz measures on the shipped tables.
 """
 
 from __future__ import annotations
 
 import holoviews as hv
 import pandas as pd
+import param
 
 from buviz import reproduce
 from buviz.figures._base import PaperFigure
+from buviz.plots import style
 from buviz.plots import uncertainty as uplots
 
-__all__ = []
+__all__ = ["FIGURES", "TITLES", "PAPER_ORDER"]
+
+#: The real-data figures registered (those whose tables are shipped), in the paper's order.
+FIGURES: list[type[PaperFigure]] = []
 
 #: The paper's names of the datasets (its Table 2 and figure captions).
 TITLES = {"abalone": "Abalone", "banknote": "Banknote", "breast_cancer_wisconsin": "Breast Cancer",
@@ -31,6 +37,12 @@ TITLES = {"abalone": "Abalone", "banknote": "Banknote", "breast_cancer_wisconsin
 #: Fig 8's and Fig 11's order of the ten sets (the paper's, left to right and top to bottom).
 PAPER_ORDER = ("abalone", "banknote", "breast_cancer_wisconsin", "cardiotocography", "german", "spambase",
                "satimage", "letter", "winequality_red", "winequality_white")
+
+
+def _layout(panels: list, cols: int, legends=(0,)) -> hv.Layout:
+    """Panels in a grid, a legend only on the panels ``legends`` (the others repeat its entries)."""
+    return hv.Layout([p if i in legends else style.opts(p, show_legend=False)
+                      for i, p in enumerate(panels)]).cols(cols)
 
 
 def _svm(name: str, perturbation: float = reproduce.PERTURBATION) -> pd.DataFrame:
@@ -49,8 +61,12 @@ def _register(cls: type[PaperFigure]) -> None:
 
     if not _available(cls.key):
         REGISTRY.pop(cls.key, None)
-    else:
-        __all__.append(cls.__name__)
+        return
+    title, _, rest = (cls.__doc__ or "").partition("\n")
+    cls.description = f"{title.strip()} Paper: {cls.claim}. buviz measures: {cls.measured()}."
+    cls.__doc__ = f"{cls.description}\n{rest}"  # the docs gallery reads the docstring's first line
+    FIGURES.append(cls)
+    __all__.append(cls.__name__)
 
 
 def _g(x: float) -> str:
@@ -78,7 +94,7 @@ class UncertaintyFig7Real(_RealData):
     """Fig 7 on Letter Recognition (2 000 train / 2 000 test of 10 000 / 10 000)."""
 
     key, number = "uncertainty_fig7_real", "Fig 7 (Letter Recognition, subsampled)"
-    size = (10.0, 6.5)
+    size = (9.0, 6.5)
     claim = "−Û_tr and −Û_te strikingly close; the minima of L_val and −Û_tr coincide; min −Û_tr is not −1"
 
     @classmethod
@@ -99,21 +115,38 @@ class UncertaintyFig7Real(_RealData):
             curves(t, columns=("L_te", "U_te"), title="1: L_te, −Û_te"),
             curves(t, columns=("L_ho", "L_tr", "L_val"), title="2: L_HO, L_tr, L_val"),
             curves(t, columns=("U_tr", "U_te"), title="3: −Û_tr, −Û_te (with T̃)"),
-            curves(t0, columns=("L_te", "U_te"), title="1bis: without T̃"),
-            curves(t0, columns=("U_tr", "U_te"), title="3bis: without T̃"),
+            curves(t0, columns=("U_tr", "U_te"), title="1bis, 3bis: without T̃"),
         ]).cols(3)
 
 
-def _ten(perturbation: float, title: str) -> list:
-    return [uplots.error_curves(_svm(n, perturbation), columns=("L_val", "L_ho", "U_tr"), title=TITLES[n])
-            for n in PAPER_ORDER]
+def _sets_param():
+    return param.ListSelector(default=list(DEFAULT_SETS), objects=list(PAPER_ORDER),
+                              doc="datasets shown, one panel each (the caption's numbers are over all ten)")
+
+
+#: The panels drawn by default (all ten: ``--set datasets=`` with the ten names, at 16 x 7 in).
+DEFAULT_SETS = ("spambase", "letter", "winequality_red", "winequality_white")
+
+
+def _cols(names) -> int:
+    return min(5, max(2, (len(names) + 1) // 2))
+
+
+def _panels(names, perturbation: float, proposal1: bool = False) -> list:
+    cols = ("L_val", "L_ho", "U_tr")
+    out = []
+    for n in names:
+        t = _svm(n, perturbation)
+        with_p1 = proposal1 and n in reproduce.P1_DATASETS
+        out.append(uplots.error_curves(t, columns=(*cols, "U1_tr") if with_p1 else cols, title=TITLES[n]))
+    return out
 
 
 class UncertaintyFig8Real(_RealData):
     """Fig 8 on the ten real sets: L_val, L_HO and −Û_tr against log₂γ, and Proposal 1 on four."""
 
     key, number = "uncertainty_fig8_real", "Fig 8 (the ten datasets of Table 2)"
-    size = (16.0, 9.0)
+    size = (9.0, 6.5)
     claim = ("for most sets −Û_tr matches CV in trend and minimum; its minimum is sharper and closer to −1 "
              "than Proposal 1's")
 
@@ -127,18 +160,20 @@ class UncertaintyFig8Real(_RealData):
                 f"{m['rho'].min():.2f} to {m['rho'].max():.2f} (median {m['rho'].median():.2f}); min −Û_tr "
                 f"closer to −1 than Proposal 1's on {closer}/4")
 
+    datasets = _sets_param()
+
     def build(self) -> hv.Layout:
-        panels = _ten(reproduce.PERTURBATION, "")
-        panels += [uplots.error_curves(_svm(n), columns=("L_val", "U1_tr"), title=f"Proposal 1: {TITLES[n]}")
-                   for n in reproduce.P1_DATASETS]
-        return hv.Layout(panels).cols(5)
+        names = [n for n in PAPER_ORDER if n in self.datasets]
+        first_p1 = next((i for i, n in enumerate(names) if n in reproduce.P1_DATASETS), 0)
+        return _layout(_panels(names, reproduce.PERTURBATION, proposal1=True), _cols(names), legends=(0, first_p1))
 
 
 class UncertaintyFig11Real(_RealData):
     """Fig 11 on the ten real sets: Fig 8 without T̃ (f computed on T)."""
 
     key, number = "uncertainty_fig11_real", "Fig 11 (the ten datasets of Table 2)"
-    size = (16.0, 6.5)
+    size = (9.0, 6.5)
+    datasets = _sets_param()
     claim = "without T̃, −Û_tr favours excessively high γ (high L_val) on almost all sets"
 
     @classmethod
@@ -153,7 +188,8 @@ class UncertaintyFig11Real(_RealData):
                 f"exceeds its minimum by {excess0:.3f} on average ({excess:.3f} with T̃)")
 
     def build(self) -> hv.Layout:
-        return hv.Layout(_ten(0.0, "")).cols(5)
+        names = [n for n in PAPER_ORDER if n in self.datasets]
+        return _layout(_panels(names, 0.0), _cols(names))
 
 
 class UncertaintyFig9Real(_RealData):
@@ -255,6 +291,6 @@ class UncertaintyTable3Real(_RealData):
         return t[cols].rename(columns={"paper_dataset": "dataset", "n_train": "N", "n_classes": "J"})
 
 
-for _cls in (UncertaintyFig7Real, UncertaintyFig8Real, UncertaintyFig11Real, UncertaintyFig9Real,
+for _cls in (UncertaintyFig7Real, UncertaintyFig8Real, UncertaintyFig9Real, UncertaintyFig11Real,
              UncertaintyFig12Real, UncertaintyFig13Real, UncertaintyTable3Real):
     _register(_cls)
