@@ -82,8 +82,8 @@ def test_minima_on_a_known_table():
                       "U_tr": [0.2, 0.5, 0.9, 0.1]})
     m = reproduce.minima(t)
     assert (m["x_error"], m["x_u"], m["error_at_u"], m["error_min"]) == (0.0, 2.0, 0.2, 0.1)
-    # ranks of L_val 3,1,2,4 and of −Û 2,3,4,1 (the argmin of −Û is the argmax of Û)
-    assert m["rho"] == pytest.approx(np.corrcoef([3, 1, 2, 4], [2, 3, 4, 1])[0, 1])
+    # ranks of L_val 3,1,2,4 and of −Û = (−0.2, −0.5, −0.9, −0.1): 3,2,1,4 (the argmin of −Û is the argmax of Û)
+    assert m["rho"] == pytest.approx(np.corrcoef([3, 1, 2, 4], [3, 2, 1, 4])[0, 1])
 
 
 def test_bad_names_are_refused(tmp_path):
