@@ -256,7 +256,7 @@ class UncertaintyFig13Real(_RealData):
     """Fig 13: −Û_tr for K = 3, 10, 20, 40 prototypes per class and K by AIC on the multi-class sets."""
 
     key, number = "uncertainty_fig13_real", "Fig 13 (the multi-class datasets)"
-    size = (12.0, 7.0)
+    size = (9.0, 6.5)
     claim = "results almost the same for K = 3 to 40 and K by AIC"
 
     @classmethod
@@ -266,7 +266,7 @@ class UncertaintyFig13Real(_RealData):
     def build(self) -> hv.Layout:
         names = reproduce.FIGURE_TABLES[self.key][1]
         panels = [uplots.sensitivity_curves(_variants("u_by_K", n, "K"), title=TITLES[n]) for n in names]
-        return hv.Layout(panels).cols(3)
+        return _layout(panels, 2)
 
 
 class UncertaintyTable3Real(_RealData):

@@ -48,6 +48,7 @@ FAST = {
     "uncertainty_fig9_real": {},
     "uncertainty_fig11_real": dict(datasets=["banknote", "spambase"]),
     "uncertainty_fig12_real": {},
+    "uncertainty_fig13_real": {},
     "uncertainty_table3_real": {},
 }
 SLOW = {n for n in FAST if n.startswith("uncertainty_fig")
