@@ -194,7 +194,19 @@ def _table3(name: str, n_jobs: int, cache) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class TableSpec:
-    """One shipped table: a function of (dataset, n_jobs, cache) and the datasets it is computed on."""
+    """One shipped table: how it is computed and on which datasets.
+
+    Attributes
+    ----------
+    name : str
+        File stem prefix (``svm_gamma`` gives ``svm_gamma_<dataset>.csv``).
+    compute : callable
+        ``compute(dataset, n_jobs, cache)`` returns the table of one dataset.
+    datasets : tuple of str
+        The datasets it is computed on, cheapest first.
+    doc : str
+        What it holds, in a few words.
+    """
 
     name: str
     compute: Callable[[str, int, object], pd.DataFrame]
