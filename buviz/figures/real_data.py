@@ -144,7 +144,7 @@ def _panels(names, perturbation: float, proposal1: bool = False) -> list:
 
 
 class UncertaintyFig8Real(_RealData):
-    """Fig 8 on the ten real sets: L_val, L_HO and −Û_tr against log₂γ, and Proposal 1 on four."""
+    """Fig 8 on the real sets (4 panels by default, the 10 with datasets=; ≤ 2 000 training samples): L_val, L_HO, −Û_tr and Proposal 1's −Û against log₂γ."""  # noqa: E501
 
     key, number = "uncertainty_fig8_real", "Fig 8 (the ten datasets of Table 2)"
     size = (9.0, 6.5)
@@ -170,7 +170,7 @@ class UncertaintyFig8Real(_RealData):
 
 
 class UncertaintyFig11Real(_RealData):
-    """Fig 11 on the ten real sets: Fig 8 without T̃ (f computed on T)."""
+    """Fig 11 on the real sets (4 panels by default, the 10 with datasets=): Fig 8 without T̃ (f computed on T)."""
 
     key, number = "uncertainty_fig11_real", "Fig 11 (the ten datasets of Table 2)"
     size = (9.0, 6.5)
