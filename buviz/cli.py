@@ -325,6 +325,42 @@ def _print_params(name: str) -> None:
         print(f"\nset with --set NAME=VALUE (lists comma-separated), e.g. --set {rows[0][0]}={rows[0][1]}")
 
 
+def cmd_reproduce(args) -> int:
+    """Compute (or, with --recompute, redo) the shipped tables behind a real-data figure."""
+    from buviz import reproduce
+
+    if args.list:
+        for key, (table, names) in reproduce.FIGURE_TABLES.items():
+            state = ["shipped" if reproduce.has_table(table, n) else "missing" for n in names]
+            done = sum(s == "shipped" for s in state)
+            print(f"{key:<26} table {table:<10} {done}/{len(names)} shipped  ({', '.join(names)})")
+        return 0
+    if not args.figure:
+        raise UsageError("name a figure with --figure (see 'buviz reproduce --list')")
+    if args.figure not in reproduce.FIGURE_TABLES:
+        raise UsageError(f"unknown figure {args.figure!r}{_did_you_mean(args.figure, list(reproduce.FIGURE_TABLES))} "
+                         "('buviz reproduce --list' shows the names)")
+    written = reproduce.reproduce(figure=args.figure, recompute=args.recompute, directory=args.out_dir,
+                                  n_jobs=args.n_jobs, log=print)
+    print(f"wrote {len(written)} table(s)")
+    return 0
+
+
+def _reproduce_parser(sub) -> argparse.ArgumentParser:
+    rp = sub.add_parser("reproduce", help="compute the shipped tables behind the real-data figures",
+                        usage="%(prog)s --figure KEY [--recompute] [--out-dir DIR] | --list",
+                        description="Run the sweeps behind a real-data figure of Ha et al. (2021) with the "
+                                    "settings of buviz.reproduce and write its tables (CSV).")
+    rp.add_argument("--figure", metavar="KEY", help="a real-data figure, e.g. uncertainty_fig8_real (see --list)")
+    rp.add_argument("--list", action="store_true", help="list the figures and whether their tables are shipped")
+    rp.add_argument("--recompute", action="store_true", help="redo the tables that exist too")
+    rp.add_argument("--out-dir", default=None, metavar="DIR",
+                    help="where to write (default: the package's data/tables, in a source checkout)")
+    rp.add_argument("--n-jobs", type=_int_type(1), default=2)
+    rp.set_defaults(func=cmd_reproduce)
+    return rp
+
+
 def cmd_figure(args) -> int:
     from buviz import figures
 
@@ -433,6 +469,7 @@ def build_parser() -> argparse.ArgumentParser:
     fg.add_argument("--height", type=_float_type(0.5, 100.0), default=None, help="inches (default: as --width)")
     fg.add_argument("--dpi", type=_int_type(10, 2400), default=150, help="PNG resolution (default: 150)")
     fg.set_defaults(func=cmd_figure)
+    rp = _reproduce_parser(sub)
 
     sv = sub.add_parser("serve", help="serve the explorer app")
     sv.add_argument("--port", type=_PORT, default=5006, help="TCP port from 1 to 65535 (default: 5006)")
@@ -442,7 +479,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a host the browsers will use, e.g. myserver:5006 (repeatable; with --address 0.0.0.0)")
     sv.add_argument("--show", action="store_true", help="open a browser")
     sv.set_defaults(func=cmd_serve)
-    parser.subcommand_parsers = (sw, fg, sv)  # for suggestions on misspelled options
+    parser.subcommand_parsers = (sw, fg, rp, sv)  # for suggestions on misspelled options
     return parser
 
 

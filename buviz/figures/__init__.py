@@ -32,7 +32,7 @@ from pathlib import Path
 import pandas as pd
 
 from buviz._validation import InvalidParameterError
-from buviz.figures import discrete, extrapolation, uncertainty  # noqa: F401  (the modules register their figures)
+from buviz.figures import discrete, extrapolation, real_data, uncertainty  # noqa: F401  (the modules register their figures)
 from buviz.figures._base import ALIASES, PAPERS, REGISTRY, PaperFigure
 from buviz.plots._matplotlib import FONT_SIZE, FORMATS, OKABE_ITO, figure_bytes, layout_problems, to_matplotlib
 from buviz.plots._matplotlib import draw as _draw

@@ -42,6 +42,14 @@ FAST = {
     "discrete_table2": dict(N=20),
     "discrete_fig1": dict(N=20, k=5, n=4),
     "discrete_fig2": dict(N=20, k=5, n_p=21),
+    # the real-data figures render from shipped tables (buviz.reproduce): nothing to make small
+    "uncertainty_fig7_real": {},
+    "uncertainty_fig8_real": dict(datasets=["banknote", "spambase"]),
+    "uncertainty_fig9_real": {},
+    "uncertainty_fig11_real": dict(datasets=["banknote", "spambase"]),
+    "uncertainty_fig12_real": {},
+    "uncertainty_fig13_real": {},
+    "uncertainty_table3_real": {},
 }
 SLOW = {n for n in FAST if n.startswith("uncertainty_fig")
         or n in ("extrapolation_fig11", "extrapolation_fig12", "extrapolation_table1")}

@@ -38,6 +38,13 @@ SMALL = {
     "extrapolation_fig12": dict(n_classes=40, Ks=[10], repeats=2),
     "discrete_fig1": dict(N=20, k=5, n=4),
     "discrete_fig2": dict(N=20, k=5, n_p=11),
+    # the real-data figures read shipped tables (buviz.reproduce)
+    "uncertainty_fig7_real": {},
+    "uncertainty_fig8_real": dict(datasets=["banknote", "spambase"]),
+    "uncertainty_fig9_real": {},
+    "uncertainty_fig11_real": dict(datasets=["banknote"]),
+    "uncertainty_fig12_real": {},
+    "uncertainty_fig13_real": {},
 }
 _SLOW = {f"uncertainty_fig{n}" for n in (6, 7, 8, 9, 11, 12, 13, 14, 15)} | {"extrapolation_fig11",
                                                                            "extrapolation_fig12"}
