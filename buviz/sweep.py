@@ -55,6 +55,7 @@ from buviz._validation import InvalidParameterError, check_int, check_real
 from buviz.classifiers import Discriminant, mlp_statuses, svm_status
 from buviz.datasets import Dataset
 from buviz.uncertainty import BoundaryUncertainty
+from buviz.uncertainty.prototypes import DEFAULT_K_RANGE
 
 __all__ = ["svm_gamma_sweep", "iter_svm_gamma_sweep", "mlp_epoch_sweep", "RowCache", "default_cache",
            "SWEEP_COLUMNS"]
@@ -230,8 +231,8 @@ def _svm_full_task(ds: Dataset, gamma, C, bu_tr, bu_te, p1):
     return out
 
 
-def _fit_estimators(ds: Dataset, M, K, perturbation, perturbation_mode, random_state, proposal1):
-    kw = dict(M=M, K=K, perturbation=perturbation, perturbation_mode=perturbation_mode,
+def _fit_estimators(ds: Dataset, M, K, perturbation, perturbation_mode, random_state, proposal1, K_range):
+    kw = dict(M=M, K=K, K_range=K_range, perturbation=perturbation, perturbation_mode=perturbation_mode,
               random_state=random_state)
     bu_tr = BoundaryUncertainty(**kw).fit(ds.X_train, ds.y_train)
     enough_test = len(ds.y_test) > M and len(np.unique(ds.y_test)) == ds.n_classes
@@ -253,7 +254,8 @@ def _fit_times(bu_tr, bu_te, p1) -> dict:
 
 
 def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, cv: int = 10, M: int = 40,
-                         K="aic", *, perturbation: float = 0.5, perturbation_mode: str = "features",
+                         K="aic", *, K_range=DEFAULT_K_RANGE, perturbation: float = 0.5,
+                         perturbation_mode: str = "features",
                          proposal1: bool = False, random_state=0, n_jobs: int = 2, cache=True,
                          scheduler=None, progress: Progress | None = None, niceness: int = 0) -> Iterator[dict]:
     """Yield one row (a dict, columns as in the module docstring) per γ, in the order of ``gammas``.
@@ -275,6 +277,9 @@ def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, c
         Proposal 2's neighbourhood size.
     K : "aic", int or sequence of int, default="aic"
         Proposal 2's prototypes per class.
+    K_range : "auto" or sequence of int, default="auto"
+        The K tried per class when ``K="aic"`` (:class:`~buviz.uncertainty.BoundaryUncertainty`);
+        :data:`~buviz.uncertainty.PAPER_K_RANGE` for the paper's 1, 3, ..., 39.
     perturbation : float, default=0.5
         Amplitude of T̃ (see :class:`~buviz.uncertainty.BoundaryUncertainty`).
     perturbation_mode : {"features", "scalar"}, default="features"
@@ -318,7 +323,8 @@ def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, c
     C = check_real(C, "C", low=0, low_open=True)
     cv = _check_common(ds, cv, M)
     store = _resolve_cache(cache)
-    keys = [RowCache.key(kind="svm", ds=ds.key, gamma=g, C=C, cv=cv, M=M, K=K, perturbation=perturbation,
+    keys = [RowCache.key(kind="svm", ds=ds.key, gamma=g, C=C, cv=cv, M=M, K=K, K_range=K_range,
+                         perturbation=perturbation,
                          mode=perturbation_mode, p1=proposal1, seed=repr(random_state)) for g in gammas]
     cached = {k: row for k in keys if (row := store.get(k))} if store else {}
     todo = [i for i, k in enumerate(keys) if not cached.get(k)]
@@ -332,7 +338,8 @@ def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, c
             yield cached[k]
         return
 
-    bu_tr, bu_te, p1 = _fit_estimators(ds, M, K, perturbation, perturbation_mode, random_state, proposal1)
+    bu_tr, bu_te, p1 = _fit_estimators(ds, M, K, perturbation, perturbation_mode, random_state, proposal1,
+                                       K_range)
     fit_times = _fit_times(bu_tr, bu_te, p1)
     X, y = ds.X_train, ds.y_train
     folds = _splits(y, cv, random_state)
@@ -385,7 +392,7 @@ def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, c
 
 
 def svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, cv: int = 10, M: int = 40, K="aic",
-                    *, perturbation: float = 0.5, perturbation_mode: str = "features",
+                    *, K_range=DEFAULT_K_RANGE, perturbation: float = 0.5, perturbation_mode: str = "features",
                     proposal1: bool = False, random_state=0, n_jobs: int = 2, cache=True,
                     scheduler=None, progress: Progress | None = None, niceness: int = 0) -> pd.DataFrame:
     """Return a tidy table, one row per γ of an RBF SVC: errors L_tr, L_val, L_ho, L_te and Û_tr, Û_te.
@@ -406,6 +413,9 @@ def svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, cv: in
         Proposal 2's neighbourhood size.
     K : "aic", int or sequence of int, default="aic"
         Proposal 2's prototypes per class.
+    K_range : "auto" or sequence of int, default="auto"
+        The K tried per class when ``K="aic"`` (:class:`~buviz.uncertainty.BoundaryUncertainty`);
+        :data:`~buviz.uncertainty.PAPER_K_RANGE` for the paper's 1, 3, ..., 39.
     perturbation : float, default=0.5
         Amplitude of T̃ (see :class:`~buviz.uncertainty.BoundaryUncertainty`).
     perturbation_mode : {"features", "scalar"}, default="features"
@@ -443,7 +453,7 @@ def svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, cv: in
     Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
     https://doi.org/10.1007/s11265-021-01671-1
     """
-    rows = list(iter_svm_gamma_sweep(ds, gammas, C, cv, M, K, perturbation=perturbation,
+    rows = list(iter_svm_gamma_sweep(ds, gammas, C, cv, M, K, K_range=K_range, perturbation=perturbation,
                                      perturbation_mode=perturbation_mode, proposal1=proposal1,
                                      random_state=random_state, n_jobs=n_jobs, cache=cache,
                                      scheduler=scheduler, progress=progress, niceness=niceness))
@@ -475,7 +485,7 @@ def _mlp_full_task(ds: Dataset, epochs, mlp_kw, bu_tr, bu_te):
 
 
 def mlp_epoch_sweep(ds: Dataset, epochs: Iterable[int], cv: int = 10, M: int = 40, K="aic", *,
-                    hidden_layer_sizes=(128, 64), learning_rate_init: float = 1e-3,
+                    K_range=DEFAULT_K_RANGE, hidden_layer_sizes=(128, 64), learning_rate_init: float = 1e-3,
                     perturbation: float = 0.5, perturbation_mode: str = "features", random_state=0,
                     n_jobs: int = 2, cache=True, scheduler=None,
                     progress: Progress | None = None, niceness: int = 0) -> pd.DataFrame:
@@ -497,6 +507,9 @@ def mlp_epoch_sweep(ds: Dataset, epochs: Iterable[int], cv: int = 10, M: int = 4
         Proposal 2's neighbourhood size.
     K : "aic", int or sequence of int, default="aic"
         Proposal 2's prototypes per class.
+    K_range : "auto" or sequence of int, default="auto"
+        The K tried per class when ``K="aic"`` (:class:`~buviz.uncertainty.BoundaryUncertainty`);
+        :data:`~buviz.uncertainty.PAPER_K_RANGE` for the paper's 1, 3, ..., 39.
     hidden_layer_sizes : tuple of int, default=(128, 64)
         The MLP's hidden layers.
     learning_rate_init : float, default=1e-3
@@ -543,13 +556,14 @@ def mlp_epoch_sweep(ds: Dataset, epochs: Iterable[int], cv: int = 10, M: int = 4
     mlp_kw = dict(hidden_layer_sizes=tuple(hidden_layer_sizes), learning_rate_init=learning_rate_init,
                   random_state=random_state)
     store = _resolve_cache(cache)
-    key = RowCache.key(kind="mlp", ds=ds.key, epochs=epochs, cv=cv, M=M, K=K, perturbation=perturbation,
+    key = RowCache.key(kind="mlp", ds=ds.key, epochs=epochs, cv=cv, M=M, K=K, K_range=K_range,
+                       perturbation=perturbation,
                        mode=perturbation_mode, mlp=mlp_kw, seed=repr(random_state))
     if store and (hit := store.get(key)):
         if progress:
             progress(0, 0)
         return pd.DataFrame(hit["rows"])
-    bu_tr, bu_te, _ = _fit_estimators(ds, M, K, perturbation, perturbation_mode, random_state, False)
+    bu_tr, bu_te, _ = _fit_estimators(ds, M, K, perturbation, perturbation_mode, random_state, False, K_range)
     fit_times = _fit_times(bu_tr, bu_te, None)
     X, y = ds.X_train, ds.y_train
     folds = _splits(y, cv, random_state)
