@@ -40,8 +40,12 @@ class LRUCache:
         self._running: dict[Hashable, threading.Event] = {}
         self._lock = threading.Lock()
 
-    def peek(self, *key):
-        """The cached value of ``key``, or ``None`` when it is not cached (never computes)."""
+    def peek(self, *args):
+        """The cached value of ``fn(*args)``, or ``None`` when it is not cached (never computes)."""
+        return self.get(args)
+
+    def get(self, key: Hashable):
+        """The value stored under ``key`` (for a cached function: its argument tuple), or ``None``."""
         with self._lock:
             v = self._items.get(key, _MISSING)
             if v is _MISSING:
@@ -82,7 +86,8 @@ class LRUCache:
             busy.set()
 
     def put(self, key: Hashable, value) -> None:
-        """Store ``value`` under ``key`` (a store filled from outside, e.g. finished sweep tables)."""
+        """Store ``value`` under ``key`` (a store filled from outside, e.g. finished sweep tables;
+        for a cached function the key is its argument tuple)."""
         with self._lock:
             self._items[key] = value
             self._items.move_to_end(key)

@@ -139,10 +139,6 @@ class UploadStore(LRUCache):
         super().__init__(_not_uploaded, max_items, derived=False)
         self.__name__ = "uploads"
 
-    def get(self, digest: str) -> bytes | None:
-        """The bytes uploaded under ``digest`` (``None`` when the process no longer holds them)."""
-        return self.peek(digest)
-
 
 #: The process's uploaded CSVs (shared by its sessions).
 UPLOADS = UploadStore(max_items=16)

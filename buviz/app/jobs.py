@@ -132,7 +132,7 @@ def acquire(key: tuple, runner: Runner, *, restart: bool = False) -> SharedSweep
     with _LOCK:
         sweep = _RUNNING.get(key)
         if sweep is None and not restart:
-            sweep = _FINISHED.peek(key)
+            sweep = _FINISHED.get(key)
         if sweep is None:
             _FINISHED.pop(key)
             sweep = SharedSweep(key)
@@ -155,7 +155,7 @@ def _ended(sweep: SharedSweep) -> None:
 def acquire_finished(key: tuple) -> SharedSweep | None:
     """Subscribe to the finished sweep of ``key`` if the process still holds it (else ``None``)."""
     with _LOCK:
-        sweep = _FINISHED.peek(key)
+        sweep = _FINISHED.get(key)
         if sweep is not None:
             sweep.subscribers += 1
         return sweep

@@ -72,20 +72,20 @@ def _throttled(widget_type, **kw):
     return {"type": widget_type, "throttled": True, **kw}
 
 
-def _other_view(kind: str):
+def _other_view(kind: str, link=None):
     """The Extrapolation, Discrete or Figures view object, or an Alert saying why it is unavailable."""
     try:
         if kind == "Figures":
             from buviz.app.gallery import FigureGallery
 
-            return FigureGallery()
+            return FigureGallery(link=link)
         if kind == "Extrapolation":
             from buviz.app.extrapolation import ExtrapolationView
 
-            return ExtrapolationView()
+            return ExtrapolationView(link=link)
         from buviz.app.discrete import DiscreteEstimatorsView
 
-        return DiscreteEstimatorsView()
+        return DiscreteEstimatorsView(link=link)
     except Exception as exc:  # another tab must never take the explorer down
         return pn.pane.Alert(f"{kind} view unavailable: {exc}", alert_type="warning")
 
@@ -146,7 +146,7 @@ class ExplorerApp(pn.viewable.Viewer):
         if name in self.SWEEP_TABS:
             self.state.auto_sweep = True
         if name in self.OTHER_TABS and name not in self.other_views:
-            view = self.other_views[name] = _other_view(name)
+            view = self.other_views[name] = _other_view(name, self.state.link)
             if hasattr(view, "controls"):
                 self._other_controls[name][:] = [view.controls()]
                 self._other_main[name][:] = [fix_math(view.main())]

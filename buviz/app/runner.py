@@ -59,6 +59,8 @@ class Job:
         What the job returned (``status == "done"``).
     error : str
         What went wrong (``status == "error"``).
+    exception : Exception or None
+        The exception the job raised (``status == "error"``).
     done, total : int
         The progress the job reported (tasks done out of ``total``).
     """
@@ -68,6 +70,7 @@ class Job:
         self.status = "queued"
         self.result: object = None
         self.error = ""
+        self.exception: BaseException | None = None
         self.done = self.total = 0
         self._cancel = threading.Event()
         self._finished = threading.Event()
@@ -142,6 +145,7 @@ class Job:
         except Exception as exc:  # shown to the user as the job's error; the server keeps running
             traceback.print_exc()
             self.error = str(exc) or type(exc).__name__
+            self.exception = exc
             self._end("error")
         else:
             self._end("done")

@@ -40,6 +40,15 @@ class SessionLink:
         #: called (on the caller's thread) whenever a job is watched: a notebook starts its poll
         self.on_watch: list[Callable[[], None]] = []
 
+    @classmethod
+    def for_current_session(cls) -> SessionLink:
+        """A link attached to the served session being built, if any (else one flushed by hand)."""
+        link = cls()
+        doc = pn.state.curdoc
+        if doc is not None and doc.session_context is not None:
+            link.attach(doc)
+        return link
+
     def attach(self, doc) -> None:
         """Served: deliver on this Bokeh document's event loop (what is pending goes there now)."""
         self.doc = doc
