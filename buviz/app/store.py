@@ -154,9 +154,8 @@ class SnapshotStore:
         st = self.state
         s = st.settings()
         last = self._shown
-        new_data = last is None or Settings.of(s).dataset != Settings.of(last).dataset
-        if not new_data:
-            return s
+        if last is None or Settings.of(s).dataset == Settings.of(last).dataset:
+            return s  # the first settings (URL, notebook arguments) are taken as given
         notes = [self.data_notes.get(Settings.of(s).dataset[3], "")]
         try:
             N = len(dataset_for(*Settings.of(s).dataset).X_train)
