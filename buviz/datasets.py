@@ -1,8 +1,13 @@
-"""Datasets with exact class densities, real sets shipped with scikit-learn, and CSV.
+"""Datasets with exact class densities, the paper's ten real datasets, scikit-learn's sets, and CSV.
 
 Ha et al. (2021, §6.2) do not publish their Gaussian-mixture parameters; the three paper datasets
 below are mixtures chosen to look like their figures, each with an exact density so that
 posteriors, the Bayes boundary B* and the Bayes error are available.
+
+The ten real datasets of their Table 2 (:data:`UCI_NAMES`) ship inside the package (compressed
+CSV from the UCI Machine Learning Repository, CC BY 4.0); :func:`describe` gives each one's source,
+the choices the paper leaves open, and the licence. ``breast_cancer`` is scikit-learn's diagnostic
+WDBC set (569 × 30); ``breast_cancer_wisconsin`` is the paper's *original* Wisconsin set (683 × 9).
 
 References
 ----------
@@ -20,11 +25,16 @@ Examples
 
 from __future__ import annotations
 
+import functools
+import gzip
 import hashlib
 import io
+import json
 import numbers
 import os
+import warnings
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any
 
 import numpy as np
@@ -40,7 +50,13 @@ __all__ = [
     "load",
     "from_arrays",
     "from_mixture",
+    "from_split",
     "read_csv",
+    "describe",
+    "uci_metadata",
+    "ConstantFeatureWarning",
+    "UCI_NAMES",
+    "REAL_NAMES",
     "paper_mixture",
     "DATASET_NAMES",
     "MIXTURE_NAMES",
@@ -49,6 +65,11 @@ __all__ = [
 
 #: Largest CSV upload accepted by :func:`read_csv` (bytes).
 MAX_CSV_BYTES = 5 * 1024 * 1024
+
+
+class ConstantFeatureWarning(UserWarning):
+    """A feature is constant on the training set: it is left unscaled (scale 1), as scikit-learn's
+    ``StandardScaler`` does, instead of dividing by a zero standard deviation."""
 
 
 def _as_covariance(cov, d: int, where: str) -> np.ndarray:
@@ -407,8 +428,13 @@ def _paper_classes() -> dict[str, tuple[list, str]]:
 
 
 MIXTURE_NAMES = tuple(_paper_classes())
+#: scikit-learn's shipped real sets (``breast_cancer`` is the diagnostic WDBC set, 569 × 30).
 REAL_NAMES = ("breast_cancer", "wine")
 DATASET_NAMES = MIXTURE_NAMES + REAL_NAMES
+#: The ten real datasets of Ha et al. (2021), Table 2, shipped in the package (UCI, CC BY 4.0).
+UCI_NAMES = ("abalone", "banknote", "breast_cancer_wisconsin", "cardiotocography", "german", "letter",
+             "satimage", "spambase", "winequality_red", "winequality_white")
+_ALL_NAMES = DATASET_NAMES + UCI_NAMES
 
 
 def paper_mixture(name: str) -> GaussianMixture:
@@ -515,12 +541,17 @@ def _standardise(name, X_tr, y_tr, X_te, y_te, *, model=None, description="", ke
     else:
         X_te = np.empty((0, X_tr.shape[1]))
         y_te = np.empty(0, dtype=np.intp)
+    if feature_names is None:
+        feature_names = [f"x{i + 1}" for i in range(X_tr.shape[1])]
     if standardize:
         mean = X_tr.mean(0)
         scale = X_tr.std(0)
         constant = scale == 0
         if np.any(constant):
-            raise ValueError(f"feature(s) {np.flatnonzero(constant).tolist()} are constant on the training set")
+            names = [feature_names[i] for i in np.flatnonzero(constant)]
+            warnings.warn(f"{name}: feature(s) {names} are constant on the training set; they are left "
+                          f"unscaled (scale 1)", ConstantFeatureWarning, stacklevel=3)
+            scale[constant] = 1.0
     else:
         mean = np.zeros(X_tr.shape[1])
         scale = np.ones(X_tr.shape[1])
@@ -538,9 +569,72 @@ def _standardise(name, X_tr, y_tr, X_te, y_te, *, model=None, description="", ke
         model=model,
         description=description,
         key=key,
-        feature_names=list(feature_names) if feature_names is not None else
-        [f"x{i + 1}" for i in range(X_tr.shape[1])],
+        feature_names=list(feature_names),
     )
+
+
+def from_split(X_train, y_train, X_test, y_test, *, name: str = "split", standardize: bool = True,
+               description: str = "", feature_names=None) -> Dataset:
+    """Make a :class:`Dataset` of a given train/test split (no exact model).
+
+    The test set is standardised with the training set's mean and standard deviation; a feature
+    constant on the training set is left unscaled (scale 1) with a :class:`ConstantFeatureWarning`.
+
+    Parameters
+    ----------
+    X_train : array-like of shape (n_train, n_features)
+        Training features.
+    y_train : array-like of shape (n_train,)
+        Training labels (any values; at least two classes).
+    X_test : array-like of shape (n_test, n_features)
+        Test features (``n_test`` may be 0).
+    y_test : array-like of shape (n_test,)
+        Test labels, each one a label of the training set.
+    name : str, default="split"
+        The dataset's name.
+    standardize : bool, default=True
+        Standardise on the training set.
+    description : str, default=""
+        One line about the data.
+    feature_names : list of str, optional
+        Column names.
+
+    Returns
+    -------
+    Dataset
+        The split (``model`` is None).
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``y_test`` does not have one label per row of ``X_test``, or holds a label absent from
+        ``y_train``, or ``feature_names`` has the wrong length.
+    ValueError
+        If the data are not finite numbers or the training set has fewer than two classes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from buviz import datasets
+    >>> X, y = np.arange(20.0).reshape(10, 2), np.arange(10) % 2
+    >>> ds = datasets.from_split(X[:6], y[:6], X[6:], y[6:])
+    >>> ds.mean, ds.X_test.shape
+    (array([5., 6.]), (4, 2))
+    """
+    X_tr, y_codes, classes = check_Xy(X_train, y_train)
+    y_te = np.asarray(y_test).ravel()
+    X_te = np.asarray(X_test, dtype=float) if len(y_te) else np.empty((0, X_tr.shape[1]))
+    if X_te.ndim != 2 or len(X_te) != len(y_te):
+        raise InvalidParameterError(f"y_test must have one label per row of X_test, got {len(y_te)} labels "
+                                    f"for X_test of shape {X_te.shape}")
+    unknown = np.setdiff1d(y_te, classes)
+    if unknown.size:
+        raise InvalidParameterError(f"y_test holds label(s) absent from y_train: {unknown[:5].tolist()}")
+    if feature_names is not None and len(feature_names) != X_tr.shape[1]:
+        raise InvalidParameterError(f"feature_names must have {X_tr.shape[1]} names, got {len(feature_names)}")
+    key = f"{name}|{_digest(X_tr, y_codes, X_te, np.searchsorted(classes, y_te))}|{standardize}"
+    return _standardise(name, X_tr, classes[y_codes], X_te, y_te, description=description, key=key,
+                        standardize=standardize, feature_names=feature_names)
 
 
 def from_mixture(mixture: GaussianMixture, n_train: int = 1000, n_test: int = 20000, random_state=0,
@@ -646,8 +740,12 @@ def from_arrays(X, y, *, test_size: float = 0.3, random_state=0, name: str = "ar
     InvalidParameterError
         If ``test_size`` is invalid.
     ValueError
-        If the data are not finite numbers, a class has fewer than 2 samples or a feature is
-        constant.
+        If the data are not finite numbers or a class has fewer than 2 samples.
+
+    Warns
+    -----
+    ConstantFeatureWarning
+        If a feature is constant on the training set (it is left unscaled).
     """
     from sklearn.model_selection import train_test_split
 
@@ -668,24 +766,33 @@ def from_arrays(X, y, *, test_size: float = 0.3, random_state=0, name: str = "ar
                         standardize=standardize, feature_names=feature_names)
 
 
-def load(name: str, n_train: int = 1000, n_test: int = 20000, random_state=0, *,
-         standardize: bool = True) -> Dataset:
+def load(name: str, n_train: int | None = None, n_test: int | None = None, random_state=0, *,
+         standardize: bool = True, test_size: float | int | None = None) -> Dataset:
     """Load a named dataset.
 
     Parameters
     ----------
     name : str
-        One of :data:`DATASET_NAMES`: ``gmm``, ``gmm_separable``, ``gmm_inclusion``, ``gmm3``
-        (exact mixtures, sampled with ``n_train``/``n_test``), ``breast_cancer``, ``wine``
-        (scikit-learn's shipped copies; a stratified 70/30 split, sizes ignored).
-    n_train : int, default=1000
-        Training samples of a mixture.
-    n_test : int, default=20000
-        Test samples of a mixture.
+        One of :data:`MIXTURE_NAMES` (``gmm``, ``gmm_separable``, ``gmm_inclusion``, ``gmm3``: exact
+        mixtures, sampled with ``n_train``/``n_test``), :data:`REAL_NAMES` (``breast_cancer``, the
+        diagnostic WDBC set, and ``wine``: scikit-learn's shipped copies, a stratified 70/30 split,
+        sizes ignored) or :data:`UCI_NAMES` (the ten real datasets of Ha et al. 2021, Table 2,
+        shipped in the package; see :func:`describe`).
+    n_train : int or None, default=None
+        Training samples. Mixture: the sample size (None: 1000). UCI set: a stratified subsample
+        of the training part, drawn with ``random_state`` before standardising (None: all of it).
+    n_test : int or None, default=None
+        Test samples. Mixture: the sample size (None: 20000). UCI set: a stratified subsample of
+        the test part (None: all of it).
     random_state : int, Generator or None, default=0
-        Seed of the sampling or split.
+        Seed of the sampling, split and subsampling.
     standardize : bool, default=True
-        Standardise on the training set (test set with the training mean and std).
+        Standardise on the training set (test set with the training mean and std). A feature
+        constant on the training set is left unscaled, with a :class:`ConstantFeatureWarning`.
+    test_size : float, int or None, default=None
+        UCI sets only: None gives the paper's split where it has one (``letter``: the first
+        10 000 rows for training, the other 10 000 for testing) and a stratified split with 30 %
+        held out otherwise; a number (fraction in (0, 1) or a count) asks for a stratified split.
 
     Returns
     -------
@@ -696,27 +803,189 @@ def load(name: str, n_train: int = 1000, n_test: int = 20000, random_state=0, *,
     ------
     InvalidParameterError
         If ``name`` is unknown or a size is out of range.
+
+    Examples
+    --------
+    >>> from buviz import datasets
+    >>> ds = datasets.load("letter")
+    >>> ds.X_train.shape, ds.X_test.shape, ds.n_classes
+    ((10000, 16), (10000, 16), 26)
     """
     if name in MIXTURE_NAMES:
         classes, description = _paper_classes()[name]
-        return from_mixture(GaussianMixture(classes), n_train, n_test, random_state, name=name,
+        return from_mixture(GaussianMixture(classes), 1000 if n_train is None else n_train,
+                            20000 if n_test is None else n_test, random_state, name=name,
                             standardize=standardize, description=description)
     if name in REAL_NAMES:
         from sklearn import datasets as skd
 
         bunch = skd.load_breast_cancer() if name == "breast_cancer" else skd.load_wine()
+        what = ("scikit-learn's breast_cancer data (the diagnostic WDBC set, 569 × 30; not the paper's "
+                "breast_cancer_wisconsin)" if name == "breast_cancer" else "scikit-learn's wine data")
         return from_arrays(bunch.data, bunch.target, test_size=0.3, random_state=random_state, name=name,
-                           standardize=standardize, description=f"scikit-learn's {name} data",
+                           standardize=standardize, description=what,
                            feature_names=list(bunch.feature_names))
-    raise InvalidParameterError(f"name must be one of {DATASET_NAMES}, got {name!r}")
+    if name in UCI_NAMES:
+        return _load_uci(name, n_train, n_test, random_state, standardize, test_size)
+    raise InvalidParameterError(f"name must be one of {_ALL_NAMES}, got {name!r}")
 
 
-def read_csv(source: Any, *, label_column: str | int = -1, n_features: int | None = 2,
-             max_bytes: int = MAX_CSV_BYTES, test_size: float = 0.3, random_state=0,
-             name: str = "csv") -> Dataset:
+# -- the ten real datasets of Ha et al. (2021), Table 2 ----------------------------------------------
+def _data_dir():
+    return resources.files("buviz") / "data" / "real"
+
+
+@functools.lru_cache(maxsize=1)
+def _metadata_text() -> str:
+    return (_data_dir() / "datasets.json").read_text(encoding="utf-8")
+
+
+def uci_metadata() -> dict:
+    """Return the metadata of the shipped real datasets (a fresh copy).
+
+    Returns
+    -------
+    dict
+        ``licence`` and ``paper`` (citations) and ``datasets``: per name of :data:`UCI_NAMES`,
+        the file, its sha256, rows, features, classes, class counts, constant features, the
+        split, the paper's Table 2 values (N, d, J), source, UCI page, creators and choices.
+    """
+    return json.loads(_metadata_text())
+
+
+@functools.lru_cache(maxsize=len(UCI_NAMES))
+def _read_uci(name: str) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+    """The raw features, labels (as text) and column names of a shipped set, read once per process.
+
+    The files are plain (no quoting): a header, numeric features, the label last. numpy parses
+    them without importing pandas, which keeps a first load fast.
+    """
+    lines = gzip.decompress((_data_dir() / f"{name}.csv.gz").read_bytes()).decode("utf-8").splitlines()
+    columns = lines[0].split(",")
+    features, labels = zip(*(line.rsplit(",", 1) for line in lines[1:]), strict=True)
+    X = np.loadtxt(features, delimiter=",", ndmin=2)
+    y = np.array(labels)
+    if columns[-1] != "label" or X.shape[1] != len(columns) - 1:
+        raise RuntimeError(f"shipped file {name}.csv.gz is malformed")  # pragma: no cover
+    X.flags.writeable = False
+    y.flags.writeable = False
+    return X, y, tuple(columns[:-1])
+
+
+def _subsample(X, y, n, what: str, random_state):
+    """A stratified subsample of ``n`` rows (all rows when ``n`` is None)."""
+    if n is None:
+        return X, y
+    n = check_int(n, what, low=1)
+    if n > len(y):
+        raise InvalidParameterError(f"{what} must be at most {len(y)} (the rows available), got {n}")
+    if n == len(y):
+        return X, y
+    from sklearn.model_selection import train_test_split
+
+    n_classes = len(np.unique(y))
+    if n < n_classes:
+        raise InvalidParameterError(f"{what} must be at least {n_classes} (one sample per class), got {n}")
+    X, _, y, _ = train_test_split(X, y, train_size=n, stratify=y, random_state=random_state)
+    return X, y
+
+
+def _load_uci(name, n_train, n_test, random_state, standardize, test_size) -> Dataset:
+    X, y, columns = _read_uci(name)
+    meta = uci_metadata()["datasets"][name]
+    split = meta["split"]
+    if test_size is None and split["kind"] == "fixed":
+        cut = split["n_train"]
+        X_tr, y_tr, X_te, y_te = X[:cut], y[:cut], X[cut:], y[cut:]
+        split_text = f"the paper's split: first {cut} rows / last {len(y) - cut}"
+    else:
+        from sklearn.model_selection import train_test_split
+
+        test_size = split["test_size"] if test_size is None else test_size
+        _check_test_size(test_size)
+        if not test_size:
+            raise InvalidParameterError("test_size must be positive for a shipped dataset")
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=test_size, stratify=y,
+                                                  random_state=random_state)
+        split_text = f"stratified, test_size={test_size}, random_state={random_state}"
+    X_tr, y_tr = _subsample(X_tr, y_tr, n_train, "n_train", random_state)
+    X_te, y_te = _subsample(X_te, y_te, n_test, "n_test", random_state)
+    if n_train is not None or n_test is not None:
+        split_text += f", subsampled to n_train={len(y_tr)}, n_test={len(y_te)}"
+    key = (f"{name}|{meta['sha256'][:16]}|{test_size}|{random_state}|{n_train}|{n_test}|{standardize}")
+    description = f"{meta['title']} (UCI, CC BY 4.0; Ha et al. 2021, Table 2); {split_text}"
+    return _standardise(name, X_tr, y_tr, X_te, y_te, description=description, key=key,
+                        standardize=standardize, feature_names=columns)
+
+
+def describe(name: str) -> str:
+    """Return a text about a named dataset: what it is, its source, the choices made and the licence.
+
+    Parameters
+    ----------
+    name : str
+        A name accepted by :func:`load`.
+
+    Returns
+    -------
+    str
+        Several lines of plain text.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``name`` is unknown.
+
+    Examples
+    --------
+    >>> from buviz import datasets
+    >>> print(datasets.describe("letter").splitlines()[0])
+    letter: Letter Recognition, 20000 rows × 16 features, 26 classes
+    """
+    if name in MIXTURE_NAMES:
+        return (f"{name}: a Gaussian mixture with exact class densities (2 features). "
+                f"{_paper_classes()[name][1]}\nSampled by load(name, n_train, n_test, random_state).")
+    if name == "breast_cancer":
+        return ("breast_cancer: scikit-learn's load_breast_cancer, the Breast Cancer Wisconsin (Diagnostic) "
+                "set, WDBC, 569 rows × 30 features, 2 classes.\nNot the paper's set: that is "
+                "breast_cancer_wisconsin (the original Wisconsin set, 683 × 9).\n"
+                "Split: stratified, 30 % held out, seeded by random_state.")
+    if name == "wine":
+        return ("wine: scikit-learn's load_wine, UCI's Wine recognition data, 178 rows × 13 features, 3 classes."
+                "\nSplit: stratified, 30 % held out, seeded by random_state.")
+    if name not in UCI_NAMES:
+        raise InvalidParameterError(f"name must be one of {_ALL_NAMES}, got {name!r}")
+    meta = uci_metadata()
+    m = meta["datasets"][name]
+    counts = ", ".join(f"{k}: {v}" for k, v in m["class_counts"].items())
+    p = m["paper_table2"]
+    if m["split"]["kind"] == "fixed":
+        split = (f"the paper's: first {m['split']['n_train']} rows for training, the other "
+                 f"{m['split']['n_test']} for testing (a numeric test_size gives a stratified split)")
+    else:
+        split = (f"none in the paper; stratified, {m['split']['test_size']:.0%} held out, seeded by "
+                 f"random_state (test_size changes it)")
+    lines = [
+        f"{name}: {m['title']}, {m['rows']} rows × {m['features']} features, {m['classes']} classes",
+        f"Class counts: {counts}.",
+        f"Paper (Ha et al. 2021, Table 2): N = {p['N']}, d = {p['d']}, J = {p['J']}.",
+        f"Split: {split}. load(name, n_train=..., n_test=...) draws a stratified subsample of each part "
+        f"(before standardising on the training part).",
+        f"Source: {m['source']}. UCI page: {m['uci']}. Creators: {m['creators']}. sha256 of the shipped file: "
+        f"{m['sha256']}.",
+    ]
+    lines += [f"Choice: {c}" for c in m["choices"]]
+    lines.append(f"Licence: {meta['licence']}")
+    return "\n".join(lines)
+
+
+def read_csv(source: Any, *, label_column: str | int = -1, n_features: int | None = None,
+             upload: bool | None = None, max_bytes: int = MAX_CSV_BYTES, test_size: float = 0.3,
+             random_state=0, name: str = "csv") -> Dataset:
     """Read a labelled CSV (numeric feature columns + one label column) into a :class:`Dataset`.
 
-    The file is parsed by pandas as data only (no evaluation of its content).
+    The file is parsed by pandas as data only (no evaluation of its content). Gzip-compressed
+    files (``.csv.gz``; recognised by their content) are decompressed first.
 
     Parameters
     ----------
@@ -724,10 +993,15 @@ def read_csv(source: Any, *, label_column: str | int = -1, n_features: int | Non
         The CSV, as a path, bytes or a text/binary file object.
     label_column : str or int, default=-1
         The label column, by name or position.
-    n_features : int or None, default=2
-        Required number of feature columns; None accepts any.
+    n_features : int or None, default=None
+        Required number of feature columns; None accepts any (an upload: 2).
+    upload : bool or None, default=None
+        Apply the explorer's upload rules: exactly 2 feature columns (unless ``n_features`` says
+        otherwise), neither of them constant (the explorer draws the 2-D sample space). None: True
+        when ``source`` is bytes or a file object (what the explorer passes), False for a path.
+        Otherwise a constant column is left unscaled, with a :class:`ConstantFeatureWarning`.
     max_bytes : int, default=MAX_CSV_BYTES
-        Largest file accepted.
+        Largest file accepted, compressed and decompressed.
     test_size : float, default=0.3
         Fraction held out as a test set.
     random_state : int or None, default=0
@@ -743,14 +1017,20 @@ def read_csv(source: Any, *, label_column: str | int = -1, n_features: int | Non
     Raises
     ------
     InvalidParameterError
-        If ``label_column`` is not a column.
+        If ``label_column`` is not a column, or ``n_features`` is not a positive integer or None.
     ValueError
-        With a message fit for a user when the file is too large, not UTF-8, empty, has
-        non-numeric or missing feature values, the wrong number of feature columns, or fewer than
-        two classes.
+        With a message fit for a user when the file is too large (compressed or not), a broken
+        gzip stream, not UTF-8, empty, has non-numeric or missing feature values, the wrong number
+        of feature columns, a constant feature column in an upload, or fewer than two classes.
     """
     import pandas as pd
 
+    if upload is None:
+        upload = not isinstance(source, str | os.PathLike)
+    if n_features is not None:
+        n_features = check_int(n_features, "n_features", low=1)
+    elif upload:
+        n_features = 2
     if isinstance(source, str | os.PathLike):
         size = os.path.getsize(source)
         if size > max_bytes:
@@ -765,6 +1045,14 @@ def read_csv(source: Any, *, label_column: str | int = -1, n_features: int | Non
             raw = raw.encode()
     if len(raw) > max_bytes:
         raise ValueError(f"CSV file is too large: more than {max_bytes} bytes")
+    if raw[:2] == b"\x1f\x8b":  # gzip magic number
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as gz:
+                raw = gz.read(max_bytes + 1)
+        except (OSError, EOFError) as exc:
+            raise ValueError(f"CSV file looks gzip-compressed but could not be decompressed: {exc}") from None
+        if len(raw) > max_bytes:
+            raise ValueError(f"CSV file is too large once decompressed: more than {max_bytes} bytes")
     if not raw.strip():
         raise ValueError("CSV file is empty")
     if b"\x00" in raw[:65536]:
@@ -804,6 +1092,10 @@ def read_csv(source: Any, *, label_column: str | int = -1, n_features: int | Non
     X = numeric.to_numpy(dtype=float)
     if not np.all(np.isfinite(X)):
         raise ValueError("CSV feature columns contain infinite values")
+    constant = [str(c) for c, v in zip(features.columns, np.ptp(X, axis=0) == 0, strict=True) if v]
+    if upload and constant:
+        raise ValueError(f"CSV feature column(s) {constant} are constant: the explorer's sample space needs "
+                         f"both features to vary")
     labels = frame[label_name]
     if labels.isna().any():
         raise ValueError(f"CSV label column {label_name!r} has missing values")

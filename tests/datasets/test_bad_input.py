@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 
 import numpy as np
@@ -13,8 +14,24 @@ from buviz.datasets import GaussianMixture
 
 CASES = [
     # datasets
-    ("constant feature", lambda: datasets.from_arrays(np.column_stack([X60[:, 0], np.ones(60)]), y60),
+    ("constant feature in an upload", lambda: datasets.read_csv(_csv([f"1,{i},{'ab'[i % 2]}" for i in range(40)])),
      r"constant"),
+    ("split: test label unseen in training", lambda: datasets.from_split(X60[:40], y60[:40], X60[40:],
+                                                                         np.full(20, 7)), r"y_test holds label"),
+    ("split: test lengths differ", lambda: datasets.from_split(X60[:40], y60[:40], X60[40:], y60[40:50]),
+     r"y_test must have one label per row"),
+    ("split: feature names", lambda: datasets.from_split(X60[:40], y60[:40], X60[40:], y60[40:],
+                                                         feature_names=["a"]), r"feature_names must have 2"),
+    ("real set: n_train above the training part", lambda: datasets.load("banknote", n_train=5000),
+     r"n_train must be at most"),
+    ("real set: n_train below the classes", lambda: datasets.load("letter", n_train=10), r"n_train must be at least"),
+    ("real set: zero test_size", lambda: datasets.load("banknote", test_size=0), r"test_size must be positive"),
+    ("describe unknown", lambda: datasets.describe("nope"), r"name must be one of"),
+    ("CSV n_features not an int", lambda: datasets.read_csv(_csv(GOOD_ROWS), n_features="two"),
+     r"n_features must be an integer"),
+    ("CSV broken gzip", lambda: datasets.read_csv(b"\x1f\x8b\x08\x00garbage"), r"could not be decompressed"),
+    ("CSV gzip bomb", lambda: datasets.read_csv(gzip.compress(b"x1,x2,label\n" + b"1,2,a\n" * 200_000),
+                                                max_bytes=100_000), r"too large once decompressed"),
     ("class with one sample", lambda: datasets.from_arrays(X60, np.r_[np.zeros(59), 1]), r"at least 2 samples"),
     ("unknown dataset name", lambda: datasets.load("nope"), r"name must be one of"),
     # CSV upload parsing

@@ -146,7 +146,8 @@ def test_read_csv_rejects_oversize_and_non_utf8():
         datasets.read_csv(b"a,b,y\n1,2,\xff\xfe\n3,4,1\n")
 
 
-def test_constant_feature_rejected():
+def test_constant_feature_left_unscaled_with_a_warning():
     X = np.column_stack([np.arange(20.0), np.ones(20)])
-    with pytest.raises(ValueError, match="constant"):
-        datasets.from_arrays(X, np.arange(20) % 2)
+    with pytest.warns(datasets.ConstantFeatureWarning, match="constant"):
+        ds = datasets.from_arrays(X, np.arange(20) % 2)
+    assert ds.scale[1] == 1.0 and np.all(ds.X_train[:, 1] == 0)
