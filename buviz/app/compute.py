@@ -47,7 +47,7 @@ from buviz.datasets import Dataset
 from buviz.grid import evaluate_grid, top2_difference
 
 __all__ = ["LRUCache", "cached", "Settings", "StatusEval", "Snapshot", "dataset_for", "bayes_info",
-           "mlp_trajectory", "status_eval", "bu_fitted", "bu_result", "compute_snapshot", "lookup_snapshot",
+           "mlp_trajectory", "real_sizes", "status_eval", "bu_fitted", "bu_result", "compute_snapshot", "lookup_snapshot",
            "status_cached", "parse_mixture", "UploadStore", "UPLOADS", "store_upload", "prefetch_keys", "prefetch",
            "cancel_prefetch", "clear_caches",
            "GAMMA_GRID", "MLP_EPOCHS", "MAX_EPOCH", "GRID_RESOLUTION", "N_TEST", "DEFAULT_MIXTURE_JSON"]
@@ -161,12 +161,23 @@ def dataset_for(name: str, n_train: int, seed: int, payload: str) -> Dataset:
                                      description="custom mixture")
     if name in datasets.REAL_NAMES:
         return datasets.load(name, random_state=seed)
+    if name in datasets.UCI_NAMES:  # N subsampled live (n_train = 0: the whole training part)
+        n_tr, n_te = real_sizes(name)
+        return datasets.load(name, n_train=n_train if 0 < n_train < n_tr else None,
+                             n_test=N_TEST if n_te > N_TEST else None, random_state=seed)
     if name == "csv":
         data = UPLOADS.get(payload)
         if data is None:
             raise ValueError("no CSV uploaded in this server (upload a file first)")
         return datasets.read_csv(data, random_state=seed)
     raise ValueError(f"unknown dataset {name!r}")
+
+
+@cached(max_items=16)
+def real_sizes(name: str) -> tuple[int, int]:
+    """(training rows, test rows) of a shipped real dataset before any subsampling."""
+    ds = datasets.load(name)
+    return len(ds.X_train), len(ds.X_test)
 
 
 @cached(max_items=6)
@@ -263,7 +274,13 @@ class Settings:
     def of(cls, s: dict) -> Settings:
         """Keys of the explorer's control values ``s`` (irrelevant controls do not split keys)."""
         name = s["dataset"]
-        n = 0 if (name in datasets.REAL_NAMES or name == "csv") else int(s["n_train"])
+        if name in datasets.REAL_NAMES or name == "csv":
+            n = 0  # fixed size
+        elif name in datasets.UCI_NAMES:
+            n = int(s["n_train"])
+            n = 0 if n >= real_sizes(name)[0] else n  # all of it: one key
+        else:
+            n = int(s["n_train"])
         payload = s["mixture_json"] if name == "custom" else s["csv_key"] if name == "csv" else ""
         if s["classifier"] == "SVM":
             status = ("SVM", int(s["log2_gamma"]), int(s["log2_C"]), 0)

@@ -59,12 +59,20 @@ def tab_views(state: ExplorerState, on_select=None) -> dict[str, TabView]:
 
 def dataset_size_text(snapshot) -> str:
     """What the sidebar says under the N slider: the training and test sizes of the data shown,
-    and whether N is the dataset's own (fixed) or drawn (a mixture)."""
+    whether N is the dataset's own (fixed), a live subsample of a real dataset, or drawn (a mixture)."""
     if snapshot is None:
         return ""
-    ds = snapshot.ds
-    fixed = snapshot.settings["dataset"] in datasets.REAL_NAMES or snapshot.settings["dataset"] == "csv"
-    sizes = f"N(train) = {len(ds.X_train)}, N(test) = {len(ds.X_test)}, d = {ds.n_features}, J = {ds.n_classes}"
+    from buviz.app.compute import real_sizes
+
+    ds, name = snapshot.ds, snapshot.settings["dataset"]
+    n_tr, n_te = len(ds.X_train), len(ds.X_test)
+    shape = f"d = {ds.n_features}, J = {ds.n_classes}"
+    if name in datasets.UCI_NAMES:
+        full_tr, full_te = real_sizes(name)
+        sub = " *(subsampled live: N sets it)*" if n_tr < full_tr else ""
+        return f"N(train) = {n_tr} of {full_tr}{sub}, N(test) = {n_te} of {full_te}, {shape}"
+    sizes = f"N(train) = {n_tr}, N(test) = {n_te}, {shape}"
+    fixed = name in datasets.REAL_NAMES or name == "csv"
     return f"{sizes} *(fixed by this dataset)*" if fixed else sizes
 
 
@@ -187,7 +195,7 @@ class ExplorerApp(pn.viewable.Viewer):
         self.widgets = {p: kind.from_param(s.param[p], name=label, sizing_mode="stretch_width", **kw)
                         for p, (kind, label, kw) in spec.items()}
         # datasets of fixed size: no N slider (it would read 1000 over 398 samples); the sizes instead
-        fixed = s.param.dataset.rx().rx.pipe(lambda d: d in datasets.REAL_NAMES or d == "csv")
+        fixed = s.param.dataset.rx().rx.pipe(lambda d: d in datasets.REAL_NAMES or d == "csv")  # not UCI
         self.widgets["n_train"].visible = fixed.rx.not_()
         self.size_pane = bound_pane(pn.pane.Markdown(margin=(0, 10), css_classes=["buviz-sizes"]),
                                     lambda: dataset_size_text(s.snapshot), (s, "snapshot"))

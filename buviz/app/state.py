@@ -71,7 +71,7 @@ __all__ = ["ExplorerState", "Snapshot", "StatusEval", "parse_mixture", "DEFAULT_
 
 K_CHOICES = ("aic", "1", "3", "10", "20", "40")
 MIXTURE_CHOICES = (*datasets.MIXTURE_NAMES, "custom")
-DATASET_CHOICES = (*MIXTURE_CHOICES, *datasets.REAL_NAMES, "csv")
+DATASET_CHOICES = (*MIXTURE_CHOICES, *datasets.REAL_NAMES, *datasets.UCI_NAMES, "csv")
 
 #: The controls (and URL query names) that define the current status and estimator.
 CONTROL_PARAMS = ("dataset", "n_train", "seed", "classifier", "log2_gamma", "log2_C", "epoch", "M", "K",
@@ -92,7 +92,7 @@ class ExplorerState(param.Parameterized):
     module docstring)."""
 
     dataset = param.Selector(default="gmm", objects=list(DATASET_CHOICES), doc="Dataset")
-    n_train = param.Integer(default=1000, bounds=(20, 5000), doc="Training-set size N (mixtures)")
+    n_train = param.Integer(default=1000, bounds=(20, 5000), doc="Training-set size N (mixtures; the live subsample of a large real dataset)")
     seed = param.Integer(default=0, bounds=(0, 1_000_000), doc="Random seed (sampling, T̃, K-means, folds)")
     classifier = param.Selector(default="SVM", objects=["SVM", "MLP"], doc="Classifier family")
     log2_gamma = param.Integer(default=0, bounds=(-15, 15), doc="log₂ γ of the RBF kernel")
