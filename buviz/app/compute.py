@@ -47,7 +47,8 @@ from buviz.datasets import Dataset
 from buviz.grid import evaluate_grid, top2_difference
 
 __all__ = ["LRUCache", "cached", "Settings", "StatusEval", "Snapshot", "dataset_for", "bayes_info",
-           "mlp_trajectory", "real_sizes", "status_eval", "bu_fitted", "bu_result", "compute_snapshot", "lookup_snapshot",
+           "mlp_trajectory", "real_sizes", "status_eval", "bu_fitted", "bu_result", "compute_snapshot",
+           "lookup_snapshot",
            "status_cached", "parse_mixture", "UploadStore", "UPLOADS", "store_upload", "prefetch_keys", "prefetch",
            "cancel_prefetch", "clear_caches",
            "GAMMA_GRID", "MLP_EPOCHS", "MAX_EPOCH", "GRID_RESOLUTION", "N_TEST", "DEFAULT_MIXTURE_JSON"]

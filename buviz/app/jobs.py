@@ -88,17 +88,20 @@ class SharedSweep:
             if fn in self._listeners:
                 self._listeners.remove(fn)
 
-    def _notify(self, *_) -> None:
+    def notify(self, *_) -> None:
+        """Call every listener (after a row, a progress report, the end)."""
         with self._lock:
             listeners = list(self._listeners)
         for fn in listeners:
             fn(self)
 
-    def _run(self, runner: Runner, job: Job) -> None:
+    def run(self, runner: Runner, job: Job) -> None:
+        """The job's body: ``runner``'s rows into :attr:`rows`; once complete, into the finished store."""
+
         def on_row(row: dict) -> None:
             with self._lock:
                 self.rows.append(row)
-            self._notify()
+            self.notify()
 
         runner(job.progress, on_row, lambda: job.cancelled)
         with _LOCK:  # complete, even if its last subscriber left meanwhile: keep the table
@@ -137,9 +140,9 @@ def acquire(key: tuple, runner: Runner, *, restart: bool = False) -> SharedSweep
             _FINISHED.pop(key)
             sweep = SharedSweep(key)
             _RUNNING[key] = sweep
-            sweep.job = RUNNER.submit(lambda job, s=sweep: s._run(runner, job), lane="heavy", priority=USER,
+            sweep.job = RUNNER.submit(lambda job, s=sweep: s.run(runner, job), lane="heavy", priority=USER,
                                       label=f"sweep {key!r}")
-            sweep.job.add_progress_callback(sweep._notify)
+            sweep.job.add_progress_callback(sweep.notify)
             sweep.job.add_done_callback(lambda job, s=sweep: _ended(s))
         sweep.subscribers += 1
         return sweep
@@ -149,7 +152,7 @@ def _ended(sweep: SharedSweep) -> None:
     with _LOCK:
         if _RUNNING.get(sweep.key) is sweep:  # failed or cancelled
             del _RUNNING[sweep.key]
-    sweep._notify()
+    sweep.notify()
 
 
 def acquire_finished(key: tuple) -> SharedSweep | None:

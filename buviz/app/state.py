@@ -92,7 +92,8 @@ class ExplorerState(param.Parameterized):
     module docstring)."""
 
     dataset = param.Selector(default="gmm", objects=list(DATASET_CHOICES), doc="Dataset")
-    n_train = param.Integer(default=1000, bounds=(20, 5000), doc="Training-set size N (mixtures; the live subsample of a large real dataset)")
+    n_train = param.Integer(default=1000, bounds=(20, 5000),
+                            doc="Training-set size N (mixtures; the live subsample of a large real dataset)")
     seed = param.Integer(default=0, bounds=(0, 1_000_000), doc="Random seed (sampling, T̃, K-means, folds)")
     classifier = param.Selector(default="SVM", objects=["SVM", "MLP"], doc="Classifier family")
     log2_gamma = param.Integer(default=0, bounds=(-15, 15), doc="log₂ γ of the RBF kernel")
