@@ -22,7 +22,8 @@ from buviz.app.runner import RUNNER, USER, Job
 
 __all__ = ["proposal1_result", "proposal1_for", "proposal1_job", "amplitude_sweep", "AMPLITUDES",
            "AMPLITUDE_LOG2_GAMMAS", "discrete_tables", "discrete_curves", "discrete_monte_carlo",
-           "BALANCED_MAX_N", "toy_model", "label_population", "population_margins", "extrapolation_curves",
+           "BALANCED_MAX_N", "toy_model", "number_key", "label_population", "population_margins",
+           "extrapolation_curves",
            "classex_fixture", "peer_comparison", "classifier_comparison", "job_for"]
 
 
@@ -133,10 +134,18 @@ N_POPULATION_CLASSES = 400
 
 @cached(max_items=16)
 def toy_model(rho_key: int) -> dict:
-    """The §4.1 toy model at ρ = rho_key / 10⁶: the k-class risk distribution (k = 2 … 10), the
-    polynomial approximation error of D̄ for ρ ∈ {0.3, 0.5, 0.7, 0.9, ρ}, and AvRisk_k (Theorem 4.1)."""
+    """The §4.1 toy model at ρ = rho_key / 10⁶: U_x(y) on a 121 × 121 grid (Fig 7a), D̄(u) for
+    ρ ∈ {0.3, 0.5, 0.7, 0.9, ρ} (Fig 6), the k-class risk distribution (k = 2 … 10), the polynomial
+    approximation error of D̄, and AvRisk_k (Theorem 4.1). Everything the toy tab draws: its builders
+    (:mod:`buviz.plots.extrapolation`) only need to draw these arrays."""
     rho = rho_key / 1e6
-    return {"distribution": ex.toy_risk_distribution(range(2, 11), rho, n_sets=300, random_state=0),
+    grid = np.linspace(-3.0, 3.0, 121)
+    Y, X = np.meshgrid(grid, grid)
+    u = np.linspace(0, 1, 201)
+    rhos = sorted({0.3, 0.5, 0.7, 0.9, rho})
+    return {"level_grid": (grid, grid, ex.toy_conditional_accuracy(X, Y, rho)),  # (y, x, U_x(y)), Fig 7a
+            "dbar": {r: (u, ex.toy_dbar(u, r)) for r in rhos},  # D̄(u) = P(U ≤ u), Fig 6
+            "distribution": ex.toy_risk_distribution(range(2, 11), rho, n_sets=300, random_state=0),
             "polynomial_error": pd.concat([ex.toy_polynomial_error(r, range(1, 11), n_grid=200)
                                            for r in sorted({0.3, 0.5, 0.7, 0.9, rho} - {0.0})], ignore_index=True),
             "avrisk": ex.toy_average_risk(np.arange(2, 11), rho)}
