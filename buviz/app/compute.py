@@ -42,6 +42,7 @@ import buviz.uncertainty as bu
 from buviz import datasets
 from buviz.app.cache import LRUCache, cached
 from buviz.app.runner import PREFETCH, RUNNER
+from buviz.app.upload import parse_mixture, read_normalised
 from buviz.classifiers import Discriminant, mlp_statuses, svm_status
 from buviz.datasets import Dataset
 from buviz.grid import evaluate_grid, top2_difference
@@ -63,10 +64,6 @@ MAX_EPOCH = MLP_EPOCHS[-1]
 GRID_RESOLUTION = 160
 #: Test-set size drawn for the mixtures (L_te, f(X_te), Û_te).
 N_TEST = 5000
-#: Largest custom mixture accepted by the editor.
-MAX_COMPONENTS = 20
-MAX_CLASSES = 8
-
 DEFAULT_MIXTURE = {
     "classes": [
         [{"weight": 0.5, "mean": [-1.0, 0.0], "cov": 0.6}, {"weight": 0.5, "mean": [1.0, 1.5], "cov": 0.6}],
@@ -78,56 +75,7 @@ DEFAULT_MIXTURE = {
 DEFAULT_MIXTURE_JSON = json.dumps(DEFAULT_MIXTURE)
 
 
-# -- custom mixture and uploads ---------------------------------------------------------------------
-def parse_mixture(text: str) -> datasets.GaussianMixture:
-    """A 2-D :class:`GaussianMixture` from the editor's JSON, or ``ValueError`` with a user-fit message.
-
-    Format: ``{"classes": [[{"weight": w, "mean": [m1, m2], "cov": c}, ...], ...], "priors": [...]}``
-    where ``cov`` is a number (isotropic), two numbers (diagonal) or a 2 × 2 matrix.
-    """
-    try:
-        spec = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"mixture is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
-    if not isinstance(spec, dict) or "classes" not in spec:
-        raise ValueError('mixture must be a JSON object with a "classes" list')
-    classes = spec["classes"]
-    if not isinstance(classes, list) or not 2 <= len(classes) <= MAX_CLASSES:
-        raise ValueError(f'"classes" must list between 2 and {MAX_CLASSES} classes')
-    comps = []
-    for j, cl in enumerate(classes):
-        if not isinstance(cl, list) or not 1 <= len(cl) <= MAX_COMPONENTS:
-            raise ValueError(f"class {j + 1} must list between 1 and {MAX_COMPONENTS} components")
-        row = []
-        for c, comp in enumerate(cl):
-            if not isinstance(comp, dict) or not {"mean", "cov"} <= set(comp):
-                raise ValueError(f'class {j + 1} component {c + 1} needs "mean" and "cov" (and optional "weight")')
-            try:
-                w = float(comp.get("weight", 1.0))
-                mean = np.asarray(comp["mean"], dtype=float)
-                cov = np.asarray(comp["cov"], dtype=float)
-            except (TypeError, ValueError):
-                raise ValueError(f"class {j + 1} component {c + 1} has non-numeric values") from None
-            if not (np.isfinite(w) and w > 0):
-                raise ValueError(f"class {j + 1} component {c + 1}: the weight must be a positive number, got {w:g}")
-            if mean.shape != (2,):
-                raise ValueError(f"class {j + 1} component {c + 1}: the mean must have 2 numbers (2-D data)")
-            row.append((w, mean, cov))
-        comps.append(row)
-    priors = spec.get("priors")
-    try:
-        return datasets.GaussianMixture(comps, priors=priors)
-    except ValueError as exc:  # datasets counts classes and components from 0, the editor from 1
-        raise ValueError(_count_from_one(str(exc))) from None
-
-
-def _count_from_one(text: str) -> str:
-    import re
-
-    text = re.sub(r"(class|component) (\d+)", lambda m: f"{m.group(1)} {int(m.group(2)) + 1}", text)
-    return text
-
-
+# -- uploads ----------------------------------------------------------------------------------------
 def _not_uploaded(digest: str):
     return None
 
@@ -170,7 +118,7 @@ def dataset_for(name: str, n_train: int, seed: int, payload: str) -> Dataset:
         data = UPLOADS.get(payload)
         if data is None:
             raise ValueError("no CSV uploaded in this server (upload a file first)")
-        return datasets.read_csv(data, random_state=seed)
+        return read_normalised(data, random_state=seed)
     raise ValueError(f"unknown dataset {name!r}")
 
 

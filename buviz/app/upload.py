@@ -21,7 +21,12 @@ import numpy as np
 
 from buviz import datasets
 
-__all__ = ["Upload", "prepare_csv", "check_mixture_text", "CSV_HELP", "DELIMITERS"]
+__all__ = ["Upload", "prepare_csv", "read_normalised", "parse_mixture", "check_mixture_text", "CSV_HELP",
+           "DELIMITERS", "MAX_CLASSES", "MAX_COMPONENTS"]
+
+#: Largest custom mixture accepted by the editor.
+MAX_COMPONENTS = 20
+MAX_CLASSES = 8
 
 #: Delimiters the sniffer chooses from (a space stands for runs of blanks).
 DELIMITERS = ",;\t| "
@@ -131,13 +136,70 @@ def prepare_csv(raw: bytes, *, random_state: int = 0) -> Upload:
     w.writerows([c.strip() for c in r] for r in body)
     data = out.getvalue().encode("utf-8")
     try:
-        ds = datasets.read_csv(data, n_features=None, max_bytes=max(len(data), datasets.MAX_CSV_BYTES),
-                               random_state=random_state)
+        ds = read_normalised(data, random_state=random_state)
     except ValueError as exc:
         raise ValueError(f"{exc}. {_WOULD_WORK}") from None
     notes.append(f"{ds.n_features} features, {ds.n_classes} classes, N(train) = {len(ds.X_train)}, "
                  f"N(test) = {len(ds.X_test)}")
     return Upload(data, hashlib.sha1(data).hexdigest()[:16], notes, ds)
+
+
+def parse_mixture(text: str) -> datasets.GaussianMixture:
+    """A 2-D :class:`GaussianMixture` from the editor's JSON, or ``ValueError`` with a user-fit message.
+
+    Format: ``{"classes": [[{"weight": w, "mean": [m1, m2], "cov": c}, ...], ...], "priors": [...]}``
+    where ``cov`` is a number (isotropic), two numbers (diagonal) or a 2 × 2 matrix.
+    """
+    try:
+        spec = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"mixture is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    if not isinstance(spec, dict) or "classes" not in spec:
+        raise ValueError('mixture must be a JSON object with a "classes" list')
+    classes = spec["classes"]
+    if not isinstance(classes, list) or not 2 <= len(classes) <= MAX_CLASSES:
+        raise ValueError(f'"classes" must list between 2 and {MAX_CLASSES} classes')
+    comps = []
+    for j, cl in enumerate(classes):
+        if not isinstance(cl, list) or not 1 <= len(cl) <= MAX_COMPONENTS:
+            raise ValueError(f"class {j + 1} must list between 1 and {MAX_COMPONENTS} components")
+        row = []
+        for c, comp in enumerate(cl):
+            if not isinstance(comp, dict) or not {"mean", "cov"} <= set(comp):
+                raise ValueError(f'class {j + 1} component {c + 1} needs "mean" and "cov" (and optional "weight")')
+            try:
+                w = float(comp.get("weight", 1.0))
+                mean = np.asarray(comp["mean"], dtype=float)
+                cov = np.asarray(comp["cov"], dtype=float)
+            except (TypeError, ValueError):
+                raise ValueError(f"class {j + 1} component {c + 1} has non-numeric values") from None
+            if not (np.isfinite(w) and w > 0):
+                raise ValueError(f"class {j + 1} component {c + 1}: the weight must be a positive number, got {w:g}")
+            if mean.shape != (2,):
+                raise ValueError(f"class {j + 1} component {c + 1}: the mean must have 2 numbers (2-D data)")
+            row.append((w, mean, cov))
+        comps.append(row)
+    priors = spec.get("priors")
+    try:
+        return datasets.GaussianMixture(comps, priors=priors)
+    except ValueError as exc:  # datasets counts classes and components from 0, the editor from 1
+        raise ValueError(_count_from_one(str(exc))) from None
+
+
+def _count_from_one(text: str) -> str:
+    import re
+
+    text = re.sub(r"(class|component) (\d+)", lambda m: f"{m.group(1)} {int(m.group(2)) + 1}", text)
+    return text
+
+
+def read_normalised(data: bytes, *, random_state: int = 0) -> datasets.Dataset:
+    """The dataset of a normalised upload (:func:`prepare_csv`'s bytes: comma-separated, a header, the
+    label last): every feature column of the file, none constant (:func:`buviz.datasets.read_csv`'s
+    upload rules)."""
+    header = next(csv.reader(io.StringIO(data[:65536].decode("utf-8", "replace"))))
+    return datasets.read_csv(data, n_features=max(1, len(header) - 1), upload=True,
+                             max_bytes=max(len(data), datasets.MAX_CSV_BYTES), random_state=random_state)
 
 
 def check_mixture_text(text: str, n_train: int, seed: int):
@@ -146,8 +208,6 @@ def check_mixture_text(text: str, n_train: int, seed: int):
 
     Priors that do not sum to 1 are refused, with the normalised priors that would work.
     """
-    from buviz.app.compute import parse_mixture
-
     mix = parse_mixture(text)
     spec = json.loads(text)
     notes = []
