@@ -35,7 +35,7 @@ def server_side(n: int, repeats: int, tabs: str = "visible"):
     from bokeh.document import Document
 
     from buviz.app import state as st
-    from buviz.app.uncertainty import tab_views
+    from buviz.app.layout import tab_views
 
     state = st.ExplorerState(n_train=n, auto_sweep=False)
     views = tab_views(state)

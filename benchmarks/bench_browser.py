@@ -14,7 +14,9 @@ the canvas to paint). Figures:
   distinct statuses shown while held, and the time from release to the released position shown;
 - M, K and T̃-amplitude changes (median);
 - first render (page open to the status shown);
-- the cached-step and drag figures again with ``--browsers`` pages driven at once.
+- the cached-step and drag figures again with ``--browsers`` pages driven at once;
+- Letter Recognition (d = 16, 26 classes) with N = ``--letter`` (2000) subsampled live: first render
+  and cached γ steps (the numbers pane naming the status; no 2-D map).
 
 ``--trace FILE`` records a Chrome performance trace (Playwright's CDP session) of 6 cached γ steps,
 and prints where the renderer's main thread spent that time (top trace events by total duration).
@@ -59,13 +61,16 @@ def summary(ms) -> str:
 class Page:
     """One explorer page: open, press keys on the γ slider, wait for statuses."""
 
-    def __init__(self, page, url):
-        self.page, self.url = page, url
+    def __init__(self, page, url, moved: bool = True):
+        # moved: a status change also redraws B(Λ) on the sample-space map (2-D data); for d > 2
+        # only the numbers pane names the new status
+        self.page, self.url, self.moved = page, url, moved
 
     async def open(self) -> float:
         t0 = time.perf_counter()
         await self.page.goto(self.url)
-        await self.page.wait_for_selector("canvas", timeout=120_000)
+        if self.moved:
+            await self.page.wait_for_selector("canvas", timeout=120_000)
         await self.page.get_by_text("Status Λ").first.wait_for(timeout=120_000)
         await self.page.evaluate(PROBE_JS)
         return time.perf_counter() - t0
@@ -82,7 +87,7 @@ class Page:
     async def step(self, key: str, want: str, extra: str = "", timeout=60_000):
         await self.handle().focus()
         await self.page.keyboard.press(key)
-        return await self.page.evaluate(WAIT_JS, [want, extra, timeout, True])
+        return await self.page.evaluate(WAIT_JS, [want, extra, timeout, self.moved])
 
     async def walk(self, positions):
         """Key presses from the current γ through ``positions``; the latency of each (ms)."""
@@ -244,6 +249,22 @@ async def many_browsers(url, k, steps):
         await b.close()
 
 
+async def letter_steps(url, n, steps):
+    """Letter Recognition (d = 16, 26 classes) with N subsampled live: first render and cached γ steps."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        b = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = Page(await b.new_page(viewport={"width": 1600, "height": 1000}), url, moved=False)
+        first = await page.open()
+        await page.walk([-3, 3, 0])
+        cached = []
+        while len(cached) < steps:
+            cached += await page.walk([3, -3, 0])
+        print(f"letter (d = 16, J = 26, N = {n} live): first render {first:.2f} s; cached γ step {summary(cached)}")
+        await b.close()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=1000)
@@ -252,6 +273,7 @@ def main():
     ap.add_argument("--trace", default=None)
     ap.add_argument("--skip-uncached", action="store_true")
     ap.add_argument("--quick", action="store_true", help="first render, cached steps and the drag only")
+    ap.add_argument("--letter", type=int, default=2000, help="N of the Letter run (0: skip it)")
     a = ap.parse_args()
     print(f"buviz explorer in headless Chromium, {os.cpu_count()} CPUs")
     tmp = Path(tempfile.mkdtemp())
@@ -263,6 +285,13 @@ def main():
             asyncio.run(many_browsers(srv.url + url_q, k, a.steps // 2))
     finally:
         srv.stop()
+    if a.letter:
+        q = f"?dataset=letter&n_train={a.letter}"
+        srv = ExplorerServer(Path(tempfile.mkdtemp()), query=q, timeout=300)
+        try:
+            asyncio.run(letter_steps(srv.url + q, a.letter, a.steps // 2))
+        finally:
+            srv.stop()
     if not a.skip_uncached:
         for n in (a.n, 2 * a.n):
             tmp = Path(tempfile.mkdtemp())

@@ -492,6 +492,7 @@ def mlp_statuses(X, y, epochs, *, hidden_layer_sizes=(128, 64), learning_rate_in
     mlp = MLPClassifier(hidden_layer_sizes=hidden_layer_sizes, activation="relu", solver="adam",
                         learning_rate_init=learning_rate_init, batch_size=min(batch_size, len(X)),
                         random_state=random_state)
+    batch = mlp.batch_size
     done = 0
     all_classes = np.arange(len(classes))
     for target in epochs:
@@ -499,8 +500,11 @@ def mlp_statuses(X, y, epochs, *, hidden_layer_sizes=(128, 64), learning_rate_in
             order = rng.permutation(len(X))
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
-                for start in range(0, len(X), mlp.batch_size):
-                    idx = order[start:start + mlp.batch_size]
+                for start in range(0, len(X), batch):
+                    idx = order[start:start + batch]
+                    # the last chunk may be smaller than the mini-batch: one partial_fit is one
+                    # mini-batch, so its size is the chunk's (scikit-learn warns when it is larger)
+                    mlp.batch_size = len(idx)
                     mlp.partial_fit(X[idx], y[idx], classes=all_classes)
             done += 1
         snap = copy.deepcopy(mlp)

@@ -8,11 +8,7 @@ from __future__ import annotations
 
 __all__ = ["serve", "explorer", "TITLE", "UNUSED_SESSION_LIFETIME_MS"]
 
-#: The page title: the app covers the three papers' topics.
-TITLE = "buviz · boundary uncertainty, accuracy extrapolation and discrete error estimates"
-
-#: How long a page's session waits for its browser to connect (ms).
-UNUSED_SESSION_LIFETIME_MS = 120_000
+from buviz.app.meta import TITLE, UNUSED_SESSION_LIFETIME_MS
 
 
 def _app():

@@ -5,33 +5,32 @@ The paper leaves the perturbation law of Algorithm 1 (the perturbed training set
 Classifier Evaluation", Journal of Signal Processing Systems, Springer, 2021,
 doi:10.1007/s11265-021-01671-1). This view runs
 :func:`buviz.model_selection.perturbation_amplitude_sweep` for the current dataset, C, M, K and seed
-(RBF SVC, γ = 2⁻⁶ … 2⁶) on a button press, in a background thread, and draws the curves with
-:func:`buviz.plots.selection.amplitude_panels`. The panes are created once and updated in place.
+(RBF SVC, γ = 2⁻⁶ … 2⁶) on a button press, as a job of the one runner (:mod:`buviz.app.tasks`),
+and draws the curves with :func:`buviz.plots.selection.amplitude_panels`. The panes are created once
+and updated in place.
 """
 
 from __future__ import annotations
-
-import threading
-import traceback
 
 import holoviews as hv
 import panel as pn
 import param
 
-from buviz.app import jobs
+from buviz.app import tasks
+from buviz.app.compute import Settings
 from buviz.app.export import export_buttons
 from buviz.app.mathmd import math_markdown
-from buviz.app.uncertainty import _math, _View
+from buviz.app.viewbase import TabView, math_dollars
 from buviz.plots import selection as psel
 
 __all__ = ["AmplitudeView", "AMPLITUDES", "LOG2_GAMMAS"]
 
 #: Amplitudes a drawn by the view (the study's grid; a = 0 is T̃ = T).
-AMPLITUDES = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
+AMPLITUDES = tasks.AMPLITUDES
 #: log₂ γ of the view's sweep.
-LOG2_GAMMAS = tuple(range(-6, 7))
+LOG2_GAMMAS = tasks.AMPLITUDE_LOG2_GAMMAS
 
-AMPLITUDE_MD = _math(r"""
+AMPLITUDE_MD = math_dollars(r"""
 **The T̃ law** (Algorithm 1): $\tilde x = x + r_x \odot \lVert x - x^{(1)}\rVert$, $r_x \sim U[-a, a]$,
 one draw per feature (*features* mode) or one per sample shared by its features (*scalar* mode).
 The paper does not say which law, nor which $a$. Each curve is $-\hat U_{tr}$ over the RBF-SVC γ sweep
@@ -43,7 +42,7 @@ at most $N$ test points) is in the exported table.
 """)
 
 
-class AmplitudeView(_View):
+class AmplitudeView(TabView):
     """Tab "T̃ amplitude": −Û_tr over γ for the amplitudes of :data:`AMPLITUDES`, both modes, and L_te."""
 
     twin_y = True
@@ -60,11 +59,9 @@ class AmplitudeView(_View):
         self.status_pane = pn.pane.Markdown(self._status_text())
         self.param.watch(self._refresh, ["table", "run_state"])
         self.state.param.watch(self._refresh, "snapshot")
-        self._thread: threading.Thread | None = None
-        self._pending = None  # (table or None, text, settings), written by the thread
-        self._poller = None
+        self.job = None  # the runner's job of the sweep being computed
 
-    # ------------------------------------------------------------------ compute (off the UI thread)
+    # ------------------------------------------------------------------ what to compute
     def settings(self) -> dict | None:
         """The parameters of the sweep for the current snapshot (None when there is none)."""
         snap = self.state.snapshot
@@ -75,66 +72,35 @@ class AmplitudeView(_View):
         return {"C": 2.0 ** int(s["log2_C"]), "M": min(int(s["M"]), N), "K": s["K"], "seed": int(s["seed"]),
                 "dataset": s["dataset"], "n_train": N}
 
-    def compute(self, snap=None, cfg: dict | None = None):
-        """The amplitude sweep for ``snap`` and ``cfg`` (default: the current snapshot; blocking)."""
-        from sklearn.svm import SVC
-
-        from buviz.app.compute import prototypes_per_class
-        from buviz.model_selection import perturbation_amplitude_sweep
-
-        if snap is None:
-            snap, cfg = self.state.snapshot, self.settings()
-        ds = snap.ds
-        if not len(ds.X_test):
-            raise ValueError("this dataset has no test set: L_te and Û_te need one")
-        return perturbation_amplitude_sweep(
-            ds.X_train, ds.y_train, ds.X_test, ds.y_test, estimator=SVC(C=cfg["C"]), param="gamma",
-            values=[2.0**k for k in LOG2_GAMMAS], amplitudes=AMPLITUDES, M=cfg["M"],
-            K=prototypes_per_class(cfg["K"]), max_test=cfg["n_train"], random_state=cfg["seed"])
+    def _key(self) -> tuple:
+        s = self.state.snapshot.settings
+        k = Settings.of(s)
+        return (*k.dataset, int(s["log2_C"]), k.estimator[0], k.estimator[1])
 
     def run(self, *, blocking: bool | None = None) -> None:
-        """Start the sweep (in a thread when served; ``blocking=True`` runs it here)."""
+        """Ask the runner for the sweep of the current settings (heavy lane, latest wins); the table
+        arrives on the session's event loop. ``blocking`` (default: when not served) waits for it."""
         if self.state.snapshot is None:
             self.run_state = "no status yet"
             return
-        if self._thread is not None and self._thread.is_alive():
+        if self.job is not None and not self.job.finished:
             return
-        served = pn.state.curdoc is not None and pn.state.curdoc.session_context is not None
-        blocking = (not served) if blocking is None else blocking
+        link = self.state.link
+        blocking = (not link.served) if blocking is None else blocking
         self.run_state = "running"
-        snap, cfg = self.state.snapshot, self.settings()  # what the user clicked on, not what comes later
-
-        def work():
-            try:
-                with jobs.RUN_LOCK:
-                    self._pending = (self.compute(snap, cfg), "done", cfg)
-            except Exception as exc:
-                traceback.print_exc()
-                self._pending = (None, f"error: {exc}", None)
-
+        cfg = self.settings()  # what the user clicked on, not what comes later
+        self.job = tasks.job_for(tasks.amplitude_sweep, *self._key(), lane="heavy",
+                                 slot=("amplitude", id(self)), label="T̃ amplitude sweep")
+        link.watch(self.job, lambda job: self._done(job, cfg))
         if blocking:
-            work()
-            self.poll()
-            return
-        self._thread = threading.Thread(target=work, name="buviz-amplitude", daemon=True)
-        self._thread.start()
-        if self._poller is None:
-            self._poller = pn.state.add_periodic_callback(self.poll, period=300)
+            link.wait()
 
-    def poll(self) -> bool:
-        """Move a finished table into ``table`` (on the event loop); whether anything changed."""
-        pending = self._pending
-        if pending is None:
-            return False
-        self._pending = None
-        table, text, cfg = pending
-        if self._poller is not None:
-            self._poller.stop()
-            self._poller = None
-        if table is not None:
+    def _done(self, job, cfg: dict) -> None:
+        if job.status == "done":
             self.table_settings = cfg
-        self.param.update(**({"table": table} if table is not None else {}), run_state=text)
-        return True
+            self.param.update(table=job.result, run_state="done")
+        else:
+            self.run_state = f"error: {job.error}" if job.status == "error" else "cancelled"
 
     # ------------------------------------------------------------------ presentation
     @staticmethod

@@ -1,5 +1,6 @@
-"""The explorer's compute layer: cached, thread-safe steps keyed by small integer keys, and one
-background worker that runs the users' uncached steps first and the prefetch after them.
+"""The explorer's snapshot pipeline: cached, thread-safe steps keyed by small integer keys, run by
+the one background runner (:mod:`buviz.app.runner`; the users' uncached steps first, the prefetch
+after them) and kept in the one cache (:mod:`buviz.app.cache`).
 
 Nothing here knows about widgets or documents: a key is a tuple of ints and short strings, a value
 is a dataset, a classifier status evaluated once, a fitted Proposal 2 estimator or its result.
@@ -29,29 +30,28 @@ Integers, never floats, in keys: a float key would be hashed with ``hash()``, an
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
-import queue
-import threading
 import time
-import traceback
-from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 import buviz.uncertainty as bu
 from buviz import datasets
+from buviz.app.cache import LRUCache, cached
+from buviz.app.runner import PREFETCH, RUNNER
+from buviz.app.upload import parse_mixture, read_normalised
 from buviz.classifiers import Discriminant, mlp_statuses, svm_status
 from buviz.datasets import Dataset
 from buviz.grid import evaluate_grid, top2_difference
 
 __all__ = ["LRUCache", "cached", "Settings", "StatusEval", "Snapshot", "dataset_for", "bayes_info",
-           "mlp_trajectory", "status_eval", "bu_fitted", "bu_result", "compute_snapshot", "lookup_snapshot",
-           "status_cached", "parse_mixture", "UploadStore", "UPLOADS", "store_upload", "prefetch_keys", "Worker",
-           "WORKER", "clear_caches",
+           "mlp_trajectory", "real_sizes", "status_eval", "bu_fitted", "bu_result", "compute_snapshot",
+           "lookup_snapshot",
+           "status_cached", "parse_mixture", "UploadStore", "UPLOADS", "store_upload", "prefetch_keys", "prefetch",
+           "cancel_prefetch", "clear_caches",
            "GAMMA_GRID", "MLP_EPOCHS", "MAX_EPOCH", "GRID_RESOLUTION", "N_TEST", "DEFAULT_MIXTURE_JSON"]
 
 #: log₂ γ of the sweep (the paper's default view, 2^-10 .. 2^10).
@@ -64,10 +64,6 @@ MAX_EPOCH = MLP_EPOCHS[-1]
 GRID_RESOLUTION = 160
 #: Test-set size drawn for the mixtures (L_te, f(X_te), Û_te).
 N_TEST = 5000
-#: Largest custom mixture accepted by the editor.
-MAX_COMPONENTS = 20
-MAX_CLASSES = 8
-
 DEFAULT_MIXTURE = {
     "classes": [
         [{"weight": 0.5, "mean": [-1.0, 0.0], "cov": 0.6}, {"weight": 0.5, "mean": [1.0, 1.5], "cov": 0.6}],
@@ -79,135 +75,18 @@ DEFAULT_MIXTURE = {
 DEFAULT_MIXTURE_JSON = json.dumps(DEFAULT_MIXTURE)
 
 
-# -- a thread-safe LRU cache ------------------------------------------------------------------------
-_MISSING = object()
+# -- uploads ----------------------------------------------------------------------------------------
+def _not_uploaded(digest: str):
+    return None
 
 
-class LRUCache:
-    """``fn(*key)`` cached for at most ``max_items`` keys; thread-safe.
-
-    Two threads asking for the same missing key compute it once: the second waits for the first.
-    :meth:`peek` answers without computing (the explorer's "is this step cached?").
-    """
-
-    def __init__(self, fn: Callable, max_items: int):
-        self.fn, self.max_items = fn, int(max_items)
-        self.__doc__, self.__name__ = fn.__doc__, fn.__name__
-        self._items: OrderedDict[Hashable, object] = OrderedDict()
-        self._running: dict[Hashable, threading.Event] = {}
-        self._lock = threading.Lock()
-
-    def peek(self, *key):
-        """The cached value of ``key``, or ``None`` when it is not cached (never computes)."""
-        with self._lock:
-            v = self._items.get(key, _MISSING)
-            if v is _MISSING:
-                return None
-            self._items.move_to_end(key)
-            return v
-
-    def __contains__(self, key) -> bool:
-        with self._lock:
-            return key in self._items
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __call__(self, *key):
-        while True:
-            with self._lock:
-                v = self._items.get(key, _MISSING)
-                if v is not _MISSING:
-                    self._items.move_to_end(key)
-                    return v
-                busy = self._running.get(key)
-                if busy is None:
-                    busy = self._running[key] = threading.Event()
-                    break
-            busy.wait()  # another thread computes it; then look again (it may have failed)
-        try:
-            v = self.fn(*key)
-            with self._lock:
-                self._items[key] = v
-                self._items.move_to_end(key)
-                while len(self._items) > self.max_items:
-                    self._items.popitem(last=False)
-            return v
-        finally:
-            with self._lock:
-                self._running.pop(key, None)
-            busy.set()
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-
-
-def cached(max_items: int) -> Callable[[Callable], LRUCache]:
-    """Decorator: an :class:`LRUCache` of ``max_items`` around a function of hashable arguments."""
-    return lambda fn: LRUCache(fn, max_items)
-
-
-# -- custom mixture and uploads ---------------------------------------------------------------------
-def parse_mixture(text: str) -> datasets.GaussianMixture:
-    """A 2-D :class:`GaussianMixture` from the editor's JSON, or ``ValueError`` with a user-fit message.
-
-    Format: ``{"classes": [[{"weight": w, "mean": [m1, m2], "cov": c}, ...], ...], "priors": [...]}``
-    where ``cov`` is a number (isotropic), two numbers (diagonal) or a 2 × 2 matrix.
-    """
-    try:
-        spec = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"mixture is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
-    if not isinstance(spec, dict) or "classes" not in spec:
-        raise ValueError('mixture must be a JSON object with a "classes" list')
-    classes = spec["classes"]
-    if not isinstance(classes, list) or not 2 <= len(classes) <= MAX_CLASSES:
-        raise ValueError(f'"classes" must list between 2 and {MAX_CLASSES} classes')
-    comps = []
-    for j, cl in enumerate(classes):
-        if not isinstance(cl, list) or not 1 <= len(cl) <= MAX_COMPONENTS:
-            raise ValueError(f"class {j + 1} must list between 1 and {MAX_COMPONENTS} components")
-        row = []
-        for c, comp in enumerate(cl):
-            if not isinstance(comp, dict) or not {"mean", "cov"} <= set(comp):
-                raise ValueError(f'class {j + 1} component {c + 1} needs "mean" and "cov" (and optional "weight")')
-            try:
-                w = float(comp.get("weight", 1.0))
-                mean = np.asarray(comp["mean"], dtype=float)
-                cov = np.asarray(comp["cov"], dtype=float)
-            except (TypeError, ValueError):
-                raise ValueError(f"class {j + 1} component {c + 1} has non-numeric values") from None
-            if mean.shape != (2,):
-                raise ValueError(f"class {j + 1} component {c + 1}: the mean must have 2 numbers (2-D data)")
-            row.append((w, mean, cov))
-        comps.append(row)
-    priors = spec.get("priors")
-    return datasets.GaussianMixture(comps, priors=priors)
-
-
-class UploadStore:
+class UploadStore(LRUCache):
     """Uploaded CSV bytes of the process, keyed by their digest (never the user's file name); at most
     ``max_items`` (each at most ``datasets.MAX_CSV_BYTES`` = 5 MB), the oldest out first; thread-safe."""
 
     def __init__(self, max_items: int = 16):
-        self.max_items = int(max_items)
-        self._items: OrderedDict[str, bytes] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def put(self, digest: str, data: bytes) -> None:
-        with self._lock:
-            self._items[digest] = bytes(data)
-            self._items.move_to_end(digest)
-            while len(self._items) > self.max_items:
-                self._items.popitem(last=False)
-
-    def get(self, digest: str) -> bytes | None:
-        with self._lock:
-            return self._items.get(digest)
-
-    def __len__(self) -> int:
-        return len(self._items)
+        super().__init__(_not_uploaded, max_items, derived=False)
+        self.__name__ = "uploads"
 
 
 #: The process's uploaded CSVs (shared by its sessions).
@@ -231,12 +110,23 @@ def dataset_for(name: str, n_train: int, seed: int, payload: str) -> Dataset:
                                      description="custom mixture")
     if name in datasets.REAL_NAMES:
         return datasets.load(name, random_state=seed)
+    if name in datasets.UCI_NAMES:  # N subsampled live (n_train = 0: the whole training part)
+        n_tr, n_te = real_sizes(name)
+        return datasets.load(name, n_train=n_train if 0 < n_train < n_tr else None,
+                             n_test=N_TEST if n_te > N_TEST else None, random_state=seed)
     if name == "csv":
         data = UPLOADS.get(payload)
         if data is None:
             raise ValueError("no CSV uploaded in this server (upload a file first)")
-        return datasets.read_csv(data, random_state=seed)
+        return read_normalised(data, random_state=seed)
     raise ValueError(f"unknown dataset {name!r}")
+
+
+@cached(max_items=16)
+def real_sizes(name: str) -> tuple[int, int]:
+    """(training rows, test rows) of a shipped real dataset before any subsampling."""
+    ds = datasets.load(name)
+    return len(ds.X_train), len(ds.X_test)
 
 
 @cached(max_items=6)
@@ -333,7 +223,13 @@ class Settings:
     def of(cls, s: dict) -> Settings:
         """Keys of the explorer's control values ``s`` (irrelevant controls do not split keys)."""
         name = s["dataset"]
-        n = 0 if (name in datasets.REAL_NAMES or name == "csv") else int(s["n_train"])
+        if name in datasets.REAL_NAMES or name == "csv":
+            n = 0  # fixed size
+        elif name in datasets.UCI_NAMES:
+            n = int(s["n_train"])
+            n = 0 if n >= real_sizes(name)[0] else n  # all of it: one key
+        else:
+            n = int(s["n_train"])
         payload = s["mixture_json"] if name == "custom" else s["csv_key"] if name == "csv" else ""
         if s["classifier"] == "SVM":
             status = ("SVM", int(s["log2_gamma"]), int(s["log2_C"]), 0)
@@ -428,95 +324,41 @@ def compute_keys(k: Settings) -> None:
     _shift_stats(*full)
 
 
-# -- the background worker ---------------------------------------------------------------------------
-class Worker:
-    """One daemon thread running jobs by priority: a user's uncached step (0) before prefetch (1).
-
-    A job is a callable; :meth:`submit` returns at once. Prefetch batches carry a ``group`` and a
-    generation: a newer batch of the same group makes the older one's remaining jobs stale, so a
-    session that moves on never leaves a queue of prefetch work for settings it has left.
-    ``BUVIZ_PREFETCH=0`` in the environment turns prefetching off (benchmarks of uncached steps).
-    """
-
-    USER, PREFETCH = 0, 1
-
-    def __init__(self):
-        self._q: queue.PriorityQueue = queue.PriorityQueue()
-        self._seq = itertools.count()
-        self._generation: dict[Hashable, int] = {}
-        self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
-        self.busy = threading.Event()  # set while a user job runs
-        self.prefetched = 0  # statuses computed ahead of the user (tests, benchmarks)
-
-    @property
-    def prefetch_enabled(self) -> bool:
-        return os.environ.get("BUVIZ_PREFETCH", "1") != "0"
-
-    def _ensure(self) -> None:
-        with self._lock:
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._run, name="buviz-compute", daemon=True)
-                self._thread.start()
-
-    def submit(self, fn: Callable[[], None]) -> None:
-        """Run ``fn`` in the worker before any prefetch job."""
-        self._ensure()
-        self._q.put((self.USER, next(self._seq), fn, None, None))
-
-    def prefetch(self, group: Hashable, keys: list[Settings]) -> None:
-        """Compute ``keys`` ahead of the user; replaces ``group``'s previous batch."""
-        if not self.prefetch_enabled:
-            return
-        self._ensure()
-        with self._lock:
-            gen = self._generation.get(group, 0) + 1
-            self._generation[group] = gen
-        for k in keys:
-            self._q.put((self.PREFETCH, next(self._seq), k, group, gen))
-
-    def cancel(self, group: Hashable) -> None:
-        """Drop the rest of ``group``'s prefetch batch (its session ended)."""
-        with self._lock:
-            self._generation[group] = self._generation.get(group, 0) + 1
-
-    def idle(self) -> bool:
-        return self._q.unfinished_tasks == 0
-
-    def join(self, timeout: float = 120.0) -> bool:
-        """Wait until every queued job ran (tests, benchmarks)."""
-        end = time.monotonic() + timeout
-        while self._q.unfinished_tasks and time.monotonic() < end:
-            time.sleep(0.02)
-        return self._q.unfinished_tasks == 0
-
-    def _run(self) -> None:
-        while True:
-            prio, _, job, group, gen = self._q.get()
-            try:
-                if prio == self.USER:
-                    self.busy.set()
-                    try:
-                        job()
-                    finally:
-                        self.busy.clear()
-                elif self._generation.get(group) == gen:
-                    full = (*job.dataset, *job.status, *job.estimator)
-                    if full not in bu_result or full not in _shift_stats:
-                        compute_keys(job)
-                        self.prefetched += 1
-            except Exception:  # a prefetch of bad settings: the user's own request reports it
-                if prio == self.USER:
-                    traceback.print_exc()
-            finally:
-                self._q.task_done()
+# -- work ahead of the user ---------------------------------------------------------------------------
+def _prefetch_enabled() -> bool:
+    return os.environ.get("BUVIZ_PREFETCH", "1") != "0"
 
 
-#: The process's worker (shared by every session of a server).
-WORKER = Worker()
+def prefetch(group: Hashable, keys: list[Settings]) -> None:
+    """Compute ``keys`` ahead of the user in the runner's compute lane, behind every user's own
+    request; replaces ``group``'s previous batch (latest wins). ``BUVIZ_PREFETCH=0`` in the
+    environment turns prefetching off (benchmarks of uncached steps)."""
+    RUNNER.cancel(("prefetch", group))
+    if not _prefetch_enabled():
+        return
+    for k in keys:
+        RUNNER.submit(lambda job, k=k: _prefetch_one(k), priority=PREFETCH, slot=("prefetch", group),
+                      latest_wins=False, label="prefetch")
+
+
+def _prefetch_one(k: Settings) -> bool:
+    full = (*k.dataset, *k.status, *k.estimator)
+    if full in bu_result and full in _shift_stats:
+        return False
+    try:
+        compute_keys(k)
+    except Exception:  # a prefetch of bad settings: the user's own request reports it
+        return False
+    return True
+
+
+def cancel_prefetch(group: Hashable) -> None:
+    """Drop the rest of ``group``'s prefetch batch (its session ended)."""
+    RUNNER.cancel(("prefetch", group))
 
 
 def clear_caches() -> None:
-    """Empty every cache of this module (tests and benchmarks)."""
-    for fn in (dataset_for, bayes_info, mlp_trajectory, status_eval, bu_fitted, bu_result, _shift_stats):
-        fn.clear()
+    """Empty every cache of the explorer (tests and benchmarks)."""
+    from buviz.app.cache import clear_all
+
+    clear_all()

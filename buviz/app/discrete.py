@@ -1,19 +1,20 @@
-"""Panel view: optimal error estimates in the discrete case (Nedelko 2009)."""
+"""Panel view: optimal error estimates in the discrete case (V. M. Nedelko, "Estimating the Quality
+of Classifiers in the Discrete Case", 2009). The tables, curves and Monte Carlo are computed by
+:mod:`buviz.app.tasks` (one cache, one runner); the view draws them."""
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-import numpy as np
 import pandas as pd
 import panel as pn
 import param
 
 from buviz import discrete
+from buviz.app import tasks
 from buviz.app.mathmd import math_markdown
+from buviz.app.session import SessionLink
 from buviz.plots import discrete as dplots
 
-BALANCED_MAX_N = 80  # the balanced-optimal iteration over n <= N costs seconds per (N, k) beyond this
+BALANCED_MAX_N = tasks.BALANCED_MAX_N
 
 FORMULAS = r"""
 **Histogram classifier, k cells, N points.** Per cell ``x[n, m]``; estimate $f = \sum_j x_{m_j n_j}$,
@@ -28,18 +29,6 @@ $x^*$: $\max_p \partial\Delta/\partial x_{mn} = -\min_p \partial\Delta/\partial 
 """
 
 
-@lru_cache(maxsize=32)
-def _tables(N: int, k: int) -> dict[str, np.ndarray]:
-    methods = [m for m in discrete.METHODS if m != "balanced_optimal" or N <= BALANCED_MAX_N]
-    return {m: discrete.cell_values(m, N, N, k=k) for m in methods}
-
-
-@lru_cache(maxsize=32)
-def _curves(N: int, k: int, n_p: int = 101) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    p = np.linspace(0, 1, n_p)
-    return p, {m: discrete.moments(x, N, k, p).S for m, x in _tables(N, k).items()}
-
-
 class DiscreteEstimatorsView(pn.viewable.Viewer):
     """Tables 1-2, Fig 1 and Fig 2 of Nedelko (2009) for chosen N, k, p."""
 
@@ -51,9 +40,15 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
     table_method = param.Selector(default="bootstrap632", objects=list(discrete.METHODS))
     mc_samples = param.Integer(default=4000, bounds=(100, 100_000))
     mc = param.DataFrame(default=None, allow_None=True, precedence=-1)
+    mc_state = param.String(default="", precedence=-1, doc="What the Monte Carlo job is doing")
+    link = param.ClassSelector(class_=SessionLink, default=None, precedence=-1,
+                               doc="Where the Monte Carlo result is delivered (the session's)")
 
     def __init__(self, **params):
         super().__init__(**params)
+        if self.link is None:
+            self.link = SessionLink.for_current_session()
+        self.mc_job = None
         self.message = pn.pane.Alert("", alert_type="warning", visible=False)
         self.table_pane = pn.pane.HoloViews(sizing_mode="stretch_width")
         self.fig1_pane = pn.pane.HoloViews(sizing_mode="stretch_width")
@@ -72,30 +67,36 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
     def data(self) -> dict:
         """Everything the elements are built from (raises ValueError on bad input)."""
         N, k = int(self.N), int(self.k)
-        tables = _tables(N, k)
-        p, S = _curves(N, k)
+        tables = tasks.discrete_tables(N, k)
+        p, S = tasks.discrete_curves(N, k)
         if self.n > N:
             raise ValueError(f"n for Fig 1 must be <= N = {N}")
         at_p = {m: float(discrete.moments(x, N, k, float(self.p)).S) for m, x in tables.items()}
         return {"tables": tables, "p": p, "S": S, "S_at_p": at_p}
 
-    def run_monte_carlo(self, n_points: int = 11, random_state: int = 0) -> pd.DataFrame | None:
-        """Simulated S at a grid of p (and at the chosen p), overlaid on Fig 2."""
-        try:
-            N, k = int(self.N), int(self.k)
-            rows = []
-            grid = np.unique(np.r_[np.linspace(0, 1, n_points), self.p])
-            for method, x in _tables(N, k).items():
-                for i, pv in enumerate(grid):
-                    f, g = discrete.simulate(x, N, k, float(pv), self.mc_samples, random_state=random_state + i)
-                    sq = (f - g) ** 2
-                    S = float(np.sqrt(sq.mean()))
-                    se = float(sq.std(ddof=1) / np.sqrt(sq.size) / (2 * S)) if S > 0 else 0.0
-                    rows.append({"method": method, "p": float(pv), "S": S, "se": se})
-            self.mc = pd.DataFrame(rows)
-        except ValueError as exc:
-            self._show(str(exc))
+    def run_monte_carlo(self, n_points: int = 11, random_state: int = 0, *,
+                        blocking: bool | None = None) -> pd.DataFrame | None:
+        """Simulated S at a grid of p (and at the chosen p), overlaid on Fig 2: a job of the one
+        runner (latest wins); ``blocking`` (default: when not served) waits for it and returns it."""
+        key = (int(self.N), int(self.k), tasks.number_key(self.p), int(self.mc_samples), int(n_points),
+               int(random_state))
+        self.mc_state = "running"
+        self.mc_job = tasks.job_for(tasks.discrete_monte_carlo, *key, slot=("monte-carlo", id(self)),
+                                    label="Monte Carlo")
+        self.link.watch(self.mc_job, lambda job: self._mc_done(job, key))
+        if (not self.link.served) if blocking is None else blocking:
+            self.link.wait()
         return self.mc
+
+    def _mc_done(self, job, key) -> None:
+        if (int(self.N), int(self.k)) != key[:2]:  # N or k moved on meanwhile: the table is stale
+            return
+        if job.status == "done":
+            self.param.update(mc=job.result, mc_state="done")
+        else:
+            self.mc_state = job.status
+            if job.status == "error":
+                self._show(job.error)
 
     # ---------------------------------------------------------------- views
     def _show(self, text: str):

@@ -31,8 +31,9 @@ def view_bytes(view, fmt: str = "svg", width: float | None = None, height: float
                             twin_y=bool(getattr(view, "twin_y", False)))
 
 
-def export_buttons(view, stem: str) -> pn.Row:
-    """Two download buttons (SVG, PNG) drawing ``view`` when clicked."""
+def export_buttons(view, stem: str, visible=True) -> pn.Row:
+    """Two download buttons (SVG, PNG) drawing ``view`` when clicked; ``visible`` (a bool or a
+    reactive reference, e.g. "the snapshot has a map") hides them when there is nothing to export."""
     stem = re.sub(r"[^A-Za-z0-9_-]+", "_", stem).strip("_") or "view"
 
     def make(fmt):
@@ -41,7 +42,7 @@ def export_buttons(view, stem: str) -> pn.Row:
         return pn.widgets.FileDownload(callback=callback, filename=f"buviz_{stem}.{fmt}", label=f"Export {fmt.upper()}",
                                        color="light", width=130, embed=False)
 
-    return pn.Row(make("svg"), make("png"), css_classes=["buviz-export"])
+    return pn.Row(make("svg"), make("png"), css_classes=["buviz-export"], visible=visible)
 
 
 def sweep_csv(table: pd.DataFrame | None) -> bytes:

@@ -14,20 +14,19 @@ After C. Zheng, R. Achanta and Y. Benjamini, Journal of Machine Learning Researc
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-import numpy as np
 import pandas as pd
 import panel as pn
 import param
 
 from buviz import extrapolation as ex
+from buviz.app import tasks
+from buviz.app.session import SessionLink
 from buviz.plots import extrapolation as plots
 
 __all__ = ["ExtrapolationView"]
 
 _POPULATIONS = ("gaussian", "digits")
-_N_CLASSES = 400
+_N_CLASSES = tasks.N_POPULATION_CLASSES
 
 _TOY_MD = r"""
 **Toy model (§4.1).** $Y \sim N(0,1)$, $X \mid Y=y \sim N(\rho y, 1-\rho^2)$, Bayes rule.
@@ -59,40 +58,6 @@ R ClassExReg 0.043, KDE-UCV 0.065; buviz `best` 0.038.
 """
 
 
-@lru_cache(maxsize=1)
-def _fixture() -> dict:
-    """The ClassEx reference fixture shipped with the package (30 instances computed by the R package's
-    own code; provenance in ``buviz/data/peers/README.md``)."""
-    return ex.load_classex_fixture()
-
-
-@lru_cache(maxsize=8)
-def _peer_comparison(index: int) -> dict:
-    return ex.peer_comparison(_fixture(), index)
-
-
-@lru_cache(maxsize=8)
-def _population(name: str, rho: float, seed: int) -> ex.LabelPopulation:
-    if name == "digits":
-        return ex.load_digits_population(random_state=seed)
-    return ex.make_population(_N_CLASSES, 10, rho=rho, n_train=5, n_test=20, random_state=seed)
-
-
-@lru_cache(maxsize=32)
-def _margins(name: str, rho: float, seed: int, classifier: str, classes: tuple | None):
-    pop = _population(name, rho, seed)
-    if classes is not None:
-        pop = ex.subsample_classes(pop, np.array(classes))
-    return ex.population_margins(pop, classifier, random_state=seed)
-
-
-@lru_cache(maxsize=16)
-def _toy_cached(rho: float):
-    return (ex.toy_risk_distribution(range(2, 11), rho, n_sets=300, random_state=0),
-            pd.concat([ex.toy_polynomial_error(r, range(1, 11), n_grid=200)
-                       for r in sorted({0.3, 0.5, 0.7, 0.9, rho} - {0.0})], ignore_index=True))
-
-
 class ExtrapolationView(pn.viewable.Viewer):
     """Toy model and accuracy-extrapolation dashboard (mount ``__panel__()`` as a tab)."""
 
@@ -106,9 +71,13 @@ class ExtrapolationView(pn.viewable.Viewer):
     basis = param.Selector(default="linear_spline", objects=list(ex.BASES))
     seed = param.Integer(default=0, bounds=(0, 10_000))
     fixture_index = param.Integer(default=0, bounds=(0, 29), doc="Instance of the ClassEx fixture")
+    link = param.ClassSelector(class_=SessionLink, default=None, precedence=-1,
+                               doc="Where background results are delivered (the session's)")
 
     def __init__(self, **params):
         super().__init__(**params)
+        if self.link is None:
+            self.link = SessionLink.for_current_session()
         self._table = pn.pane.Markdown("*Press the button to compare classifiers (K = 20 → k = 400).*")
         self._button = pn.widgets.Button(label="Compare classifiers (Table 1 style)", color="primary")
         self._button.on_click(self._run_table)
@@ -119,9 +88,7 @@ class ExtrapolationView(pn.viewable.Viewer):
     # ------------------------------------------------------------------ data (no widgets; testable)
     def toy_data(self) -> dict:
         """Everything the toy tab draws, for the current ρ."""
-        dist, perr = _toy_cached(float(self.rho))
-        return {"distribution": dist, "polynomial_error": perr,
-                "avrisk": ex.toy_average_risk(np.arange(2, 11), self.rho)}
+        return tasks.toy_model(tasks.number_key(self.rho))
 
     def toy_plots(self):
         """HoloViews elements of the toy tab (Figs 6, 7a, 7b/8b, 8c)."""
@@ -136,32 +103,8 @@ class ExtrapolationView(pn.viewable.Viewer):
 
     def extrapolation_data(self) -> dict:
         """Observed AverageTA_k on K random classes, each estimator's curve, and the ground truth."""
-        pop = _population(self.population, float(self.pop_rho), int(self.seed))
-        n = pop.n_classes
-        K = int(self.K)
-        if K < 2 or K >= n:
-            raise ValueError(f"K must be between 2 and {n - 1} for this population ({n} classes)")
-        rng = np.random.default_rng(self.seed)
-        classes = tuple(int(c) for c in np.sort(rng.choice(n, K, replace=False)))
-        ties = "random" if self.classifier == "knn" else "max"
-        Mf, yf = _margins(self.population, float(self.pop_rho), int(self.seed), self.classifier, None)
-        rf = ex.ranks_from_margins(Mf, yf, ties=ties, random_state=self.seed)
-        k_truth = ex.default_ks(n, n=60) if n > 61 else np.arange(2, n + 1)
-        truth = (k_truth, ex.average_accuracy_from_ranks(rf, k_truth, k1=n, groups=yf))
-        M, y = _margins(self.population, float(self.pop_rho), int(self.seed), self.classifier, classes)
-        methods = ex.METHODS if self.method == "all" else (self.method,)
-        k_out = np.unique(np.round(np.geomspace(2, n, 60)).astype(int))
-        curves, details = {}, {}
-        observed = None
-        for meth in methods:
-            fit = ex.fit_extrapolator(M, y, meth, random_state=self.seed, basis=self.basis, ties=ties,
-                                      n_boot=10)
-            observed = (fit.ks, fit.observed)
-            label = f"moment ({self.basis})" if meth == "moment" else meth
-            curves[label] = (k_out, fit.accuracy(k_out))
-            details[label] = fit
-        return {"observed": observed, "estimates": curves, "truth": truth, "fits": details, "K": K,
-                "n_classes": n}
+        return tasks.extrapolation_curves(self.population, tasks.number_key(self.pop_rho), int(self.seed),
+                                          self.classifier, int(self.K), self.method, self.basis)
 
     def extrapolation_plot(self):
         d = self.extrapolation_data()
@@ -206,7 +149,7 @@ class ExtrapolationView(pn.viewable.Viewer):
 
     def peer_data(self) -> dict:
         """Each method's curve, the truth and the R package's predictions for one fixture instance."""
-        return _peer_comparison(int(self.fixture_index))
+        return tasks.peer_comparison(int(self.fixture_index))
 
     @param.depends("fixture_index")
     def _peer_view(self):
@@ -223,18 +166,23 @@ class ExtrapolationView(pn.viewable.Viewer):
                              pn.widgets.Tabulator(pd.DataFrame(rows).round(4), disabled=True, show_index=False))
         return self._safe(build)
 
-    def _run_table(self, event=None):
+    def _run_table(self, event=None, *, blocking: bool | None = None):
+        """The Table-1-style comparison as a job of the one runner (heavy lane, latest wins)."""
         self._button.loading = True
-        try:
-            pop = _population("gaussian", float(self.pop_rho), int(self.seed))
-            df = ex.compare_classifiers(pop, ex.CLASSIFIERS, K=20, k_target=_N_CLASSES, method="best",
-                                        random_state=self.seed)
-            self.table = df
-            self._table_holder[:] = [pn.widgets.Tabulator(df.round(3), disabled=True, show_index=False)]
-        except Exception as exc:
-            self._table_holder[:] = [pn.pane.Alert(f"Comparison failed: {exc}", alert_type="danger")]
-        finally:
-            self._button.loading = False
+        key = (tasks.number_key(self.pop_rho), int(self.seed))
+        job = tasks.job_for(tasks.classifier_comparison, *key, lane="heavy", slot=("comparison", id(self)),
+                            label="classifier comparison")
+        self.link.watch(job, self._table_done)
+        if (not self.link.served) if blocking is None else blocking:
+            self.link.wait()
+
+    def _table_done(self, job) -> None:
+        self._button.loading = False
+        if job.status == "done":
+            self.table = job.result
+            self._table_holder[:] = [pn.widgets.Tabulator(job.result.round(3), disabled=True, show_index=False)]
+        elif job.status == "error":
+            self._table_holder[:] = [pn.pane.Alert(f"Comparison failed: {job.error}", alert_type="danger")]
 
     #: Sidebar labels (what each control means, with units).
     LABELS = {

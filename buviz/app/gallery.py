@@ -3,13 +3,13 @@ demand with the Bokeh backend, and exported as SVG, PNG or PDF through :func:`bu
 
 The widgets come from the figures' param declarations (bounds, choices, defaults, docs as tooltips).
 A figure can take seconds, so nothing renders on a widget change: the "Render" button builds the
-figure (in a worker thread when served) and the last figure stays on screen until the new one is
-ready; a bad parameter or a failing build shows a message instead.
+figure (a job of the one runner's heavy lane, :mod:`buviz.app.runner`: the γ sweeps of some figures
+drive the joblib pool, so they wait for a running CV sweep) and the last figure stays on screen until
+the new one is ready; a bad parameter or a failing build shows a message instead.
 """
 
 from __future__ import annotations
 
-import asyncio
 import io
 
 import pandas as pd
@@ -17,7 +17,8 @@ import panel as pn
 import param
 
 from buviz import figures
-from buviz.app import jobs
+from buviz.app.runner import RUNNER
+from buviz.app.session import SessionLink
 from buviz.figures._base import parse_text
 
 __all__ = ["FigureGallery", "PAPER_TITLES"]
@@ -69,9 +70,13 @@ class FigureGallery(pn.viewable.Viewer):
 
     figure = param.Selector(default="discrete_fig2", objects=list(figures.REGISTRY), doc="figure shown")
     rendering = param.Boolean(False, doc="a render is under way")
+    link = param.ClassSelector(class_=SessionLink, default=None, precedence=-1,
+                               doc="Where the rendered figure is delivered (the session's)")
 
     def __init__(self, **params):
         super().__init__(**params)
+        if self.link is None:
+            self.link = SessionLink.for_current_session()
         groups = {title: {f"{figures.REGISTRY[k].description} ({k})": k for k in figures.REGISTRY
                           if figures.REGISTRY[k].paper == paper} for paper, title in PAPER_TITLES.items()}
         self.select = pn.widgets.Select(label="Figure", groups=groups, value=self.figure, sizing_mode="stretch_width")
@@ -119,11 +124,6 @@ class FigureGallery(pn.viewable.Viewer):
         return out
 
     # -- rendering -------------------------------------------------------------------------------
-    def _build(self, key: str, values: dict):
-        # the uncertainty figures run γ sweeps through joblib: one sweep per process at a time
-        with jobs.RUN_LOCK:
-            return figures.render(key, **values)
-
     def _show(self, key: str, obj=None, error: Exception | None = None) -> bool:
         if error is not None:
             self.message.object = f"{type(error).__name__}: {error}"
@@ -137,32 +137,37 @@ class FigureGallery(pn.viewable.Viewer):
             self.plot.object, self.plot.visible, self.table.visible = obj, True, False
         return True
 
-    def render(self) -> bool:
-        """Build the chosen figure with the widgets' values and show it; on failure keep the last figure
-        and show the error. Returns whether it rendered."""
-        key = self.figure
-        try:
-            obj = self._build(key, self.values())
-        except Exception as exc:  # any failure becomes a message: the explorer must not go down
-            return self._show(key, error=exc)
-        return self._show(key, obj)
-
-    async def _on_render(self, event=None) -> None:
-        if self.rendering:
-            return
-        self.rendering = True
-        self.render_button.loading = True
+    def render(self, *, blocking: bool | None = None) -> bool:
+        """Build the chosen figure with the widgets' values (a job of the runner's heavy lane) and
+        show it; on failure keep the last figure and show the error. ``blocking`` (default: when not
+        served) waits for it. Returns whether it rendered (blocking) or was submitted."""
         key = self.figure
         try:
             values = self.values()
-            obj = await asyncio.to_thread(self._build, key, values)
-        except Exception as exc:
-            self._show(key, error=exc)
-        else:
-            self._show(key, obj)
-        finally:
-            self.rendering = False
-            self.render_button.loading = False
+        except Exception as exc:  # any failure becomes a message: the explorer must not go down
+            return self._show(key, error=exc)
+        if self.rendering:
+            return False
+        self.rendering = True
+        self.render_button.loading = True
+        job = RUNNER.submit(lambda j: figures.render(key, **values), lane="heavy", slot=("gallery", id(self)),
+                            label=f"figure {key}")
+        self.link.watch(job, lambda j: self._rendered(key, j))
+        if (not self.link.served) if blocking is None else blocking:
+            self.link.wait()
+            return job.status == "done"
+        return True
+
+    def _rendered(self, key: str, job) -> None:
+        self.rendering = False
+        self.render_button.loading = False
+        if job.status == "done":
+            self._show(key, job.result)
+        elif job.status == "error":
+            self._show(key, error=job.exception)
+
+    def _on_render(self, event=None) -> None:
+        self.render()
 
     # -- export ----------------------------------------------------------------------------------
     def figure_bytes(self, fmt: str) -> bytes:

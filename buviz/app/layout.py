@@ -15,14 +15,16 @@ import holoviews as hv
 import panel as pn
 import param
 
-from buviz.app import TITLE
+from buviz import datasets
 from buviz.app._bokeh_fixes import guard_close_after_failed_ping
 from buviz.app.mathmd import fix_math
+from buviz.app.meta import TITLE
 from buviz.app.snippets import CodePanel
 from buviz.app.state import CONTROL_PARAMS, ExplorerState
-from buviz.app.uncertainty import bound_pane, tab_views
+from buviz.app.upload import CSV_HELP
+from buviz.app.viewbase import TabView, bound_pane
 
-__all__ = ["ExplorerApp", "build_app", "URL_PARAMS", "TITLE"]
+__all__ = ["ExplorerApp", "build_app", "tab_views", "URL_PARAMS", "TITLE"]
 
 #: Controls mirrored in the URL query string (name in the URL = parameter name).
 URL_PARAMS = (*CONTROL_PARAMS, "sweep_proposal1")
@@ -38,24 +40,60 @@ _MIXTURE_HELP = """Classes → components `{"weight", "mean": [x, y], "cov"}`; `
 numbers (diagonal) or a 2×2 matrix. Press *Apply mixture*."""
 
 
+def tab_views(state: ExplorerState, on_select=None) -> dict[str, TabView]:
+    """The seven boundary-uncertainty views, keyed by tab title (the app shell assembles them; no
+    view module imports another)."""
+    from buviz.app.amplitude import AmplitudeView
+    from buviz.app.uncertainty import CurvesView, SampleSpaceView, SampleView, SensitivityView, ShiftView, WeightsView
+
+    return {
+        "Sample space": SampleSpaceView(state=state, on_select=on_select),
+        "Weights k̂/w": WeightsView(state=state, on_select=on_select),
+        "Covariate shift": ShiftView(state=state),
+        "Error vs −Û": CurvesView(state=state),
+        "One sample": SampleView(state=state),
+        "Sensitivity M, K": SensitivityView(state=state),
+        "T̃ amplitude": AmplitudeView(state=state),
+    }
+
+
+def dataset_size_text(snapshot) -> str:
+    """What the sidebar says under the N slider: the training and test sizes of the data shown,
+    whether N is the dataset's own (fixed), a live subsample of a real dataset, or drawn (a mixture)."""
+    if snapshot is None:
+        return ""
+    from buviz.app.compute import real_sizes
+
+    ds, name = snapshot.ds, snapshot.settings["dataset"]
+    n_tr, n_te = len(ds.X_train), len(ds.X_test)
+    shape = f"d = {ds.n_features}, J = {ds.n_classes}"
+    if name in datasets.UCI_NAMES:
+        full_tr, full_te = real_sizes(name)
+        sub = " *(subsampled live: N sets it)*" if n_tr < full_tr else ""
+        return f"N(train) = {n_tr} of {full_tr}{sub}, N(test) = {n_te} of {full_te}, {shape}"
+    sizes = f"N(train) = {n_tr}, N(test) = {n_te}, {shape}"
+    fixed = name in datasets.REAL_NAMES or name == "csv"
+    return f"{sizes} *(fixed by this dataset)*" if fixed else sizes
+
+
 def _throttled(widget_type, **kw):
     return {"type": widget_type, "throttled": True, **kw}
 
 
-def _other_view(kind: str):
+def _other_view(kind: str, link=None):
     """The Extrapolation, Discrete or Figures view object, or an Alert saying why it is unavailable."""
     try:
         if kind == "Figures":
             from buviz.app.gallery import FigureGallery
 
-            return FigureGallery()
+            return FigureGallery(link=link)
         if kind == "Extrapolation":
             from buviz.app.extrapolation import ExtrapolationView
 
-            return ExtrapolationView()
+            return ExtrapolationView(link=link)
         from buviz.app.discrete import DiscreteEstimatorsView
 
-        return DiscreteEstimatorsView()
+        return DiscreteEstimatorsView(link=link)
     except Exception as exc:  # another tab must never take the explorer down
         return pn.pane.Alert(f"{kind} view unavailable: {exc}", alert_type="warning")
 
@@ -68,7 +106,6 @@ class ExplorerApp(pn.viewable.Viewer):
     """
 
     state = param.ClassSelector(class_=ExplorerState)
-    poll_period = param.Integer(default=400, doc="ms between polls of the background sweep")
 
     #: Tabs whose views need the sweep: opening one starts it (and later settings changes restart it).
     SWEEP_TABS = ("Error vs −Û", "Sensitivity M, K")
@@ -97,9 +134,12 @@ class ExplorerApp(pn.viewable.Viewer):
                                   lambda: self.state.message, (self.state, "message"))
         self.message.visible = bool(self.state.message)
         self.state.param.watch(self._on_message, "message")
+        self.notice = bound_pane(pn.pane.Alert(alert_type="info", sizing_mode="stretch_width",
+                                               css_classes=["buviz-notice"]),
+                                 lambda: self.state.notice, (self.state, "notice"))
+        self.notice.visible = self.state.param.notice.rx().rx.pipe(bool)
         self.computing = bound_pane(pn.pane.Markdown(height=24, margin=(0, 10), css_classes=["buviz-computing"]),
                                     self._computing_text, (self.state, "computing"))
-        self._periodic = None
 
     # ------------------------------------------------------------------ tabs and sidebar
     @property
@@ -114,7 +154,7 @@ class ExplorerApp(pn.viewable.Viewer):
         if name in self.SWEEP_TABS:
             self.state.auto_sweep = True
         if name in self.OTHER_TABS and name not in self.other_views:
-            view = self.other_views[name] = _other_view(name)
+            view = self.other_views[name] = _other_view(name, self.state.link)
             if hasattr(view, "controls"):
                 self._other_controls[name][:] = [view.controls()]
                 self._other_main[name][:] = [fix_math(view.main())]
@@ -154,7 +194,13 @@ class ExplorerApp(pn.viewable.Viewer):
         }
         self.widgets = {p: kind.from_param(s.param[p], name=label, sizing_mode="stretch_width", **kw)
                         for p, (kind, label, kw) in spec.items()}
-        data = pn.Column(*[self.widgets[p] for p in ("dataset", "n_train", "seed")], sizing_mode="stretch_width")
+        # datasets of fixed size: no N slider (it would read 1000 over 398 samples); the sizes instead
+        fixed = s.param.dataset.rx().rx.pipe(lambda d: d in datasets.REAL_NAMES or d == "csv")  # not UCI
+        self.widgets["n_train"].visible = fixed.rx.not_()
+        self.size_pane = bound_pane(pn.pane.Markdown(margin=(0, 10), css_classes=["buviz-sizes"]),
+                                    lambda: dataset_size_text(s.snapshot), (s, "snapshot"))
+        data = pn.Column(*[self.widgets[p] for p in ("dataset", "n_train")], self.size_pane, self.widgets["seed"],
+                         sizing_mode="stretch_width")
         clf = pn.Column(*[self.widgets[p] for p in ("classifier", "log2_gamma", "log2_C", "epoch")],
                         sizing_mode="stretch_width")
         est = pn.Column(*[self.widgets[p] for p in ("M", "K", "perturbation", "perturbation_mode", "tilde", "cv",
@@ -172,10 +218,10 @@ class ExplorerApp(pn.viewable.Viewer):
         mixture = pn.Card(pn.pane.Markdown(_MIXTURE_HELP), self.mixture_text, apply_mix,
                           title="Custom mixture editor", collapsed=True, sizing_mode="stretch_width")
 
-        self.file_input = pn.widgets.FileInput(accept=".csv", multiple=False, sizing_mode="stretch_width")
+        self.file_input = pn.widgets.FileInput(accept=".csv,.txt,.tsv,.gz", multiple=False,
+                                               sizing_mode="stretch_width")
         self.file_input.param.watch(self._on_upload, "value")
-        upload = pn.Card(pn.pane.Markdown("Two numeric feature columns and a label column (last), "
-                                          "header row, at most 5 MB."), self.file_input,
+        upload = pn.Card(pn.pane.Markdown(CSV_HELP), self.file_input,
                          title="Upload a CSV", collapsed=False, sizing_mode="stretch_width")
 
         reset = pn.widgets.Button(label="Reset all controls", color="warning", sizing_mode="stretch_width")
@@ -205,20 +251,24 @@ class ExplorerApp(pn.viewable.Viewer):
 
     # ------------------------------------------------------------------ page
     def main(self):
-        return pn.Column(self.message, self.computing, self.tabs, self.code_panel, sizing_mode="stretch_width")
+        return pn.Column(self.message, self.notice, self.computing, self.tabs, self.code_panel,
+                         sizing_mode="stretch_width")
 
     def __panel__(self):
         return pn.Row(pn.Column(*self.sidebar, width=330), self.main())
 
     def start_server_hooks(self):
-        """URL sync, background results shown in this session, the periodic sweep poll; served only."""
+        """URL sync and background results delivered to this session; served only.
+
+        No periodic callback: background results (sweep rows, finished jobs) are pushed to the
+        session's event loop by its :class:`~buviz.app.session.SessionLink` as they arrive, so an
+        idle page does no work and Panel's busy indicator rests.
+        """
         if pn.state.location is not None:
             pn.state.location.sync(self.state, {p: p for p in URL_PARAMS})
         doc = pn.state.curdoc
         if doc is not None and doc.session_context is not None:
             self.state.attach(doc)
-        if pn.state.curdoc is not None and self._periodic is None:
-            self._periodic = pn.state.add_periodic_callback(self.state.poll_sweep, period=self.poll_period)
 
     def template(self):
         # Bootstrap rather than Fast: the Fast theme always links Google Fonts, which an offline

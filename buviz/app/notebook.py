@@ -1,18 +1,17 @@
 """The explorer inside a Jupyter notebook: :func:`explorer` returns a notebook-sized :class:`NotebookExplorer`.
 
-The served page (:func:`buviz.app.layout.build_app`) is a template with a 350 px sidebar; its periodic
-sweep poll is started by the template's server hooks. A notebook has neither: this module lays the
-same :class:`~buviz.app.layout.ExplorerApp` out in about 960 px (the controls in three columns above
-the tabs) and runs the poll itself, only while a background sweep is running.
+The served page (:func:`buviz.app.layout.build_app`) is a template with a 350 px sidebar; background
+results reach it through its Bokeh document. A notebook has neither: this module lays the same
+:class:`~buviz.app.layout.ExplorerApp` out in about 960 px (the controls in three columns above the
+tabs) and takes the background results itself, only while background work is running.
 
-How the poll works without a template: the viewer watches the state's ``sweep_state``,
-``sensitivity_state`` and ``snapshot``. When one changes and background work is under way
-(:meth:`~buviz.app.state.ExplorerState.background_busy`), it starts a
-:func:`panel.state.add_periodic_callback` (in a notebook kernel an asyncio task on the kernel's event
-loop, the loop that also handles the widgets' messages, so no locking is needed). Each tick moves the
-rows received so far into the state (:meth:`~buviz.app.state.ExplorerState.poll_sweep`), and Panel
-sends the changed views to the browser over the notebook's comm. The first tick that finds nothing
-running polls once more (the last rows) and stops the callback; the next sweep starts it again.
+How, without a document: the state's :class:`~buviz.app.session.SessionLink` keeps the results of
+background jobs (sweep rows, finished jobs) until they are flushed. When a sweep starts or a job is
+watched, the viewer starts a :class:`~buviz.app.session.BackgroundPoll` (in a notebook kernel an
+asyncio task on the kernel's event loop, the loop that also handles the widgets' messages, so no
+locking is needed; a *background* callback, so the busy indicator rests). Each tick flushes what
+arrived, and Panel sends the changed views to the browser over the notebook's comm. The first tick
+that finds nothing running flushes once more and stops; the next job starts it again.
 """
 
 from __future__ import annotations
@@ -25,6 +24,7 @@ import panel as pn
 import param
 
 from buviz.app.layout import TITLE, ExplorerApp, build_state
+from buviz.app.session import BackgroundPoll
 
 __all__ = ["NotebookExplorer", "explorer", "TITLE_NOTEBOOK"]
 
@@ -89,7 +89,9 @@ class NotebookExplorer(pn.viewable.Viewer):
         if "app" not in params:
             params["app"] = ExplorerApp()
         super().__init__(**params)
-        self._poll: pn.io.callbacks.PeriodicCallback | None = None
+        self._poll = BackgroundPoll(self.state.link, self.poll_period, after=self._push,
+                                    busy=self.state.background_busy)
+        self.state.link.on_watch.append(self._ensure_polling)
         self.state.param.watch(self._on_background, ["sweep_state", "sensitivity_state", "snapshot"])
         self.state.param.watch(self._push_soon, "snapshot")
         app = self.app
@@ -113,7 +115,7 @@ class NotebookExplorer(pn.viewable.Viewer):
 
     @property
     def polling(self) -> bool:
-        return self._poll is not None and self._poll.running
+        return self._poll.running
 
     def __panel__(self):
         self._ensure_polling()
@@ -140,24 +142,12 @@ class NotebookExplorer(pn.viewable.Viewer):
         self._ensure_polling()
 
     def _ensure_polling(self) -> None:
-        """Start the periodic poll if background work is running and no poll is."""
-        if self.polling or not self.state.background_busy():
-            return
-        self._poll = pn.state.add_periodic_callback(self._tick, period=self.poll_period)
-
-    def _tick(self) -> None:
-        """One poll: move the finished rows into the state; stop once nothing runs any more."""
-        busy = self.state.background_busy()  # read before polling: rows that arrive later are polled next time
-        if self.state.poll_sweep():
-            self._push()
-        if not busy:
-            self.stop_polling()
+        """Start the background poll if background work is running and no poll is."""
+        self._poll.start()
 
     def stop_polling(self) -> None:
-        """Stop the periodic poll (it starts again with the next sweep)."""
-        poll, self._poll = self._poll, None
-        if poll is not None:
-            poll.stop()
+        """Stop the background poll (it starts again with the next job)."""
+        self._poll.stop()
 
 
 def explorer(*, width: int = NOTEBOOK_WIDTH, inline: bool = True, poll_period: int = 400,

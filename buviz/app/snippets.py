@@ -31,6 +31,13 @@ def _dataset_lines(s: dict) -> list[str]:
         return [f"ds = datasets.load({name!r}, n_train={int(s['n_train'])}, n_test={N_TEST}, random_state={seed})"]
     if name in datasets.REAL_NAMES:
         return [f"ds = datasets.load({name!r}, random_state={seed})"]
+    if name in datasets.UCI_NAMES:
+        from buviz.app.compute import real_sizes
+
+        n_tr, n_te = real_sizes(name)
+        n = int(s["n_train"])
+        args = "".join([f", n_train={n}" if n < n_tr else "", f", n_test={N_TEST}" if n_te > N_TEST else ""])
+        return [f"ds = datasets.load({name!r}{args}, random_state={seed})"]
     if name == "custom":
         spec = json.loads(s["mixture_json"])
         return [
@@ -42,8 +49,8 @@ def _dataset_lines(s: dict) -> list[str]:
             "                           description='custom mixture')",
         ]
     if name == "csv":
-        return ["# the uploaded file (two feature columns and a label column, header row)",
-                f"ds = datasets.read_csv('your_file.csv', random_state={seed})"]
+        return ["# the uploaded file (numeric feature columns, the label last, a header row)",
+                f"ds = datasets.read_csv('your_file.csv', n_features=None, random_state={seed})"]
     raise ValueError(f"unknown dataset {name!r}")
 
 

@@ -6,8 +6,8 @@ import pytest
 from sklearn.svm import SVC
 
 from buviz.app.amplitude import AMPLITUDES, LOG2_GAMMAS, AmplitudeView
+from buviz.app.layout import tab_views
 from buviz.app.state import ExplorerState
-from buviz.app.uncertainty import tab_views
 from buviz.uncertainty import BoundaryUncertainty
 
 SMALL = dict(n_train=150, cv=2, auto_sweep=False, log2_C=1, M=20, seed=2)

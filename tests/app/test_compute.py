@@ -8,6 +8,7 @@ import pytest
 from bokeh.document import Document
 
 from buviz.app import compute
+from buviz.app.runner import RUNNER
 from buviz.app.state import CONTROL_PARAMS, ExplorerState
 
 SMALL = dict(n_train=200, auto_sweep=False)
@@ -105,22 +106,51 @@ def test_lookup_snapshot_answers_only_from_the_caches_and_matches_a_computation(
     assert compute.lookup_snapshot(other) is None and compute.status_cached(other)
 
 
-# -- the worker -----------------------------------------------------------------------------------------
-def test_worker_runs_a_users_job_before_queued_prefetch_and_drops_stale_batches(monkeypatch):
-    w = compute.Worker()
+# -- the runner ----------------------------------------------------------------------------------------
+def test_runner_runs_a_users_job_before_queued_prefetch_and_drops_stale_batches(monkeypatch):
+    from buviz.app.runner import JobRunner
+
+    r = JobRunner()
+    monkeypatch.setattr(compute, "RUNNER", r)
     order = []
     gate = threading.Event()
     monkeypatch.setattr(compute, "compute_keys", lambda k: order.append(("prefetch", k.status[1])))
-    w.submit(lambda: gate.wait(5))  # hold the worker while the queue fills
+    r.submit(lambda job: gate.wait(5))  # hold the lane while the queue fills
     base = compute.Settings.of(_settings())
     old = [base.with_status(("SVM", g, 0, 0)) for g in (11, 12)]
     new = [base.with_status(("SVM", g, 0, 0)) for g in (13, 14)]
-    w.prefetch("session", old)
-    w.prefetch("session", new)  # supersedes the first batch
-    w.submit(lambda: order.append(("user", 0)))
+    compute.prefetch("session", old)
+    compute.prefetch("session", new)  # supersedes the first batch
+    r.submit(lambda job: order.append(("user", 0)))
     gate.set()
-    assert w.join(10)
+    assert r.join(10)
     assert order == [("user", 0), ("prefetch", 13), ("prefetch", 14)]
+
+
+def test_latest_wins_in_a_slot_and_a_running_job_stops_at_its_next_check():
+    from buviz.app.runner import JobRunner
+
+    r = JobRunner()
+    started, gate = threading.Event(), threading.Event()
+
+    def long(job):
+        started.set()
+        for i in range(100):
+            gate.wait(5)
+            job.progress(i + 1, 100)
+        return "long"
+
+    first = r.submit(long, slot="s")
+    assert started.wait(5)
+    queued = r.submit(lambda job: "stale", slot="other")  # another slot: untouched
+    second = r.submit(lambda job: "second", slot="s")  # cancels the running first job
+    gate.set()
+    assert second.wait(10) and first.wait(10) and queued.wait(10)
+    assert first.status == "cancelled" and first.done == 0  # stopped at its first progress report
+    assert second.status == "done" and second.result == "second" and queued.result == "stale"
+    failing = r.submit(lambda job: 1 / 0)
+    assert failing.wait(10) and failing.status == "error" and "division" in failing.error
+    r.cancel("s")  # nothing left in the slot: harmless
 
 
 # -- the state: coalesced, latest wins --------------------------------------------------------------------
@@ -136,9 +166,9 @@ class _Loop:
     def run(self, timeout=60.0):
         end = time.monotonic() + timeout
         while time.monotonic() < end:
-            compute.WORKER.join(timeout)
+            RUNNER.join(timeout)
             if not self.pending:
-                if compute.WORKER.idle():
+                if RUNNER.idle():
                     return
                 continue
             cb = self.pending.pop(0)
@@ -174,7 +204,7 @@ def test_changes_before_the_next_tick_coalesce_into_one_computation(served):
 def test_a_change_during_a_computation_wins_and_the_stale_one_is_never_computed(served):
     state, loop = served
     gate = threading.Event()
-    compute.WORKER.submit(lambda: gate.wait(10))  # the worker is busy (another session's request)
+    RUNNER.submit(lambda job: gate.wait(10))  # the lane is busy (another session's request)
     state.log2_gamma = 5
     loop.pending.pop(0)()  # the tick: γ = 5 is uncached -> queued for the worker
     assert state.computing.startswith("SVM γ = 2^5") and state.snapshot.settings["log2_gamma"] == 0
@@ -208,9 +238,9 @@ def test_bad_settings_computed_in_the_background_are_reported_and_reverted(serve
 def test_prefetch_fills_the_gamma_row_after_a_C_change():
     compute.clear_caches()
     state = ExplorerState(prefetch=True, **SMALL)
-    assert compute.WORKER.join(120)
+    assert RUNNER.join(120)
     state.log2_C = 1
-    assert compute.WORKER.join(120)
+    assert RUNNER.join(120)
     for g in compute.GAMMA_GRID:
         assert compute.lookup_snapshot({**state.settings(), "log2_gamma": g}) is not None, g
     for c in (0, 2):  # the neighbouring C at the current γ

@@ -70,7 +70,7 @@ def test_fixed_K_larger_than_a_class_is_rejected():
     (b"x1,x2,label\n1,2,a\n3,,b\n4,5,a\n", "missing"),
     (b"x1,x2,label\n1,2,a\n3,hello,b\n4,5,a\n", "non-numeric"),
     (b"x1,x2,label\n1,2,a\n3,4,a\n4,5,a\n", "single class"),
-    (b"x1,x2,x3,label\n1,2,3,a\n3,4,5,b\n", "exactly 2 feature columns"),
+    (b"x1,x2,x3,label\n1,2,3,a\n3,4,b\n", "different numbers of columns"),
     (b"", "empty"),
     (b"x1,x2,label\n" + b"1.0,2.0,a\n" * 600_000, "too large"),
 ])

@@ -18,10 +18,11 @@ import pytest
 
 from buviz.app import state as st
 from buviz.app.export import sweep_csv, sweep_download, view_bytes
+from buviz.app.layout import tab_views
 from buviz.app.mathmd import double_dollars, math_markdown
 from buviz.app.snippets import CodePanel, snippet
 from buviz.app.state import ExplorerState
-from buviz.app.uncertainty import SAMPLE_SPACE_MD, CurvesView, SampleSpaceView, tab_views
+from buviz.app.uncertainty import SAMPLE_SPACE_MD, CurvesView, SampleSpaceView
 
 hv.extension("bokeh")
 

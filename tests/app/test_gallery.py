@@ -3,8 +3,8 @@ declarations, render on demand, errors as a message with the last figure kept, e
 
 from __future__ import annotations
 
-import asyncio
 import threading
+import time
 
 import holoviews as hv
 import pandas as pd
@@ -56,7 +56,7 @@ def test_renders_only_on_demand_and_a_parameter_change_changes_the_figure():
     first = g.plot.object
     assert _curve_points(first) == 4 * 11
     g.widgets["n_p"].value = 21
-    asyncio.run(g._on_render())  # the button's callback
+    g._on_render()  # the button's callback
     assert g.plot.object is not first and _curve_points(g.plot.object) == 4 * 21
     assert not g.message.visible and not g.rendering
 
@@ -105,27 +105,26 @@ def test_export_before_render_asks_for_render_and_builds_nothing(monkeypatch):
     """A download callback runs on the server's event loop: it must never build a figure itself."""
     g = FigureGallery(figure="discrete_fig2")
     built = []
-    monkeypatch.setattr(g, "_build", lambda *a: built.append(a))
+    monkeypatch.setattr(figures, "render", lambda *a, **k: built.append(a))
     with pytest.raises(ValueError, match="Render"):
         g.figure_bytes("svg")
     assert built == [] and g.obj is None
 
 
-def test_render_waits_for_a_running_sweep(monkeypatch):
-    """Figures that sweep γ use joblib: a render must not run beside the shared background sweep."""
-    from buviz.app import jobs
+def test_render_waits_for_a_running_sweep():
+    """Figures that sweep γ use joblib: a render is a job of the runner's heavy lane, so it waits for
+    the shared background sweep (or any job holding the worker pool) to finish."""
+    from buviz.app.runner import RUNNER
 
-    monkeypatch.setattr(jobs, "RUN_LOCK", threading.Lock())  # held here as a running sweep holds it
+    gate = threading.Event()
+    RUNNER.submit(lambda job: gate.wait(30), lane="heavy")  # a running sweep holds the lane
     g = FigureGallery(figure="discrete_fig2")
-    jobs.RUN_LOCK.acquire()
-    try:
-        done = threading.Event()
-        t = threading.Thread(target=lambda: (g._build("discrete_fig2", {}), done.set()), daemon=True)
-        t.start()
-        assert not done.wait(1.0)  # blocked while the lock is held
-    finally:
-        jobs.RUN_LOCK.release()
-    assert done.wait(60)
+    assert g.render(blocking=False) and g.rendering
+    time.sleep(0.5)
+    assert g.link.busy() and g.plot.object is None  # not built while the lane is held
+    gate.set()
+    g.link.wait(60)
+    assert g.plot.object is not None and not g.rendering
 
 
 def test_info_names_a_former_key_only_when_there_is_one():

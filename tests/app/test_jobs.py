@@ -58,6 +58,9 @@ def test_last_subscriber_leaving_cancels_the_run():
     run = FakeRunner()
     a = jobs.acquire(("k",), run)
     jobs.acquire(("k",), run)
+    deadline = time.monotonic() + 30
+    while run.calls == 0 and time.monotonic() < deadline:  # running, not queued
+        time.sleep(0.01)
     run.gate.release()  # one row
     jobs.release(a)
     assert not a.cancelled  # one session still watches it

@@ -188,3 +188,20 @@ def test_latex_notes_are_typeset_not_garbled(server, page):
         page.wait_for_timeout(300)
     assert res["n"] >= 5 and res["em"] == 0
     _shot(page, "explorer_latex.png")
+
+
+def test_a_headerless_semicolon_csv_with_five_features_is_shown_with_a_note(server, page):
+    """Issue 22.4/22.5: a ';'-separated file without a header and five feature columns is taken, the
+    note says what was inferred, the N slider gives way to the file's sizes, the dataset stays csv."""
+    _open(page, server + "?n_train=300")
+    rows = "".join(f"{i % 7 - 3};{i % 5 - 2};{(i * 3) % 11 - 5};{i % 4};{(i * 7) % 13 - 6};{'ab'[i % 2]}\n"
+                   for i in range(60))
+    page.locator("input[type=file]").set_input_files(
+        files=[{"name": "five.csv", "mimeType": "text/csv", "buffer": rows.encode()}])
+    page.get_by_text("no header row found").first.wait_for(timeout=60_000)
+    assert page.get_by_text("semicolon-separated").first.is_visible()
+    assert page.locator("select").first.input_value() == "csv"
+    page.get_by_text("fixed by this dataset").first.wait_for(timeout=30_000)
+    assert page.get_by_text("d = 5, J = 2").first.is_visible()
+    assert not page.locator(".bk-input-group", has_text="N (training samples)").first.is_visible()
+    assert not page.console_errors, page.console_errors

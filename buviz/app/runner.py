@@ -1,0 +1,266 @@
+"""The explorer's one background-job runner, shared by every tab and every session of a process.
+
+Nothing here knows about widgets or documents. A *job* is a function of its :class:`Job` handle
+(which it uses to report progress and to notice that it was cancelled); the runner runs it in one
+of two *lanes*, each a daemon thread taking jobs by priority, then first come first served:
+
+========  ==============================================================================
+lane      jobs
+========  ==============================================================================
+compute   a session's uncached snapshot (priority :data:`USER`), Proposal 1, the discrete
+          Monte Carlo, the extrapolation toy model; the γ-row prefetch (:data:`PREFETCH`)
+heavy     what drives the joblib worker pool: the CV sweeps, the sensitivity sweeps, the
+          T̃-amplitude sweep (one at a time: :data:`RUN_LOCK` is held while one runs)
+========  ==============================================================================
+
+so a long sweep never delays a slider step, and a slider step never waits behind a prefetch.
+
+*Latest wins*: a job submitted with a ``slot`` cancels every job of that slot still queued or
+running (a running job stops at its next :meth:`Job.progress` or :meth:`Job.check`). A session
+uses one slot per kind of work, so moving a control never leaves a queue of stale positions.
+:meth:`JobRunner.cancel` drops a slot (its session ended).
+
+Results reach a session through callbacks (:meth:`Job.add_done_callback`, run in the lane's
+thread); :mod:`buviz.app.session` moves them onto the session's event loop.
+"""
+
+from __future__ import annotations
+
+import itertools
+import queue
+import threading
+import time
+import traceback
+from collections.abc import Callable, Hashable
+
+__all__ = ["Job", "JobCancelled", "JobRunner", "RUNNER", "RUN_LOCK", "USER", "PREFETCH", "LANES"]
+
+#: Priorities: a user's own request before work done ahead of the user.
+USER, PREFETCH = 0, 1
+#: The lanes of :data:`RUNNER` (see the module docstring).
+LANES = ("compute", "heavy")
+#: Held while a job drives the joblib worker pool (the heavy lane, and the figure gallery).
+RUN_LOCK = threading.Lock()
+
+
+class JobCancelled(Exception):
+    """Raised inside a job (by :meth:`Job.progress` or :meth:`Job.check`) once it was cancelled."""
+
+
+class Job:
+    """One unit of background work: its state, progress, result and completion callbacks.
+
+    Attributes
+    ----------
+    slot : hashable or None
+        The latest-wins slot the job was submitted to.
+    status : {"queued", "running", "done", "error", "cancelled"}
+    result : object
+        What the job returned (``status == "done"``).
+    error : str
+        What went wrong (``status == "error"``).
+    exception : Exception or None
+        The exception the job raised (``status == "error"``).
+    done, total : int
+        The progress the job reported (tasks done out of ``total``).
+    """
+
+    def __init__(self, fn: Callable[[Job], object], slot: Hashable | None = None, label: str = ""):
+        self.fn, self.slot, self.label = fn, slot, label
+        self.status = "queued"
+        self.result: object = None
+        self.error = ""
+        self.exception: BaseException | None = None
+        self.done = self.total = 0
+        self._cancel = threading.Event()
+        self._finished = threading.Event()
+        self._lock = threading.Lock()
+        self._callbacks: list[Callable[[Job], None]] = []
+        self._progress_callbacks: list[Callable[[Job], None]] = []
+
+    # -- inside the job
+    def progress(self, done: int, total: int) -> None:
+        """Report progress (``done`` of ``total``); raises :class:`JobCancelled` once cancelled."""
+        self.check()
+        self.done, self.total = int(done), int(total)
+        for cb in list(self._progress_callbacks):
+            cb(self)
+
+    def check(self) -> None:
+        """Raise :class:`JobCancelled` if the job was cancelled (call between steps)."""
+        if self._cancel.is_set():
+            raise JobCancelled
+
+    # -- outside
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    @property
+    def finished(self) -> bool:
+        """Whether the job ended (done, failed or cancelled)."""
+        return self._finished.is_set()
+
+    def cancel(self) -> None:
+        """Ask the job to stop (a queued job never starts; a running one stops at its next check)."""
+        self._cancel.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the job ends; whether it ended."""
+        return self._finished.wait(timeout)
+
+    def add_done_callback(self, fn: Callable[[Job], None]) -> None:
+        """Call ``fn(job)`` when the job ends (at once if it has; otherwise in the lane's thread)."""
+        with self._lock:
+            if not self._finished.is_set():
+                self._callbacks.append(fn)
+                return
+        fn(self)
+
+    def add_progress_callback(self, fn: Callable[[Job], None]) -> None:
+        """Call ``fn(job)`` at every progress report (in the lane's thread)."""
+        self._progress_callbacks.append(fn)
+
+    def _end(self, status: str) -> None:
+        with self._lock:
+            self.status = status
+            self._finished.set()
+            callbacks, self._callbacks = self._callbacks, []
+        for cb in callbacks:
+            try:
+                cb(self)
+            except Exception:  # a callback's failure must not stop the lane
+                traceback.print_exc()
+
+    def run(self) -> None:
+        """Run the job here (its lane does this; tests and blocking callers may too)."""
+        if self._cancel.is_set():
+            self._end("cancelled")
+            return
+        self.status = "running"
+        try:
+            self.result = self.fn(self)
+        except JobCancelled:
+            self._end("cancelled")
+        except Exception as exc:  # shown to the user as the job's error; the server keeps running
+            traceback.print_exc()
+            self.error = str(exc) or type(exc).__name__
+            self.exception = exc
+            self._end("error")
+        else:
+            self._end("done")
+
+    def __repr__(self) -> str:
+        return f"<Job {self.label or self.slot!r} {self.status}>"
+
+
+class JobRunner:
+    """Background lanes running :class:`Job` objects by priority, with latest-wins slots.
+
+    Parameters
+    ----------
+    lanes : tuple of str
+        One daemon thread per lane (started on first use).
+    locked : tuple of str
+        Lanes whose jobs run holding :data:`RUN_LOCK`.
+    """
+
+    def __init__(self, lanes: tuple[str, ...] = LANES, locked: tuple[str, ...] = ("heavy",)):
+        self._queues = {lane: queue.PriorityQueue() for lane in lanes}
+        self._threads: dict[str, threading.Thread] = {}
+        self._locked = set(locked)
+        self._seq = itertools.count()
+        self._lock = threading.Lock()
+        self._slots: dict[Hashable, list[Job]] = {}
+        self.busy = threading.Event()  # set while a USER job runs in the compute lane
+        self.completed = 0  # jobs run to the end (tests, benchmarks)
+
+    def submit(self, fn: Callable[[Job], object], *, lane: str = "compute", priority: int = USER,
+               slot: Hashable | None = None, latest_wins: bool = True, label: str = "") -> Job:
+        """Queue ``fn(job)`` in ``lane``; with a ``slot`` and ``latest_wins``, the slot's earlier
+        jobs are cancelled first. Returns the job's handle at once."""
+        if lane not in self._queues:
+            raise ValueError(f"unknown lane {lane!r}; lanes: {sorted(self._queues)}")
+        job = Job(fn, slot, label)
+        with self._lock:
+            if slot is not None:
+                old = self._slots.get(slot, [])
+                if latest_wins:
+                    for j in old:
+                        j.cancel()
+                    old = []
+                self._slots[slot] = [j for j in old if not j.finished] + [job]
+            self._ensure(lane)
+        job.add_done_callback(self._forget)
+        self._queues[lane].put((priority, next(self._seq), job))
+        return job
+
+    def cancel(self, slot: Hashable) -> None:
+        """Cancel every queued or running job of ``slot``."""
+        with self._lock:
+            jobs = self._slots.pop(slot, [])
+        for j in jobs:
+            j.cancel()
+
+    def jobs(self, slot: Hashable) -> list[Job]:
+        """The slot's jobs that have not ended."""
+        with self._lock:
+            return [j for j in self._slots.get(slot, []) if not j.finished]
+
+    def idle(self, lane: str | None = None) -> bool:
+        """Whether ``lane`` (default: every lane) has nothing queued or running."""
+        lanes = [lane] if lane else list(self._queues)
+        return all(self._queues[k].unfinished_tasks == 0 for k in lanes)
+
+    def join(self, timeout: float = 120.0, lane: str | None = None) -> bool:
+        """Wait until every queued job of ``lane`` (default: every lane) ran (tests, benchmarks)."""
+        end = time.monotonic() + timeout
+        while not self.idle(lane) and time.monotonic() < end:
+            time.sleep(0.02)
+        return self.idle(lane)
+
+    def _forget(self, job: Job) -> None:
+        if job.slot is None:
+            return
+        with self._lock:
+            jobs = self._slots.get(job.slot)
+            if jobs is not None and job in jobs:
+                jobs.remove(job)
+                if not jobs:
+                    del self._slots[job.slot]
+
+    def _ensure(self, lane: str) -> None:
+        t = self._threads.get(lane)
+        if t is None or not t.is_alive():
+            t = threading.Thread(target=self._run, args=(lane,), name=f"buviz-{lane}", daemon=True)
+            self._threads[lane] = t
+            t.start()
+
+    def _run(self, lane: str) -> None:
+        q = self._queues[lane]
+        while True:
+            prio, _, job = q.get()
+            try:
+                if job.cancelled:
+                    job.run()  # ends it as cancelled (callbacks run) without calling fn
+                    continue
+                user = lane == "compute" and prio == USER
+                if user:
+                    self.busy.set()
+                try:
+                    if lane in self._locked:
+                        with RUN_LOCK:
+                            job.run()
+                    else:
+                        job.run()
+                finally:
+                    if user:
+                        self.busy.clear()
+                if job.status == "done":
+                    self.completed += 1
+            finally:
+                q.task_done()
+
+
+#: The process's runner (shared by every session and tab of a server).
+RUNNER = JobRunner()

@@ -1,0 +1,224 @@
+"""The explorer's computations beside the snapshot pipeline, cached in the one cache and run by the
+one runner: Proposal 1, the T̃-amplitude sweep, the discrete-case tables and Monte Carlo, and the
+accuracy-extrapolation toy model and curves. Views ask for these (blocking when cached or when not
+served, as a :class:`~buviz.app.runner.Job` otherwise) and only draw what comes back.
+
+Every function here is pure: same key, same value. Keys are ints and short strings (the snapshot
+pipeline's :class:`~buviz.app.compute.Settings` tuples where a dataset is involved).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+import numpy as np
+import pandas as pd
+
+from buviz import discrete
+from buviz import extrapolation as ex
+from buviz.app.cache import LRUCache, cached
+from buviz.app.compute import Settings, dataset_for, prototypes_per_class, status_eval
+from buviz.app.runner import RUNNER, USER, Job
+
+__all__ = ["proposal1_result", "proposal1_for", "proposal1_job", "amplitude_sweep", "AMPLITUDES",
+           "AMPLITUDE_LOG2_GAMMAS", "discrete_tables", "discrete_curves", "discrete_monte_carlo",
+           "BALANCED_MAX_N", "toy_model", "number_key", "label_population", "population_margins",
+           "extrapolation_curves",
+           "classex_fixture", "peer_comparison", "classifier_comparison", "job_for"]
+
+
+def job_for(step: LRUCache, *key, lane: str = "compute", slot: Hashable | None = None,
+            label: str = "") -> Job:
+    """A job computing ``step(*key)`` in the runner; when ``step`` holds the key already, a job that
+    has finished (its callbacks run at once). Latest wins in ``slot``."""
+    if key in step:
+        job = Job(lambda j: step(*key), slot, label)
+        job.run()
+        return job
+    return RUNNER.submit(lambda j: step(*key), lane=lane, priority=USER, slot=slot, label=label)
+
+
+# -- Proposal 1 (the paper's baseline, Figs 3 and 15) --------------------------------------------------
+@cached(max_items=24)
+def proposal1_result(name: str, n_train: int, seed: int, payload: str, classifier: str, log2_gamma: int,
+                     log2_C: int, epoch: int):
+    """Proposal 1's result (anchors, N_B, TDC clusters, Û⁽¹⁾) for one classifier status, seeded with
+    the data seed (Ha et al., "An Improved Boundary Uncertainty-Based Estimation for Classifier
+    Evaluation", J. Signal Processing Systems, 2021, §3)."""
+    from buviz.uncertainty import Proposal1
+
+    ds = dataset_for(name, n_train, seed, payload)
+    status = status_eval(name, n_train, seed, payload, classifier, log2_gamma, log2_C, epoch)
+    return Proposal1(random_state=seed).fit(ds.X_train, ds.y_train).evaluate(status.discriminant)
+
+
+def _proposal1_key(settings: dict) -> tuple:
+    k = Settings.of(settings)
+    return (*k.dataset, *k.status)
+
+
+def proposal1_for(settings: dict):
+    """Proposal 1's result for a snapshot's settings (blocking; cached)."""
+    return proposal1_result(*_proposal1_key(settings))
+
+
+def proposal1_job(settings: dict, slot: Hashable | None = None) -> Job:
+    """Proposal 1's result for ``settings`` as a job of the runner (finished at once when cached)."""
+    return job_for(proposal1_result, *_proposal1_key(settings), slot=slot, label="Proposal 1")
+
+
+# -- T̃ amplitude sweep -----------------------------------------------------------------------------------
+#: Amplitudes a of the T̃-amplitude sweep (the study's grid; a = 0 is T̃ = T).
+AMPLITUDES = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
+#: log₂ γ of the T̃-amplitude sweep.
+AMPLITUDE_LOG2_GAMMAS = tuple(range(-6, 7))
+
+
+@cached(max_items=8)
+def amplitude_sweep(name: str, n_train: int, seed: int, payload: str, log2_C: int, M: int, K: str) -> pd.DataFrame:
+    """−Û_tr, Û_te and the errors over the RBF-SVC γ sweep for every amplitude of :data:`AMPLITUDES`
+    and both T̃ modes (:func:`buviz.model_selection.perturbation_amplitude_sweep`)."""
+    from sklearn.svm import SVC
+
+    from buviz.model_selection import perturbation_amplitude_sweep
+
+    ds = dataset_for(name, n_train, seed, payload)
+    if not len(ds.X_test):
+        raise ValueError("this dataset has no test set: L_te and Û_te need one")
+    N = len(ds.X_train)
+    return perturbation_amplitude_sweep(
+        ds.X_train, ds.y_train, ds.X_test, ds.y_test, estimator=SVC(C=2.0 ** log2_C), param="gamma",
+        values=[2.0 ** g for g in AMPLITUDE_LOG2_GAMMAS], amplitudes=AMPLITUDES, M=min(M, N),
+        K=prototypes_per_class(K), max_test=N, random_state=seed)
+
+
+# -- the discrete case (Nedelko 2009) ---------------------------------------------------------------------
+#: The balanced-optimal iteration over n <= N costs seconds per (N, k) beyond this.
+BALANCED_MAX_N = 80
+
+
+@cached(max_items=32)
+def discrete_tables(N: int, k: int) -> dict[str, np.ndarray]:
+    """Each estimator's cell values x[n, m] for N points in k cells (Tables 1-2)."""
+    methods = [m for m in discrete.METHODS if m != "balanced_optimal" or N <= BALANCED_MAX_N]
+    return {m: discrete.cell_values(m, N, N, k=k) for m in methods}
+
+
+@cached(max_items=32)
+def discrete_curves(N: int, k: int, n_p: int = 101) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The root mean square deviation S(p) of every estimator on a grid of n_p values of p (Fig 2)."""
+    p = np.linspace(0, 1, n_p)
+    return p, {m: discrete.moments(x, N, k, p).S for m, x in discrete_tables(N, k).items()}
+
+
+@cached(max_items=16)
+def discrete_monte_carlo(N: int, k: int, p_key: int, samples: int, n_points: int = 11,
+                         random_state: int = 0) -> pd.DataFrame:
+    """Simulated S at a grid of p and at p = p_key / 10⁶, per estimator (overlaid on Fig 2)."""
+    rows = []
+    grid = np.unique(np.r_[np.linspace(0, 1, n_points), p_key / 1e6])
+    for method, x in discrete_tables(N, k).items():
+        for i, pv in enumerate(grid):
+            f, g = discrete.simulate(x, N, k, float(pv), samples, random_state=random_state + i)
+            sq = (f - g) ** 2
+            S = float(np.sqrt(sq.mean()))
+            se = float(sq.std(ddof=1) / np.sqrt(sq.size) / (2 * S)) if S > 0 else 0.0
+            rows.append({"method": method, "p": float(pv), "S": S, "se": se})
+    return pd.DataFrame(rows)
+
+
+# -- accuracy extrapolation (Zheng, Achanta and Benjamini, JMLR 19, 2018) ------------------------------
+#: Classes of the synthetic Gaussian label population.
+N_POPULATION_CLASSES = 400
+
+
+@cached(max_items=16)
+def toy_model(rho_key: int) -> dict:
+    """The §4.1 toy model at ρ = rho_key / 10⁶: U_x(y) on a 121 × 121 grid (Fig 7a), D̄(u) for
+    ρ ∈ {0.3, 0.5, 0.7, 0.9, ρ} (Fig 6), the k-class risk distribution (k = 2 … 10), the polynomial
+    approximation error of D̄, and AvRisk_k (Theorem 4.1). Everything the toy tab draws: its builders
+    (:mod:`buviz.plots.extrapolation`) only need to draw these arrays."""
+    rho = rho_key / 1e6
+    grid = np.linspace(-3.0, 3.0, 121)
+    Y, X = np.meshgrid(grid, grid)
+    u = np.linspace(0, 1, 201)
+    rhos = sorted({0.3, 0.5, 0.7, 0.9, rho})
+    return {"level_grid": (grid, grid, ex.toy_conditional_accuracy(X, Y, rho)),  # (y, x, U_x(y)), Fig 7a
+            "dbar": {r: (u, ex.toy_dbar(u, r)) for r in rhos},  # D̄(u) = P(U ≤ u), Fig 6
+            "distribution": ex.toy_risk_distribution(range(2, 11), rho, n_sets=300, random_state=0),
+            "polynomial_error": pd.concat([ex.toy_polynomial_error(r, range(1, 11), n_grid=200)
+                                           for r in sorted({0.3, 0.5, 0.7, 0.9, rho} - {0.0})], ignore_index=True),
+            "avrisk": ex.toy_average_risk(np.arange(2, 11), rho)}
+
+
+@cached(max_items=8)
+def label_population(name: str, rho_key: int, seed: int) -> ex.LabelPopulation:
+    """The digits population, or the synthetic Gaussian one at ρ = rho_key / 10⁶."""
+    if name == "digits":
+        return ex.load_digits_population(random_state=seed)
+    return ex.make_population(N_POPULATION_CLASSES, 10, rho=rho_key / 1e6, n_train=5, n_test=20,
+                              random_state=seed)
+
+
+@cached(max_items=32)
+def population_margins(name: str, rho_key: int, seed: int, classifier: str, classes: tuple | None):
+    """The classifier's margins on the population (on its ``classes`` subset when given)."""
+    pop = label_population(name, rho_key, seed)
+    if classes is not None:
+        pop = ex.subsample_classes(pop, np.array(classes))
+    return ex.population_margins(pop, classifier, random_state=seed)
+
+
+@cached(max_items=16)
+def extrapolation_curves(name: str, rho_key: int, seed: int, classifier: str, K: int, method: str,
+                         basis: str) -> dict:
+    """Observed AverageTA_k (eq 3) on K random classes, each estimator's extrapolation, the truth."""
+    pop = label_population(name, rho_key, seed)
+    n = pop.n_classes
+    if K < 2 or K >= n:
+        raise ValueError(f"K must be between 2 and {n - 1} for this population ({n} classes)")
+    rng = np.random.default_rng(seed)
+    classes = tuple(int(c) for c in np.sort(rng.choice(n, K, replace=False)))
+    ties = "random" if classifier == "knn" else "max"
+    Mf, yf = population_margins(name, rho_key, seed, classifier, None)
+    rf = ex.ranks_from_margins(Mf, yf, ties=ties, random_state=seed)
+    k_truth = ex.default_ks(n, n=60) if n > 61 else np.arange(2, n + 1)
+    truth = (k_truth, ex.average_accuracy_from_ranks(rf, k_truth, k1=n, groups=yf))
+    M, y = population_margins(name, rho_key, seed, classifier, classes)
+    methods = ex.METHODS if method == "all" else (method,)
+    k_out = np.unique(np.round(np.geomspace(2, n, 60)).astype(int))
+    curves, details = {}, {}
+    observed = None
+    for meth in methods:
+        fit = ex.fit_extrapolator(M, y, meth, random_state=seed, basis=basis, ties=ties, n_boot=10)
+        observed = (fit.ks, fit.observed)
+        label = f"moment ({basis})" if meth == "moment" else meth
+        curves[label] = (k_out, fit.accuracy(k_out))
+        details[label] = fit
+    return {"observed": observed, "estimates": curves, "truth": truth, "fits": details, "K": K, "n_classes": n}
+
+
+@cached(max_items=1)
+def classex_fixture() -> dict:
+    """The ClassEx reference fixture shipped with the package (30 instances computed by the R package's
+    own code; provenance in ``buviz/data/peers/README.md``)."""
+    return ex.load_classex_fixture()
+
+
+@cached(max_items=8)
+def peer_comparison(index: int) -> dict:
+    """One fixture instance: observed curve, every estimator's prediction, the R package's."""
+    return ex.peer_comparison(classex_fixture(), index)
+
+
+@cached(max_items=4)
+def classifier_comparison(rho_key: int, seed: int) -> pd.DataFrame:
+    """The Table-1-style comparison of classifiers (K = 20 observed classes -> k = 400)."""
+    pop = label_population("gaussian", rho_key, seed)
+    return ex.compare_classifiers(pop, ex.CLASSIFIERS, K=20, k_target=N_POPULATION_CLASSES, method="best",
+                                  random_state=seed)
+
+
+def number_key(x: float) -> int:
+    """A float control as an integer key (micro-units): floats never enter a cache key."""
+    return int(round(float(x) * 1e6))

@@ -1,0 +1,66 @@
+"""What every boundary-uncertainty tab is built on: the view base class and the text-pane helper.
+
+Shared code lives here, below the views, so that no view module imports a sibling view module
+(the T̃-amplitude tab and the sample-space tabs both build on :class:`TabView`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import panel as pn
+import param
+
+from buviz.app.state import ExplorerState
+
+__all__ = ["TabView", "bound_pane", "math_dollars", "NOT_2D_MESSAGE"]
+
+NOT_2D_MESSAGE = ("This dataset has more than two features: the sample-space maps need 2-D data. "
+                  "The curves (tab *Error vs −Û*) and the numbers still work.")
+
+
+def math_dollars(text: str) -> str:
+    """Inline LaTeX: Panel's Markdown pane renders $$...$$ spans with MathJax."""
+    return text.replace("$", "$$")
+
+
+def bound_pane(pane, render: Callable[[], object], *deps: tuple[param.Parameterized, str],
+               shown: tuple[param.Parameterized, str] | None = None):
+    """``pane`` (created once) whose ``object`` is ``render()``, set again whenever one of ``deps``
+    ((object, parameter name) pairs) changes. The pane is updated in place, never replaced, so the
+    browser patches one model instead of building a new one (and laying out the page again).
+
+    ``shown``: an (object, Boolean parameter name) pair saying whether the pane is on screen (its tab
+    is open); while it is False the pane is left alone and it catches up when it turns True. A pane
+    of a closed tab has no model in the page, and Panel re-resolves the stylesheets of an update to
+    such a pane against its CDN (offline: every style of the page breaks).
+    """
+
+    def update(*events):
+        if shown is not None and not getattr(*shown):
+            return
+        new = render()
+        if new != pane.object:
+            pane.object = new
+
+    pane.object = render()
+    for obj, name in deps:
+        obj.param.watch(update, name)
+    if shown is not None:
+        shown[0].param.watch(update, shown[1])
+    return pane
+
+
+class TabView(pn.viewable.Viewer):
+    """A tab of the explorer over the session's :class:`~buviz.app.state.ExplorerState` (it only
+    lays out panes and widgets; every number it shows comes from the state's snapshot or a job)."""
+
+    state = param.ClassSelector(class_=ExplorerState)
+    tab_open = param.Boolean(default=True, doc="Whether the view's tab is open (its text panes follow the state)")
+
+    def _pane(self, pane, render, *deps):
+        """A text pane of this view, following ``deps`` while the view is shown (:func:`bound_pane`)."""
+        return bound_pane(pane, render, *deps, shown=(self, "tab_open"))
+
+    def _snap(self):
+        return self.state.snapshot
