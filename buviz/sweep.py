@@ -41,6 +41,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
@@ -593,17 +594,18 @@ def mlp_epoch_sweep(ds: Dataset, epochs: Iterable[int], cv: int = 10, M: int = 4
 def _caller_filters() -> list:
     """The calling process's warning filters as a worker applies them: ``"error"`` becomes ``"always"``
     (the warning is raised in the caller, not inside the task, which would fail and be retried);
-    filters that cannot travel to a worker (a category that does not pickle) are left out."""
-    import pickle
-
+    filters that cannot travel to a worker (a category not importable by its qualified name, e.g. one
+    defined in a function) are left out."""
     out = []
     for f in warnings.filters:
-        f = ("always" if f[0] == "error" else f[0], *f[1:])
-        try:
-            pickle.dumps(f)
-        except Exception:  # noqa: BLE001 -- e.g. a category defined in a closure
+        category = f[2]
+        module = sys.modules.get(category.__module__)
+        found = module
+        for part in category.__qualname__.split("."):
+            found = getattr(found, part, None)
+        if found is not category:
             continue
-        out.append(f)
+        out.append(("always" if f[0] == "error" else f[0], *f[1:]))
     return out
 
 
