@@ -647,8 +647,8 @@ def cluster_layers(
     feature_names=None,
     title: str = "N^M(x) in the sample space",
 ) -> dict[str, hv.Element]:
-    """The layers of :func:`cluster_highlight` by name: ``points`` (T faded, carrying ``title``),
-    ``cluster`` (N^M(x) emphasised, its perturbed members T̃ as crosses, the sample as a star) and
+    """The layers of :func:`cluster_highlight` by name: ``points`` (T faded), ``cluster`` (N^M(x)
+    emphasised, its perturbed members T̃ as crosses, the sample as a star; it carries ``title``) and
     ``boundary`` (B(Λ)). ``X`` and ``X_tilde`` are the two plotted coordinates of T and T̃."""
     X = np.asarray(X, dtype=float).reshape(-1, 2)
     y = np.asarray(y, dtype=int)
@@ -657,7 +657,6 @@ def cluster_layers(
     base = style.opts(
         training_points(X, y, names, alpha=0.18, size=3, feature_names=feature_names, label="T"),
         show_legend=False,
-        title=title,
     )  # one legend entry per class: the cluster members carry it
     nbr = np.asarray(neighbours if neighbours is not None and index is not None else [], dtype=int)
     members = style.opts(
@@ -683,7 +682,8 @@ def cluster_layers(
         color=style.HIGHLIGHT_COLOR,
         line_color="black",
     )
-    return {"points": base, "cluster": members * tilde * star, "boundary": boundary_path(fields, feature_names=feature_names)}
+    cluster = style.opts(members * tilde * star, title=title)
+    return {"points": base, "cluster": cluster, "boundary": boundary_path(fields, feature_names=feature_names)}
 
 
 def cluster_highlight(
