@@ -35,8 +35,16 @@ from buviz.plots import style
 from buviz.plots import uncertainty as pb
 from buviz.projection import Projection, fit_projection
 
-__all__ = ["Display", "SampleSpaceDisplay", "WeightsDisplay", "CovariateShiftDisplay", "OneSampleDisplay",
-           "ErrorCurvesDisplay", "class_names", "GRID_RESOLUTION"]
+__all__ = [
+    "Display",
+    "SampleSpaceDisplay",
+    "WeightsDisplay",
+    "CovariateShiftDisplay",
+    "OneSampleDisplay",
+    "ErrorCurvesDisplay",
+    "class_names",
+    "GRID_RESOLUTION",
+]
 
 #: Grid resolution of the d = 2 maps when the caller passes no grid evaluation.
 GRID_RESOLUTION = 160
@@ -110,7 +118,11 @@ class Display:
         """A static overlay of the current data of the ``names`` layers (all by default): the same
         picture as :attr:`dmap`, for exports and figures."""
         names = list(self._builders) if names is None else list(names)
-        el = hv.Overlay([self._builders[k](**self._payloads[k]) for k in names])
+        el = self._builders[names[0]](**self._payloads[names[0]])
+        for k in names[1:]:
+            el = el * self._builders[k](**self._payloads[k])
+        if not isinstance(el, hv.Overlay):
+            el = hv.Overlay([el])
         return style.opts(el, **self.opts) if self.opts else el
 
     def _send(self, payloads: Mapping[str, dict]) -> list[str]:
@@ -144,8 +156,9 @@ class _Plane:
             self.axis_names = list(getattr(dataset, "feature_names", None) or ["x1", "x2"])[:2]
         else:
             share = self.projection.explained_variance_ratio
-            self.axis_names = [f"{n} ({100 * v:.0f} % of the variance)" for n, v in
-                               zip(self.projection.axis_names, share, strict=True)]
+            self.axis_names = [
+                f"{n} ({100 * v:.0f} % of the variance)" for n, v in zip(self.projection.axis_names, share, strict=True)
+            ]
 
     def __call__(self, X) -> np.ndarray:
         X = np.asarray(X, dtype=float)
@@ -207,10 +220,18 @@ def _near_points(X, pairs, classes, feature_names, title=None):
     kd = pb._kdims(feature_names)
     names = sorted(set(pairs.tolist())) if len(pairs) else []
     cmap = {n: style.PALETTE[(k + 2) % len(style.PALETTE)] for k, n in enumerate(names)}
-    el = hv.Points({"x1": X[:, 0], "x2": X[:, 1], "pair": pairs}, kdims=kd,
-                   vdims=[hv.Dimension("pair", label="near B(Λ) of pair")], label="near-boundary (k̂ > 0)")
-    return _titled(style.opts(el, color="pair", cmap=cmap or ["#000000"], fill_color=None, size=9,
-                              line_width=1.5, show_legend=bool(names)), title)
+    el = hv.Points(
+        {"x1": X[:, 0], "x2": X[:, 1], "pair": pairs},
+        kdims=kd,
+        vdims=[hv.Dimension("pair", label="near B(Λ) of pair")],
+        label="near-boundary (k̂ > 0)",
+    )
+    return _titled(
+        style.opts(
+            el, color="pair", cmap=cmap or ["#000000"], fill_color=None, size=9, line_width=1.5, show_legend=bool(names)
+        ),
+        title,
+    )
 
 
 def _p1(anchors, near, labels, feature_names, show_legend):
@@ -222,8 +243,9 @@ def _boundary(fields, feature_names):
 
 
 def _bayes(fields, feature_names):
-    return pb.boundary_path(fields, label="B* (Bayes)", color=pb.BAYES_COLOR, dash="dashed", width=2,
-                            feature_names=feature_names)
+    return pb.boundary_path(
+        fields, label="B* (Bayes)", color=pb.BAYES_COLOR, dash="dashed", width=2, feature_names=feature_names
+    )
 
 
 _MAP_OPTS = dict(legend_position="right", framewise=True)
@@ -244,14 +266,33 @@ class SampleSpaceDisplay(Display):
 
     def __init__(self, plane: _Plane, dataset, payloads, opts):
         self.plane, self.dataset = plane, dataset
-        super().__init__({"regions": _regions, "points": _f_points if "f" in payloads["points"] else _class_points,
-                          "near": _near_points, "boundary": _boundary, "bayes": _bayes, "proposal1": _p1},
-                         payloads, opts)
+        super().__init__(
+            {
+                "regions": _regions,
+                "points": _f_points if "f" in payloads["points"] else _class_points,
+                "near": _near_points,
+                "boundary": _boundary,
+                "bayes": _bayes,
+                "proposal1": _p1,
+            },
+            payloads,
+            opts,
+        )
 
     @classmethod
-    def from_result(cls, result, dataset, *, grid=None, bayes_fields=None, proposal1=None,
-                    projection: str | Projection = "pca", color_by: str = "class", title: str | None = None,
-                    resolution: int = GRID_RESOLUTION) -> SampleSpaceDisplay:
+    def from_result(
+        cls,
+        result,
+        dataset,
+        *,
+        grid=None,
+        bayes_fields=None,
+        proposal1=None,
+        projection: str | Projection = "pca",
+        color_by: str = "class",
+        title: str | None = None,
+        resolution: int = GRID_RESOLUTION,
+    ) -> SampleSpaceDisplay:
         """Gather the sample space of ``result`` (a :class:`BoundaryUncertaintyResult`) on ``dataset``.
 
         Parameters
@@ -275,8 +316,12 @@ class SampleSpaceDisplay(Display):
             Grid resolution when ``grid`` is None.
         """
         plane = _Plane(dataset, projection)
-        d = cls(plane, dataset, cls._payloads_of(plane, dataset, result, grid, bayes_fields, proposal1, color_by,
-                                                 title, resolution), _MAP_OPTS)
+        d = cls(
+            plane,
+            dataset,
+            cls._payloads_of(plane, dataset, result, grid, bayes_fields, proposal1, color_by, title, resolution),
+            _MAP_OPTS,
+        )
         d.color_by = color_by
         return d
 
@@ -294,21 +339,37 @@ class SampleSpaceDisplay(Display):
             near = {"X": np.empty((0, 2)), "pairs": np.array([], dtype=object)}
         else:
             pos = np.flatnonzero(np.asarray(result.near_boundary_weights) > 0)
-            near = {"X": plane.X_train[pos],
-                    "pairs": np.array([f"{{{names[i]}, {names[j]}}}" for i, j in
-                                       zip(result.pair_i[pos], result.pair_j[pos], strict=True)], dtype=object)}
+            near = {
+                "X": plane.X_train[pos],
+                "pairs": np.array(
+                    [
+                        f"{{{names[i]}, {names[j]}}}"
+                        for i, j in zip(result.pair_i[pos], result.pair_j[pos], strict=True)
+                    ],
+                    dtype=object,
+                ),
+            }
         # the title rides on a layer that changes with the status anyway (the regions for d = 2)
         near["classes"], near["feature_names"], near["title"] = names, fn, None if plane.is_2d else title
         if proposal1 is None:
             p1 = {"anchors": None, "near": None, "labels": None, "show_legend": False}
         else:
-            p1 = {"anchors": plane(proposal1.anchors[proposal1.anchor_valid]),
-                  "near": plane(proposal1.near_boundary_X).reshape(-1, 2),
-                  "labels": proposal1.cluster_labels[0], "show_legend": True}
+            p1 = {
+                "anchors": plane(proposal1.anchors[proposal1.anchor_valid]),
+                "near": plane(proposal1.near_boundary_X).reshape(-1, 2),
+                "labels": proposal1.cluster_labels[0],
+                "show_legend": True,
+            }
         p1["feature_names"] = fn
         return {
-            "regions": {"xs": g and g["xs"], "ys": g and g["ys"], "predicted": g and g["predicted"],
-                        "n_classes": len(names), "feature_names": fn, "title": title if plane.is_2d else None},
+            "regions": {
+                "xs": g and g["xs"],
+                "ys": g and g["ys"],
+                "predicted": g and g["predicted"],
+                "n_classes": len(names),
+                "feature_names": fn,
+                "title": title if plane.is_2d else None,
+            },
             "points": points,
             "near": near,
             "boundary": {"fields": g and g["fields"], "feature_names": fn},
@@ -316,14 +377,25 @@ class SampleSpaceDisplay(Display):
             "proposal1": p1,
         }
 
-    def update(self, result, *, grid=None, bayes_fields=None, proposal1=None, title: str | None = None,
-               resolution: int = GRID_RESOLUTION) -> list[str]:
+    def update(
+        self,
+        result,
+        *,
+        grid=None,
+        bayes_fields=None,
+        proposal1=None,
+        title: str | None = None,
+        resolution: int = GRID_RESOLUTION,
+    ) -> list[str]:
         """Show the status of ``result`` (same dataset): send the layers whose data changed.
 
         Returns the names of the layers that changed.
         """
-        return self._send(self._payloads_of(self.plane, self.dataset, result, grid, bayes_fields, proposal1,
-                                            self.color_by, title, resolution))
+        return self._send(
+            self._payloads_of(
+                self.plane, self.dataset, result, grid, bayes_fields, proposal1, self.color_by, title, resolution
+            )
+        )
 
     def nearest(self, x: float, y: float) -> int:
         """The training sample drawn nearest to the plotted point (x, y) (a tap)."""
@@ -343,8 +415,16 @@ class WeightsDisplay(Display):
         return pb.weights_layers(**kw)["weights"]
 
     @classmethod
-    def from_result(cls, result, dataset, *, grid=None, projection: str | Projection = "pca",
-                    title: str | None = None, resolution: int = GRID_RESOLUTION) -> WeightsDisplay:
+    def from_result(
+        cls,
+        result,
+        dataset,
+        *,
+        grid=None,
+        projection: str | Projection = "pca",
+        title: str | None = None,
+        resolution: int = GRID_RESOLUTION,
+    ) -> WeightsDisplay:
         """Gather the weights of ``result`` on ``dataset`` (parameters as :meth:`SampleSpaceDisplay.from_result`)."""
         plane = _Plane(dataset, projection)
         return cls(plane, dataset, cls._payloads_of(plane, dataset, result, grid, title, resolution), _MAP_OPTS)
@@ -353,11 +433,17 @@ class WeightsDisplay(Display):
     def _payloads_of(plane, dataset, result, grid, title, resolution):
         g = _grid_of(result, dataset, grid, resolution) if plane.is_2d else None
         fn = plane.axis_names
-        return {"weights": {"X": plane.X_train, "y": np.asarray(dataset.y_train),
-                            "weights": np.asarray(result.near_boundary_weights), "classes": class_names(dataset),
-                            "feature_names": fn,
-                            "title": title if title is not None else "Probability weights k̂(x)/w_kl"},
-                "boundary": {"fields": g and g["fields"], "feature_names": fn}}
+        return {
+            "weights": {
+                "X": plane.X_train,
+                "y": np.asarray(dataset.y_train),
+                "weights": np.asarray(result.near_boundary_weights),
+                "classes": class_names(dataset),
+                "feature_names": fn,
+                "title": title if title is not None else "Probability weights k̂(x)/w_kl",
+            },
+            "boundary": {"fields": g and g["fields"], "feature_names": fn},
+        }
 
     def update(self, result, *, grid=None, title: str | None = None, resolution: int = GRID_RESOLUTION) -> list[str]:
         """Show the weights of ``result`` (same dataset); returns the layers that changed."""
@@ -369,8 +455,9 @@ class WeightsDisplay(Display):
 
 
 def _shift_map(X, f, clim, fields, title, colorbar, feature_names, size):
-    return pb.shift_map(X, f, clim, fields=fields, title=title, colorbar=colorbar, feature_names=feature_names,
-                        size=size)
+    return pb.shift_map(
+        X, f, clim, fields=fields, title=title, colorbar=colorbar, feature_names=feature_names, size=size
+    )
 
 
 def _hist(values, clim):
@@ -390,8 +477,17 @@ class CovariateShiftDisplay:
         self.plane, self.dataset, self.hist, self.maps = plane, dataset, hist, maps
 
     @classmethod
-    def from_result(cls, result, dataset, *, f_test=None, grid=None, resolution: int = GRID_RESOLUTION,
-                    map_opts=None, hist_opts=None) -> CovariateShiftDisplay:
+    def from_result(
+        cls,
+        result,
+        dataset,
+        *,
+        f_test=None,
+        grid=None,
+        resolution: int = GRID_RESOLUTION,
+        map_opts=None,
+        hist_opts=None,
+    ) -> CovariateShiftDisplay:
         """Gather f on T, T̃ and the test set.
 
         Parameters
@@ -408,14 +504,16 @@ class CovariateShiftDisplay:
         plane = _Plane(dataset)
         arrays = cls._arrays(result, dataset, f_test)
         c = pb.symmetric_limit(*[f for _, f in arrays.values()])
-        hist = Display({"hist": _hist}, {"hist": {"values": {k: f for k, (_, f) in arrays.items()}, "clim": None}},
-                       hist_opts)
+        hist = Display(
+            {"hist": _hist}, {"hist": {"values": {k: f for k, (_, f) in arrays.items()}, "clim": None}}, hist_opts
+        )
         maps = []
         if plane.is_2d:
             g = _grid_of(result, dataset, grid, resolution)
             for k, (name, (X, f)) in enumerate(arrays.items()):
-                maps.append(Display({"map": _shift_map}, {"map": cls._map_payload(plane, X, f, c, g, name, k)},
-                                    map_opts))
+                maps.append(
+                    Display({"map": _shift_map}, {"map": cls._map_payload(plane, X, f, c, g, name, k)}, map_opts)
+                )
         return cls(plane, dataset, hist, maps)
 
     @staticmethod
@@ -424,21 +522,33 @@ class CovariateShiftDisplay:
 
         if f_test is None:
             f_test = top2_difference(result.discriminant(dataset.X_test)) if len(dataset.X_test) else np.empty(0)
-        return {"f(T)": (dataset.X_train, np.asarray(result.f_train)),
-                "f(T̃)": (result.X_tilde, np.asarray(result.f_tilde)),
-                "f(X_te)": (dataset.X_test, np.asarray(f_test))}
+        return {
+            "f(T)": (dataset.X_train, np.asarray(result.f_train)),
+            "f(T̃)": (result.X_tilde, np.asarray(result.f_tilde)),
+            "f(X_te)": (dataset.X_test, np.asarray(f_test)),
+        }
 
     @staticmethod
     def _map_payload(plane, X, f, c, g, name, k):
-        return {"X": plane(X) if len(X) else np.empty((0, 2)), "f": f, "clim": c, "fields": g["fields"],
-                "title": name, "colorbar": k == 2, "feature_names": plane.axis_names,
-                "size": 4 if len(X) <= 3000 else 2.5}
+        return {
+            "X": plane(X) if len(X) else np.empty((0, 2)),
+            "f": f,
+            "clim": c,
+            "fields": g["fields"],
+            "title": name,
+            "colorbar": k == 2,
+            "feature_names": plane.axis_names,
+            "size": 4 if len(X) <= 3000 else 2.5,
+        }
 
     def update(self, result, *, f_test=None, grid=None, resolution: int = GRID_RESOLUTION) -> list[str]:
         """Show the status of ``result`` (same dataset); returns the names of the panels that changed."""
         arrays = self._arrays(result, self.dataset, f_test)
-        changed = ["hist"] if self.hist._send({"hist": {"values": {k: f for k, (_, f) in arrays.items()},
-                                                        "clim": None}}) else []
+        changed = (
+            ["hist"]
+            if self.hist._send({"hist": {"values": {k: f for k, (_, f) in arrays.items()}, "clim": None}})
+            else []
+        )
         if self.maps:
             g = _grid_of(result, self.dataset, grid, resolution)
             c = pb.symmetric_limit(*[f for _, f in arrays.values()])
@@ -461,16 +571,29 @@ class OneSampleDisplay:
         self.plane, self.dataset, self.map, self.zoom = plane, dataset, map_, zoom
 
     @classmethod
-    def from_result(cls, result, dataset, index: int | None, *, grid=None, projection: str | Projection = "pca",
-                    resolution: int = GRID_RESOLUTION, map_opts=None, zoom_opts=None) -> OneSampleDisplay:
+    def from_result(
+        cls,
+        result,
+        dataset,
+        index: int | None,
+        *,
+        grid=None,
+        projection: str | Projection = "pca",
+        resolution: int = GRID_RESOLUTION,
+        map_opts=None,
+        zoom_opts=None,
+    ) -> OneSampleDisplay:
         """Gather sample ``index`` of ``result`` (None: nothing selected).
 
         ``grid`` is the status on a grid (d = 2), evaluated when None.
         """
         plane = _Plane(dataset, projection)
         mp, zp = cls._payloads_of(plane, dataset, result, index, grid, resolution)
-        map_ = Display({"points": cls._points, "cluster": cls._cluster, "boundary": _boundary}, mp,
-                       {**_MAP_OPTS, **(map_opts or {})})
+        map_ = Display(
+            {"points": cls._points, "cluster": cls._cluster, "boundary": _boundary},
+            mp,
+            {**_MAP_OPTS, **(map_opts or {})},
+        )
         zoom = Display({"zoom": cls._zoom}, zp, zoom_opts)
         return cls(plane, dataset, map_, zoom)
 
@@ -491,21 +614,38 @@ class OneSampleDisplay:
         names = class_names(dataset)
         view = result.sample_view(index) if result is not None and index is not None and index >= 0 else None
         g = _grid_of(result, dataset, grid, resolution) if plane.is_2d and result is not None else None
-        title = (f"Sample #{view['index']} and its N^M(x), M = {len(view['neighbours'])}" if view is not None
-                 else "N^M(x) in the sample space")
-        common = {"X": plane.X_train, "y": np.asarray(dataset.y_train), "classes": names,
-                  "feature_names": plane.axis_names, "title": title}
-        cluster = {**common, "index": None if view is None else view["index"],
-                   "neighbours": None if view is None else view["neighbours"],
-                   "X_tilde": None if view is None else plane(result.X_tilde)}
+        title = (
+            f"Sample #{view['index']} and its N^M(x), M = {len(view['neighbours'])}"
+            if view is not None
+            else "N^M(x) in the sample space"
+        )
+        common = {
+            "X": plane.X_train,
+            "y": np.asarray(dataset.y_train),
+            "classes": names,
+            "feature_names": plane.axis_names,
+            "title": title,
+        }
+        cluster = {
+            **common,
+            "index": None if view is None else view["index"],
+            "neighbours": None if view is None else view["neighbours"],
+            "X_tilde": None if view is None else plane(result.X_tilde),
+        }
         zoom_title = "Locally 1-D count on f(·;Λ) (Fig 4)"
         if view is not None:
-            zoom_title = (f"h_x = {view['bandwidth']:.3g}, P̂ = {view['posterior']:.2f}, "
-                          f"Û(x) = {view['local_uncertainty']:.2f}")
+            zoom_title = (
+                f"h_x = {view['bandwidth']:.3g}, P̂ = {view['posterior']:.2f}, Û(x) = {view['local_uncertainty']:.2f}"
+            )
         points = {k: v for k, v in common.items() if k != "title"}
-        return ({"points": {**points, "index": None}, "cluster": cluster,
-                 "boundary": {"fields": g and g["fields"], "feature_names": plane.axis_names}},
-                {"zoom": {"view": view, "classes": names, "title": zoom_title}})
+        return (
+            {
+                "points": {**points, "index": None},
+                "cluster": cluster,
+                "boundary": {"fields": g and g["fields"], "feature_names": plane.axis_names},
+            },
+            {"zoom": {"view": view, "classes": names, "title": zoom_title}},
+        )
 
     def update(self, result, index: int | None, *, grid=None, resolution: int = GRID_RESOLUTION) -> list[str]:
         """Show sample ``index`` of ``result`` (same dataset); returns the layers that changed."""
@@ -532,39 +672,57 @@ class ErrorCurvesDisplay:
         self.curves, self.parametric, self.x = curves, parametric, x
 
     @classmethod
-    def from_table(cls, table: pd.DataFrame | None, x: str = "log2_gamma", current: float | None = None, *,
-                   columns=("L_te", "L_val", "L_ho", "L_tr", "U_tr", "U_te", "U1_tr"),
-                   title: str = "Error (left) and −Û (right) over the sweep",
-                   parametric_title: str = "Error against −Û (colour: status)", curves_opts=None,
-                   parametric_opts=None) -> ErrorCurvesDisplay:
+    def from_table(
+        cls,
+        table: pd.DataFrame | None,
+        x: str = "log2_gamma",
+        current: float | None = None,
+        *,
+        columns=("L_te", "L_val", "L_ho", "L_tr", "U_tr", "U_te", "U1_tr"),
+        title: str = "Error (left) and −Û (right) over the sweep",
+        parametric_title: str = "Error against −Û (colour: status)",
+        curves_opts=None,
+        parametric_opts=None,
+    ) -> ErrorCurvesDisplay:
         """Gather a sweep table (a row per status; columns L_te, L_val, ..., U_tr, ...)."""
         p = cls._payloads_of(table, x, current, columns)
-        curves = Display({"curves": pb.error_curve_layers, "current": pb.current_status_layers},
-                         {"curves": p["curves"], "current": p["current"]},
-                         {"multi_y": True, "title": title, "legend_position": "right", "framewise": True,
-                          **(curves_opts or {})})
-        param = Display({"sweep": pb.parametric_layers, "current": pb.parametric_current},
-                        {"sweep": p["sweep"], "current": p["pcurrent"]},
-                        {"title": parametric_title, "legend_position": "right", "framewise": True, "padding": 0.08,
-                         **(parametric_opts or {})})
+        curves = Display(
+            {"curves": pb.error_curve_layers, "current": pb.current_status_layers},
+            {"curves": p["curves"], "current": p["current"]},
+            {"multi_y": True, "title": title, "legend_position": "right", "framewise": True, **(curves_opts or {})},
+        )
+        param = Display(
+            {"sweep": pb.parametric_layers, "current": pb.parametric_current},
+            {"sweep": p["sweep"], "current": p["pcurrent"]},
+            {
+                "title": parametric_title,
+                "legend_position": "right",
+                "framewise": True,
+                "padding": 0.08,
+                **(parametric_opts or {}),
+            },
+        )
         d = cls(curves, param, x)
         d.columns = tuple(columns)
         return d
 
     @staticmethod
     def _payloads_of(table, x, current, columns):
-        return {"curves": {"table": table, "x": x, "columns": tuple(columns)},
-                "current": {"table": table, "x": x, "current": current},
-                "sweep": {"table": table, "x": x},
-                "pcurrent": {"table": table, "x": x, "current": current}}
+        return {
+            "curves": {"table": table, "x": x, "columns": tuple(columns)},
+            "current": {"table": table, "x": x, "current": current},
+            "sweep": {"table": table, "x": x},
+            "pcurrent": {"table": table, "x": x, "current": current},
+        }
 
     def update(self, table: pd.DataFrame | None, current: float | None = None, x: str | None = None) -> list[str]:
         """Show ``table`` with the marker at ``current``; returns the layers that changed."""
         x = x or self.x
         self.x = x
         p = self._payloads_of(table, x, current, self.columns)
-        return (self.curves._send({"curves": p["curves"], "current": p["current"]})
-                + [f"parametric {n}" for n in self.parametric._send({"sweep": p["sweep"], "current": p["pcurrent"]})])
+        return self.curves._send({"curves": p["curves"], "current": p["current"]}) + [
+            f"parametric {n}" for n in self.parametric._send({"sweep": p["sweep"], "current": p["pcurrent"]})
+        ]
 
     def element(self) -> hv.Layout:
         """Both plots side by side (exports, figures)."""

@@ -361,7 +361,10 @@ def weights_layers(
         tools=["hover", "tap"],
         nonselection_alpha=1.0,
     )
-    return {"weights": style.opts(base * hot, title=title), "boundary": boundary_path(fields, feature_names=feature_names)}
+    return {
+        "weights": style.opts(base * hot, title=title),
+        "boundary": boundary_path(fields, feature_names=feature_names),
+    }
 
 
 def weights_map(
@@ -500,7 +503,9 @@ def error_curve_layers(
     return style.opts(hv.Overlay(layers), framewise=True)
 
 
-def current_status_layers(table: pd.DataFrame | None, x: str = "log2_gamma", current: float | None = None) -> hv.Overlay:
+def current_status_layers(
+    table: pd.DataFrame | None, x: str = "log2_gamma", current: float | None = None
+) -> hv.Overlay:
     """The current status on the curves of :func:`error_curves`: a dashed vertical line at ``current``
     and diamonds on L_te and −Û_tr (empty when the table has no row there)."""
     xd = _status_dim(x)
@@ -701,10 +706,20 @@ def cluster_highlight(
     """Training points faded, the cluster N^M(x) of sample ``index`` emphasised, its perturbed
     members (T̃) as crosses, the sample itself as a star, and B(Λ) (:func:`cluster_layers`); the
     legend outside the frame, never over the cluster."""
-    ly = cluster_layers(X, y, index, neighbours, X_tilde=X_tilde, fields=fields, classes=classes,
-                        feature_names=feature_names, title=title)
-    return style.opts(ly["points"] * ly["cluster"] * ly["boundary"], title=title, legend_position="right",
-                      framewise=True)
+    ly = cluster_layers(
+        X,
+        y,
+        index,
+        neighbours,
+        X_tilde=X_tilde,
+        fields=fields,
+        classes=classes,
+        feature_names=feature_names,
+        title=title,
+    )
+    return style.opts(
+        ly["points"] * ly["cluster"] * ly["boundary"], title=title, legend_position="right", framewise=True
+    )
 
 
 def cluster_zoom(
@@ -752,7 +767,10 @@ def cluster_zoom(
         total = kern.sum(axis=0) / max(len(F), 1) if paths else np.zeros_like(t)
         layers.append(
             style.opts(
-                hv.Curve((t, total), fd, kd, label=f"k̂ {names[cls]}(f)/M"), color=color, line_width=2.5, line_dash="dashed"
+                hv.Curve((t, total), fd, kd, label=f"k̂ {names[cls]}(f)/M"),
+                color=color,
+                line_width=2.5,
+                line_dash="dashed",
             )
         )
         layers.append(
