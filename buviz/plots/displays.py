@@ -114,16 +114,17 @@ class Display:
             self._overlay = style.opts(out, **self.opts) if self.opts else out
         return self._overlay
 
-    def element(self, names=None) -> hv.Overlay:
+    def element(self, names=None, **opts) -> hv.Overlay:
         """A static overlay of the current data of the ``names`` layers (all by default): the same
-        picture as :attr:`dmap`, for exports and figures."""
+        picture as :attr:`dmap`, for exports and figures; ``opts`` add to the display's plot options."""
         names = list(self._builders) if names is None else list(names)
         el = self._builders[names[0]](**self._payloads[names[0]])
         for k in names[1:]:
             el = el * self._builders[k](**self._payloads[k])
         if not isinstance(el, hv.Overlay):
             el = hv.Overlay([el])
-        return style.opts(el, **self.opts) if self.opts else el
+        opts = {**self.opts, **opts}
+        return style.opts(el, **opts) if opts else el
 
     def _send(self, payloads: Mapping[str, dict]) -> list[str]:
         """Send each changed payload down its pipe; return the names of the layers that changed."""
@@ -176,7 +177,7 @@ class _Plane:
 def _grid_of(result, dataset, grid, resolution: int):
     """The status on a grid for d = 2 maps: ``grid`` when given (anything with ``xs``, ``ys``,
     ``fields`` and ``predicted`` or ``grid_predicted``), else an evaluation of ``result.discriminant``."""
-    if dataset.n_features != 2:
+    if dataset.n_features != 2 or (grid is None and result is None):
         return None
     if grid is None:
         grid = evaluate_grid(result.discriminant, dataset.bounds(), resolution)
@@ -297,8 +298,9 @@ class SampleSpaceDisplay(Display):
 
         Parameters
         ----------
-        result : BoundaryUncertaintyResult
-            The status's result (T, its labels, f on T, the weights, the discriminant).
+        result : BoundaryUncertaintyResult or None
+            The status's result (f on T, the weights, the discriminant). None draws the data alone
+            (with the status of ``grid`` when given; no near-boundary samples, ``color_by="class"``).
         dataset : buviz.datasets.Dataset
             The data the result was computed on (class names, axis names, the grid's bounds).
         grid : GridEvaluation, optional
@@ -335,7 +337,7 @@ class SampleSpaceDisplay(Display):
             points = {"X": plane.X_train, "f": np.asarray(result.f_train), "feature_names": fn}
         else:
             points = {"X": plane.X_train, "y": np.asarray(dataset.y_train), "classes": names, "feature_names": fn}
-        if plane.is_2d:
+        if plane.is_2d or result is None:
             near = {"X": np.empty((0, 2)), "pairs": np.array([], dtype=object)}
         else:
             pos = np.flatnonzero(np.asarray(result.near_boundary_weights) > 0)
