@@ -105,7 +105,9 @@ def _with_tap(dmap: hv.DynamicMap, kdims, callback, **opts) -> tuple[hv.DynamicM
     tap = hv.streams.Tap(source=layer)
     tap.add_subscriber(callback)
     shown = dmap * layer
-    return (shown.opts(**opts) if opts else shown), tap
+    if opts:
+        shown.opts(clone=False, **opts)  # once on the live overlay, not re-applied to every frame
+    return shown, tap
 
 
 _XY = ["x1", "x2"]

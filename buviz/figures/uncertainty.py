@@ -481,7 +481,8 @@ class UncertaintyFig14(PaperFigure):
         for n, lg in enumerate(self.statuses):
             r = bu.evaluate(_svm(ds, lg))
             title = f"γ{n + 1}: log₂γ = {lg:g}, Û = {r.value:.2f}"
-            panels.append(WeightsDisplay.from_result(r, ds, title=title, resolution=_RESOLUTION).element(title=title))
+            panels.append(WeightsDisplay.from_result(r, ds, title=title, resolution=_RESOLUTION).element(
+                title=title, legend_position="top_left"))
         return hv.Layout(panels).cols(3)
 
 
@@ -512,10 +513,14 @@ class UncertaintyFig15(PaperFigure):
             disc = _svm(ds, lg)
             grid = evaluate_grid(disc, ds.bounds(), _RESOLUTION)  # one evaluation for both panels
             r = bu.evaluate(disc)
-            panels.append(_space(ds, r, f"γ_{tag}: log₂γ = {lg:g}", grid=grid, proposal1=p1.evaluate(disc),
-                                 layers=("regions", "points", "boundary", "bayes", "proposal1")))
+            res = p1.evaluate(disc)
+            space = _space(ds, r, f"γ_{tag}: log₂γ = {lg:g}", grid=grid,
+                           layers=("regions", "points", "boundary", "bayes"))
+            # the anchors alone (Fig 15 of the paper): N_B and the clusters would crowd a 6 × 4 inch export
+            panels.append(space * uplots.anchor_points(res.anchors[res.anchor_valid], label="anchors (Proposal 1)"))
             title = f"γ_{tag}: weights, Û = {r.value:.2f}"
-            panels.append(WeightsDisplay.from_result(r, ds, grid=grid, title=title).element(title=title))
+            panels.append(WeightsDisplay.from_result(r, ds, grid=grid, title=title).element(
+                title=title, legend_position="top_left"))
         return hv.Layout(panels).cols(3)
 
 

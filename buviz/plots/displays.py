@@ -84,6 +84,10 @@ class Display:
         Layer name -> the keyword arguments of its first frame.
     opts : dict, optional
         Plot options of the overlay (Bokeh vocabulary, set on both backends by :func:`style.opts`).
+    live : sequence of str, optional
+        The layers of the live overlay :attr:`dmap` (all by default). Layers that stay empty while
+        the display lives (no B* for real data, Proposal 1 switched off) are left out of it: every
+        layer of a live overlay costs its range computation on each update.
 
     Attributes
     ----------
@@ -91,27 +95,32 @@ class Display:
     layers : dict of str to hv.DynamicMap
     """
 
-    def __init__(self, builders: Mapping[str, Callable], payloads: Mapping[str, dict], opts=None):
+    def __init__(self, builders: Mapping[str, Callable], payloads: Mapping[str, dict], opts=None, live=None):
+        self.live = tuple(builders) if live is None else tuple(live)
         self._builders = dict(builders)
         self._payloads = {k: dict(payloads[k]) for k in self._builders}
         self.opts = dict(opts or {})
-        self.pipes = {k: hv.streams.Pipe(data=self._payloads[k]) for k in self._builders}
+        # a Pipe per layer, its parameter renamed after the layer: several layers changed by one update
+        # are sent with one trigger (one redraw of the plot), without clashing parameter names
+        self.pipes = {k: hv.streams.Pipe(data=self._payloads[k]).rename(data=k) for k in self._builders}
         self.layers = {k: hv.DynamicMap(self._callback(k), streams=[self.pipes[k]]) for k in self._builders}
         self._overlay = None
 
     def _callback(self, name: str):
         build = self._builders[name]
-        return lambda data: build(**data)
+        return lambda **kw: build(**kw[name])
 
     @property
     def dmap(self) -> hv.DynamicMap:
         """The live overlay of every layer (create once, show in a pane; :meth:`update` feeds it)."""
         if self._overlay is None:
-            dmaps = list(self.layers.values())
+            dmaps = [self.layers[k] for k in self.live]
             out = dmaps[0]
             for d in dmaps[1:]:
                 out = out * d
-            self._overlay = style.opts(out, **self.opts) if self.opts else out
+            if self.opts:  # set on the live overlay once (clone=False), not re-applied to every frame
+                out.opts(backend="bokeh", clone=False, **self.opts)
+            self._overlay = out
         return self._overlay
 
     def element(self, names=None, **opts) -> hv.Overlay:
@@ -134,8 +143,10 @@ class Display:
             if set(new) == set(old) and all(_same(new[k], old[k]) for k in new):
                 continue
             self._payloads[name] = dict(new)
-            self.pipes[name].send(self._payloads[name])
+            self.pipes[name].update(data=self._payloads[name])
             changed.append(name)
+        if changed:
+            hv.streams.Stream.trigger([self.pipes[k] for k in changed])
         return changed
 
 
@@ -227,12 +238,10 @@ def _near_points(X, pairs, classes, feature_names, title=None):
         vdims=[hv.Dimension("pair", label="near B(Λ) of pair")],
         label="near-boundary (k̂ > 0)",
     )
-    return _titled(
-        style.opts(
-            el, color="pair", cmap=cmap or ["#000000"], fill_color=None, size=9, line_width=1.5, show_legend=bool(names)
-        ),
-        title,
-    )
+    ring = style.opts(
+        el, color="pair", cmap=cmap or ["#000000"], fill_color=None, size=10, line_width=1.5, show_legend=bool(names)
+    ).opts(backend="bokeh", fill_alpha=0)  # ``color`` sets the fill too: keep rings hollow over the class colours
+    return _titled(ring, title)
 
 
 def _p1(anchors, near, labels, feature_names, show_legend):
@@ -249,7 +258,7 @@ def _bayes(fields, feature_names):
     )
 
 
-_MAP_OPTS = dict(legend_position="right", framewise=True)
+_MAP_OPTS = dict(legend_position="right")
 
 
 class SampleSpaceDisplay(Display):
@@ -267,6 +276,10 @@ class SampleSpaceDisplay(Display):
 
     def __init__(self, plane: _Plane, dataset, payloads, opts):
         self.plane, self.dataset = plane, dataset
+        live = ["regions", "points", "boundary"] if plane.is_2d else ["points"]
+        live += [] if plane.is_2d else ["near"]
+        live += ["bayes"] if payloads["bayes"]["fields"] is not None else []
+        live += ["proposal1"] if payloads["proposal1"]["anchors"] is not None else []
         super().__init__(
             {
                 "regions": _regions,
@@ -278,6 +291,7 @@ class SampleSpaceDisplay(Display):
             },
             payloads,
             opts,
+            live,
         )
 
     @classmethod
@@ -410,7 +424,8 @@ class WeightsDisplay(Display):
 
     def __init__(self, plane, dataset, payloads, opts):
         self.plane, self.dataset = plane, dataset
-        super().__init__({"weights": self._weights, "boundary": _boundary}, payloads, opts)
+        super().__init__({"weights": self._weights, "boundary": _boundary}, payloads, opts,
+                         ("weights", "boundary") if plane.is_2d else ("weights",))
 
     @staticmethod
     def _weights(**kw):
@@ -595,6 +610,7 @@ class OneSampleDisplay:
             {"points": cls._points, "cluster": cls._cluster, "boundary": _boundary},
             mp,
             {**_MAP_OPTS, **(map_opts or {})},
+            ("points", "cluster", "boundary") if plane.is_2d else ("points", "cluster"),
         )
         zoom = Display({"zoom": cls._zoom}, zp, zoom_opts)
         return cls(plane, dataset, map_, zoom)

@@ -755,16 +755,18 @@ def cluster_zoom(
         if h > 0 and sel.any():
             z = (t[None, :] - F[sel, None]) / h
             kern = np.exp(-0.5 * z * z) / np.sqrt(2 * np.pi)
-            paths = [np.column_stack([t, k]) for k in kern]
         else:
-            paths = []
+            kern = np.empty((0, len(t)))
+        # every kernel in one curve, NaN between them (one glyph: a path per kernel costs a second per update)
+        kx = np.column_stack([np.tile(t, (len(kern), 1)), np.full((len(kern), 1), np.nan)]).ravel()
+        ky = np.column_stack([kern, np.full((len(kern), 1), np.nan)]).ravel()
         layers.append(
             style.opts(
-                hv.Path(paths, kdims=[fd, kd], label=f"kernels {names[cls]}"), color=color, alpha=0.45, line_width=1
+                hv.Curve((kx, ky), fd, kd, label=f"kernels {names[cls]}"), color=color, alpha=0.45, line_width=1
             )
         )
         # the kernel estimate of the class in f-space, k̂^m(t)/M (eq 28 read at every t, not only at 0)
-        total = kern.sum(axis=0) / max(len(F), 1) if paths else np.zeros_like(t)
+        total = kern.sum(axis=0) / max(len(F), 1) if len(kern) else np.zeros_like(t)
         layers.append(
             style.opts(
                 hv.Curve((t, total), fd, kd, label=f"k̂ {names[cls]}(f)/M"),
