@@ -46,7 +46,7 @@ SAMPLE_SPACE_MD = _math(r"""
 of the top-2 classes $i \lt j$ at $x$ (eq 12), drawn on a 160 × 160 grid; **B\*** (dashed) is where the two
 largest exact posteriors are equal. Shading: the predicted class. With more than two features the
 samples are drawn in a plane fitted on $\mathcal T$ (PCA or LDA), the near-boundary samples
-($\hat k(x) \gt 0$) of each pair as rings; B(Λ) is a surface of the full space and is not drawn.
+($\hat k(x) \gt 0$) of each pair as rings (hover: the pair); B(Λ) is a surface of the full space and is not drawn.
 
 Proposal 2 (eq 40): $\hat U^{(3)} = \sum_{\{k,l\}\in\hat{\mathcal I}^{\ast}} \hat P(C_{kl})\,\hat U_{kl}^{(3)}$,
 $\hat U_{kl}^{(3)} = \sum_{x\in \hat B^{\ast}(k,l)} \frac{\hat k(x)}{w_{kl}}\,\hat U(x)$; plots show $-\hat U$
@@ -94,8 +94,9 @@ per class used for $\hat{\mathcal I}^{\ast}$ (Fig 13: $K$ = 3 … 40 and AIC). F
 """)
 
 
-def _with_tap(dmap: hv.DynamicMap, kdims, callback, **opts) -> tuple[hv.DynamicMap, hv.streams.Tap]:
-    """``dmap`` overlaid with an empty layer that carries a Tap stream.
+def _with_tap(display: pd_.Display, kdims, callback, **opts) -> tuple[hv.DynamicMap, hv.streams.Tap]:
+    """The live overlay of ``display`` with an empty layer that carries a Tap stream, and the display's
+    plot options (and ``opts``) set once on the result.
 
     HoloViews attaches no tap callback when the source is a DynamicMap returning an Overlay; a
     separate one-layer DynamicMap as the source works, and Bokeh tap events are figure-wide, so
@@ -104,9 +105,10 @@ def _with_tap(dmap: hv.DynamicMap, kdims, callback, **opts) -> tuple[hv.DynamicM
     layer = hv.DynamicMap(lambda: hv.Points([], kdims=kdims).opts(tools=["tap"], show_legend=False))
     tap = hv.streams.Tap(source=layer)
     tap.add_subscriber(callback)
-    shown = dmap * layer
+    shown = display.dmap * layer
+    opts = {**display.opts, **opts}
     if opts:
-        shown.opts(clone=False, **opts)  # once on the live overlay, not re-applied to every frame
+        shown.opts(backend="bokeh", clone=False, **opts)  # once on the live overlay, not on every frame
     return shown, tap
 
 
@@ -231,7 +233,7 @@ class SampleSpaceView(_PlaneView):
             self.display = pd_.SampleSpaceDisplay.from_result(s.result, s.ds, projection=self.projection,
                                                               color_by=self.color_by,
                                                               **self._display_args(s, self.proposal1))
-            shown, self.tap = _with_tap(self.display.dmap, _XY, self._tapped, **_MAP_OPTS)
+            shown, self.tap = _with_tap(self.display, _XY, self._tapped, **_MAP_OPTS)
             self._key = key
             self.map_pane.object = shown
         else:
@@ -342,7 +344,7 @@ class WeightsView(_PlaneView):
         key = (id(s.ds), self.projection)
         if key != self._key or self.display is None:
             self.display = pd_.WeightsDisplay.from_result(s.result, s.ds, projection=self.projection, **args)
-            shown, self.tap = _with_tap(self.display.dmap, _XY, self._tapped, **_MAP_OPTS)
+            shown, self.tap = _with_tap(self.display, _XY, self._tapped, **_MAP_OPTS)
             self._key = key
             self.map_pane.object = shown
         else:
@@ -472,8 +474,8 @@ class CurvesView(_View):
         if self.display is None or self.display.x != x:
             self.display = pd_.ErrorCurvesDisplay.from_table(t, x, cur, curves_opts=self._CURVES,
                                                              parametric_opts=self._PARAM)
-            shown, self.tap = _with_tap(self.display.curves.dmap, [x, "error"], self._on_tap)
-            pshown, self.tap2 = _with_tap(self.display.parametric.dmap, ["neg_U", "error"],
+            shown, self.tap = _with_tap(self.display.curves, [x, "error"], self._on_tap)
+            pshown, self.tap2 = _with_tap(self.display.parametric, ["neg_U", "error"],
                                           self._on_parametric_tap)
             self.curves_pane.object, self.param_pane.object = shown, pshown
         else:
@@ -575,7 +577,7 @@ class SampleView(_PlaneView):
             self.display = pd_.OneSampleDisplay.from_result(s.result, s.ds, self._index(), grid=grid,
                                                             projection=self.projection, map_opts=self._MAP,
                                                             zoom_opts=self._ZOOM)
-            shown, self.tap = _with_tap(self.display.map.dmap, _XY, self._tapped)
+            shown, self.tap = _with_tap(self.display.map, _XY, self._tapped)
             self._key = key
             self.map_pane.object, self.zoom_pane.object = shown, self.display.zoom.dmap
         else:

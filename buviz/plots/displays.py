@@ -228,19 +228,15 @@ def _f_points(X, f, feature_names):
 
 
 def _near_points(X, pairs, classes, feature_names, title=None):
-    """The near-boundary samples (k̂(x) > 0) as rings coloured by their class pair {k, l}."""
-    kd = pb._kdims(feature_names)
-    names = sorted(set(pairs.tolist())) if len(pairs) else []
-    cmap = {n: style.PALETTE[(k + 2) % len(style.PALETTE)] for k, n in enumerate(names)}
+    """The near-boundary samples (k̂(x) > 0) as hollow rings; the pair {k, l} of each in its hover."""
     el = hv.Points(
         {"x1": X[:, 0], "x2": X[:, 1], "pair": pairs},
-        kdims=kd,
+        kdims=pb._kdims(feature_names),
         vdims=[hv.Dimension("pair", label="near B(Λ) of pair")],
         label="near-boundary (k̂ > 0)",
     )
-    ring = style.opts(
-        el, color="pair", cmap=cmap or ["#000000"], fill_color=None, size=10, line_width=1.5, show_legend=bool(names)
-    ).opts(backend="bokeh", fill_alpha=0)  # ``color`` sets the fill too: keep rings hollow over the class colours
+    ring = style.opts(el, fill_color=None, line_color=style.HIGHLIGHT_COLOR, line_alpha=0.55, size=9,
+                      line_width=1, tools=["hover"], show_legend=True)
     return _titled(ring, title)
 
 
