@@ -105,8 +105,7 @@ def _with_tap(display: pd_.Display, kdims, callback, **opts) -> tuple[hv.Dynamic
     layer = hv.DynamicMap(lambda: hv.Points([], kdims=kdims).opts(tools=["tap"], show_legend=False))
     tap = hv.streams.Tap(source=layer)
     tap.add_subscriber(callback)
-    shown = display.dmap * layer
-    opts = {**display.opts, **opts}
+    shown = display.show(layer)
     if opts:
         shown.opts(backend="bokeh", clone=False, **opts)  # once on the live overlay, not on every frame
     return shown, tap
@@ -411,9 +410,9 @@ class ShiftView(_View):
                                                                  hist_opts=self._HIST, **args)
             self._key = id(s.ds)
             for pane, m in zip(self.map_panes, self.display.maps or [None] * 3, strict=True):
-                pane.object = m.dmap if m is not None else None
+                pane.object = m.show() if m is not None else None
             self.maps_row.visible = bool(self.display.maps)
-            self.hist_pane.object = self.display.hist.dmap
+            self.hist_pane.object = self.display.hist.show()
         else:
             self.display.update(s.result, **args)
 
@@ -579,7 +578,7 @@ class SampleView(_PlaneView):
                                                             zoom_opts=self._ZOOM)
             shown, self.tap = _with_tap(self.display.map, _XY, self._tapped)
             self._key = key
-            self.map_pane.object, self.zoom_pane.object = shown, self.display.zoom.dmap
+            self.map_pane.object, self.zoom_pane.object = shown, self.display.zoom.show()
         else:
             self.display.update(s.result, self._index(), grid=grid)
 

@@ -112,16 +112,27 @@ class Display:
 
     @property
     def dmap(self) -> hv.DynamicMap:
-        """The live overlay of every layer (create once, show in a pane; :meth:`update` feeds it)."""
+        """The live overlay of the layers (created once; :meth:`update` feeds it), without the plot
+        options: show it through :meth:`show`."""
         if self._overlay is None:
             dmaps = [self.layers[k] for k in self.live]
             out = dmaps[0]
             for d in dmaps[1:]:
                 out = out * d
-            if self.opts:  # set on the live overlay once (clone=False), not re-applied to every frame
-                out.opts(backend="bokeh", clone=False, **self.opts)
             self._overlay = out
         return self._overlay
+
+    def show(self, *extra: hv.DynamicMap) -> hv.DynamicMap:
+        """The live overlay (with ``extra`` layers on top, e.g. one carrying a Tap stream) and the
+        display's plot options, set once on the object shown (``clone=False``: not re-applied to every
+        frame). Options set so on an overlay that is overlaid again would cut its streams from the
+        plot, hence on the outermost object only."""
+        out = self.dmap
+        for e in extra:
+            out = out * e
+        if self.opts:
+            out.opts(backend="bokeh", clone=False, **self.opts)
+        return out
 
     def element(self, names=None, **opts) -> hv.Overlay:
         """A static overlay of the current data of the ``names`` layers (all by default): the same
