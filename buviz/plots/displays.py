@@ -189,6 +189,17 @@ class _Plane:
             return X[:, :2]
         return self.projection.transform(X)
 
+    def limits(self, dataset, pad: float = 0.1) -> dict:
+        """Fixed axis ranges of the map (``xlim``, ``ylim``): the grid's bounds for d = 2, the padded
+        range of T in the plane otherwise. A status step then moves no axis (and computes no range)."""
+        if self.projection is None:
+            x0, x1, y0, y1 = dataset.bounds(pad)
+        else:
+            lo, hi = self.X_train.min(axis=0), self.X_train.max(axis=0)
+            span = np.maximum(hi - lo, 1e-9)
+            (x0, y0), (x1, y1) = lo - pad * span, hi + pad * span
+        return {"xlim": (float(x0), float(x1)), "ylim": (float(y0), float(y1))}
+
     def nearest(self, x: float, y: float) -> int:
         """The training sample drawn nearest to the plotted point (x, y)."""
         if not len(self.X_train):
@@ -343,7 +354,7 @@ class SampleSpaceDisplay(Display):
             plane,
             dataset,
             cls._payloads_of(plane, dataset, result, grid, bayes_fields, proposal1, color_by, title, resolution),
-            _MAP_OPTS,
+            {**_MAP_OPTS, **plane.limits(dataset)},
         )
         d.color_by = color_by
         return d
@@ -451,7 +462,8 @@ class WeightsDisplay(Display):
     ) -> WeightsDisplay:
         """Gather the weights of ``result`` on ``dataset`` (parameters as :meth:`SampleSpaceDisplay.from_result`)."""
         plane = _Plane(dataset, projection)
-        return cls(plane, dataset, cls._payloads_of(plane, dataset, result, grid, title, resolution), _MAP_OPTS)
+        return cls(plane, dataset, cls._payloads_of(plane, dataset, result, grid, title, resolution),
+                   {**_MAP_OPTS, **plane.limits(dataset)})
 
     @staticmethod
     def _payloads_of(plane, dataset, result, grid, title, resolution):
@@ -616,7 +628,7 @@ class OneSampleDisplay:
         map_ = Display(
             {"points": cls._points, "cluster": cls._cluster, "boundary": _boundary},
             mp,
-            {**_MAP_OPTS, **(map_opts or {})},
+            {**_MAP_OPTS, **plane.limits(dataset), **(map_opts or {})},
             ("points", "cluster", "boundary") if plane.is_2d else ("points", "cluster"),
         )
         zoom = Display({"zoom": cls._zoom}, zp, zoom_opts)
