@@ -105,10 +105,7 @@ def _with_tap(display: pd_.Display, kdims, callback, **opts) -> tuple[hv.Dynamic
     layer = hv.DynamicMap(lambda: hv.Points([], kdims=kdims).opts(tools=["tap"], show_legend=False))
     tap = hv.streams.Tap(source=layer)
     tap.add_subscriber(callback)
-    shown = display.show(layer)
-    if opts:
-        shown.opts(backend="bokeh", clone=False, **opts)  # once on the live overlay, not on every frame
-    return shown, tap
+    return display.show(layer, **opts), tap
 
 
 _XY = ["x1", "x2"]

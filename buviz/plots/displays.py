@@ -72,6 +72,24 @@ def _same(a, b) -> bool:
     return False
 
 
+_SIDES = ("right", "left", "top", "bottom")
+
+
+def _legend_beside(side: str):
+    """A Bokeh hook moving the legends of the frame to ``side`` (once: later calls find none)."""
+
+    def hook(plot, element):
+        from bokeh.models import Legend
+
+        fig = plot.state
+        for legend in [r for r in fig.center if isinstance(r, Legend)]:
+            fig.center = [r for r in fig.center if r is not legend]
+            legend.location = "top_left"
+            fig.add_layout(legend, side)
+
+    return hook
+
+
 class Display:
     """Named layers, each a ``DynamicMap`` over a ``Pipe`` whose data is the keyword arguments of the
     layer's builder.
@@ -122,16 +140,25 @@ class Display:
             self._overlay = out
         return self._overlay
 
-    def show(self, *extra: hv.DynamicMap) -> hv.DynamicMap:
+    def show(self, *extra: hv.DynamicMap, **opts) -> hv.DynamicMap:
         """The live overlay (with ``extra`` layers on top, e.g. one carrying a Tap stream) and the
-        display's plot options, set once on the object shown (``clone=False``: not re-applied to every
-        frame). Options set so on an overlay that is overlaid again would cut its streams from the
-        plot, hence on the outermost object only."""
+        display's plot options (and ``opts``), set once on the object shown (``clone=False``: not
+        re-applied to every frame). Options set so on an overlay that is overlaid again would cut its
+        streams from the plot, hence on the outermost object only.
+
+        A legend beside the frame is placed there once, by a hook: HoloViews would take it out of
+        the figure and add it back at every update, and each time the browser lays the page out again.
+        """
         out = self.dmap
         for e in extra:
             out = out * e
-        if self.opts:
-            out.opts(backend="bokeh", clone=False, **self.opts)
+        opts = {**self.opts, **opts}
+        side = opts.get("legend_position")
+        if side in _SIDES:
+            opts["legend_position"] = "top_left"
+            opts["hooks"] = [*opts.get("hooks", []), _legend_beside(side)]
+        if opts:
+            out.opts(backend="bokeh", clone=False, **opts)
         return out
 
     def element(self, names=None, **opts) -> hv.Overlay:
@@ -193,7 +220,7 @@ class _Plane:
         """Fixed axis ranges of the map (``xlim``, ``ylim``): the grid's bounds for d = 2, the padded
         range of T in the plane otherwise. A status step then moves no axis (and computes no range)."""
         if self.projection is None:
-            x0, x1, y0, y1 = dataset.bounds(pad)
+            x0, y0, x1, y1 = dataset.bounds(pad)
         else:
             lo, hi = self.X_train.min(axis=0), self.X_train.max(axis=0)
             span = np.maximum(hi - lo, 1e-9)

@@ -84,6 +84,9 @@ def test_sample_space_without_grid_evaluates_the_status_and_proposal1_layers(gmm
     assert len(layers["P1 anchors"]) == int(p1.anchor_valid.sum())
     assert len(layers["P1 N_B (near-boundary)"]) == len(p1.near_boundary)
     assert len(layers["near-boundary (k̂ > 0)"]) == 0  # d = 2: the maps stay as they were
+    (x0, x1), (y0, y1) = d.opts["xlim"], d.opts["ylim"]  # fixed axes: the grid's bounds, all of T inside
+    assert (x0, y0, x1, y1) == pytest.approx(ds.bounds())
+    assert x0 < ds.X_train[:, 0].min() and ds.X_train[:, 0].max() < x1 and y0 < ds.X_train[:, 1].min()
 
 
 def test_sample_space_at_d5_shows_T_in_its_plane_with_the_near_boundary_samples_of_each_pair(five_d):
@@ -108,6 +111,9 @@ def test_sample_space_at_d5_shows_T_in_its_plane_with_the_near_boundary_samples_
     f = SampleSpaceDisplay.from_result(r0, ds, color_by="f", projection="lda")
     np.testing.assert_allclose(f.element().get(1).dimension_values("f"), r0.f_train)
     assert f.plane.projection.axis_names == ("LD1", "LD2")
+    (x0, x1), (y0, y1) = f.opts["xlim"], f.opts["ylim"]
+    Zl = f.plane.X_train
+    assert x0 < Zl[:, 0].min() < Zl[:, 0].max() < x1 and y0 < Zl[:, 1].min() < Zl[:, 1].max() < y1
     i = 17
     assert f.nearest(*f.plane.X_train[i]) == i
 
