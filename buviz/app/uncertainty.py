@@ -1,10 +1,14 @@
 """Panel views of the boundary-uncertainty explorer: one :class:`pn.viewable.Viewer` per tab.
 
 Each view reads the shared :class:`~buviz.app.state.ExplorerState` (its ``snapshot``, ``sweep_table``,
-``selected`` ...) and turns it into HoloViews elements with the builders of
-:mod:`buviz.plots.uncertainty`. Plots are ``hv.DynamicMap`` objects driven by ``hv.streams.Params``, so
-a γ step updates the Bokeh data sources in place instead of rebuilding figures, and tap streams stay
-attached. Nothing here fits a model or recomputes what a result already holds.
+``selected`` ...) and hosts the Display objects of :mod:`buviz.plots.displays` built from its results.
+A display is built once per dataset (and per choice of overlay or projection) and shown in a pane
+created once; a status step calls the display's ``update``, which sends new data down the streams of
+the layers that changed, so the browser patches data sources in place and the taps stay attached.
+Nothing here fits a model, recomputes what a result already holds, or touches Bokeh models.
+
+Data with more than two features is shown in a plane fitted on T (PCA, or LDA), with f(x;Λ) and the
+weights computed in the full space.
 """
 
 from __future__ import annotations
@@ -20,13 +24,12 @@ from buviz.app.export import export_buttons, sweep_download
 from buviz.app.mathmd import math_markdown
 from buviz.app.proposal1 import proposal1_for
 from buviz.app.state import ExplorerState
+from buviz.plots import displays as pd_
+from buviz.plots import style
 from buviz.plots import uncertainty as pb
 
 __all__ = ["SampleSpaceView", "WeightsView", "ShiftView", "CurvesView", "SampleView", "SensitivityView",
-           "NOT_2D_MESSAGE"]
-
-NOT_2D_MESSAGE = ("This dataset has more than two features: the sample-space maps need 2-D data. "
-                  "The curves (tab *Error vs −Û*) and the numbers still work.")
+           "numbers_markdown", "tab_views"]
 
 
 def _math(text: str) -> str:
@@ -34,34 +37,39 @@ def _math(text: str) -> str:
     return text.replace("$", "$$")
 
 
+_W = style.COLOR_WORDS
 _MAP_OPTS = dict(width=640, height=480, tools=["tap", "hover"], active_tools=["wheel_zoom"],
                  toolbar="above", legend_position="right")
 
 SAMPLE_SPACE_MD = _math(r"""
 **B(Λ)** is the zero contour of the near-boundary-ness $f(x;\Lambda) = g_{i}(x;\Lambda) - g_{j}(x;\Lambda)$
 of the top-2 classes $i \lt j$ at $x$ (eq 12), drawn on a 160 × 160 grid; **B\*** (dashed) is where the two
-largest exact posteriors are equal. Shading: the predicted class.
+largest exact posteriors are equal. Shading: the predicted class. With more than two features the
+samples are drawn in a plane fitted on $\mathcal T$ (PCA or LDA), the near-boundary samples
+($\hat k(x) \gt 0$) of each pair as rings (hover: the pair); B(Λ) is a surface of the full space and is not drawn.
 
 Proposal 2 (eq 40): $\hat U^{(3)} = \sum_{\{k,l\}\in\hat{\mathcal I}^{\ast}} \hat P(C_{kl})\,\hat U_{kl}^{(3)}$,
 $\hat U_{kl}^{(3)} = \sum_{x\in \hat B^{\ast}(k,l)} \frac{\hat k(x)}{w_{kl}}\,\hat U(x)$; plots show $-\hat U$
 (best $-1$). *Tap a sample to see it up close.*
 """)
 
-WEIGHTS_MD = _math(r"""
-**Probability weights** (Fig 14) $\hat k(x;\Lambda)/w_{kl}(\Lambda)$ with
-$\hat k = \hat k^i + \hat k^j$, $\hat k^m(x) = \sum_{x'\in\mathcal N^M(x),\,y(x')=m}
-\varphi\!\left(\frac{0 - f(\tilde x';\Lambda)}{h_x}\right)$ (eq 27-28) and
-$w_{kl} = \sum_{x\in\hat B^{\ast}(k,l)} \hat k(x)$ (eq 29).
-Cyan → pink: further from → closer to B(Λ); samples with zero weight keep their class colour.
+WEIGHTS_MD = _math(rf"""
+**Probability weights** (Fig 14) $\hat k(x;\Lambda)/w_{{kl}}(\Lambda)$ with
+$\hat k = \hat k^i + \hat k^j$, $\hat k^m(x) = \sum_{{x'\in\mathcal N^M(x),\,y(x')=m}}
+\varphi\!\left(\frac{{0 - f(\tilde x';\Lambda)}}{{h_x}}\right)$ (eq 27-28) and
+$w_{{kl}} = \sum_{{x\in\hat B^{{\ast}}(k,l)}} \hat k(x)$ (eq 29).
+Colour bar {_W["weight_low"]} → {_W["weight_high"]}: small → large weight (closer to B(Λ));
+samples with zero weight keep their class colour.
 A boundary through an empty band leaves every weight at zero (eq 39's first branch).
 """)
 
-SHIFT_MD = _math(r"""
+SHIFT_MD = _math(rf"""
 **Covariate shift in $f$** (Fig 10): $f(\mathcal T;\Lambda)$ on the training samples is biased by
-training (the classifier has seen them), $f(\tilde{\mathcal T};\Lambda)$ on the perturbed set
-$\tilde x = x + r_x \odot \lVert x - x^{(1)}\rVert$ (Alg 1) should look like $f(\mathcal X^{te};\Lambda)$.
-One colour scale: cyan $f \lt 0$ (class $i$), pink $f \gt 0$ (class $j$). KS = two-sample
-Kolmogorov–Smirnov statistic against $f(\mathcal X^{te};\Lambda)$ (smaller = closer).
+training (the classifier has seen them), $f(\tilde{{\mathcal T}};\Lambda)$ on the perturbed set
+$\tilde x = x + r_x \odot \lVert x - x^{{(1)}}\rVert$ (Alg 1) should look like $f(\mathcal X^{{te}};\Lambda)$.
+The distributions work at every dimension; for two features the maps share one colour scale:
+{_W["f_negative"]} $f \lt 0$ (class $j$ side), {_W["f_positive"]} $f \gt 0$ (class $i$ side). KS = two-sample
+Kolmogorov–Smirnov statistic against $f(\mathcal X^{{te}};\Lambda)$ (smaller = closer).
 """)
 
 CURVES_MD = _math(r"""
@@ -75,8 +83,8 @@ SAMPLE_MD = _math(r"""
 **One sample up close** (Fig 4): the cluster $\mathcal N^M(x)$ (x and its $M-1$ nearest neighbours)
 projected on the $f$ axis through the perturbed members $\tilde x'$; Parzen kernels of width
 $h_x = 0.9\min(\hat\sigma_x, \mathrm{IQR}_x/1.34)\,M^{-1/5}$ (eq 32) counted at $f = 0$ give
-$\hat k^i, \hat k^j$; $\hat P(C_i\mid x) = \hat k^i/\hat k$ (eq 38) and
-$\hat U(x) = 1 - |2\hat P - 1|$ (eq 37).
+$\hat k^i, \hat k^j$ (dashed: their sums along $f$, divided by $M$); $\hat P(C_i\mid x) = \hat k^i/\hat k$
+(eq 38) and $\hat U(x) = 1 - |2\hat P - 1|$ (eq 37).
 """)
 
 SENS_MD = _math(r"""
@@ -86,8 +94,9 @@ per class used for $\hat{\mathcal I}^{\ast}$ (Fig 13: $K$ = 3 … 40 and AIC). F
 """)
 
 
-def _with_tap(dmap: hv.DynamicMap, kdims, callback, **opts) -> tuple[hv.DynamicMap, hv.streams.Tap]:
-    """``dmap`` overlaid with an empty layer that carries a Tap stream.
+def _with_tap(display: pd_.Display, kdims, callback, **opts) -> tuple[hv.DynamicMap, hv.streams.Tap]:
+    """The live overlay of ``display`` with an empty layer that carries a Tap stream, and the display's
+    plot options (and ``opts``) set once on the result.
 
     HoloViews attaches no tap callback when the source is a DynamicMap returning an Overlay; a
     separate one-layer DynamicMap as the source works, and Bokeh tap events are figure-wide, so
@@ -96,22 +105,10 @@ def _with_tap(dmap: hv.DynamicMap, kdims, callback, **opts) -> tuple[hv.DynamicM
     layer = hv.DynamicMap(lambda: hv.Points([], kdims=kdims).opts(tools=["tap"], show_legend=False))
     tap = hv.streams.Tap(source=layer)
     tap.add_subscriber(callback)
-    shown = dmap * layer
-    return (shown.opts(**opts) if opts else shown), tap
+    return display.show(layer, **opts), tap
 
 
 _XY = ["x1", "x2"]
-
-
-def _empty_xy() -> tuple[np.ndarray, np.ndarray]:
-    return np.empty((0, 2)), np.empty(0, dtype=int)
-
-
-def _names(ds) -> list[str]:
-    """Class names for legends: C1, C2, ... for the exact mixtures, the CSV / real labels otherwise."""
-    if ds.model is not None:
-        return [f"C{j + 1}" for j in range(ds.n_classes)]
-    return [str(c) for c in ds.classes]
 
 
 def bound_pane(pane, render: Callable[[], object], *deps: tuple[param.Parameterized, str],
@@ -152,143 +149,110 @@ class _View(pn.viewable.Viewer):
     def _snap(self):
         return self.state.snapshot
 
-    def _not_2d_alert(self):
-        return pn.pane.Alert(NOT_2D_MESSAGE, alert_type="info",
-                             visible=self.state.param.snapshot.rx().rx.pipe(lambda s: s is not None and not s.is_2d))
+    def _follow_when_open(self, follow: Callable[[], None], *state_params: str, own: tuple[str, ...] = ()) -> None:
+        """Call ``follow()`` now and whenever one of ``state_params`` (of the state) or ``own`` (of the
+        view) changes while the tab is open; a closed tab catches up when it opens."""
 
-    def _visible_if_2d(self):
-        return self.state.param.snapshot.rx().rx.pipe(lambda s: s is None or s.is_2d)
+        def run(*events):
+            if self.tab_open:
+                follow()
 
-    def _map_column(self, *below):
-        """The view's tappable sample-space map (hidden, with a note, for data that is not 2-D)."""
-        return pn.Column(self._not_2d_alert(),
-                         pn.pane.HoloViews(self.shown, visible=self._visible_if_2d(), linked_axes=False), *below)
+        self.state.param.watch(run, list(state_params))
+        self.param.watch(run, ["tab_open", *own])
+        follow()
 
-    def _select_sample_at(self, x=None, y=None):
-        """Tap on a sample-space map: select the nearest training sample (views with ``on_select``)."""
-        if x is None or y is None:
+
+class _PlaneView(_View):
+    """A view whose map draws the training samples: in their plane for d = 2, else in a plane fitted on T."""
+
+    projection = param.Selector(default="pca", objects=["pca", "lda"],
+                                doc="The plane of data with more than two features (fitted on T)")
+    on_select = param.Callable(default=None, doc="Called with the index of a tapped training sample")
+
+    def _plane_widget(self):
+        """The projection choice, shown only for data with more than two features."""
+        return pn.widgets.RadioButtonGroup.from_param(
+            self.param.projection, options={"PCA": "pca", "LDA": "lda"}, color="light", width=140,
+            visible=self.state.param.snapshot.rx().rx.pipe(lambda s: s is not None and not s.is_2d))
+
+    def _tapped(self, x=None, y=None):
+        """Tap on the map: select the training sample drawn nearest to it."""
+        display = getattr(self, "display", None)
+        if x is None or y is None or display is None:
             return
-        idx = self.state.select_at(x, y)
-        if idx >= 0 and getattr(self, "on_select", None) is not None:
+        idx = display.nearest(x, y)
+        if idx < 0:
+            return
+        self.state.selected = idx
+        if self.on_select is not None:
             self.on_select(idx)
 
 
-class SampleSpaceView(_View):
-    """Tab 1: training points, B(Λ), B*, predicted regions, and the key numbers."""
+def _title(s) -> str:
+    return f"{s.ds.name}: {s.status.label}" if s is not None else "Sample space"
 
-    on_select = param.Callable(default=None, doc="Called with the index of a tapped training sample")
+
+class SampleSpaceView(_PlaneView):
+    """Tab 1: training points, B(Λ), B*, predicted regions (d = 2) or the plane of T (d > 2), and the
+    key numbers; a :class:`~buviz.plots.displays.SampleSpaceDisplay`."""
+
     proposal1 = param.Boolean(default=False, doc="Overlay Proposal 1's anchors, N_B and TDC clusters")
+    color_by = param.Selector(default="class", objects=["class", "f"],
+                              doc="Colour the samples of d > 2 data by class or by f(x;Λ)")
 
     def __init__(self, **params):
         super().__init__(**params)
-        # The map is rendered from the HoloViews overlay of :meth:`plot` (one style with the export)
-        # when the dataset or the overlay changes; a status step then replaces the data of its two
-        # status layers in place (predicted regions, B(Λ)) and the title -- a few kilobytes and no
-        # HoloViews pass, so a cached γ step costs the server milliseconds.
-        self.map_pane = pn.pane.Bokeh(None)
-        self._live: dict | None = None
+        self.display: pd_.SampleSpaceDisplay | None = None
+        self._key = None
+        self.map_pane = pn.pane.HoloViews(None, linked_axes=False)
         self.p1_toggle = pn.widgets.Checkbox.from_param(self.param.proposal1,
                                                         name="Proposal 1 (anchors, N_B, clusters)")
+        self.color_widget = pn.widgets.RadioButtonGroup.from_param(
+            self.param.color_by, options={"by class": "class", "by f(x;Λ)": "f"}, color="light", width=180,
+            visible=self.state.param.snapshot.rx().rx.pipe(lambda s: s is not None and not s.is_2d))
         self.numbers_pane = self._pane(pn.pane.Markdown(width=300), self.numbers_text,
                                        (self.state, "snapshot"), (self.state, "sweep_table"),
                                        (self.state, "sweep_state"), (self, "proposal1"))
-        self.state.param.watch(self._follow, "snapshot")
-        self.param.watch(self._follow, ["proposal1", "tab_open"])
-        self._follow()
+        self._follow_when_open(self._follow, "snapshot", own=("proposal1", "projection", "color_by"))
 
-    # ------------------------------------------------------------------ the live map
-    def _render(self, s) -> None:
-        """Render the whole map of snapshot ``s`` and find the glyphs a status step replaces."""
-        from bokeh.events import Tap
-        from bokeh.models import GlyphRenderer, Image, MultiLine
+    def _display_args(self, s, proposal1: bool) -> dict:
+        return dict(grid=s.status if s.is_2d else None, bayes_fields=s.bayes_fields,
+                    proposal1=proposal1_for(s) if proposal1 else None, title=_title(s))
 
-        fig = hv.render(self.plot(s, layers=("regions", "points", "boundary", "bayes",
-                                             *(("proposal1",) if self.proposal1 else ()))), backend="bokeh")
-        fig.output_backend = "canvas"
-        fig.on_event(Tap, lambda event: self._select_sample_at(event.x, event.y))
-        live = {"fig": fig, "key": self._render_key(s), "image": None, "boundary": None, "flip": False}
-        for r in fig.renderers:
-            if not isinstance(r, GlyphRenderer):
-                continue
-            if isinstance(r.glyph, Image) and live["image"] is None:
-                live["image"] = r.data_source
-            elif (isinstance(r.glyph, MultiLine) and r.glyph.line_color == pb.BOUNDARY_COLOR
-                  and live["boundary"] is None):
-                live["boundary"] = r.data_source
-        if live["image"] is not None and s is not None and s.status.grid_predicted is not None:
-            shown = np.asarray(live["image"].data["image"][0])
-            live["flip"] = not np.array_equal(shown, s.status.grid_predicted)
-        self._live = live
-        self.map_pane.object = fig
-
-    def _render_key(self, s) -> tuple:
-        """What a full render depends on beyond the status: the dataset and the overlay."""
-        if s is None:
-            return (None,)
-        return (id(s.ds), s.is_2d, bool(self.proposal1))
-
-    def _follow(self, *events) -> None:
-        if not self.tab_open:
-            return
+    def _follow(self) -> None:
         s = self._snap()
-        live = self._live
-        if (live is None or live["key"] != self._render_key(s) or s is None or not s.is_2d
-                or self.proposal1 or live["image"] is None or live["boundary"] is None):
-            self._render(s)
+        if s is None:
             return
-        st = s.status
-        if st.grid_predicted is None:
-            self._render(s)
-            return
-        image = np.flipud(st.grid_predicted) if live["flip"] else st.grid_predicted
-        lines = [ln for f in (st.fields or {}).values() for ln in pb.zero_contours(f)]
-        src = live["boundary"]
-        if set(src.data) - {"xs", "ys"}:  # columns this update would leave stale: render again
-            self._render(s)
-            return
-        live["image"].data.update(image=[image])
-        src.data = {"xs": [ln[:, 0] for ln in lines], "ys": [ln[:, 1] for ln in lines]}
-        live["fig"].title.text = self._title(s)
-
-    @staticmethod
-    def _title(s) -> str:
-        return f"{s.ds.name}: {s.status.label}" if s is not None else "Sample space"
+        key = (id(s.ds), self.proposal1, self.projection, self.color_by)
+        if key != self._key or self.display is None:
+            # a new dataset, overlay or plane: new glyphs (and legend entries); a status step only updates
+            self.display = pd_.SampleSpaceDisplay.from_result(s.result, s.ds, projection=self.projection,
+                                                              color_by=self.color_by,
+                                                              **self._display_args(s, self.proposal1))
+            shown, self.tap = _with_tap(self.display, _XY, self._tapped, **_MAP_OPTS)
+            self._key = key
+            self.map_pane.object = shown
+        else:
+            self.display.update(s.result, **self._display_args(s, self.proposal1))
 
     def proposal1_result(self, snapshot=None):
         """Proposal 1's result for the shown status when the overlay is on (cached), else None."""
         s = snapshot if snapshot is not None else self._snap()
-        if not self.proposal1 or s is None or not s.is_2d:
+        if not self.proposal1 or s is None:
             return None
         return proposal1_for(s)
 
-    def _layers(self, s, proposal1: bool = True) -> dict:
-        """The sample-space layers of snapshot ``s`` (:func:`buviz.plots.uncertainty.sample_space_layers`)."""
-        if s is None or not s.is_2d:
-            X, y = _empty_xy()
-            layers = pb.sample_space_layers(X, y, None)
-            layers["proposal1"] = pb.proposal1_layers(show_legend=False)
-            return layers
-        st = s.status
-        layers = pb.sample_space_layers(s.ds.X_train, s.ds.y_train, st.fields, bayes_fields=s.bayes_fields,
-                                        grid_predicted=st.grid_predicted, grid_xs=st.grid_xs, grid_ys=st.grid_ys,
-                                        classes=_names(s.ds), feature_names=s.ds.feature_names)
-        r = self.proposal1_result(s) if proposal1 else None
-        if r is None:
-            layers["proposal1"] = pb.proposal1_layers(feature_names=s.ds.feature_names, show_legend=False)
-        else:
-            layers["proposal1"] = pb.proposal1_layers(r.anchors[r.anchor_valid], r.near_boundary_X,
-                                                      r.cluster_labels[0], feature_names=s.ds.feature_names)
-        return layers
-
-    def plot(self, snapshot=None, proposal1=None, layers=("regions", "points", "boundary", "bayes", "proposal1")):
-        """The map of ``snapshot`` as one overlay of the named ``layers`` (export, tests, the live map)."""
+    def plot(self, snapshot=None, proposal1=None):
+        """The map of ``snapshot`` as a static overlay (export, tests): the same display, drawn once."""
         s = snapshot if snapshot is not None else self._snap()
-        built = self._layers(s, proposal1="proposal1" in layers)
-        return hv.Overlay([built[name] for name in layers]).opts(title=self._title(s), **_MAP_OPTS)
+        p1 = self.proposal1 if proposal1 is None else proposal1
+        d = pd_.SampleSpaceDisplay.from_result(s.result, s.ds, projection=self.projection, color_by=self.color_by,
+                                               **self._display_args(s, p1))
+        return d.element().opts(**_MAP_OPTS)
 
     def figure(self):
         """What the map shows now, for the static export."""
-        return self.plot(self._snap())
+        return self.display.element().opts(**_MAP_OPTS) if self.display is not None else self.plot()
 
     def numbers_text(self) -> str:
         text = numbers_markdown(self.state)
@@ -302,7 +266,7 @@ class SampleSpaceView(_View):
 
     def __panel__(self):
         return pn.Row(
-            pn.Column(self._not_2d_alert(), pn.Column(self.map_pane, visible=self._visible_if_2d()),
+            pn.Column(pn.Row(self._plane_widget(), self.color_widget), self.map_pane,
                       pn.Row(self.p1_toggle, export_buttons(self, "sample_space"))),
             pn.Column(self.numbers_pane, math_markdown(SAMPLE_SPACE_MD, width=320)),
         )
@@ -311,7 +275,8 @@ class SampleSpaceView(_View):
 def _fmt(v, digits: int = 4) -> str:
     if v is None or (isinstance(v, float) and not np.isfinite(v)):
         return "—"
-    return f"{v:.{digits}f}"
+    text = f"{float(v):.{digits}f}"
+    return text.lstrip("-") if float(text) == 0 else text  # never "−0.0000"
 
 
 def numbers_markdown(state: ExplorerState) -> str:
@@ -355,29 +320,42 @@ def numbers_markdown(state: ExplorerState) -> str:
     return "\n".join(lines)
 
 
-class WeightsView(_View):
-    """Tab 2: probability weights k̂/w on the training samples (Fig 14)."""
 
-    on_select = param.Callable(default=None)
+class WeightsView(_PlaneView):
+    """Tab 2: probability weights k̂/w on the training samples (Fig 14); a
+    :class:`~buviz.plots.displays.WeightsDisplay`, at every d."""
 
     def __init__(self, **params):
         super().__init__(**params)
-        self.dmap = hv.DynamicMap(self.plot, streams=[hv.streams.Params(self.state, ["snapshot"])])
-        self.shown, self.tap = _with_tap(self.dmap, _XY, self._select_sample_at, width=_MAP_OPTS["width"],
-                                         height=_MAP_OPTS["height"], legend_position="right")
+        self.display: pd_.WeightsDisplay | None = None
+        self._key = None
+        self.map_pane = pn.pane.HoloViews(None, linked_axes=False)
+        self._follow_when_open(self._follow, "snapshot", own=("projection",))
+
+    def _follow(self) -> None:
+        s = self._snap()
+        if s is None:
+            return
+        args = dict(grid=s.status if s.is_2d else None, title=f"Probability weights, {s.status.label}")
+        key = (id(s.ds), self.projection)
+        if key != self._key or self.display is None:
+            self.display = pd_.WeightsDisplay.from_result(s.result, s.ds, projection=self.projection, **args)
+            shown, self.tap = _with_tap(self.display, _XY, self._tapped, **_MAP_OPTS)
+            self._key = key
+            self.map_pane.object = shown
+        else:
+            self.display.update(s.result, **args)
 
     def plot(self, snapshot=None):
+        """The weights map of ``snapshot`` as a static overlay (export, tests)."""
         s = snapshot if snapshot is not None else self._snap()
-        if s is None or not s.is_2d:
-            X, y = _empty_xy()
-            return pb.weights_map(X, y, np.empty(0)).opts(**_MAP_OPTS)
-        return pb.weights_map(s.ds.X_train, s.ds.y_train, s.result.near_boundary_weights, s.status.fields,
-                              classes=_names(s.ds), feature_names=s.ds.feature_names,
-                              title=f"Probability weights, {s.status.label}").opts(**_MAP_OPTS)
+        d = pd_.WeightsDisplay.from_result(s.result, s.ds, projection=self.projection,
+                                           grid=s.status if s.is_2d else None,
+                                           title=f"Probability weights, {s.status.label}")
+        return d.element().opts(**_MAP_OPTS)
 
     def figure(self):
-        return self.plot(self._snap())
-
+        return self.display.element().opts(**_MAP_OPTS) if self.display is not None else self.plot()
 
     def pair_text(self) -> str:
         s = self._snap()
@@ -395,53 +373,50 @@ class WeightsView(_View):
     def __panel__(self):
         pairs = self._pane(pn.pane.Markdown(width=340), self.pair_text, (self.state, "snapshot"))
         return pn.Row(
-            self._map_column(export_buttons(self, "weights")),
+            pn.Column(self._plane_widget(), self.map_pane, export_buttons(self, "weights")),
             pn.Column(pairs, math_markdown(WEIGHTS_MD, width=340)),
         )
 
 
 class ShiftView(_View):
-    """Tab 3: f(T), f(T̃), f(X_te) maps on one colour scale, their histograms and KS statistics (Fig 10)."""
+    """Tab 3: the distributions of f(T), f(T̃), f(X_te) and their KS statistics (every d), and for
+    two features the three maps on one colour scale (Fig 10); a
+    :class:`~buviz.plots.displays.CovariateShiftDisplay`."""
 
-    NAMES = ("f(T)", "f(T̃)", "f(X_te)")
+    NAMES = pd_.CovariateShiftDisplay.NAMES
     export_size = (10.0, 6.5)
+    _MAP = dict(width=380, height=340, tools=["hover"], toolbar="above")
+    _HIST = dict(width=560, height=300, legend_position="right")
 
     def __init__(self, **params):
         super().__init__(**params)
-        stream = [hv.streams.Params(self.state, ["snapshot"])]
-        self.maps = [hv.DynamicMap(lambda snapshot=None, k=k: self.map_plot(k, snapshot), streams=stream)
-                     for k in range(3)]
-        self.hist = hv.DynamicMap(self.hist_plot, streams=stream)
+        self.display: pd_.CovariateShiftDisplay | None = None
+        self._key = None
+        self.map_panes = [pn.pane.HoloViews(None, linked_axes=False) for _ in self.NAMES]
+        self.maps_row = pn.Row(*self.map_panes, visible=False)
+        self.hist_pane = pn.pane.HoloViews(None, linked_axes=False)
+        self._follow_when_open(self._follow, "snapshot")
 
-    def _arrays(self, s):
-        r = s.result
-        return {"f(T)": (s.ds.X_train, r.f_train), "f(T̃)": (r.X_tilde, r.f_tilde),
-                "f(X_te)": (s.ds.X_test, s.status.f_test)}
-
-    def map_plot(self, k: int, snapshot=None):
-        s = snapshot if snapshot is not None else self._snap()
-        name = self.NAMES[k]
-        opts = dict(width=380, height=340, tools=["hover"], toolbar="above")
-        if s is None or not s.is_2d:
-            return pb.shift_map(np.empty((0, 2)), np.empty(0), 1.0, title=name).opts(**opts)
-        arrays = self._arrays(s)
-        c = pb.symmetric_limit(*[f for _, f in arrays.values()])
-        X, f = arrays[name]
-        size = 4 if len(X) <= 3000 else 2.5
-        return pb.shift_map(X, f, c, fields=s.status.fields, title=name, colorbar=(k == 2),
-                            feature_names=s.ds.feature_names, size=size).opts(**opts)
-
-    def hist_plot(self, snapshot=None):
-        s = snapshot if snapshot is not None else self._snap()
+    def _follow(self) -> None:
+        s = self._snap()
         if s is None:
-            return pb.shift_histograms({n: np.empty(0) for n in self.NAMES})
-        return pb.shift_histograms({n: f for n, (_, f) in self._arrays(s).items()}).opts(
-            width=560, height=300)
+            return
+        args = dict(f_test=s.status.f_test if len(s.status.f_test) else None, grid=s.status if s.is_2d else None)
+        if id(s.ds) != self._key or self.display is None:
+            self.display = pd_.CovariateShiftDisplay.from_result(s.result, s.ds, map_opts=self._MAP,
+                                                                 hist_opts=self._HIST, **args)
+            self._key = id(s.ds)
+            for pane, m in zip(self.map_panes, self.display.maps or [None] * 3, strict=True):
+                pane.object = m.show() if m is not None else None
+            self.maps_row.visible = bool(self.display.maps)
+            self.hist_pane.object = self.display.hist.show()
+        else:
+            self.display.update(s.result, **args)
 
     def figure(self):
-        s = self._snap()
-        items = [self.map_plot(k, s) for k in range(3)] if s is not None and s.is_2d else []
-        return hv.Layout([*items, self.hist_plot(s)]).cols(2)
+        if self.display is None:
+            return hv.Layout([pb.shift_histograms({n: np.empty(0) for n in self.NAMES})])
+        return self.display.element()
 
     def ks_text(self) -> str:
         s = self._snap()
@@ -457,9 +432,8 @@ class ShiftView(_View):
         return "\n".join(lines)
 
     def __panel__(self):
-        maps = pn.Row(*[pn.pane.HoloViews(m, linked_axes=False) for m in self.maps], visible=self._visible_if_2d())
-        return pn.Column(self._not_2d_alert(), maps,
-                         pn.Row(pn.pane.HoloViews(self.hist),
+        return pn.Column(self.maps_row,
+                         pn.Row(self.hist_pane,
                                 pn.Column(self._pane(pn.pane.Markdown(width=320), self.ks_text,
                                                      (self.state, "snapshot")),
                                           math_markdown(SHIFT_MD, width=340))),
@@ -467,38 +441,53 @@ class ShiftView(_View):
 
 
 class CurvesView(_View):
-    """Tab 4: errors and −Û over the sweep (twin axes), a marker at the current status, tap to select."""
+    """Tab 4: errors and −Û over the sweep (twin axes), a marker at the current status, tap to select;
+    an :class:`~buviz.plots.displays.ErrorCurvesDisplay` (a new sweep row feeds the curves, a status
+    step moves the markers only)."""
 
     twin_y = True  # export: errors on the left axis, −Û on the right
     export_size = (11.0, 4.5)
+    _CURVES = dict(width=640, height=420, tools=["tap", "hover"], toolbar="above")
+    _PARAM = dict(width=460, height=420, tools=["tap", "hover"], toolbar="above")
 
     def __init__(self, **params):
         super().__init__(**params)
-        streams = [hv.streams.Params(self.state, ["sweep_table", "snapshot"])]
-        self.dmap = hv.DynamicMap(self.plot, streams=streams)
-        self.param_dmap = hv.DynamicMap(self.parametric, streams=streams)
-        self.shown, self.tap = _with_tap(self.dmap, ["log2_gamma", "error"], self._on_tap, multi_y=True,
-                                         width=640, height=420, legend_position="right")
-        self.param_shown, self.tap2 = _with_tap(self.param_dmap, ["neg_U", "error"], self._on_parametric_tap,
-                                                width=440, height=420, legend_position="top_right")
+        self.display: pd_.ErrorCurvesDisplay | None = None
+        self.curves_pane = pn.pane.HoloViews(None, linked_axes=False)
+        self.param_pane = pn.pane.HoloViews(None, linked_axes=False)
         self.restart = pn.widgets.Button(label="Restart sweep", color="default", width=130)
         self.restart.on_click(lambda e: self.state.start_sweep(force=True))
         self.download = sweep_download(self.state)
+        self._follow_when_open(self._follow, "snapshot", "sweep_table")
 
     def _x(self, s):
         return "log2_gamma" if s is None or s.settings["classifier"] == "SVM" else "epoch"
 
-    def plot(self, sweep_table=None, snapshot=None):
-        s = snapshot if snapshot is not None else self._snap()
-        x = self._x(s)
+    def _follow(self) -> None:
+        s = self._snap()
+        x, t = self._x(s), self.state.sweep_table
         cur = s.status_value if s is not None else None
-        return pb.error_curves(sweep_table, x, cur).opts(width=640, height=420, tools=["tap", "hover"],
-                                                         toolbar="above")
+        if self.display is None or self.display.x != x:
+            self.display = pd_.ErrorCurvesDisplay.from_table(t, x, cur, curves_opts=self._CURVES,
+                                                             parametric_opts=self._PARAM)
+            shown, self.tap = _with_tap(self.display.curves, [x, "error"], self._on_tap)
+            pshown, self.tap2 = _with_tap(self.display.parametric, ["neg_U", "error"],
+                                          self._on_parametric_tap)
+            self.curves_pane.object, self.param_pane.object = shown, pshown
+        else:
+            self.display.update(t, cur, x)
+
+    def plot(self, sweep_table=None, snapshot=None):
+        """Errors and −Û of ``sweep_table`` with the marker of ``snapshot`` (a static overlay)."""
+        s = snapshot if snapshot is not None else self._snap()
+        return pd_.ErrorCurvesDisplay.from_table(sweep_table, self._x(s), s.status_value if s is not None else None,
+                                                 curves_opts=self._CURVES).curves.element()
 
     def parametric(self, sweep_table=None, snapshot=None):
+        """Error against −Û of ``sweep_table`` (a static overlay)."""
         s = snapshot if snapshot is not None else self._snap()
-        return pb.parametric_curve(sweep_table, self._x(s), s.status_value if s is not None else None).opts(
-            width=440, height=420, tools=["tap"], toolbar="above")
+        return pd_.ErrorCurvesDisplay.from_table(sweep_table, self._x(s), s.status_value if s is not None else None,
+                                                 parametric_opts=self._PARAM).parametric.element()
 
     def _on_tap(self, x=None, y=None):
         self.state.set_status_from_tap(x)
@@ -548,66 +537,78 @@ class CurvesView(_View):
     def __panel__(self):
         return pn.Column(
             self.progress(),
-            pn.Row(pn.pane.HoloViews(self.shown, linked_axes=False),
-                   pn.pane.HoloViews(self.param_shown, linked_axes=False)),
+            pn.Row(self.curves_pane, self.param_pane),
             export_buttons(self, "curves"),
             math_markdown(CURVES_MD, sizing_mode="stretch_width"),
         )
 
 
-class SampleView(_View):
-    """Tab 5: one training sample, its cluster N^M(x) and the locally 1-D count (Fig 4)."""
+class SampleView(_PlaneView):
+    """Tab 5: one training sample, its cluster N^M(x) and its kernel estimate in f-space (Fig 4); a
+    :class:`~buviz.plots.displays.OneSampleDisplay`, at every d."""
 
     export_size = (10.0, 4.5)
+    _MAP = dict(width=600, height=460, tools=["tap", "hover"], active_tools=["wheel_zoom"], toolbar="above")
+    _ZOOM = dict(width=600, height=340, toolbar="above")
 
     def __init__(self, **params):
         super().__init__(**params)
-        streams = [hv.streams.Params(self.state, ["snapshot", "selected"])]
-        self.map = hv.DynamicMap(self.cluster_plot, streams=streams)
-        self.zoom = hv.DynamicMap(self.zoom_plot, streams=streams)
-        self.shown, self.tap = _with_tap(
-            self.map, _XY, lambda x=None, y=None: self.state.select_at(x, y) if x is not None else None)
+        self.display: pd_.OneSampleDisplay | None = None
+        self._key = None
+        self.map_pane = pn.pane.HoloViews(None, linked_axes=False)
+        self.zoom_pane = pn.pane.HoloViews(None, linked_axes=False)
+        self._follow_when_open(self._follow, "snapshot", "selected", own=("projection",))
+
+    def _index(self) -> int | None:
+        idx = self.state.selected_index() if self._snap() is not None else -1
+        return idx if idx >= 0 else None
+
+    def _follow(self) -> None:
+        s = self._snap()
+        if s is None:
+            return
+        grid = s.status if s.is_2d else None
+        key = (id(s.ds), self.projection)
+        if key != self._key or self.display is None:
+            self.display = pd_.OneSampleDisplay.from_result(s.result, s.ds, self._index(), grid=grid,
+                                                            projection=self.projection, map_opts=self._MAP,
+                                                            zoom_opts=self._ZOOM)
+            shown, self.tap = _with_tap(self.display.map, _XY, self._tapped)
+            self._key = key
+            self.map_pane.object, self.zoom_pane.object = shown, self.display.zoom.show()
+        else:
+            self.display.update(s.result, self._index(), grid=grid)
 
     def view_data(self):
         s = self._snap()
-        if s is None:
-            return None
-        idx = self.state.selected_index()
-        return s.result.sample_view(idx) if idx >= 0 else None
-
-    def cluster_plot(self, snapshot=None, selected=None):
-        s = snapshot if snapshot is not None else self._snap()
-        v = self.view_data()
-        if s is None or not s.is_2d or v is None:
-            X, y = _empty_xy()
-            return pb.cluster_highlight(X, y, None).opts(**{**_MAP_OPTS, "width": 560, "height": 440})
-        return pb.cluster_highlight(s.ds.X_train, s.ds.y_train, v["index"], v["neighbours"],
-                                    X_tilde=s.result.X_tilde, fields=s.status.fields, classes=_names(s.ds),
-                                    feature_names=s.ds.feature_names,
-                                    title=f"Sample #{v['index']} and its N^M(x), M = {len(v['neighbours'])}"
-                                    ).opts(**{**_MAP_OPTS, "width": 560, "height": 440})
+        idx = self._index()
+        return s.result.sample_view(idx) if s is not None and idx is not None else None
 
     def zoom_plot(self, snapshot=None, selected=None):
+        """N^M(x) of the shown sample on the f axis (a static overlay; tests)."""
         s = snapshot if snapshot is not None else self._snap()
-        v = self.view_data()
-        return pb.cluster_zoom(v, classes=_names(s.ds) if s is not None else None).opts(
-            width=560, height=320, toolbar="above")
+        d = pd_.OneSampleDisplay.from_result(s.result, s.ds, self._index(), grid=s.status if s.is_2d else None,
+                                             projection=self.projection, zoom_opts=self._ZOOM)
+        return d.zoom.element()
 
     def figure(self):
-        s = self._snap()
-        return hv.Layout([self.cluster_plot(s), self.zoom_plot(s)]).cols(2)
+        if self.display is None:
+            s = self._snap()
+            return pd_.OneSampleDisplay.from_result(s.result, s.ds, self._index()).element()
+        return self.display.element()
 
     def details(self) -> str:
         v = self.view_data()
         s = self._snap()
         if v is None or s is None:
-            return "*Tap a training sample in the Sample space tab.*"
-        names = _names(s.ds)
+            return "**No sample selected.** Tap a training sample in the Sample space tab."
+        names = pd_.class_names(s.ds)
         i, j = v["pair"]
         how = "tapped" if 0 <= self.state.selected < len(s.ds.X_train) else "largest weight (tap to choose)"
         labels = np.bincount(v["labels"], minlength=len(names))
-        rows = [
-            f"### Sample #{v['index']} ({how})",
+        rows = [  # bold, not a heading: the text keeps one size whatever is selected
+            f"**Sample #{v['index']} ({how})**",
+            "",
             f"label **{names[s.ds.y_train[v['index']]]}**, classifier pair {{{names[i]}, {names[j]}}}",
             "",
             "| quantity | value |", "|---|---|",
@@ -623,11 +624,11 @@ class SampleView(_View):
 
     def __panel__(self):
         return pn.Row(
-            self._map_column(export_buttons(self, "one_sample")),
-            pn.Column(pn.pane.HoloViews(self.zoom, linked_axes=False),
+            pn.Column(self._plane_widget(), self.map_pane, export_buttons(self, "one_sample")),
+            pn.Column(self.zoom_pane,
                       pn.Row(self._pane(pn.pane.Markdown(width=290), self.details, (self.state, "snapshot"),
                                         (self.state, "selected")),
-                             math_markdown(SAMPLE_MD, width=250))),
+                             math_markdown(SAMPLE_MD, width=290))),
         )
 
 

@@ -19,6 +19,7 @@ from buviz.figures._base import Numbers, PaperFigure
 from buviz.grid import evaluate_grid
 from buviz.plots import style
 from buviz.plots import uncertainty as uplots
+from buviz.plots.displays import CovariateShiftDisplay, OneSampleDisplay, SampleSpaceDisplay, WeightsDisplay
 
 __all__ = ["UncertaintyFig3", "UncertaintyFig4", "UncertaintyFig5", "UncertaintyFig6", "UncertaintyFig7",
            "UncertaintyFig8", "UncertaintyFig9", "UncertaintyFig10",
@@ -92,12 +93,13 @@ def _svm(ds, log2_gamma: float, C: float = 1.0):
     return svm_status(ds.X_train, ds.y_train, 2.0 ** log2_gamma, C=C)
 
 
-def _grid(ds, disc, resolution: int = 120) -> dict:
-    """B(Λ) fields, predicted regions and B* on a grid over the training data (first two features)."""
-    ev = evaluate_grid(disc, ds.bounds(), resolution)
-    bayes = ds.model.bayes_boundary(ds.bounds(), len(ev.xs)) if ds.model is not None else None
-    return {"fields": ev.fields, "bayes_fields": bayes, "grid_predicted": ev.predicted, "grid_xs": ev.xs,
-            "grid_ys": ev.ys}
+#: Grid resolution of the figures' maps (the explorer uses 160).
+_RESOLUTION = 120
+
+
+def _bayes(ds, resolution: int = _RESOLUTION):
+    """B* on the figures' grid (exact-density datasets), else None."""
+    return ds.model.bayes_boundary(ds.bounds(), resolution) if ds.model is not None else None
 
 
 def _sweep(ds, log2_gamma, *, cv: int = 5, M: int = 40, K="aic", perturbation: float = 0.5, C: float = 1.0,
@@ -122,11 +124,12 @@ def _uncertainty(ds, *, M: int = 40, K="aic", perturbation: float = 0.5, seed: i
     return BoundaryUncertainty(M=M, K=K, perturbation=perturbation, random_state=seed).fit(ds.X_train, ds.y_train)
 
 
-def _space(ds, grid, title: str, *, regions: bool = False) -> hv.Overlay:
-    extra = dict(grid_predicted=grid["grid_predicted"], grid_xs=grid["grid_xs"], grid_ys=grid["grid_ys"]) \
-        if regions else {}
-    return uplots.sample_space(ds.X_train, ds.y_train, grid["fields"], bayes_fields=grid["bayes_fields"],
-                               title=title, **extra)
+def _space(ds, result, title: str, *, layers=("points", "boundary", "bayes"), grid=None, proposal1=None,
+           bayes=True) -> hv.Overlay:
+    """The sample space of a status through :class:`SampleSpaceDisplay` (the explorer's display)."""
+    d = SampleSpaceDisplay.from_result(result, ds, grid=grid, bayes_fields=_bayes(ds) if bayes else None,
+                                       proposal1=proposal1, title=title, resolution=_RESOLUTION)
+    return d.element(layers, title=title, legend_position="top_left")
 
 
 def _linear_status(a: float, b: float, c: float):
@@ -161,10 +164,9 @@ class UncertaintyFig3(PaperFigure):
         disc = _svm(ds, self.log2_gamma, self.C)
         res = Proposal1(R_T=self.R_T, i_max=self.i_max, random_state=self.seed).fit(
             ds.X_train, ds.y_train).evaluate(disc)
-        base = _space(ds, _grid(ds, disc), f"Proposal 1, log₂γ = {self.log2_gamma:g}: Û⁽¹⁾ = {res.value:.3f}")
-        near = uplots.near_boundary_points(res.near_boundary_X)
-        anchors = uplots.anchor_points(res.anchors[res.anchor_valid])
-        return style.opts(base * near * anchors, legend_position="top_left")
+        return _space(ds, None, f"Proposal 1, log₂γ = {self.log2_gamma:g}: Û⁽¹⁾ = {res.value:.3f}",
+                      layers=("points", "boundary", "bayes", "proposal1"),
+                      grid=evaluate_grid(disc, ds.bounds(), _RESOLUTION), proposal1=res)
 
 
 class UncertaintyFig4(PaperFigure):
@@ -192,13 +194,8 @@ class UncertaintyFig4(PaperFigure):
             score = np.where(r.local_uncertainty > 0, r.k, -np.inf)
             index = int(np.argmax(score)) if np.isfinite(score).any() else int(np.argmax(r.k))
         index = self.check("index", index, 0, len(ds.X_train) - 1)
-        view = r.sample_view(index)
-        grid = _grid(ds, disc)
-        left = uplots.cluster_highlight(ds.X_train, ds.y_train, index, view["neighbours"], X_tilde=r.X_tilde,
-                                        fields=grid["fields"], title=f"N^M(x), M = {bu.M}")
-        right = uplots.cluster_zoom(view, title=f"h_x = {view['bandwidth']:.3g}, P̂ = {view['posterior']:.2f}, "
-                                                f"Û(x) = {view['local_uncertainty']:.2f}")
-        return (left + right).cols(2)
+        d = OneSampleDisplay.from_result(r, ds, index, resolution=_RESOLUTION)
+        return (d.map.element(title=f"N^M(x), M = {bu.M}") + d.zoom.element()).cols(2)
 
 
 class UncertaintyFig5(PaperFigure):
@@ -217,8 +214,11 @@ class UncertaintyFig5(PaperFigure):
         cases = {"Case 1: B(Λ) ≈ B*": _linear_status(1.0, 0.0, 0.0),
                  "Case 2: B(Λ) crosses the classes": _linear_status(1.0, -0.6, 0.0),
                  "Case 3: B(Λ) outside the data": _linear_status(1.0, 0.0, 1.15 * x_max)}
-        panels = [_space(ds, _grid(ds, disc), f"{title}\nÛ⁽³⁾ = {bu.evaluate(disc).value:.2f}", regions=True)
-                  for title, disc in cases.items()]
+        panels = []
+        for title, disc in cases.items():
+            r = bu.evaluate(disc)
+            panels.append(_space(ds, r, f"{title}\nÛ⁽³⁾ = {r.value:.2f}",
+                                 layers=("regions", "points", "boundary", "bayes")))
         return hv.Layout(panels).cols(3)
 
 
@@ -364,16 +364,13 @@ class UncertaintyFig10(PaperFigure):
     seed = _seed()
 
     def build(self) -> hv.Layout:
-        from buviz.classifiers import boundary_score
-
         ds = _data(self.dataset, self.n_train, self.n_test, self.seed)
         disc = _svm(ds, self.log2_gamma)
         r = _uncertainty(ds, M=self.M, perturbation=self.perturbation, seed=self.seed).evaluate(disc)
-        grid = _grid(ds, disc)
-        data = uplots.sample_space(ds.X_train, ds.y_train, None, title="1: T with given labels")
-        maps = uplots.shift_maps({"2: f(T)": (ds.X_train, r.f_train), "3: f(T̃)": (r.X_tilde, r.f_tilde),
-                                  "4: f(X_te)": (ds.X_test, boundary_score(disc, ds.X_test))},
-                                 fields=grid["fields"])
+        data = _space(ds, r, "1: T with given labels", layers=("points",), bayes=False)
+        shift = CovariateShiftDisplay.from_result(r, ds, resolution=_RESOLUTION)
+        maps = [m.element(title=f"{n + 2}: {name}") for n, (m, name) in enumerate(zip(shift.maps, shift.NAMES,
+                                                                                          strict=True))]
         return hv.Layout([data, *maps]).cols(2)
 
 
@@ -479,14 +476,13 @@ class UncertaintyFig14(PaperFigure):
         ds = _data("gmm_separable", self.n_train, 0, self.seed)
         t = _sweep(ds, self.log2_gamma, cv=self.cv, M=self.M, seed=self.seed, cache=self.cache)
         bu = _uncertainty(ds, M=self.M, seed=self.seed)
-        panels = [uplots.sample_space(ds.X_train, ds.y_train, None, title="gmm_separable"),
+        panels = [_space(ds, None, "gmm_separable", layers=("points",), bayes=False),
                   uplots.error_curves(t, columns=("L_val", "U_tr"), title="L_val, −Û_tr")]
         for n, lg in enumerate(self.statuses):
-            disc = _svm(ds, lg)
-            r = bu.evaluate(disc)
-            panels.append(uplots.weights_map(ds.X_train, ds.y_train, r.near_boundary_weights,
-                                             _grid(ds, disc)["fields"],
-                                             title=f"γ{n + 1}: log₂γ = {lg:g}, Û = {r.value:.2f}"))
+            r = bu.evaluate(_svm(ds, lg))
+            title = f"γ{n + 1}: log₂γ = {lg:g}, Û = {r.value:.2f}"
+            panels.append(WeightsDisplay.from_result(r, ds, title=title, resolution=_RESOLUTION).element(
+                title=title, legend_position="top_left"))
         return hv.Layout(panels).cols(3)
 
 
@@ -511,18 +507,20 @@ class UncertaintyFig15(PaperFigure):
         t = _sweep(ds, self.log2_gamma, cv=self.cv, M=self.M, seed=self.seed, cache=self.cache)
         bu = _uncertainty(ds, M=self.M, seed=self.seed)
         p1 = Proposal1(R_T=self.R_T, random_state=self.seed).fit(ds.X_train, ds.y_train)
-        bayes = ds.model.bayes_boundary(ds.bounds(), 150)
-        panels = [uplots.sample_space(ds.X_train, ds.y_train, None, bayes_fields=bayes, title="gmm_inclusion and B*"),
+        panels = [_space(ds, None, "gmm_inclusion and B*", layers=("points", "bayes")),
                   uplots.error_curves(t, columns=("L_val", "U_tr"), title="L_val, −Û_tr")]
         for tag, lg in zip("AB", self.statuses, strict=False):
             disc = _svm(ds, lg)
-            grid = _grid(ds, disc)
-            res = p1.evaluate(disc)
-            space = _space(ds, grid, f"γ_{tag}: log₂γ = {lg:g}", regions=True)
-            panels.append(space * uplots.anchor_points(res.anchors[res.anchor_valid], label="anchors (Proposal 1)"))
+            grid = evaluate_grid(disc, ds.bounds(), _RESOLUTION)  # one evaluation for both panels
             r = bu.evaluate(disc)
-            panels.append(uplots.weights_map(ds.X_train, ds.y_train, r.near_boundary_weights, grid["fields"],
-                                             title=f"γ_{tag}: weights, Û = {r.value:.2f}"))
+            res = p1.evaluate(disc)
+            space = _space(ds, r, f"γ_{tag}: log₂γ = {lg:g}", grid=grid,
+                           layers=("regions", "points", "boundary", "bayes"))
+            # the anchors alone (Fig 15 of the paper): N_B and the clusters would crowd a 6 × 4 inch export
+            panels.append(space * uplots.anchor_points(res.anchors[res.anchor_valid], label="anchors (Proposal 1)"))
+            title = f"γ_{tag}: weights, Û = {r.value:.2f}"
+            panels.append(WeightsDisplay.from_result(r, ds, grid=grid, title=title).element(
+                title=title, legend_position="top_left"))
         return hv.Layout(panels).cols(3)
 
 

@@ -22,7 +22,7 @@ from holoviews import Store
 
 __all__ = ["OKABE_ITO", "PALETTE", "CLASS_COLORS", "BOUNDARY_COLOR", "BAYES_COLOR", "HIGHLIGHT_COLOR",
            "WEIGHT_CMAP", "DIVERGING_CMAP", "SEQUENTIAL_CMAP", "CURVE_STYLES", "AMPLITUDE_PALETTE", "METHOD_COLORS",
-           "NEG_U",
+           "NEG_U", "COLOR_WORDS",
            "opts"]
 
 #: Okabe & Ito (2008) colour-blind-safe palette: orange, sky blue, bluish green, yellow, blue,
@@ -42,6 +42,9 @@ HIGHLIGHT_COLOR = "#D55E00"
 WEIGHT_CMAP = "viridis"
 #: f(x;Λ): negative (class 2 side) purple, zero white, positive (class 1 side) orange.
 DIVERGING_CMAP = "PuOr_r"
+#: Words for the ends of the colour maps above, for texts shown beside the plots (so that a text never
+#: names a colour the plot does not draw): viridis runs dark purple -> yellow, PuOr_r purple -> orange.
+COLOR_WORDS = {"weight_low": "dark purple", "weight_high": "yellow", "f_negative": "purple", "f_positive": "orange"}
 #: Densities and other one-signed values.
 SEQUENTIAL_CMAP = "viridis"
 #: Colour, dash and label of each sweep column: L_te vermillion, L_val green, L_HO dotted black,

@@ -13,6 +13,9 @@ HoloViews element or overlay (Bokeh options set; the elements themselves are bac
 - :func:`shift_map`, :func:`shift_maps`, :func:`shift_histograms` -- f(T), f(T̃), f(X_te) (Fig 10).
 - :func:`error_curves`, :func:`parametric_curve` -- errors and −Û against the status (Figs 6-9).
 - :func:`cluster_highlight`, :func:`cluster_zoom` -- one sample's N^M(x) and its 1-D count (Fig 4).
+
+The ``*_layers`` functions return the same pictures by layer, for the Display objects of
+:mod:`buviz.plots.displays` (one ``DynamicMap`` per layer, fed by a stream).
 - :func:`sensitivity_curves` -- −Û_tr for several M or K (Figs 12, 13).
 """
 
@@ -48,6 +51,12 @@ __all__ = [
     "error_curves",
     "parametric_curve",
     "cluster_highlight",
+    "cluster_layers",
+    "weights_layers",
+    "error_curve_layers",
+    "current_status_layers",
+    "parametric_layers",
+    "parametric_current",
     "cluster_zoom",
     "sensitivity_curves",
     "CURVE_STYLES",
@@ -133,7 +142,7 @@ def boundary_path(
         color=color,
         line_width=width,
         line_dash=dash,
-        show_legend=True,
+        show_legend=fields is not None,  # no legend entry for a line that is not drawn
     )
 
 
@@ -317,11 +326,16 @@ def near_boundary_points(X, *, label: str = "N_B (near-boundary)", size: float =
 
 
 # -- Fig 14: probability weights -----------------------------------------------------------------
-def weights_map(
+def weights_layers(
     X, y, weights, fields=None, *, classes=None, feature_names=None, title: str = "Probability weights k̂(x)/w_kl"
-) -> hv.Overlay:
-    """Training samples with weight 0 in their class colour; positive weights cyan -> pink (Fig 14)."""
-    X = np.asarray(X, dtype=float)
+) -> dict[str, hv.Element]:
+    """The layers of :func:`weights_map` by name: ``weights`` (the samples) and ``boundary`` (B(Λ)).
+
+    Samples with weight 0 keep their class colour; positive weights run along
+    :data:`~buviz.plots.style.WEIGHT_CMAP` (``COLOR_WORDS["weight_low"]`` to ``["weight_high"]``), the
+    largest drawn last (Fig 14). The ``weights`` layer carries ``title``.
+    """
+    X = np.asarray(X, dtype=float).reshape(-1, 2)
     y = np.asarray(y, dtype=int)
     w = np.asarray(weights, dtype=float)
     zero = ~(w > 0)
@@ -347,8 +361,21 @@ def weights_map(
         tools=["hover", "tap"],
         nonselection_alpha=1.0,
     )
-    b = boundary_path(fields, feature_names=feature_names)
-    return style.opts((base * hot * b), title=title, legend_position="top_left", framewise=True)
+    return {
+        "weights": style.opts(base * hot, title=title),
+        "boundary": boundary_path(fields, feature_names=feature_names),
+    }
+
+
+def weights_map(
+    X, y, weights, fields=None, *, classes=None, feature_names=None, title: str = "Probability weights k̂(x)/w_kl"
+) -> hv.Overlay:
+    """Probability weights k̂(x)/w_kl on the training samples with B(Λ) (Fig 14; :func:`weights_layers`).
+
+    The legend sits outside the frame, right of the colour bar, never over the samples.
+    """
+    ly = weights_layers(X, y, weights, fields, classes=classes, feature_names=feature_names, title=title)
+    return style.opts(ly["weights"] * ly["boundary"], title=title, legend_position="right", framewise=True)
 
 
 # -- Fig 10: covariate shift in f -----------------------------------------------------------------
@@ -431,20 +458,21 @@ def _status_dim(x: str) -> hv.Dimension:
     return hv.Dimension(x, label={"log2_gamma": "log₂ γ", "epoch": "epoch"}.get(x, x))
 
 
-def error_curves(
+def _current_row(t: pd.DataFrame, x: str, current) -> pd.DataFrame | None:
+    if current is None or not len(t) or x not in t.columns:
+        return None
+    row = t[np.isclose(t[x].to_numpy(float), float(current))]
+    return row if len(row) else None
+
+
+def error_curve_layers(
     table: pd.DataFrame | None,
     x: str = "log2_gamma",
-    current: float | None = None,
     *,
     columns: Sequence[str] = ("L_te", "L_val", "L_ho", "L_tr", "U_tr", "U_te", "U1_tr"),
-    title: str = "Error (left) and −Û (right) over the sweep",
 ) -> hv.Overlay:
-    """Errors on the left axis and −Û on the right axis against the status (Figs 6-9).
-
-    Columns absent from ``table`` (or an empty table) give empty curves, so the overlay keeps the
-    same layers while a sweep fills in. ``current`` draws a vertical line and markers on L_te and
-    −Û_tr at that status (when the table has a row there).
-    """
+    """The curves of :func:`error_curves` without the current-status marker: a line and its points per
+    column, errors on the error axis and −Û on the −Û axis. Absent columns give empty curves."""
     xd = _status_dim(x)
     table = table if table is not None else pd.DataFrame()
     has_x = x in table.columns and len(table)
@@ -472,31 +500,36 @@ def error_curves(
         layers.append(
             style.opts(hv.Scatter((xs, ys), xd, vd, label=label), color=color, size=5, tools=["tap"], show_legend=False)
         )
+    return style.opts(hv.Overlay(layers), framewise=True)
+
+
+def current_status_layers(
+    table: pd.DataFrame | None, x: str = "log2_gamma", current: float | None = None
+) -> hv.Overlay:
+    """The current status on the curves of :func:`error_curves`: a dashed vertical line at ``current``
+    and diamonds on L_te and −Û_tr (empty when the table has no row there)."""
+    xd = _status_dim(x)
+    t = table if table is not None else pd.DataFrame()
+    row = _current_row(t, x, current)
     mx = my_err = my_u = np.array([], dtype=float)
-    if current is not None and has_x:
-        row = t[np.isclose(t[x].to_numpy(float), float(current))]
-        if len(row):
-            mx = np.array([float(current)])
-            my_err = row["L_te"].to_numpy(float)[:1] if "L_te" in row else np.array([np.nan])
-            my_u = -row["U_tr"].to_numpy(float)[:1] if "U_tr" in row else np.array([np.nan])
-    layers.append(
-        style.opts(
-            hv.Scatter((mx, my_err), xd, _ERROR_DIM, label="current status"),
-            color=style.HIGHLIGHT_COLOR,
-            marker="diamond",
-            size=14,
-            line_color="black",
-        )
+    if row is not None:
+        mx = np.array([float(current)])
+        my_err = row["L_te"].to_numpy(float)[:1] if "L_te" in row else np.array([np.nan])
+        my_u = -row["U_tr"].to_numpy(float)[:1] if "U_tr" in row else np.array([np.nan])
+    err = style.opts(
+        hv.Scatter((mx, my_err), xd, _ERROR_DIM, label="current status"),
+        color=style.HIGHLIGHT_COLOR,
+        marker="diamond",
+        size=14,
+        line_color="black",
     )
-    layers.append(
-        style.opts(
-            hv.Scatter((mx, my_u), xd, _NEG_U_DIM, label="current status"),
-            color=CURVE_STYLES["U_tr"][0],
-            marker="diamond",
-            size=14,
-            line_color="black",
-            show_legend=False,
-        )
+    u = style.opts(
+        hv.Scatter((mx, my_u), xd, _NEG_U_DIM, label="current status"),
+        color=CURVE_STYLES["U_tr"][0],
+        marker="diamond",
+        size=14,
+        line_color="black",
+        show_legend=False,
     )
     vline = style.opts(
         hv.VLine(float(current) if current is not None else np.nan, kdims=[xd, _ERROR_DIM]),
@@ -504,26 +537,43 @@ def error_curves(
         line_dash="dashed",
         line_width=1.5,
     )
-    layers.append(vline)
-    return style.opts(hv.Overlay(layers), multi_y=True, title=title, legend_position="right", framewise=True)
+    return err * u * vline
 
 
-def parametric_curve(
+def error_curves(
     table: pd.DataFrame | None,
     x: str = "log2_gamma",
     current: float | None = None,
     *,
+    columns: Sequence[str] = ("L_te", "L_val", "L_ho", "L_tr", "U_tr", "U_te", "U1_tr"),
+    title: str = "Error (left) and −Û (right) over the sweep",
+) -> hv.Overlay:
+    """Errors on the left axis and −Û on the right axis against the status (Figs 6-9).
+
+    Columns absent from ``table`` (or an empty table) give empty curves, so the overlay keeps the
+    same layers while a sweep fills in. ``current`` draws a vertical line and markers on L_te and
+    −Û_tr at that status (when the table has a row there).
+    """
+    el = error_curve_layers(table, x, columns=columns) * current_status_layers(table, x, current)
+    return style.opts(el, multi_y=True, title=title, legend_position="right", framewise=True)
+
+
+_PARAMETRIC_MARKERS = {"L_te": "circle", "L_val": "square", "L_ho": "triangle", "L_tr": "inverted_triangle"}
+
+
+def parametric_layers(
+    table: pd.DataFrame | None,
+    x: str = "log2_gamma",
+    *,
     errors: Sequence[str] = ("L_te", "L_val"),
     u: str = "U_tr",
-    title: str = "Error against −Û (colour: status)",
 ) -> hv.Overlay:
-    """The sweep as a parametric curve: error (y) against −Û (x), points coloured by the status."""
+    """The sweep of :func:`parametric_curve` without its current-status ring."""
     xd = hv.Dimension("neg_U", label="−Û_tr")
     sd = _status_dim(x)
     table = table if table is not None else pd.DataFrame()
     ok = len(table) and x in table.columns and u in table.columns
     t = table.sort_values(x) if ok else table
-    markers = {"L_te": "circle", "L_val": "square", "L_ho": "triangle", "L_tr": "inverted_triangle"}
     layers = []
     lo = float(t[x].min()) if ok else 0.0
     hi = float(t[x].max()) if ok else 1.0
@@ -542,32 +592,55 @@ def parametric_curve(
                 color=sd.name,
                 cmap="viridis",
                 clim=(lo, hi if hi > lo else lo + 1),
-                marker=markers.get(e, "circle"),
+                marker=_PARAMETRIC_MARKERS.get(e, "circle"),
                 size=9,
                 line_color=color,
                 colorbar=(e == errors[0]),
+                colorbar_position="bottom",
                 tools=["hover"],
             )
         )
+    return style.opts(hv.Overlay(layers), framewise=True, padding=0.08)
+
+
+def parametric_current(
+    table: pd.DataFrame | None, x: str = "log2_gamma", current: float | None = None, *, u: str = "U_tr"
+) -> hv.Points:
+    """The ring around the current status on :func:`parametric_curve` (empty without a row there)."""
+    t = table if table is not None else pd.DataFrame()
+    row = _current_row(t, x, current) if u in t.columns and "L_te" in t.columns else None
     cx = cy = np.array([], dtype=float)
-    if current is not None and ok and "L_te" in t.columns:
-        row = t[np.isclose(t[x].to_numpy(float), float(current))]
-        if len(row):
-            cx, cy = -row[u].to_numpy(float)[:1], row["L_te"].to_numpy(float)[:1]
-    layers.append(
-        style.opts(
-            hv.Points((cx, cy), [xd, _ERROR_DIM], label="current status"),
-            fill_color=None,
-            line_color=style.HIGHLIGHT_COLOR,
-            line_width=3,
-            size=20,
-        )
+    if row is not None:
+        cx, cy = -row[u].to_numpy(float)[:1], row["L_te"].to_numpy(float)[:1]
+    return style.opts(
+        hv.Points((cx, cy), [hv.Dimension("neg_U", label="−Û_tr"), _ERROR_DIM], label="current status"),
+        fill_color=None,
+        line_color=style.HIGHLIGHT_COLOR,
+        line_width=3,
+        size=20,
     )
-    return style.opts(hv.Overlay(layers), title=title, legend_position="top_right", framewise=True)
+
+
+def parametric_curve(
+    table: pd.DataFrame | None,
+    x: str = "log2_gamma",
+    current: float | None = None,
+    *,
+    errors: Sequence[str] = ("L_te", "L_val"),
+    u: str = "U_tr",
+    title: str = "Error against −Û (colour: status)",
+) -> hv.Overlay:
+    """The sweep as a parametric curve: error (y) against −Û (x), points coloured by the status.
+
+    The axes are padded so that no marker is cut by the frame; the legend sits right of the frame
+    and the colour bar (the status) below it, neither over the points.
+    """
+    el = parametric_layers(table, x, errors=errors, u=u) * parametric_current(table, x, current, u=u)
+    return style.opts(el, title=title, legend_position="right", framewise=True, padding=0.08)
 
 
 # -- Fig 4: one sample up close -------------------------------------------------------------------
-def cluster_highlight(
+def cluster_layers(
     X,
     y,
     index: int | None,
@@ -578,15 +651,17 @@ def cluster_highlight(
     classes=None,
     feature_names=None,
     title: str = "N^M(x) in the sample space",
-) -> hv.Overlay:
-    """Training points faded, the cluster N^M(x) of sample ``index`` emphasised, its perturbed
-    members (T̃) as crosses, the sample itself as a star, and B(Λ)."""
-    X = np.asarray(X, dtype=float)
+) -> dict[str, hv.Element]:
+    """The layers of :func:`cluster_highlight` by name: ``points`` (T faded), ``cluster`` (N^M(x)
+    emphasised, its perturbed members T̃ as crosses, the sample as a star; it carries ``title``) and
+    ``boundary`` (B(Λ)). ``X`` and ``X_tilde`` are the two plotted coordinates of T and T̃."""
+    X = np.asarray(X, dtype=float).reshape(-1, 2)
     y = np.asarray(y, dtype=int)
     n_classes = _n_classes(y, classes)
     names = _class_names(n_classes, classes)
     base = style.opts(
-        training_points(X, y, names, alpha=0.18, size=3, feature_names=feature_names, label="T"), show_legend=False
+        training_points(X, y, names, alpha=0.18, size=3, feature_names=feature_names, label="T"),
+        show_legend=False,
     )  # one legend entry per class: the cluster members carry it
     nbr = np.asarray(neighbours if neighbours is not None and index is not None else [], dtype=int)
     members = style.opts(
@@ -595,7 +670,7 @@ def cluster_highlight(
         line_width=1.5,
     )
     if X_tilde is not None and len(nbr):
-        Xt = np.asarray(X_tilde, dtype=float)[nbr]
+        Xt = np.asarray(X_tilde, dtype=float).reshape(-1, 2)[nbr]
     else:
         Xt = np.empty((0, 2))
     tilde = style.opts(
@@ -612,15 +687,47 @@ def cluster_highlight(
         color=style.HIGHLIGHT_COLOR,
         line_color="black",
     )
-    b = boundary_path(fields, feature_names=feature_names)
-    return style.opts((base * members * tilde * star * b), title=title, legend_position="top_left", framewise=True)
+    cluster = style.opts(members * tilde * star, title=title)
+    return {"points": base, "cluster": cluster, "boundary": boundary_path(fields, feature_names=feature_names)}
+
+
+def cluster_highlight(
+    X,
+    y,
+    index: int | None,
+    neighbours=None,
+    *,
+    X_tilde=None,
+    fields=None,
+    classes=None,
+    feature_names=None,
+    title: str = "N^M(x) in the sample space",
+) -> hv.Overlay:
+    """Training points faded, the cluster N^M(x) of sample ``index`` emphasised, its perturbed
+    members (T̃) as crosses, the sample itself as a star, and B(Λ) (:func:`cluster_layers`); the
+    legend outside the frame, never over the cluster."""
+    ly = cluster_layers(
+        X,
+        y,
+        index,
+        neighbours,
+        X_tilde=X_tilde,
+        fields=fields,
+        classes=classes,
+        feature_names=feature_names,
+        title=title,
+    )
+    return style.opts(
+        ly["points"] * ly["cluster"] * ly["boundary"], title=title, legend_position="right", framewise=True
+    )
 
 
 def cluster_zoom(
     view: Mapping | None, *, classes=None, n_grid: int = 400, title: str = "Locally 1-D count on f(·;Λ) (Fig 4)"
 ) -> hv.Overlay:
     """Fig 4: F values of N^M(x) on the f axis coloured by label, their Parzen kernels of width h_x,
-    the band [−h_x, h_x] around B(Λ) (f = 0). ``view`` is ``result.sample_view(index)``."""
+    their sums k̂^m(t)/M (dashed: the kernel estimate of each class of the pair in f-space, read at
+    t = 0 by eq 28) and the band [−h_x, h_x] around B(Λ) (f = 0). ``view`` is ``result.sample_view(index)``."""
     fd = hv.Dimension("f", label="f(x̃';Λ)")
     kd = hv.Dimension("kernel", label="φ((f − F)/h_x)")
     if view is None:
@@ -648,12 +755,24 @@ def cluster_zoom(
         if h > 0 and sel.any():
             z = (t[None, :] - F[sel, None]) / h
             kern = np.exp(-0.5 * z * z) / np.sqrt(2 * np.pi)
-            paths = [np.column_stack([t, k]) for k in kern]
         else:
-            paths = []
+            kern = np.empty((0, len(t)))
+        # every kernel in one curve, NaN between them (one glyph: a path per kernel costs a second per update)
+        kx = np.column_stack([np.tile(t, (len(kern), 1)), np.full((len(kern), 1), np.nan)]).ravel()
+        ky = np.column_stack([kern, np.full((len(kern), 1), np.nan)]).ravel()
         layers.append(
             style.opts(
-                hv.Path(paths, kdims=[fd, kd], label=f"kernels {names[cls]}"), color=color, alpha=0.45, line_width=1
+                hv.Curve((kx, ky), fd, kd, label=f"kernels {names[cls]}"), color=color, alpha=0.45, line_width=1
+            )
+        )
+        # the kernel estimate of the class in f-space, k̂^m(t)/M (eq 28 read at every t, not only at 0)
+        total = kern.sum(axis=0) / max(len(F), 1) if len(kern) else np.zeros_like(t)
+        layers.append(
+            style.opts(
+                hv.Curve((t, total), fd, kd, label=f"k̂ {names[cls]}(f)/M"),
+                color=color,
+                line_width=2.5,
+                line_dash="dashed",
             )
         )
         layers.append(
@@ -673,7 +792,7 @@ def cluster_zoom(
     )
     layers.append(style.opts(hv.VLine(0.0, kdims=[fd, kd]), color=BOUNDARY_COLOR, line_width=2.5))
     return style.opts(
-        hv.Overlay(layers), title=title, legend_position="top_right", xlim=(t[0], t[-1]), ylim=(0, 0.5), framewise=True
+        hv.Overlay(layers), title=title, legend_position="right", xlim=(t[0], t[-1]), ylim=(0, 0.5), framewise=True
     )
 
 

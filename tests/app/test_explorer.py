@@ -125,13 +125,36 @@ def test_views_render_for_each_tab(state):
         pn.panel(view).get_root()  # builds the Bokeh models of the tab
 
 
-def test_real_dataset_has_curves_only():
-    s = ExplorerState(dataset="breast_cancer", auto_sweep=False)
-    assert not s.snapshot.is_2d and s.snapshot.status.fields is None
+def test_real_dataset_is_shown_in_a_plane_fitted_on_T():
+    """d = 30: every sample-space tab draws T in its PCA plane (formerly: "needs 2-D data")."""
+    from buviz.projection import fit_projection
+
+    s = ExplorerState(dataset="breast_cancer", log2_gamma=-6, auto_sweep=False)
+    snap = s.snapshot
+    assert not snap.is_2d and snap.status.fields is None
+    Z = fit_projection(snap.ds.X_train).transform(snap.ds.X_train)
     view = SampleSpaceView(state=s)
-    el = view.plot(s.snapshot)
-    assert len(el.get(1)) == 0  # no points drawn
-    assert 0 <= s.snapshot.result.value <= 1
+    layers = {e.label: e for e in view.plot(snap) if e.label}
+    np.testing.assert_allclose(np.column_stack([layers["T"].dimension_values(i) for i in (0, 1)]), Z)
+    near = layers["near-boundary (k̂ > 0)"]
+    assert len(near) == int(np.sum(snap.result.near_boundary_weights > 0)) > 0
+    assert len(layers["B(Λ)"].split()) in (0, 1) and not layers["B(Λ)"].data  # no boundary curve in the plane
+    view.projection = "lda"  # a new plane: the live display is rebuilt
+    lda = fit_projection(snap.ds.X_train, snap.ds.y_train, method="lda").transform(snap.ds.X_train)
+    np.testing.assert_allclose(view.display.plane.X_train, lda)
+    # a tap selects the sample drawn nearest to it, in the plane
+    view._tapped(*lda[11])
+    assert s.selected == 11
+    w = WeightsView(state=s)
+    zero, hot = w.display.element().get(0), w.display.element().get(1)
+    assert len(zero) + len(hot) == len(snap.ds.X_train) and len(hot) == len(near)
+    sv = SampleView(state=s)
+    assert "Sample #11" in sv.details()
+    sh = ShiftView(state=s)
+    assert sh.display.maps == [] and not sh.maps_row.visible
+    hist = sh.display.hist.element()
+    assert {h.label for h in hist} == {"f(T)", "f(T̃)", "f(X_te)"}
+    assert 0 <= snap.result.value <= 1
 
 
 def test_mlp_status_uses_the_epoch(state):

@@ -1,0 +1,196 @@
+"""Display objects (buviz.plots.displays): built from results, one stream-fed DynamicMap per layer,
+``update`` changes the data of the layers that changed and keeps the glyphs."""
+
+import holoviews as hv
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import make_classification
+
+from buviz import datasets
+from buviz.classifiers import svm_status
+from buviz.grid import evaluate_grid, top2_difference
+from buviz.plots import uncertainty as pb
+from buviz.plots.displays import (
+    CovariateShiftDisplay,
+    ErrorCurvesDisplay,
+    OneSampleDisplay,
+    SampleSpaceDisplay,
+    WeightsDisplay,
+)
+from buviz.projection import fit_projection
+from buviz.uncertainty import BoundaryUncertainty, Proposal1
+
+hv.extension("bokeh")
+
+
+def _two_statuses(ds):
+    est = BoundaryUncertainty(M=20, random_state=0).fit(ds.X_train, ds.y_train)
+    return [est.evaluate(svm_status(ds.X_train, ds.y_train, g)) for g in (0.25, 4.0)]
+
+
+@pytest.fixture(scope="module")
+def gmm():
+    ds = datasets.load("gmm", n_train=250, n_test=600, random_state=0)
+    return ds, *_two_statuses(ds)
+
+
+@pytest.fixture(scope="module")
+def five_d():
+    """A d = 5, three-class dataset (make_classification): no exact model, no 2-D map."""
+    X, y = make_classification(450, 5, n_informative=3, n_redundant=1, n_classes=3, n_clusters_per_class=1,
+                               class_sep=0.8, random_state=0)
+    ds = datasets.from_arrays(X, y, random_state=0, name="mc5")
+    return ds, *_two_statuses(ds)
+
+
+def _live(display):
+    """The Bokeh plot of a display's live overlay (what a pane shows)."""
+    return hv.renderer("bokeh").get_plot(display.dmap)
+
+
+def _sources(plot):
+    return {k: sp.handles["source"] for k, sp in plot.subplots.items() if "source" in sp.handles}
+
+
+def test_sample_space_status_step_changes_data_not_glyphs(gmm):
+    ds, r0, r1 = gmm
+    g0, g1 = (evaluate_grid(r.discriminant, ds.bounds(), 80) for r in (r0, r1))
+    bayes = ds.model.bayes_boundary(ds.bounds(), 80)
+    d = SampleSpaceDisplay.from_result(r0, ds, grid=g0, bayes_fields=bayes, title="γ0")
+    plot = _live(d)
+    before = _sources(plot)
+    changed = d.update(r1, grid=g1, bayes_fields=bayes, title="γ1")
+    assert changed == ["regions", "boundary"]  # T, B* and the (empty) overlays are not sent again
+    after = _sources(plot)
+    assert after.keys() == before.keys() and all(after[k] is before[k] for k in before)  # same glyphs
+    assert plot.state.title.text == "γ1"
+    shown = [s for s in after.values() if "xs" in s.data and len(s.data["xs"]) and s.data["xs"][0] is not None]
+    expected = sum(len(ln) for f in g1.fields.values() for ln in pb.zero_contours(f))
+    assert expected in {sum(len(x) for x in s.data["xs"]) for s in shown}  # B(Λ) of the new status
+    img = d.element(["regions"]).get(0)
+    for r, c in [(5, 40), (40, 5), (70, 70), (0, 79)]:  # the predicted class at grid points, by coordinates
+        assert img[float(g1.xs[c]), float(g1.ys[r])] == g1.predicted[r, c]
+    assert d.update(r1, grid=g1, bayes_fields=bayes, title="γ1") == []  # nothing new: nothing sent
+
+
+def test_sample_space_without_grid_evaluates_the_status_and_proposal1_layers(gmm):
+    ds, r0, _ = gmm
+    p1 = Proposal1(R_T=1, random_state=0).fit(ds.X_train, ds.y_train).evaluate(r0.discriminant)
+    d = SampleSpaceDisplay.from_result(r0, ds, proposal1=p1, resolution=60)
+    ev = evaluate_grid(r0.discriminant, ds.bounds(), 60)
+    np.testing.assert_array_equal(d._payloads["regions"]["predicted"], ev.predicted)
+    layers = {e.label: e for e in d.element()}
+    assert len(layers["P1 anchors"]) == int(p1.anchor_valid.sum())
+    assert len(layers["P1 N_B (near-boundary)"]) == len(p1.near_boundary)
+    assert len(layers["near-boundary (k̂ > 0)"]) == 0  # d = 2: the maps stay as they were
+    (x0, x1), (y0, y1) = d.opts["xlim"], d.opts["ylim"]  # fixed axes: the grid's bounds, all of T inside
+    assert (x0, y0, x1, y1) == pytest.approx(ds.bounds())
+    assert x0 < ds.X_train[:, 0].min() and ds.X_train[:, 0].max() < x1 and y0 < ds.X_train[:, 1].min()
+
+
+def test_sample_space_at_d5_shows_T_in_its_plane_with_the_near_boundary_samples_of_each_pair(five_d):
+    ds, r0, r1 = five_d
+    d = SampleSpaceDisplay.from_result(r0, ds)
+    Z = fit_projection(ds.X_train).transform(ds.X_train)
+    layers = {e.label: e for e in d.element() if e.label}
+    pts = layers["T"]
+    np.testing.assert_allclose(np.column_stack([pts.dimension_values(0), pts.dimension_values(1)]), Z)
+    pos = r0.near_boundary_weights > 0
+    near = layers["near-boundary (k̂ > 0)"]
+    assert len(near) == pos.sum() > 0
+    np.testing.assert_allclose(near.dimension_values(0), Z[pos, 0])
+    names = d.element().get(1).dimension_values("class")
+    pairs = {f"{{{a}, {b}}}" for a, b in zip(r0.pair_i[pos], r0.pair_j[pos], strict=True)}
+    assert set(near.dimension_values("pair")) == pairs and set(names) <= {"0", "1", "2"}
+    assert len(layers["B(Λ)"].data) == 0 and len(d.element().get(0).dimension_values(2)) == 4  # no map of B(Λ)
+    assert "PC1" in pts.kdims[0].label and "% of the variance" in pts.kdims[0].label
+    _live(d)
+    assert d.update(r1, title="other") == ["near"]  # T does not move with the status
+    # colour by f(x;Λ): the values of the result, on the diverging scale
+    f = SampleSpaceDisplay.from_result(r0, ds, color_by="f", projection="lda")
+    np.testing.assert_allclose(f.element().get(1).dimension_values("f"), r0.f_train)
+    assert f.plane.projection.axis_names == ("LD1", "LD2")
+    (x0, x1), (y0, y1) = f.opts["xlim"], f.opts["ylim"]
+    Zl = f.plane.X_train
+    assert x0 < Zl[:, 0].min() < Zl[:, 0].max() < x1 and y0 < Zl[:, 1].min() < Zl[:, 1].max() < y1
+    i = 17
+    assert f.nearest(*f.plane.X_train[i]) == i
+
+
+def test_weights_display_colours_the_positive_weights_at_every_d(gmm, five_d):
+    for ds, r0, r1 in (gmm, five_d):
+        d = WeightsDisplay.from_result(r0, ds, resolution=60)
+        zero, hot = d.element().get(0), d.element().get(1)
+        w = r0.near_boundary_weights
+        assert len(hot) == int((w > 0).sum()) and len(zero) + len(hot) == len(w)
+        np.testing.assert_allclose(np.sort(hot.dimension_values("weight")), np.sort(w[w > 0]))
+        _live(d)
+        assert "weights" in d.update(r1, resolution=60)
+
+
+def test_covariate_shift_histograms_at_every_d_and_maps_for_two_features(gmm, five_d):
+    ds, r0, r1 = five_d
+    d = CovariateShiftDisplay.from_result(r0, ds)
+    assert d.maps == []
+    f_te = top2_difference(r0.discriminant(ds.X_test))
+    hist = {h.label: h for h in d.hist.element()}
+    assert set(hist) == {"f(T)", "f(T̃)", "f(X_te)"}
+    edges = hist["f(X_te)"].edges
+    counts, _ = np.histogram(np.clip(f_te, edges[0], edges[-1]), edges, density=True)
+    np.testing.assert_allclose(hist["f(X_te)"].dimension_values(1), counts)
+    hv.renderer("bokeh").get_plot(d.hist.dmap)
+    assert d.update(r1) == ["hist"]
+    ds2, g0, g1 = gmm
+    d2 = CovariateShiftDisplay.from_result(g0, ds2, resolution=60)
+    assert len(d2.maps) == 3
+    clims = {m.element().get(0).opts.get("plot", "bokeh").kwargs.get("clim") for m in d2.maps}
+    clims |= {m._payloads["map"]["clim"] for m in d2.maps}
+    assert len({c for c in clims if c is not None and not isinstance(c, tuple)}) == 1  # one colour scale
+    assert d2.update(g1, resolution=60) == ["hist", "f(T)", "f(T̃)", "f(X_te)"]
+
+
+def test_one_sample_display_follows_the_selection(gmm, five_d):
+    for ds, r0, _ in (gmm, five_d):
+        d = OneSampleDisplay.from_result(r0, ds, None, resolution=60)
+        assert len(d.zoom.element().select(hv.Spikes)) >= 1
+        hv.renderer("bokeh").get_plot(d.map.dmap)
+        changed = d.update(r0, 7, resolution=60)
+        assert "cluster" in changed and "zoom" in changed and "points" not in changed
+        view = r0.sample_view(7)
+        spikes = np.concatenate([e.dimension_values(0) for e in d.zoom.element() if isinstance(e, hv.Spikes)])
+        np.testing.assert_allclose(np.sort(spikes), np.sort(view["F"]))
+        cluster = d.map.element(["cluster"])
+        members = [e for e in cluster if e.label == "N^M(x)"][0]
+        np.testing.assert_allclose(members.dimension_values(0), d.plane(ds.X_train[view["neighbours"]])[:, 0])
+        # the kernel estimate of each class of the pair, k̂^m(t)/M, read at t = 0 gives k̂^m(x)/M
+        est = {e.label: e for e in d.zoom.element() if isinstance(e, hv.Curve)}
+        names = [str(c) for c in (ds.classes if ds.model is None else [f"C{j + 1}" for j in range(ds.n_classes)])]
+        i, j = view["pair"]
+        for cls, k in ((i, view["k_i"]), (j, view["k_j"])):
+            c = est[f"k̂ {names[cls]}(f)/M"]
+            t, v = c.dimension_values(0), c.dimension_values(1)
+            at0 = np.interp(0.0, t, v) * len(view["F"])  # φ the standard normal density (eq 28)
+            assert at0 == pytest.approx(k, rel=0.05, abs=0.05)
+
+
+def _table():
+    return pd.DataFrame({"log2_gamma": [-2.0, 0.0, 2.0], "L_te": [0.3, 0.2, 0.25], "L_val": [0.31, 0.21, 0.27],
+                         "U_tr": [0.5, 0.3, 0.2], "U_te": [0.4, 0.35, 0.3]})
+
+
+def test_error_curves_display_moves_only_the_marker_on_a_status_step():
+    d = ErrorCurvesDisplay.from_table(None, current=0.0)
+    plot = hv.renderer("bokeh").get_plot(d.curves.dmap)
+    hv.renderer("bokeh").get_plot(d.parametric.dmap)
+    t = _table()
+    assert d.update(t, 0.0) == ["curves", "current", "parametric sweep", "parametric current"]
+    assert d.update(t, 2.0) == ["current", "parametric current"]
+    from bokeh.models import Span
+
+    assert [sp.location for sp in plot.state.select({"type": Span})] == [2.0]  # the live marker moved
+    el = d.curves.element()
+    marker = [e for e in el if isinstance(e, hv.Scatter) and e.label == "current status"][0]
+    assert marker.dimension_values(1)[0] == pytest.approx(0.25)
+    ring = [e for e in d.parametric.element() if e.label == "current status"][0]
+    assert ring.dimension_values(0)[0] == pytest.approx(-0.2)
