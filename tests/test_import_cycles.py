@@ -17,14 +17,6 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "buviz"
 
-#: Cycles of the Panel app that another change breaks; each listed as its sorted set of modules.
-#: Listed so that this test guards the compute layer meanwhile; the list must only shrink.
-KNOWN_APP_CYCLES: list[frozenset[str]] = [
-    frozenset({"buviz.app.amplitude", "buviz.app.uncertainty"}),
-    frozenset({"buviz.app", "buviz.app.layout", "buviz.app.notebook"}),
-]
-
-
 def _module_name(path: Path) -> str:
     parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -127,11 +119,4 @@ def test_cycle_finder_finds_a_planted_cycle():
 
 def test_no_import_cycles():
     found = cycles(import_graph())
-    unknown = [sorted(c) for c in found if c not in KNOWN_APP_CYCLES]
-    assert unknown == [], f"import cycles: {unknown}"
-
-
-def test_known_app_cycles_are_still_cycles():
-    # a known cycle that was broken must leave the list (the list only shrinks)
-    found = cycles(import_graph())
-    assert [sorted(c) for c in KNOWN_APP_CYCLES if c not in found] == []
+    assert [sorted(c) for c in found] == [], "import cycles in buviz"
