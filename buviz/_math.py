@@ -20,7 +20,11 @@ def log_comb(n, k) -> np.ndarray:
 
 
 def read_only(a) -> np.ndarray:
-    """A read-only view of ``a``: a result object keeps it whatever later happens to its source."""
+    """A read-only view of ``a``, for a result object to hold.
+
+    A view, not a copy: the owner of ``a`` (an estimator's own arrays, which it only ever rebinds,
+    never writes) keeps it unchanged, so the result does too.
+    """
     v = np.asarray(a).view()
     v.flags.writeable = False
     return v

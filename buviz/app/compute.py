@@ -207,7 +207,7 @@ def bu_result(name: str, n_train: int, seed: int, payload: str, classifier: str,
     """Proposal 2's per-status result (Û, weights, local uncertainties, F ...)."""
     est = bu_fitted(name, n_train, seed, payload, M, K, perturbation, mode)
     st = status_eval(name, n_train, seed, payload, classifier, log2_gamma, log2_C, epoch)
-    return est.evaluate(st.discriminant)
+    return est.evaluate(st.discriminant, train_scores=True)  # f(T) for the sample-space and shift views
 
 
 # -- settings -> keys -> snapshot ----------------------------------------------------------------------

@@ -366,7 +366,7 @@ class UncertaintyFig10(PaperFigure):
     def build(self) -> hv.Layout:
         ds = _data(self.dataset, self.n_train, self.n_test, self.seed)
         disc = _svm(ds, self.log2_gamma)
-        r = _uncertainty(ds, M=self.M, perturbation=self.perturbation, seed=self.seed).evaluate(disc)
+        r = _uncertainty(ds, M=self.M, perturbation=self.perturbation, seed=self.seed).evaluate(disc, train_scores=True)
         data = _space(ds, r, "1: T with given labels", layers=("points",), bayes=False)
         shift = CovariateShiftDisplay.from_result(r, ds, resolution=_RESOLUTION)
         maps = [m.element(title=f"{n + 2}: {name}") for n, (m, name) in enumerate(zip(shift.maps, shift.NAMES,

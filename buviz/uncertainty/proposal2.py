@@ -40,7 +40,7 @@ from buviz._validation import (
     check_Xy,
     fit_context,
 )
-from buviz.classifiers import Discriminant, as_discriminant, boundary_score
+from buviz.classifiers import Discriminant, as_discriminant
 from buviz.grid import top2, top2_difference
 from buviz.uncertainty._kernel import chunk_kernel, neighbourhood_values, quartile_positions, silverman_bandwidth
 from buviz.uncertainty.neighbours import PERTURBATION_MODES, neighbourhoods, perturbed_training_set
@@ -403,6 +403,7 @@ class BoundaryUncertainty(BaseEstimator):
         """
         t0 = time.perf_counter()
         X, y, classes = check_Xy(X, y)
+        X = X.copy()  # the estimator's own T: results hold read-only views of it, the caller's X may change
         encoder = LabelEncoder().fit(classes)
         y = encoder.transform(classes[y]).astype(np.intp)
         N = len(X)
@@ -488,11 +489,12 @@ class BoundaryUncertainty(BaseEstimator):
         return out
 
     # -- per-status work ---------------------------------------------------------------------
-    def evaluate(self, discriminant) -> BoundaryUncertaintyResult:
+    def evaluate(self, discriminant, *, train_scores: bool = False) -> BoundaryUncertaintyResult:
         """Return Û⁽³⁾(Λ) of one classifier status (Ha et al. 2021, eq 27-40).
 
         The status is evaluated once on T̃ (and, for J > 2 with ``pair_at="x"``, once on T to get
-        the classifier's top-2 pair {i(x;Λ), j(x;Λ)} at each training sample).
+        the classifier's top-2 pair {i(x;Λ), j(x;Λ)} at each training sample; or when
+        ``train_scores``).
 
         Parameters
         ----------
@@ -501,6 +503,10 @@ class BoundaryUncertainty(BaseEstimator):
             on the same features and labels as ``fit``; its columns are matched to ``classes_``;
             see :func:`~buviz.classifiers.as_discriminant` for how g is read) or a callable
             X -> (n, J) with columns in ``classes_`` order.
+        train_scores : bool, default=False
+            Also keep the discriminants on T (``g_train``, hence ``f_train``, the f(T) of Fig 10)
+            where Û itself does not need them (J = 2, or ``pair_at="x_tilde"``): one more classifier
+            evaluation, on T, not counted in ``classifier_time``.
 
         Returns
         -------
@@ -553,6 +559,8 @@ class BoundaryUncertainty(BaseEstimator):
             pair_i, pair_j = top2(g_train)
             t_classifier += time.perf_counter() - t1
             f_all = None
+        if train_scores and g_train is None:
+            g_train = disc(self.X_)
 
         chunks = self._chunks(N)
         args = (g_tilde, f_all, self.neighbours_, self.neighbour_labels_, pair_i, pair_j)
@@ -722,10 +730,11 @@ class BoundaryUncertaintyResult:
     neighbours : ndarray of shape (N, M)
         Indices of N^M(x), x itself in column 0 (eq 26; read-only).
     g_train : ndarray of shape (N, J) or None
-        Discriminants on T where ``evaluate`` computed them (J > 2, for the top-2 pair at x);
-        None for two classes.
+        Discriminants on T where ``evaluate`` computed them (J > 2 with the top-2 pair at x, or
+        ``train_scores=True``); else None.
     discriminant : Discriminant
-        The scored status, used only by ``f_train`` when ``g_train`` is None.
+        The scored status, for a display that evaluates it elsewhere (a grid, a test set). The
+        result's own numbers never call it again.
 
     Notes
     -----
@@ -780,11 +789,17 @@ class BoundaryUncertaintyResult:
     def f_train(self) -> np.ndarray:
         """The values f(x;Λ) on T with the top-2 pair taken at x, shape (N,).
 
-        From ``g_train`` where ``evaluate`` computed it, else from the status on ``X`` on first use.
+        From ``g_train``: a result never calls its classifier again, whatever became of it since.
+
+        Raises
+        ------
+        ValueError
+            If ``evaluate`` did not keep the discriminants on T (J = 2 or ``pair_at="x_tilde"``
+            without ``train_scores=True``).
         """
-        if self.g_train is not None:
-            return top2_difference(self.g_train)
-        return boundary_score(self.discriminant, self.X)
+        if self.g_train is None:
+            raise ValueError("f_train needs the discriminants on T: evaluate(status, train_scores=True) keeps them")
+        return top2_difference(self.g_train)
 
     @cached_property
     def F(self) -> np.ndarray:

@@ -26,7 +26,7 @@ hv.extension("bokeh")
 
 def _two_statuses(ds):
     est = BoundaryUncertainty(M=20, random_state=0).fit(ds.X_train, ds.y_train)
-    return [est.evaluate(svm_status(ds.X_train, ds.y_train, g)) for g in (0.25, 4.0)]
+    return [est.evaluate(svm_status(ds.X_train, ds.y_train, g), train_scores=True) for g in (0.25, 4.0)]
 
 
 @pytest.fixture(scope="module")

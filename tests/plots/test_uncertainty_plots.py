@@ -27,7 +27,7 @@ def status():
     d = classifiers.svm_status(ds.X_train, ds.y_train, 2.0)
     ev = evaluate_grid(d, ds.bounds(), 120)
     xs, ys, scores, fields = ev.xs, ev.ys, ev.scores, ev.fields
-    res = BoundaryUncertainty(M=20, random_state=0).fit(ds.X_train, ds.y_train).evaluate(d)
+    res = BoundaryUncertainty(M=20, random_state=0).fit(ds.X_train, ds.y_train).evaluate(d, train_scores=True)
     return ds, d, xs, ys, scores, fields, res
 
 

@@ -257,7 +257,7 @@ def test_chunked_equals_unchunked(gmm_bu):
 def test_result_exposes_per_sample_arrays(gmm_bu):
     ds, bu = gmm_bu
     d = svm_status(ds.X_train, ds.y_train, 1.0)
-    r = bu.evaluate(d)
+    r = bu.evaluate(d, train_scores=True)
     N = len(ds.X_train)
     for name in ("bandwidth", "k_i", "k_j", "k", "posterior", "local_uncertainty", "near_boundary_weights",
                  "f_tilde", "f_train", "pair_match"):
@@ -327,7 +327,7 @@ def test_unknown_array_backend():
 def test_covariate_shift_statistics(gmm_bu):
     ds, bu = gmm_bu
     d = svm_status(ds.X_train, ds.y_train, 2.0**6)
-    r = bu.evaluate(d)
+    r = bu.evaluate(d, train_scores=True)
     same = r.covariate_shift(r.f_train)
     assert same["f(T)"] == 0.0 and 0 < same["f(T̃)"] < 1
     g = d(ds.X_test)

@@ -19,7 +19,7 @@ def test_proposal2_result_survives_a_refit(two_sizes):
     small, large = two_sizes
     bu = BoundaryUncertainty(M=10, random_state=0).fit(small.X_train, small.y_train)
     status = svm_status(small.X_train, small.y_train, gamma=1.0)
-    r = bu.evaluate(status)
+    r = bu.evaluate(status, train_scores=True)
     X_tilde, view_before, F_before = r.X_tilde.copy(), r.sample_view(5), r.F.copy()
     bu.fit(large.X_train, large.y_train)  # the same estimator, another training set
     assert bu.X_tilde_.shape == (300, 2)
@@ -52,3 +52,26 @@ def test_proposal1_result_survives_a_refit(two_sizes):
     p1.fit(large.X_train, large.y_train)
     np.testing.assert_array_equal(r.near_boundary_X, expected)
     assert not hasattr(r, "_estimator")
+
+
+def test_proposal2_result_survives_changes_to_the_callers_data_and_classifier(two_sizes):
+    """The result holds its own T (the estimator copies X) and f(T) computed at evaluate time."""
+    from sklearn.svm import SVC
+
+    small, _ = two_sizes
+    X = small.X_train.copy()
+    clf = SVC(gamma=1.0).fit(X, small.y_train)
+    r = BoundaryUncertainty(M=10).fit(X, small.y_train).evaluate(clf, train_scores=True)
+    f_before, X_before = r.f_train.copy(), r.X.copy()
+    X[0, 0] = 99.0
+    clf.set_params(gamma=100.0).fit(small.X_train, small.y_train)
+    np.testing.assert_array_equal(r.X, X_before)
+    np.testing.assert_array_equal(r.f_train, f_before)
+
+
+def test_f_train_needs_the_scores_on_T(two_sizes):
+    small, _ = two_sizes
+    r = BoundaryUncertainty(M=10).fit(small.X_train, small.y_train).evaluate(
+        svm_status(small.X_train, small.y_train, gamma=1.0))
+    with pytest.raises(ValueError, match="train_scores=True"):
+        _ = r.f_train
