@@ -21,6 +21,7 @@ American Statistical Association* 58(301), 236-244, 1963. https://doi.org/10.108
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ __all__ = ["TruePairEstimate", "estimate_true_pairs", "class_aic", "aic_from_sse
            "KRangeWarning", "AIC_FORMS", "DEFAULT_K_RANGE", "PAPER_K_RANGE", "PROTOTYPE_SEARCHES",
            "WARD_MAX_SAMPLES"]
 
-#: ``"auto"``: K_j = 1, 2, ... while K_j d + 1 is below the observations of eq 48 and K_j below the
+#: ``"auto"``: K_j = 1, 2, ..., 2⌈√N_j⌉ while K_j d + 1 is below the observations of eq 48 and K_j below the
 #: distinct samples of the class, the search stopping where AIC first turns down (its first local maximum).
 DEFAULT_K_RANGE = "auto"
 #: K ∈ {1, 3, ..., 39}, the search range of §6.3 (the default before the search grew with the class).
@@ -287,7 +288,8 @@ def estimate_true_pairs(X: np.ndarray, y: np.ndarray, n_classes: int, K="aic", *
     samples (σ² → 0) while the penalty K_j d + 1 grows only linearly; the largest AIC over all
     K_j < N_j is the degenerate K_j = N_j − 1. The candidates therefore stop where eq 48 has as
     many parameters as observations, K_j d + 1 < N_j (``"literal"``: N_j distances) or
-    K_j d + 1 < N_j d (``"isotropic"``: N_j d coordinates), and the search stops at the first K_j
+    K_j d + 1 < N_j d (``"isotropic"``: N_j d coordinates), and at 2⌈√N_j⌉ (:func:`auto_K_cap`),
+    and the search stops at the first K_j
     at which one more prototype no longer pays for its d parameters (AIC's first local maximum).
     The range grows with the class and stays below its size. A search that ends on its last
     candidate (the criterion never turned down) is reported in ``K_at_bound``; with an explicit
@@ -417,12 +419,32 @@ def _check_K_range(K_range) -> tuple[bool, tuple[int, ...] | str]:
     return False, ks
 
 
+def auto_K_cap(n: int) -> int:
+    """The largest K_j that ``K_range="auto"`` tries for a class of ``n`` samples: 2⌈√n⌉.
+
+    The range grows with the class, but sub-linearly: where eq 48 keeps rising (two dimensions),
+    a prototype classifier with K_j near n/2 is close to 1-NN and Î* would follow the noise.
+    2⌈√n⌉ keeps 39 (the paper's largest K, §6.3) reachable from n = 362 on.
+
+    Parameters
+    ----------
+    n : int
+        The class size.
+
+    Returns
+    -------
+    int
+        2⌈√n⌉.
+    """
+    return 2 * math.isqrt(max(n - 1, 0)) + 2
+
+
 def _candidates(K_range, auto: bool, n_distinct: int, n: int, d: int, form: str) -> list[int]:
     """K below the number of distinct samples (at least [1]); with "auto" also K d + 1 < n observations."""
     if auto:
         # eq 48 has K d + 1 parameters; "literal" models n distances, "isotropic" n d coordinates
         n_obs = n if form == "literal" else n * d
-        upper = min(n_distinct - 1, (n_obs - 2) // d)
+        upper = min(n_distinct - 1, (n_obs - 2) // d, auto_K_cap(n))
         return list(range(1, max(upper, 1) + 1))
     return [k for k in K_range if k < n_distinct] or [1]
 

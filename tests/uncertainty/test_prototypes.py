@@ -16,6 +16,7 @@ from buviz.uncertainty.prototypes import (
     KRangeWarning,
     _cut_labels,
     aic_from_sse,
+    auto_K_cap,
     class_aic,
     estimate_true_pairs,
     ward_sse,
@@ -114,7 +115,7 @@ def test_abalone_range_grows_past_the_bound_the_paper_range_hits():
 
 
 def test_auto_range_in_two_dimensions_reports_its_bound_in_the_field():
-    """In 2-D eq 48 keeps rising up to its identifiability limit: the field says so, no warning."""
+    """In 2-D eq 48 keeps rising up to the range's end (2⌈√n⌉ here): the field says so, no warning."""
     ds = datasets.load("gmm3", n_train=400, n_test=0, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", KRangeWarning)
@@ -122,7 +123,14 @@ def test_auto_range_in_two_dimensions_reports_its_bound_in_the_field():
     tp = bu.true_pairs_
     _check_auto_invariants(tp, ds.X_train, ds.y_train)
     assert tp.K_at_bound.all()
-    np.testing.assert_array_equal(tp.K_upper, (np.bincount(ds.y_train) - 2) // 2)
+    n = np.bincount(ds.y_train)
+    np.testing.assert_array_equal(tp.K_upper, [min((m - 2) // 2, auto_K_cap(m)) for m in n])
+    assert np.all(tp.n_prototypes <= 2 * np.ceil(np.sqrt(n)))  # far from n / 2: no near-1-NN Î*
+
+
+def test_auto_cap_is_twice_the_ceiling_of_the_square_root():
+    for n in (1, 2, 3, 4, 5, 99, 100, 101, 361, 362, 985):
+        assert auto_K_cap(n) == 2 * int(np.ceil(np.sqrt(n)))
 
 
 @pytest.mark.parametrize("name", ["winequality_white", "iris_like"])
