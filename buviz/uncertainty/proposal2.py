@@ -240,6 +240,11 @@ def pair_uncertainty(k: np.ndarray, local: np.ndarray, pair_match: np.ndarray, p
                       case=case, sample_weights=sample_weights)
 
 
+#: The hyper-parameters :meth:`BoundaryUncertainty.evaluate` reads (the others act in ``fit``).
+_EVALUATE_PARAMS = ("weight_tol", "separability", "separability_n0", "pair_at", "chunk_size", "array_backend",
+                    "device", "n_jobs")
+
+
 class BoundaryUncertainty(BaseEstimator):
     """Boundary uncertainty of classifier statuses, Proposal 2 (Û⁽³⁾, eq 40).
 
@@ -531,6 +536,9 @@ class BoundaryUncertainty(BaseEstimator):
         """
         check_is_fitted(self, "neighbours_", msg="This %(name)s instance is not fitted yet: call fit(X, y) "
                                                  "on the training set before evaluate.")
+        # the hyper-parameters evaluate reads, checked again: set_params may have changed them since fit
+        check_params({k: getattr(self, k) for k in _EVALUATE_PARAMS},
+                     {k: self._parameter_constraints[k] for k in _EVALUATE_PARAMS}, "BoundaryUncertainty")
         disc = as_discriminant(discriminant, n_classes=self.n_classes_, classes=self.classes_)
         n_in = getattr(disc.estimator, "n_features_in_", None)
         if n_in is not None and n_in != self.n_features_in_:

@@ -336,3 +336,13 @@ def test_covariate_shift_statistics(gmm_bu):
     assert shift["f(T̃)"] < shift["f(T)"]
     with pytest.raises(ValueError, match="f_test"):
         r.covariate_shift([])
+
+
+def test_evaluate_checks_what_set_params_changed_after_fit(gmm_bu):
+    from buviz._validation import InvalidParameterError
+
+    ds, bu = gmm_bu
+    fitted = bu.with_perturbation(bu.perturbation)  # a fitted copy, so the shared fixture stays as it is
+    fitted.set_params(pair_at="y")
+    with pytest.raises(InvalidParameterError, match="pair_at"):
+        fitted.evaluate(svm_status(ds.X_train, ds.y_train, 1.0))
