@@ -277,8 +277,9 @@ class BoundaryUncertainty(BaseEstimator):
     weight_tol : float, default=0.05
         Relative threshold under which w_kl is treated as zero (eq 39, the separability Cases 1 and
         3 of §4.5). Gaussian tails never vanish, so "w_kl = 0" is read on a scale-free quantity,
-        the effective share of the pair's samples lying on B(Λ),
-        ``ω_kl = w_kl / (φ(0) |B̂*(k,l)|)``: each sample on B(Λ) adds about φ(0) to w_kl (eq 29).
+        the pair's near-boundary kernel mass per sample in units of φ(0),
+        ``ω_kl = w_kl / (φ(0) |B̂*(k,l)|)`` (eq 29: each neighbour reading on B(Λ) adds about φ(0);
+        k̂(x) sums M of them, so ω_kl lies in [0, M]).
         Measured on ``gmm_separable`` (N = 150 … 2000, 8 seeds, SVC γ = 2⁻⁶ … 2⁴ with zero error
         on T̃, boundary in the empty band): ω ≤ 0.021; boundaries through a class crowd or
         through overlapping classes: ω ≥ 0.6. An absolute threshold is not scale-free: the same
@@ -695,7 +696,8 @@ class BoundaryUncertaintyResult:
     pair_weights : ndarray
         w_kl (eq 29).
     pair_weight_share : ndarray
-        ``ω_kl = w_kl / (φ(0) |B̂*(k,l)|)``, the effective share of the pair's samples on B(Λ).
+        ``ω_kl = w_kl / (φ(0) |B̂*(k,l)|)``, the pair's near-boundary kernel mass per sample in
+        units of φ(0) (in [0, M]).
     pair_error_tilde : ndarray
         L̃_tr^kl, the error rate on perturbed B̂*(k,l).
     pair_weighted : ndarray of bool
