@@ -146,15 +146,16 @@ def proposal1_costs(source=None, *, N: int | None = None, d: int | None = None, 
 
 
 def proposal2_costs(source=None, *, N: int | None = None, M: int = 40, J: int | None = None,
-                    d: int | None = None, mode: str = "paper") -> OpCounts:
+                    d: int | None = None, mode: str = "paper", pair_at: str | None = None) -> OpCounts:
     """Return the per-status costs c⁽²⁾(Λ) of Proposal 2 (Ha et al. 2021, eq 43).
 
     d does not enter the per-status costs (eq 43); it is accepted for symmetry.
     ``mode="paper"``: eq 43 with constants 1 — N·M additions, multiplications and exponentials,
     N·J·log₂J comparisons, N classified samples.
     ``mode="counted"``: per-element tallies of ``BoundaryUncertainty.evaluate`` (J = 2 unless noted):
-    g on T̃ (N samples, 1 call; J > 2: also g on T, N more samples, and a top-2 selection, N(2J − 3)
-    comparisons, and the F gather g_i − g_j, N·M additions); f = g₁ − g₂ on T̃ (N additions);
+    g on T̃ (N samples, 1 call; J > 2: also g on T, N more samples, unless the pair is read at x̃,
+    ``pair_at="x_tilde"``; a top-2 selection, N(2J − 3) comparisons, and the F gather g_i − g_j,
+    N·M additions); f = g₁ − g₂ on T̃ (N additions);
     per row of F (M values): Silverman σ̂ (3M additions, M + 3 multiplications), IQR by partition
     (≈ 2M comparisons + 7 operations), kernel z = F/h, z², −½z², exp, /√2π (4M multiplications,
     M exponentials), label masks (2M comparisons), masked sums (2M multiplications, 2M additions);
@@ -176,6 +177,10 @@ def proposal2_costs(source=None, *, N: int | None = None, M: int = 40, J: int | 
         Dimension (checked, unused).
     mode : {"paper", "counted"}, default="paper"
         The §5 formula or the per-element tallies of this implementation.
+    pair_at : {"x", "x_tilde"} or None, default=None
+        Where ``evaluate`` read the top-2 pair (``BoundaryUncertainty.pair_at``): "x" costs one
+        more classifier evaluation, on T, for J > 2. None: the estimator's setting when ``source``
+        is one, else "x".
 
     Returns
     -------
@@ -205,6 +210,7 @@ def proposal2_costs(source=None, *, N: int | None = None, M: int = 40, J: int | 
         N, M = source.neighbours_.shape
         J = source.n_classes_
         d = source.X_.shape[1]
+        pair_at = source.pair_at if pair_at is None else pair_at
     elif source is not None:
         raise InvalidParameterError("source must be a BoundaryUncertaintyResult, a fitted BoundaryUncertainty or None, "
                          f"got {type(source).__name__}")
@@ -213,6 +219,8 @@ def proposal2_costs(source=None, *, N: int | None = None, M: int = 40, J: int | 
     J = check_int(J, "J", low=2)
     if d is not None:
         check_int(d, "d", low=1)
+    if pair_at not in (None, "x", "x_tilde"):
+        raise InvalidParameterError(f"pair_at must be 'x', 'x_tilde' or None, got {pair_at!r}")
     if mode == "paper":
         return OpCounts(add=N * M, mul=N * M, comp=N * _jlogj(J), exp=N * M, cl_calls=1, cl_samples=N)
     if mode != "counted":
@@ -221,7 +229,9 @@ def proposal2_costs(source=None, *, N: int | None = None, M: int = 40, J: int | 
     post = OpCounts(add=8, mul=5, comp=J + 4)
     out = (row + post) * N + OpCounts(add=N, cl_calls=1, cl_samples=N)
     if J > 2:
-        out = out + OpCounts(add=N * M, comp=N * (2 * J - 3), cl_calls=1, cl_samples=N)
+        out = out + OpCounts(add=N * M, comp=N * (2 * J - 3))
+        if (pair_at or "x") == "x":
+            out = out + OpCounts(cl_calls=1, cl_samples=N)
     return out
 
 

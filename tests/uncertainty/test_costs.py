@@ -159,3 +159,20 @@ def test_bad_cost_inputs(kwargs, name):
         proposal1_costs(Proposal1())
     with pytest.raises(ValueError, match="source"):
         proposal2_costs("x", N=10, J=2)
+
+
+def test_counted_costs_follow_where_the_pair_is_read():
+    """For J > 2 the pair read at x costs one classifier evaluation on T more than at x̃, as evaluate does."""
+    from buviz import datasets
+    from buviz.classifiers import as_discriminant, svm_status
+    from buviz.uncertainty import BoundaryUncertainty, proposal2_costs
+
+    ds = datasets.load("gmm3", n_train=200, n_test=0, random_state=0)
+    status = svm_status(ds.X_train, ds.y_train, 1.0)
+    for pair_at, calls in (("x", 2), ("x_tilde", 1)):
+        bu = BoundaryUncertainty(M=10, pair_at=pair_at).fit(ds.X_train, ds.y_train)
+        disc = as_discriminant(status.estimator, n_classes=3)
+        bu.evaluate(disc)
+        counted = proposal2_costs(bu, mode="counted")
+        assert counted.cl_calls == calls == disc.n_calls
+        assert counted.cl_samples == calls * 200 == disc.n_evaluated
