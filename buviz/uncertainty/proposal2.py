@@ -240,6 +240,20 @@ def pair_uncertainty(k: np.ndarray, local: np.ndarray, pair_match: np.ndarray, p
                       case=case, sample_weights=sample_weights)
 
 
+def _flat_advice(est) -> str:
+    """What to try when a status is flat on most neighbourhoods: it depends on what the classifier offers."""
+    if est is None:
+        return "scores that step or saturate; give a callable continuous scores"
+    if hasattr(est, "predict_proba") and hasattr(est, "decision_function"):
+        return ("saturated scores? it has predict_proba: read it through its probabilities, "
+                "as_discriminant(model, response='predict_proba')")
+    if hasattr(est, "predict_proba"):
+        return ("read through log-probabilities? use response='predict_proba'; else its probabilities are constant "
+                "around most samples, as for a classifier that interpolates the training set (e.g. 1-NN)")
+    return ("its decision_function is constant around most samples: this status fits the training set so closely "
+            "(e.g. a very large RBF γ) that Û says little about it")
+
+
 #: The hyper-parameters :meth:`BoundaryUncertainty.evaluate` reads (the others act in ``fit``).
 _EVALUATE_PARAMS = ("weight_tol", "separability", "separability_n0", "pair_at", "chunk_size", "array_backend",
                     "device", "n_jobs")
@@ -600,16 +614,7 @@ class BoundaryUncertainty(BaseEstimator):
         value = float(np.dot(p_pair, u_pair))  # eq 40
         flat_share = float(np.mean(h == 0))
         if flat_share > FLAT_WARN_SHARE:
-            est = disc.estimator  # the advice follows what the classifier offers
-            advice = ("scores that step or saturate; give a callable continuous scores" if est is None else
-                      "saturated scores? it has predict_proba: read it through its probabilities, "
-                      "as_discriminant(model, response='predict_proba')" if hasattr(est, "predict_proba")
-                      and hasattr(est, "decision_function") else
-                      "read through log-probabilities? use response='predict_proba'; else its probabilities "
-                      "are constant around most samples, as for a classifier that interpolates the training set "
-                      "(e.g. 1-NN)" if hasattr(est, "predict_proba") else
-                      "its decision_function is constant around most samples: this status fits the training "
-                      "set so closely (e.g. a very large RBF γ) that Û says little about it")
+            advice = _flat_advice(disc.estimator)
             warnings.warn(f"{disc.name or 'the discriminant'} is flat (f constant, h_x = 0) on the neighbourhoods "
                           f"of {100 * flat_share:.0f}% of T̃: Û rests on the remaining samples ({advice}).",
                           FlatDiscriminantWarning, stacklevel=2)
