@@ -93,11 +93,10 @@ class ExtrapolationView(pn.viewable.Viewer):
     def toy_plots(self):
         """HoloViews elements of the toy tab (Figs 6, 7a, 7b/8b, 8c)."""
         d = self.toy_data()
-        rhos = sorted({0.3, 0.5, 0.7, 0.9, float(self.rho)})
         return {
-            "level_sets": plots.toy_level_sets(self.rho),
-            "dbar": plots.dbar_curves(rhos),
-            "risk": plots.risk_distribution(d["distribution"], self.rho),
+            "level_sets": plots.toy_level_sets(d["level_grid"], self.rho),
+            "dbar": plots.dbar_curves(d["dbar"]),
+            "risk": plots.risk_distribution(d["distribution"], self.rho, d["avrisk"]),
             "polynomial_error": plots.polynomial_error(d["polynomial_error"]),
         }
 

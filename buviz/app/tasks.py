@@ -139,11 +139,9 @@ def toy_model(rho_key: int) -> dict:
     approximation error of D̄, and AvRisk_k (Theorem 4.1). Everything the toy tab draws: its builders
     (:mod:`buviz.plots.extrapolation`) only need to draw these arrays."""
     rho = rho_key / 1e6
-    grid = np.linspace(-3.0, 3.0, 121)
-    Y, X = np.meshgrid(grid, grid)
     u = np.linspace(0, 1, 201)
     rhos = sorted({0.3, 0.5, 0.7, 0.9, rho})
-    return {"level_grid": (grid, grid, ex.toy_conditional_accuracy(X, Y, rho)),  # (y, x, U_x(y)), Fig 7a
+    return {"level_grid": ex.toy_accuracy_grid(rho),  # (y, x, U_x(y)), Fig 7a
             "dbar": {r: (u, ex.toy_dbar(u, r)) for r in rhos},  # D̄(u) = P(U ≤ u), Fig 6
             "distribution": ex.toy_risk_distribution(range(2, 11), rho, n_sets=300, random_state=0),
             "polynomial_error": pd.concat([ex.toy_polynomial_error(r, range(1, 11), n_grid=200)

@@ -61,6 +61,7 @@ from ._population import (
     subsample_classes,
 )
 from ._toy import (
+    toy_accuracy_grid,
     toy_average_accuracy,
     toy_average_risk,
     toy_conditional_accuracy,
@@ -80,7 +81,7 @@ __all__ = [
     "fit_extrapolator", "gaussian_basis", "ground_truth", "kde_favorability", "load_classex_fixture",
     "load_digits_population", "make_population", "margin_matrix", "moment_matrix", "peer_comparison",
     "peers_benchmark_margins", "population_margins", "ranks_from_margins", "subsample_classes", "test_accuracy",
-    "toy_average_accuracy", "toy_average_risk", "toy_conditional_accuracy", "toy_dbar",
+    "toy_accuracy_grid", "toy_average_accuracy", "toy_average_risk", "toy_conditional_accuracy", "toy_dbar",
     "toy_label_set_accuracy", "toy_monte_carlo", "toy_polynomial_error", "toy_printed_error",
     "toy_risk_distribution",
 ]

@@ -36,6 +36,7 @@ from .._validation import check_int, check_real
 from ._core import check_ks
 
 __all__ = [
+    "toy_accuracy_grid",
     "toy_conditional_accuracy",
     "toy_printed_error",
     "toy_dbar",
@@ -130,6 +131,44 @@ def toy_conditional_accuracy(x, y, rho: float) -> np.ndarray:
 
 _Y_NODES = np.linspace(-9.0, 9.0, 3601)
 _Y_W = np.exp(-0.5 * _Y_NODES**2) / np.sqrt(2 * np.pi) * (_Y_NODES[1] - _Y_NODES[0])
+
+
+def toy_accuracy_grid(rho: float, *, extent: float = 3.0, n: int = 121) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return U_x(y) of the toy model on an n × n grid of (y, x) ∈ [−extent, extent]² (Fig 7a).
+
+    Parameters
+    ----------
+    rho : float
+        Correlation ρ in [0, 1).
+    extent : float, default=3.0
+        Half-width of the grid in y and in x.
+    n : int, default=121
+        Grid points per axis.
+
+    Returns
+    -------
+    y, x : ndarray of shape (n,)
+        The grid's coordinates.
+    U : ndarray of shape (n, n)
+        ``U[i, j]`` = U_{x_i}(y_j) (:func:`toy_conditional_accuracy`), rows along x.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``rho`` is outside [0, 1), ``extent`` is not positive or ``n`` < 2.
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating expected accuracies for multi-class
+    classification", manuscript, April 21, 2017 (equation and section numbers are this text's);
+    the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
+    """
+    extent = check_real(extent, "extent", low=0.0, low_open=True)
+    n = check_int(n, "n", low=2)
+    y = np.linspace(-extent, extent, n)
+    x = np.linspace(-extent, extent, n)
+    Y, X = np.meshgrid(y, x)
+    return y, x, toy_conditional_accuracy(X, Y, rho)
 
 
 def toy_dbar(u, rho: float) -> np.ndarray:

@@ -70,7 +70,8 @@ class ExtrapolationFig6(PaperFigure):
     def build(self) -> hv.Overlay:
         dist = ex.toy_risk_distribution(range(2, self.k_max + 1), self.rho, n_sets=self.n_sets,
                                         random_state=self.seed)
-        return xplots.risk_distribution(dist, self.rho)
+        ks = np.arange(2, self.k_max + 1)
+        return xplots.risk_distribution(dist, self.rho, ex.toy_average_risk(ks, self.rho))
 
 
 class ExtrapolationFig7(PaperFigure):
@@ -81,7 +82,9 @@ class ExtrapolationFig7(PaperFigure):
     rho = _rho(0.7, low=0.01)
 
     def build(self) -> hv.Layout:
-        return (xplots.toy_level_sets(self.rho, n=81) + xplots.dbar_curves((self.rho,))).cols(2)
+        u = np.linspace(0, 1, 201)
+        return (xplots.toy_level_sets(ex.toy_accuracy_grid(self.rho, n=81), self.rho)
+                + xplots.dbar_curves({self.rho: (u, ex.toy_dbar(u, self.rho))})).cols(2)
 
 
 class ExtrapolationFig8(PaperFigure):
@@ -98,7 +101,8 @@ class ExtrapolationFig8(PaperFigure):
         risk = xplots.average_risk_curves(ks, {r: ex.toy_average_risk(ks, r) for r in self.rhos})
         err = pd.concat([ex.toy_polynomial_error(r, range(1, self.max_degree + 1), n_grid=200) for r in self.rhos],
                         ignore_index=True)
-        return (risk + style.opts(xplots.dbar_curves(self.rhos), title="(b) D̄(u)")
+        u = np.linspace(0, 1, 201)
+        return (risk + style.opts(xplots.dbar_curves({r: (u, ex.toy_dbar(u, r)) for r in self.rhos}), title="(b) D̄(u)")
                 + style.opts(xplots.polynomial_error(err), title="(c) polynomial error")).cols(3)
 
 

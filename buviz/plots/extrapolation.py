@@ -36,15 +36,16 @@ __all__ = [
 _COLORS = style.PALETTE
 
 
-def toy_level_sets(rho: float, *, extent: float = 3.0, n: int = 121, levels: int = 9) -> hv.Overlay:
-    """Level sets of the conditional accuracy U_x(y) of the toy model (Fig 7a), corrected formula."""
-    y = np.linspace(-extent, extent, n)
-    x = np.linspace(-extent, extent, n)
-    Y, X = np.meshgrid(y, x)
-    U = ex.toy_conditional_accuracy(X, Y, rho)
+def toy_level_sets(grid: tuple, rho: float, *, levels: int = 9) -> hv.Overlay:
+    """Level sets of the toy model's conditional accuracy U_x(y) (Fig 7a), corrected formula.
+
+    ``grid`` is ``(y, x, U)`` from :func:`buviz.extrapolation.toy_accuracy_grid`; ρ draws the line x = ρy.
+    """
+    y, x, U = grid
     img = hv.Image((y, x, U), kdims=["y", "x"], vdims=[hv.Dimension("U", range=(0, 1))])
     img = style.opts(img, cmap="viridis", colorbar=True, title=f"U_x(y), ρ = {rho:g}")
-    line = style.opts(hv.Curve((y, rho * y), "y", "x", label="x = ρy"), color="white", line_dash="dashed")
+    line = style.opts(hv.Curve((y, rho * np.asarray(y)), "y", "x", label="x = ρy"), color="white",
+                      line_dash="dashed")
     try:
         cont = style.opts(hv.operation.contours(img, levels=levels, filled=False), color="black", line_width=1)
         return img * cont * line
@@ -52,22 +53,23 @@ def toy_level_sets(rho: float, *, extent: float = 3.0, n: int = 121, levels: int
         return img * line
 
 
-def dbar_curves(rhos=(0.3, 0.5, 0.7, 0.9), *, n: int = 201) -> hv.Overlay:
-    """D̄(u) of the toy model for several ρ (Figs 7b, 8b)."""
-    u = np.linspace(0, 1, n)
+def dbar_curves(dbar: dict) -> hv.Overlay:
+    """D̄(u) of the toy model for several ρ (Figs 7b, 8b): ``dbar`` maps ρ to ``(u, D̄(u))``
+    (:func:`buviz.extrapolation.toy_dbar` on a grid of u)."""
     curves = [
         style.opts(
-            hv.Curve((u, ex.toy_dbar(u, r)), "u", hv.Dimension("Dbar", label="D̄(u)"), label=f"ρ = {r:g}"),
+            hv.Curve((u, d), "u", hv.Dimension("Dbar", label="D̄(u)"), label=f"ρ = {r:g}"),
             color=_COLORS[i % len(_COLORS)],
         )
-        for i, r in enumerate(rhos)
+        for i, (r, (u, d)) in enumerate(sorted(dbar.items()))
     ]
     return style.opts(hv.Overlay(curves), title="D̄(u) = P(U ≤ u)", legend_position="top_left")
 
 
-def risk_distribution(dist: pd.DataFrame, rho: float) -> hv.Overlay:
+def risk_distribution(dist: pd.DataFrame, rho: float, avrisk) -> hv.Overlay:
     """Distribution of the k-class Bayes risk over random label sets with its mean and the theoretical
-    average risk from Theorem 4.1 (Fig 6). ``dist`` is :func:`buviz.extrapolation.toy_risk_distribution`."""
+    average risk from Theorem 4.1 (Fig 6). ``dist`` is :func:`buviz.extrapolation.toy_risk_distribution`,
+    ``avrisk`` :func:`buviz.extrapolation.toy_average_risk` at the sorted k of ``dist``."""
     ks = np.sort(dist["k"].unique())
     box = style.opts(
         hv.BoxWhisker(dist, "k", "risk"),
@@ -81,7 +83,7 @@ def risk_distribution(dist: pd.DataFrame, rho: float) -> hv.Overlay:
         hv.Scatter((means.index.astype(str), means.values), "k", "risk", label="mean"), color="black", size=7
     )
     theo = style.opts(
-        hv.Curve((ks.astype(str), ex.toy_average_risk(ks, rho)), "k", "risk", label="AvRisk_k (Thm 4.1)"),
+        hv.Curve((ks.astype(str), np.asarray(avrisk)), "k", "risk", label="AvRisk_k (Thm 4.1)"),
         color=style.HIGHLIGHT_COLOR,
     )
     return style.opts((box * pts * theo), title=f"k-class risk, ρ = {rho:g}", legend_position="bottom_right")
