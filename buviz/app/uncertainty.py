@@ -13,8 +13,6 @@ weights computed in the full space.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import holoviews as hv
 import numpy as np
 import panel as pn
@@ -24,24 +22,20 @@ from buviz.app.export import export_buttons, sweep_download
 from buviz.app.mathmd import math_markdown
 from buviz.app.proposal1 import proposal1_for
 from buviz.app.state import ExplorerState
+from buviz.app.viewbase import TabView, math_dollars
 from buviz.plots import displays as pd_
 from buviz.plots import style
 from buviz.plots import uncertainty as pb
 
 __all__ = ["SampleSpaceView", "WeightsView", "ShiftView", "CurvesView", "SampleView", "SensitivityView",
-           "numbers_markdown", "tab_views"]
-
-
-def _math(text: str) -> str:
-    """Inline LaTeX: Panel's Markdown pane renders $$...$$ spans with MathJax."""
-    return text.replace("$", "$$")
+           "numbers_markdown"]
 
 
 _W = style.COLOR_WORDS
 _MAP_OPTS = dict(width=640, height=480, tools=["tap", "hover"], active_tools=["wheel_zoom"],
                  toolbar="above", legend_position="right")
 
-SAMPLE_SPACE_MD = _math(r"""
+SAMPLE_SPACE_MD = math_dollars(r"""
 **B(Λ)** is the zero contour of the near-boundary-ness $f(x;\Lambda) = g_{i}(x;\Lambda) - g_{j}(x;\Lambda)$
 of the top-2 classes $i \lt j$ at $x$ (eq 12), drawn on a 160 × 160 grid; **B\*** (dashed) is where the two
 largest exact posteriors are equal. Shading: the predicted class. With more than two features the
@@ -53,7 +47,7 @@ $\hat U_{kl}^{(3)} = \sum_{x\in \hat B^{\ast}(k,l)} \frac{\hat k(x)}{w_{kl}}\,\h
 (best $-1$). *Tap a sample to see it up close.*
 """)
 
-WEIGHTS_MD = _math(rf"""
+WEIGHTS_MD = math_dollars(rf"""
 **Probability weights** (Fig 14) $\hat k(x;\Lambda)/w_{{kl}}(\Lambda)$ with
 $\hat k = \hat k^i + \hat k^j$, $\hat k^m(x) = \sum_{{x'\in\mathcal N^M(x),\,y(x')=m}}
 \varphi\!\left(\frac{{0 - f(\tilde x';\Lambda)}}{{h_x}}\right)$ (eq 27-28) and
@@ -63,7 +57,7 @@ samples with zero weight keep their class colour.
 A boundary through an empty band leaves every weight at zero (eq 39's first branch).
 """)
 
-SHIFT_MD = _math(rf"""
+SHIFT_MD = math_dollars(rf"""
 **Covariate shift in $f$** (Fig 10): $f(\mathcal T;\Lambda)$ on the training samples is biased by
 training (the classifier has seen them), $f(\tilde{{\mathcal T}};\Lambda)$ on the perturbed set
 $\tilde x = x + r_x \odot \lVert x - x^{{(1)}}\rVert$ (Alg 1) should look like $f(\mathcal X^{{te}};\Lambda)$.
@@ -72,14 +66,14 @@ The distributions work at every dimension; for two features the maps share one c
 Kolmogorov–Smirnov statistic against $f(\mathcal X^{{te}};\Lambda)$ (smaller = closer).
 """)
 
-CURVES_MD = _math(r"""
+CURVES_MD = math_dollars(r"""
 **Selection curves** (Figs 6-9): errors on the left axis ($\hat L_{te}$ test, $\hat L_{val}$ CV
 validation, $L_{HO}$ hold-out, $\hat L_{tr}$ CV training), $-\hat U_{tr}$ (Proposal 2 on $\mathcal T$)
 and $-\hat U_{te}$ (on the test set) on the right axis. A good status has low error **and** $-\hat U$
 near $-1$. *Click a point to select that status.* Right: the same sweep as a parametric curve.
 """)
 
-SAMPLE_MD = _math(r"""
+SAMPLE_MD = math_dollars(r"""
 **One sample up close** (Fig 4): the cluster $\mathcal N^M(x)$ (x and its $M-1$ nearest neighbours)
 projected on the $f$ axis through the perturbed members $\tilde x'$; Parzen kernels of width
 $h_x = 0.9\min(\hat\sigma_x, \mathrm{IQR}_x/1.34)\,M^{-1/5}$ (eq 32) counted at $f = 0$ give
@@ -87,7 +81,7 @@ $\hat k^i, \hat k^j$ (dashed: their sums along $f$, divided by $M$); $\hat P(C_i
 (eq 38) and $\hat U(x) = 1 - |2\hat P - 1|$ (eq 37).
 """)
 
-SENS_MD = _math(r"""
+SENS_MD = math_dollars(r"""
 **Sensitivity** of $-\hat U_{tr}$ to $M$ (Fig 12: $M$ = 20 … 160) and to the number $K$ of prototypes
 per class used for $\hat{\mathcal I}^{\ast}$ (Fig 13: $K$ = 3 … 40 and AIC). For two classes $\hat{\mathcal I}^{\ast}
 = \{\{1,2\}\}$ and $K$ has no influence. The sweeps run on demand in the background (2-fold CV, cached).
@@ -111,58 +105,7 @@ def _with_tap(display: pd_.Display, kdims, callback, **opts) -> tuple[hv.Dynamic
 _XY = ["x1", "x2"]
 
 
-def bound_pane(pane, render: Callable[[], object], *deps: tuple[param.Parameterized, str],
-               shown: tuple[param.Parameterized, str] | None = None):
-    """``pane`` (created once) whose ``object`` is ``render()``, set again whenever one of ``deps``
-    ((object, parameter name) pairs) changes. The pane is updated in place, never replaced, so the
-    browser patches one model instead of building a new one (and laying out the page again).
-
-    ``shown``: an (object, Boolean parameter name) pair saying whether the pane is on screen (its tab
-    is open); while it is False the pane is left alone and it catches up when it turns True. A pane
-    of a closed tab has no model in the page, and Panel re-resolves the stylesheets of an update to
-    such a pane against its CDN (offline: every style of the page breaks).
-    """
-
-    def update(*events):
-        if shown is not None and not getattr(*shown):
-            return
-        new = render()
-        if new != pane.object:
-            pane.object = new
-
-    pane.object = render()
-    for obj, name in deps:
-        obj.param.watch(update, name)
-    if shown is not None:
-        shown[0].param.watch(update, shown[1])
-    return pane
-
-
-class _View(pn.viewable.Viewer):
-    state = param.ClassSelector(class_=ExplorerState)
-    tab_open = param.Boolean(default=True, doc="Whether the view's tab is open (its text panes follow the state)")
-
-    def _pane(self, pane, render, *deps):
-        """A text pane of this view, following ``deps`` while the view is shown (:func:`bound_pane`)."""
-        return bound_pane(pane, render, *deps, shown=(self, "tab_open"))
-
-    def _snap(self):
-        return self.state.snapshot
-
-    def _follow_when_open(self, follow: Callable[[], None], *state_params: str, own: tuple[str, ...] = ()) -> None:
-        """Call ``follow()`` now and whenever one of ``state_params`` (of the state) or ``own`` (of the
-        view) changes while the tab is open; a closed tab catches up when it opens."""
-
-        def run(*events):
-            if self.tab_open:
-                follow()
-
-        self.state.param.watch(run, list(state_params))
-        self.param.watch(run, ["tab_open", *own])
-        follow()
-
-
-class _PlaneView(_View):
+class _PlaneView(TabView):
     """A view whose map draws the training samples: in their plane for d = 2, else in a plane fitted on T."""
 
     projection = param.Selector(default="pca", objects=["pca", "lda"],
@@ -378,7 +321,7 @@ class WeightsView(_PlaneView):
         )
 
 
-class ShiftView(_View):
+class ShiftView(TabView):
     """Tab 3: the distributions of f(T), f(T̃), f(X_te) and their KS statistics (every d), and for
     two features the three maps on one colour scale (Fig 10); a
     :class:`~buviz.plots.displays.CovariateShiftDisplay`."""
@@ -440,7 +383,7 @@ class ShiftView(_View):
                          export_buttons(self, "covariate_shift"))
 
 
-class CurvesView(_View):
+class CurvesView(TabView):
     """Tab 4: errors and −Û over the sweep (twin axes), a marker at the current status, tap to select;
     an :class:`~buviz.plots.displays.ErrorCurvesDisplay` (a new sweep row feeds the curves, a status
     step moves the markers only)."""
@@ -632,7 +575,7 @@ class SampleView(_PlaneView):
         )
 
 
-class SensitivityView(_View):
+class SensitivityView(TabView):
     """Tab 6: −Û_tr for several M (Fig 12) and K (Fig 13), computed on demand."""
 
     twin_y = True
@@ -671,19 +614,3 @@ class SensitivityView(_View):
                             (self.state, "sensitivity_state"))
         return pn.Column(pn.Row(self.run_M, self.run_K, status), self.plots,
                          export_buttons(self, "sensitivity"), math_markdown(SENS_MD, sizing_mode="stretch_width"))
-
-
-def tab_views(state: ExplorerState, on_select: Callable[[int], None] | None = None) -> dict[str, _View]:
-    """The seven boundary-uncertainty views, keyed by tab title."""
-    from buviz.app.amplitude import AmplitudeView  # built on this module's _View: imported here, not at the top
-
-    return {
-        "Sample space": SampleSpaceView(state=state, on_select=on_select),
-        "Weights k̂/w": WeightsView(state=state, on_select=on_select),
-        "Covariate shift": ShiftView(state=state),
-        "Error vs −Û": CurvesView(state=state),
-        "One sample": SampleView(state=state),
-        "Sensitivity M, K": SensitivityView(state=state),
-        "T̃ amplitude": AmplitudeView(state=state),
-    }
-

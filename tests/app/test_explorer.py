@@ -351,3 +351,15 @@ def test_gamma_and_C_of_minus_one_and_minus_two_are_distinct_statuses():
     for c in (-1, -2):
         s.log2_C = c
         assert s.snapshot.status.label == f"SVM γ = 2^0, C = 2^{c}"
+
+
+def test_views_are_built_on_the_one_view_base():
+    """The tabs share viewbase's TabView and text-pane helper; the explorer module keeps no copy."""
+    from buviz.app import uncertainty as views
+    from buviz.app import viewbase
+    from buviz.app.uncertainty import SensitivityView
+
+    for cls in (SampleSpaceView, WeightsView, ShiftView, CurvesView, SampleView, SensitivityView):
+        assert issubclass(cls, viewbase.TabView)
+    for name in ("bound_pane", "_View", "tab_views", "_math", "NOT_2D_MESSAGE"):
+        assert not hasattr(views, name), name
