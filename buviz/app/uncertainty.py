@@ -18,9 +18,10 @@ import numpy as np
 import panel as pn
 import param
 
+from buviz.app import tasks
+from buviz.app.compute import Settings
 from buviz.app.export import export_buttons, sweep_download
 from buviz.app.mathmd import math_markdown
-from buviz.app.proposal1 import proposal1_for
 from buviz.app.state import ExplorerState
 from buviz.app.viewbase import TabView, math_dollars
 from buviz.plots import displays as pd_
@@ -142,6 +143,8 @@ class SampleSpaceView(_PlaneView):
     proposal1 = param.Boolean(default=False, doc="Overlay Proposal 1's anchors, N_B and TDC clusters")
     color_by = param.Selector(default="class", objects=["class", "f"],
                               doc="Colour the samples of d > 2 data by class or by f(x;Λ)")
+    proposal1_delivered = param.Parameter(default=None, precedence=-1,
+                                          doc="(keys, Proposal 1 result) of the latest job the runner delivered")
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -153,16 +156,59 @@ class SampleSpaceView(_PlaneView):
         self.color_widget = pn.widgets.RadioButtonGroup.from_param(
             self.param.color_by, options={"by class": "class", "by f(x;Λ)": "f"}, color="light", width=180,
             visible=self.state.param.snapshot.rx().rx.pipe(lambda s: s is not None and not s.is_2d))
+        self._asked = None  # the keys of the Proposal 1 job in flight
+        self._following = False
         self.numbers_pane = self._pane(pn.pane.Markdown(width=300), self.numbers_text,
                                        (self.state, "snapshot"), (self.state, "sweep_table"),
-                                       (self.state, "sweep_state"), (self, "proposal1"))
-        self._follow_when_open(self._follow, "snapshot", own=("proposal1", "projection", "color_by"))
+                                       (self.state, "sweep_state"), (self, "proposal1"), (self, "proposal1_delivered"))
+        self._follow_when_open(self._follow, "snapshot",
+                               own=("proposal1", "proposal1_delivered", "projection", "color_by"))
+
+    # ------------------------------------------------------------------ Proposal 1, from the runner
+    @staticmethod
+    def _p1_keys(s) -> tuple:
+        k = Settings.of(s.settings)
+        return (k.dataset, k.status)
+
+    def _proposal1(self, s, *, blocking: bool | None = None):
+        """Proposal 1's result for snapshot ``s`` as delivered by the runner's job
+        (:func:`buviz.app.tasks.proposal1_job`); None while the job runs. Asks for it when missing;
+        ``blocking`` (default: when not served) waits for it."""
+        key = self._p1_keys(s)
+        got = self.proposal1_delivered
+        if got is not None and got[0] == key:
+            return got[1]
+        link = self.state.link
+        if self._asked != key:
+            self._asked = key
+            link.watch(tasks.proposal1_job(s.settings, slot=("proposal1", id(self))),
+                       lambda job: self._p1_done(job, key))
+        if (not link.served) if blocking is None else blocking:
+            link.wait()
+            got = self.proposal1_delivered
+            return got[1] if got is not None and got[0] == key else None
+        return None
+
+    def _p1_done(self, job, key) -> None:
+        if self._asked == key:
+            self._asked = None
+        if job.status == "done":
+            self.proposal1_delivered = (key, job.result)
 
     def _display_args(self, s, proposal1: bool) -> dict:
         return dict(grid=s.status if s.is_2d else None, bayes_fields=s.bayes_fields,
-                    proposal1=proposal1_for(s) if proposal1 else None, title=_title(s))
+                    proposal1=self._proposal1(s) if proposal1 else None, title=_title(s))
 
     def _follow(self) -> None:
+        if self._following:  # a blocking Proposal 1 job delivered while this call builds the map
+            return
+        self._following = True
+        try:
+            self._follow_now()
+        finally:
+            self._following = False
+
+    def _follow_now(self) -> None:
         s = self._snap()
         if s is None:
             return
@@ -179,11 +225,12 @@ class SampleSpaceView(_PlaneView):
             self.display.update(s.result, **self._display_args(s, self.proposal1))
 
     def proposal1_result(self, snapshot=None):
-        """Proposal 1's result for the shown status when the overlay is on (cached), else None."""
+        """Proposal 1's result for the shown status when the overlay is on and the runner has
+        delivered it, else None."""
         s = snapshot if snapshot is not None else self._snap()
         if not self.proposal1 or s is None:
             return None
-        return proposal1_for(s)
+        return self._proposal1(s)
 
     def plot(self, snapshot=None, proposal1=None):
         """The map of ``snapshot`` as a static overlay (export, tests): the same display, drawn once."""
