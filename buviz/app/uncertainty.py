@@ -352,12 +352,16 @@ class WeightsView(_PlaneView):
         if s is None:
             return ""
         r = s.result
-        rows = ["| pair {k,l} | P̂(C_kl) | w_kl | Û_kl | weighted |", "|---|---|---|---|---|"]
+        rows = ["| pair {k,l} | P̂(C_kl) | w_kl | Û_kl | λ_kl | case | n_eff |", "|---|---|---|---|---|---|---|"]
         for n, (k, l) in enumerate(r.pairs):
             rows.append(f"| ({k + 1},{l + 1}) | {r.pair_probabilities[n]:.3f} | {r.pair_weights[n]:.3g} | "
-                        f"{r.pair_values[n]:.3f} | {'yes' if r.pair_weighted[n] else 'no (eq 39 branch)'} |")
+                        f"{r.pair_values[n]:.3f} | {r.pair_blend[n]:.3f} | {int(r.pair_case[n])} | "
+                        f"{r.pair_effective_size[n]:.1f} |")
         n_pos = int(np.sum(r.near_boundary_weights > 0))
-        rows += ["", f"{n_pos} of {len(r.near_boundary_weights)} training samples carry a positive weight."]
+        rows += ["", f"{n_pos} of {len(r.near_boundary_weights)} training samples carry a positive weight.",
+                 "", "λ_kl: weight of the near-boundary mean in Û_kl (eq 39; 0 or 1 under the threshold rule); "
+                 "case: the dominant separability case of §4.5 (2 where λ_kl ≥ ½, else 1 or 3); "
+                 "n_eff = (Σ k̂)² / Σ k̂² over B̂*(k,l)."]
         return "\n".join(rows)
 
     def __panel__(self):

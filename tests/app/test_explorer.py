@@ -363,3 +363,26 @@ def test_views_are_built_on_the_one_view_base():
         assert issubclass(cls, viewbase.TabView)
     for name in ("bound_pane", "_View", "tab_views", "_math", "NOT_2D_MESSAGE"):
         assert not hasattr(views, name), name
+
+
+def test_pair_table_shows_the_blend_case_and_effective_size_under_shrinkage(state):
+    """Under separability="shrinkage" λ_kl lies strictly between 0 and 1: the pair table shows it,
+    the dominant case and n_eff, not a yes/no that would read "yes" for every pair."""
+    import dataclasses
+
+    from buviz.uncertainty import BoundaryUncertainty
+
+    s = state.snapshot
+    r = BoundaryUncertainty(M=int(s.settings["M"]), separability="shrinkage", random_state=0).fit(
+        s.ds.X_train, s.ds.y_train).evaluate(s.status.discriminant)
+    assert np.all(r.pair_weighted) and np.any((r.pair_blend > 0) & (r.pair_blend < 1))
+    view = WeightsView(state=state)
+    view._snap = lambda: dataclasses.replace(s, result=r)
+    lines = view.pair_text().splitlines()
+    assert "λ_kl" in lines[0] and "case" in lines[0] and "n_eff" in lines[0] and "weighted" not in lines[0]
+    for n, (k, l) in enumerate(r.pairs):
+        cells = [c.strip() for c in lines[2 + n].strip("|").split("|")]
+        assert cells[0] == f"({k + 1},{l + 1})"
+        assert float(cells[4]) == pytest.approx(r.pair_blend[n], abs=5e-4)
+        assert int(cells[5]) == int(r.pair_case[n]) and cells[5] in {"1", "2", "3"}
+        assert float(cells[6]) == pytest.approx(r.pair_effective_size[n], abs=0.05)
