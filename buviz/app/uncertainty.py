@@ -24,6 +24,7 @@ from buviz.app.export import export_buttons, sweep_download
 from buviz.app.mathmd import math_markdown
 from buviz.app.state import ExplorerState
 from buviz.app.viewbase import TabView, math_dollars
+from buviz.plots import cases as pcases
 from buviz.plots import displays as pd_
 from buviz.plots import style
 from buviz.plots import uncertainty as pb
@@ -72,6 +73,10 @@ CURVES_MD = math_dollars(r"""
 validation, $L_{HO}$ hold-out, $\hat L_{tr}$ CV training), $-\hat U_{tr}$ (Proposal 2 on $\mathcal T$)
 and $-\hat U_{te}$ (on the test set) on the right axis. A good status has low error **and** $-\hat U$
 near $-1$. *Click a point to select that status.* Right: the same sweep as a parametric curve.
+Below: for each class pair of $\hat{\mathcal I}^{\ast}$, the separability case of §4.5 that dominates
+$\hat U_{kl}$ along the sweep (Case 1: no error on the perturbed $\hat B^{\ast}(k,l)$, $U_{max}$; Case 2:
+the near-boundary mean; Case 3: $U_{min}$; hover: $\lambda_{kl}$) and the effective number of
+near-boundary samples $n_{eff} = (\sum \hat k)^2 / \sum \hat k^2$ the near-boundary mean rests on.
 """)
 
 SAMPLE_MD = math_dollars(r"""
@@ -449,6 +454,9 @@ class CurvesView(TabView):
         self.display: pd_.ErrorCurvesDisplay | None = None
         self.curves_pane = pn.pane.HoloViews(None, linked_axes=False)
         self.param_pane = pn.pane.HoloViews(None, linked_axes=False)
+        # the separability case of each pair and n_eff along the sweep (eq 39, §4.5), below the curves
+        self.cases_pane = pn.pane.HoloViews(None, linked_axes=False, visible=False)
+        self._cases_table = None  # the sweep table the cases panel was built from
         self.restart = pn.widgets.Button(label="Restart sweep", color="default", width=130)
         self.restart.on_click(lambda e: self.state.start_sweep(force=True))
         self.download = sweep_download(self.state)
@@ -470,6 +478,16 @@ class CurvesView(TabView):
             self.curves_pane.object, self.param_pane.object = shown, pshown
         else:
             self.display.update(t, cur, x)
+        self._follow_cases(t)
+
+    def _follow_cases(self, t) -> None:
+        """Rebuild the cases panel when the sweep table changes (a status step leaves it alone)."""
+        if t is self._cases_table:
+            return
+        self._cases_table = t
+        has_rows = t is not None and len(t) > 0 and "pair_case_tr" in t
+        self.cases_pane.object = pcases.cases_panel(t) if has_rows else None
+        self.cases_pane.visible = has_rows
 
     def plot(self, sweep_table=None, snapshot=None):
         """Errors and −Û of ``sweep_table`` with the marker of ``snapshot`` (a static overlay)."""
@@ -532,6 +550,7 @@ class CurvesView(TabView):
         return pn.Column(
             self.progress(),
             pn.Row(self.curves_pane, self.param_pane),
+            self.cases_pane,
             export_buttons(self, "curves"),
             math_markdown(CURVES_MD, sizing_mode="stretch_width"),
         )

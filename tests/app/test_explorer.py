@@ -386,3 +386,29 @@ def test_pair_table_shows_the_blend_case_and_effective_size_under_shrinkage(stat
         assert float(cells[4]) == pytest.approx(r.pair_blend[n], abs=5e-4)
         assert int(cells[5]) == int(r.pair_case[n]) and cells[5] in {"1", "2", "3"}
         assert float(cells[6]) == pytest.approx(r.pair_effective_size[n], abs=0.05)
+
+
+def test_curves_tab_hosts_the_cases_panel_of_the_sweep_table():
+    """Issue 24 item 5: the Error vs −Û tab shows each pair's separability case and n_eff along the
+    sweep, built from the sweep table and rebuilt when it changes (a status step leaves it alone)."""
+    from buviz.plots import cases
+
+    s = ExplorerState(n_train=120, cv=2, auto_sweep=False)
+    view = CurvesView(state=s)
+    assert not view.cases_pane.visible and view.cases_pane.object is None  # no sweep yet
+    s.start_sweep()
+    assert s.wait_sweep(timeout=240) and s.sweep_state == "done"
+    t = s.sweep_table
+    assert {"pairs_tr", "pair_case_tr", "pair_n_eff_tr", "pair_blend_tr"} <= set(t.columns)
+    assert view.cases_pane.visible
+    marks, n_eff = view.cases_pane.object
+    by_label = {label: case for case, label in cases.CASE_LABELS.items()}
+    shown = pd.concat([el.dframe().assign(case=by_label[el.label]) for el in marks], ignore_index=True)
+    expected = cases.case_table(t)
+    assert len(shown) == len(expected) == sum(len(p) for p in t["pairs_tr"])
+    assert sorted(shown["case"].astype(int)) == sorted(expected["case"])
+    assert np.allclose(np.sort(shown["n_eff"].to_numpy(float)), np.sort(expected["n_eff"].to_numpy(float)))
+    panel_before = view.cases_pane.object
+    s.log2_gamma = 2  # a status step: the marker moves, the cases panel is not rebuilt
+    assert view.cases_pane.object is panel_before
+    s.close()
