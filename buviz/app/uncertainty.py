@@ -199,6 +199,9 @@ class SampleSpaceView(_PlaneView):
             self._asked = None
         if job.status == "done":
             self.proposal1_delivered = (key, job.result)
+        elif job.status == "error":  # drawn without the overlay, the error in the message bar
+            self.state.message = f"Proposal 1: {job.error}"
+            self.proposal1_delivered = (key, None)
 
     def _display_args(self, s, proposal1: bool) -> dict:
         return dict(grid=s.status if s.is_2d else None, bayes_fields=s.bayes_fields,
@@ -217,17 +220,27 @@ class SampleSpaceView(_PlaneView):
         s = self._snap()
         if s is None:
             return
-        key = (id(s.ds), self.proposal1, self.projection, self.color_by)
+        p1 = self._proposal1(s) if self.proposal1 else None
+        if p1 is None and self.proposal1 and self.display is not None and not self._p1_settled(s):
+            # the overlay's job is running: its delivery calls this again, and the status and the
+            # overlay are then drawn together (never this status with another status's overlay)
+            return
+        args = dict(grid=s.status if s.is_2d else None, bayes_fields=s.bayes_fields, proposal1=p1, title=_title(s))
+        key = (id(s.ds), p1 is not None, self.projection, self.color_by)
         if key != self._key or self.display is None:
             # a new dataset, overlay or plane: new glyphs (and legend entries); a status step only updates
             self.display = pd_.SampleSpaceDisplay.from_result(s.result, s.ds, projection=self.projection,
-                                                              color_by=self.color_by,
-                                                              **self._display_args(s, self.proposal1))
+                                                              color_by=self.color_by, **args)
             shown, self.tap = _with_tap(self.display, _XY, self._tapped, **_MAP_OPTS)
             self._key = key
             self.map_pane.object = shown
         else:
-            self.display.update(s.result, **self._display_args(s, self.proposal1))
+            self.display.update(s.result, **args)
+
+    def _p1_settled(self, s) -> bool:
+        """Whether the runner has answered for ``s`` (with a result, or with an error)."""
+        got = self.proposal1_delivered
+        return got is not None and got[0] == self._p1_keys(s)
 
     def proposal1_result(self, snapshot=None):
         """Proposal 1's result for the shown status when the overlay is on and the runner has
@@ -455,7 +468,8 @@ class CurvesView(TabView):
         self.curves_pane = pn.pane.HoloViews(None, linked_axes=False)
         self.param_pane = pn.pane.HoloViews(None, linked_axes=False)
         # the separability case of each pair and n_eff along the sweep (eq 39, §4.5), below the curves
-        self.cases_pane = pn.pane.HoloViews(None, linked_axes=False, visible=False)
+        # (two panes, not one Layout: a Bokeh grid swapped into a pane lays out with empty frames)
+        self.cases_panes = [pn.pane.HoloViews(el, linked_axes=False) for el in self._cases_elements(None)]
         self._cases_table = None  # the sweep table the cases panel was built from
         self.restart = pn.widgets.Button(label="Restart sweep", color="default", width=130)
         self.restart.on_click(lambda e: self.state.start_sweep(force=True))
@@ -480,14 +494,21 @@ class CurvesView(TabView):
             self.display.update(t, cur, x)
         self._follow_cases(t)
 
+    _CASES = ((1100, 200), (1100, 300))  # (width, height) of the case markers and of the n_eff curves
+
+    @classmethod
+    def _cases_elements(cls, t) -> list:
+        """The two plots of :func:`buviz.plots.cases.cases_panel` for the sweep table ``t``, sized to the tab."""
+        return [el.opts(width=w, height=h, toolbar="above")
+                for el, (w, h) in zip(pcases.cases_panel(t), cls._CASES, strict=True)]
+
     def _follow_cases(self, t) -> None:
         """Rebuild the cases panel when the sweep table changes (a status step leaves it alone)."""
         if t is self._cases_table:
             return
         self._cases_table = t
-        has_rows = t is not None and len(t) > 0 and "pair_case_tr" in t
-        self.cases_pane.object = pcases.cases_panel(t) if has_rows else None
-        self.cases_pane.visible = has_rows
+        for pane, el in zip(self.cases_panes, self._cases_elements(t), strict=True):
+            pane.object = el
 
     def plot(self, sweep_table=None, snapshot=None):
         """Errors and −Û of ``sweep_table`` with the marker of ``snapshot`` (a static overlay)."""
@@ -550,7 +571,7 @@ class CurvesView(TabView):
         return pn.Column(
             self.progress(),
             pn.Row(self.curves_pane, self.param_pane),
-            self.cases_pane,
+            *self.cases_panes,
             export_buttons(self, "curves"),
             math_markdown(CURVES_MD, sizing_mode="stretch_width"),
         )
