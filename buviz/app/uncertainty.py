@@ -203,9 +203,10 @@ class SampleSpaceView(_PlaneView):
             self.state.message = f"Proposal 1: {job.error}"
             self.proposal1_delivered = (key, None)
 
-    def _display_args(self, s, proposal1: bool) -> dict:
-        return dict(grid=s.status if s.is_2d else None, bayes_fields=s.bayes_fields,
-                    proposal1=self._proposal1(s) if proposal1 else None, title=_title(s))
+    @staticmethod
+    def _display_args(s, p1) -> dict:
+        """The display's arguments for snapshot ``s`` with Proposal 1's result ``p1`` (or None)."""
+        return dict(grid=s.status if s.is_2d else None, bayes_fields=s.bayes_fields, proposal1=p1, title=_title(s))
 
     def _follow(self) -> None:
         if self._following:  # a blocking Proposal 1 job delivered while this call builds the map
@@ -225,7 +226,7 @@ class SampleSpaceView(_PlaneView):
             # the overlay's job is running: its delivery calls this again, and the status and the
             # overlay are then drawn together (never this status with another status's overlay)
             return
-        args = dict(grid=s.status if s.is_2d else None, bayes_fields=s.bayes_fields, proposal1=p1, title=_title(s))
+        args = self._display_args(s, p1)
         key = (id(s.ds), p1 is not None, self.projection, self.color_by)
         if key != self._key or self.display is None:
             # a new dataset, overlay or plane: new glyphs (and legend entries); a status step only updates
@@ -253,7 +254,7 @@ class SampleSpaceView(_PlaneView):
     def plot(self, snapshot=None, proposal1=None):
         """The map of ``snapshot`` as a static overlay (export, tests): the same display, drawn once."""
         s = snapshot if snapshot is not None else self._snap()
-        p1 = self.proposal1 if proposal1 is None else proposal1
+        p1 = self._proposal1(s) if (self.proposal1 if proposal1 is None else proposal1) else None
         d = pd_.SampleSpaceDisplay.from_result(s.result, s.ds, projection=self.projection, color_by=self.color_by,
                                                **self._display_args(s, p1))
         return d.element().opts(**_MAP_OPTS)
