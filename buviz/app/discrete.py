@@ -71,7 +71,7 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
         p, S = tasks.discrete_curves(N, k)
         if self.n > N:
             raise ValueError(f"n for Fig 1 must be <= N = {N}")
-        at_p = {m: float(discrete.moments(x, N, k, float(self.p)).S) for m, x in tables.items()}
+        at_p = tasks.discrete_at_p(N, k, tasks.number_key(self.p))
         return {"tables": tables, "p": p, "S": S, "S_at_p": at_p}
 
     def run_monte_carlo(self, n_points: int = 11, random_state: int = 0, *,

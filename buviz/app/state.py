@@ -78,10 +78,6 @@ CONTROL_PARAMS = ("dataset", "n_train", "seed", "classifier", "log2_gamma", "log
                   "perturbation", "perturbation_mode", "tilde", "cv", "mixture_json", "csv_key")
 
 
-#: The old private name, read by :mod:`buviz.app.proposal1` (use :func:`canonical`).
-_canonical = canonical
-
-
 def clear_caches() -> None:
     """Empty every cache of the explorer, finished sweep tables included (tests and benchmarks)."""
     _clear_compute()

@@ -21,7 +21,7 @@ from buviz.app.compute import Settings, dataset_for, prototypes_per_class, statu
 from buviz.app.runner import RUNNER, USER, Job
 
 __all__ = ["proposal1_result", "proposal1_for", "proposal1_job", "amplitude_sweep", "AMPLITUDES",
-           "AMPLITUDE_LOG2_GAMMAS", "discrete_tables", "discrete_curves", "discrete_monte_carlo",
+           "AMPLITUDE_LOG2_GAMMAS", "discrete_tables", "discrete_curves", "discrete_at_p", "discrete_monte_carlo",
            "BALANCED_MAX_N", "toy_model", "number_key", "label_population", "population_margins",
            "extrapolation_curves",
            "classex_fixture", "peer_comparison", "classifier_comparison", "job_for"]
@@ -109,6 +109,12 @@ def discrete_curves(N: int, k: int, n_p: int = 101) -> tuple[np.ndarray, dict[st
     """The root mean square deviation S(p) of every estimator on a grid of n_p values of p (Fig 2)."""
     p = np.linspace(0, 1, n_p)
     return p, {m: discrete.moments(x, N, k, p).S for m, x in discrete_tables(N, k).items()}
+
+
+@cached(max_items=64)
+def discrete_at_p(N: int, k: int, p_key: int) -> dict[str, float]:
+    """The root mean square deviation S of every estimator at p = p_key / 10⁶ (the view's read-out)."""
+    return {m: float(discrete.moments(x, N, k, p_key / 1e6).S) for m, x in discrete_tables(N, k).items()}
 
 
 @cached(max_items=16)

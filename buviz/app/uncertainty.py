@@ -13,35 +13,31 @@ weights computed in the full space.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import holoviews as hv
 import numpy as np
 import panel as pn
 import param
 
+from buviz.app import tasks
+from buviz.app.compute import Settings
 from buviz.app.export import export_buttons, sweep_download
 from buviz.app.mathmd import math_markdown
-from buviz.app.proposal1 import proposal1_for
 from buviz.app.state import ExplorerState
+from buviz.app.viewbase import TabView, math_dollars
+from buviz.plots import cases as pcases
 from buviz.plots import displays as pd_
 from buviz.plots import style
 from buviz.plots import uncertainty as pb
 
 __all__ = ["SampleSpaceView", "WeightsView", "ShiftView", "CurvesView", "SampleView", "SensitivityView",
-           "numbers_markdown", "tab_views"]
-
-
-def _math(text: str) -> str:
-    """Inline LaTeX: Panel's Markdown pane renders $$...$$ spans with MathJax."""
-    return text.replace("$", "$$")
+           "numbers_markdown"]
 
 
 _W = style.COLOR_WORDS
 _MAP_OPTS = dict(width=640, height=480, tools=["tap", "hover"], active_tools=["wheel_zoom"],
                  toolbar="above", legend_position="right")
 
-SAMPLE_SPACE_MD = _math(r"""
+SAMPLE_SPACE_MD = math_dollars(r"""
 **B(Λ)** is the zero contour of the near-boundary-ness $f(x;\Lambda) = g_{i}(x;\Lambda) - g_{j}(x;\Lambda)$
 of the top-2 classes $i \lt j$ at $x$ (eq 12), drawn on a 160 × 160 grid; **B\*** (dashed) is where the two
 largest exact posteriors are equal. Shading: the predicted class. With more than two features the
@@ -53,7 +49,7 @@ $\hat U_{kl}^{(3)} = \sum_{x\in \hat B^{\ast}(k,l)} \frac{\hat k(x)}{w_{kl}}\,\h
 (best $-1$). *Tap a sample to see it up close.*
 """)
 
-WEIGHTS_MD = _math(rf"""
+WEIGHTS_MD = math_dollars(rf"""
 **Probability weights** (Fig 14) $\hat k(x;\Lambda)/w_{{kl}}(\Lambda)$ with
 $\hat k = \hat k^i + \hat k^j$, $\hat k^m(x) = \sum_{{x'\in\mathcal N^M(x),\,y(x')=m}}
 \varphi\!\left(\frac{{0 - f(\tilde x';\Lambda)}}{{h_x}}\right)$ (eq 27-28) and
@@ -63,7 +59,7 @@ samples with zero weight keep their class colour.
 A boundary through an empty band leaves every weight at zero (eq 39's first branch).
 """)
 
-SHIFT_MD = _math(rf"""
+SHIFT_MD = math_dollars(rf"""
 **Covariate shift in $f$** (Fig 10): $f(\mathcal T;\Lambda)$ on the training samples is biased by
 training (the classifier has seen them), $f(\tilde{{\mathcal T}};\Lambda)$ on the perturbed set
 $\tilde x = x + r_x \odot \lVert x - x^{{(1)}}\rVert$ (Alg 1) should look like $f(\mathcal X^{{te}};\Lambda)$.
@@ -72,14 +68,18 @@ The distributions work at every dimension; for two features the maps share one c
 Kolmogorov–Smirnov statistic against $f(\mathcal X^{{te}};\Lambda)$ (smaller = closer).
 """)
 
-CURVES_MD = _math(r"""
+CURVES_MD = math_dollars(r"""
 **Selection curves** (Figs 6-9): errors on the left axis ($\hat L_{te}$ test, $\hat L_{val}$ CV
 validation, $L_{HO}$ hold-out, $\hat L_{tr}$ CV training), $-\hat U_{tr}$ (Proposal 2 on $\mathcal T$)
 and $-\hat U_{te}$ (on the test set) on the right axis. A good status has low error **and** $-\hat U$
 near $-1$. *Click a point to select that status.* Right: the same sweep as a parametric curve.
+Below: for each class pair of $\hat{\mathcal I}^{\ast}$, the separability case of §4.5 that dominates
+$\hat U_{kl}$ along the sweep (Case 1: no error on the perturbed $\hat B^{\ast}(k,l)$, $U_{max}$; Case 2:
+the near-boundary mean; Case 3: $U_{min}$; hover: $\lambda_{kl}$) and the effective number of
+near-boundary samples $n_{eff} = (\sum \hat k)^2 / \sum \hat k^2$ the near-boundary mean rests on.
 """)
 
-SAMPLE_MD = _math(r"""
+SAMPLE_MD = math_dollars(r"""
 **One sample up close** (Fig 4): the cluster $\mathcal N^M(x)$ (x and its $M-1$ nearest neighbours)
 projected on the $f$ axis through the perturbed members $\tilde x'$; Parzen kernels of width
 $h_x = 0.9\min(\hat\sigma_x, \mathrm{IQR}_x/1.34)\,M^{-1/5}$ (eq 32) counted at $f = 0$ give
@@ -87,7 +87,7 @@ $\hat k^i, \hat k^j$ (dashed: their sums along $f$, divided by $M$); $\hat P(C_i
 (eq 38) and $\hat U(x) = 1 - |2\hat P - 1|$ (eq 37).
 """)
 
-SENS_MD = _math(r"""
+SENS_MD = math_dollars(r"""
 **Sensitivity** of $-\hat U_{tr}$ to $M$ (Fig 12: $M$ = 20 … 160) and to the number $K$ of prototypes
 per class used for $\hat{\mathcal I}^{\ast}$ (Fig 13: $K$ = 3 … 40 and AIC). For two classes $\hat{\mathcal I}^{\ast}
 = \{\{1,2\}\}$ and $K$ has no influence. The sweeps run on demand in the background (2-fold CV, cached).
@@ -111,58 +111,7 @@ def _with_tap(display: pd_.Display, kdims, callback, **opts) -> tuple[hv.Dynamic
 _XY = ["x1", "x2"]
 
 
-def bound_pane(pane, render: Callable[[], object], *deps: tuple[param.Parameterized, str],
-               shown: tuple[param.Parameterized, str] | None = None):
-    """``pane`` (created once) whose ``object`` is ``render()``, set again whenever one of ``deps``
-    ((object, parameter name) pairs) changes. The pane is updated in place, never replaced, so the
-    browser patches one model instead of building a new one (and laying out the page again).
-
-    ``shown``: an (object, Boolean parameter name) pair saying whether the pane is on screen (its tab
-    is open); while it is False the pane is left alone and it catches up when it turns True. A pane
-    of a closed tab has no model in the page, and Panel re-resolves the stylesheets of an update to
-    such a pane against its CDN (offline: every style of the page breaks).
-    """
-
-    def update(*events):
-        if shown is not None and not getattr(*shown):
-            return
-        new = render()
-        if new != pane.object:
-            pane.object = new
-
-    pane.object = render()
-    for obj, name in deps:
-        obj.param.watch(update, name)
-    if shown is not None:
-        shown[0].param.watch(update, shown[1])
-    return pane
-
-
-class _View(pn.viewable.Viewer):
-    state = param.ClassSelector(class_=ExplorerState)
-    tab_open = param.Boolean(default=True, doc="Whether the view's tab is open (its text panes follow the state)")
-
-    def _pane(self, pane, render, *deps):
-        """A text pane of this view, following ``deps`` while the view is shown (:func:`bound_pane`)."""
-        return bound_pane(pane, render, *deps, shown=(self, "tab_open"))
-
-    def _snap(self):
-        return self.state.snapshot
-
-    def _follow_when_open(self, follow: Callable[[], None], *state_params: str, own: tuple[str, ...] = ()) -> None:
-        """Call ``follow()`` now and whenever one of ``state_params`` (of the state) or ``own`` (of the
-        view) changes while the tab is open; a closed tab catches up when it opens."""
-
-        def run(*events):
-            if self.tab_open:
-                follow()
-
-        self.state.param.watch(run, list(state_params))
-        self.param.watch(run, ["tab_open", *own])
-        follow()
-
-
-class _PlaneView(_View):
+class _PlaneView(TabView):
     """A view whose map draws the training samples: in their plane for d = 2, else in a plane fitted on T."""
 
     projection = param.Selector(default="pca", objects=["pca", "lda"],
@@ -199,6 +148,8 @@ class SampleSpaceView(_PlaneView):
     proposal1 = param.Boolean(default=False, doc="Overlay Proposal 1's anchors, N_B and TDC clusters")
     color_by = param.Selector(default="class", objects=["class", "f"],
                               doc="Colour the samples of d > 2 data by class or by f(x;Λ)")
+    proposal1_delivered = param.Parameter(default=None, precedence=-1,
+                                          doc="(keys, Proposal 1 result) of the latest job the runner delivered")
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -210,42 +161,100 @@ class SampleSpaceView(_PlaneView):
         self.color_widget = pn.widgets.RadioButtonGroup.from_param(
             self.param.color_by, options={"by class": "class", "by f(x;Λ)": "f"}, color="light", width=180,
             visible=self.state.param.snapshot.rx().rx.pipe(lambda s: s is not None and not s.is_2d))
+        self._asked = None  # the keys of the Proposal 1 job in flight
+        self._following = False
         self.numbers_pane = self._pane(pn.pane.Markdown(width=300), self.numbers_text,
                                        (self.state, "snapshot"), (self.state, "sweep_table"),
-                                       (self.state, "sweep_state"), (self, "proposal1"))
-        self._follow_when_open(self._follow, "snapshot", own=("proposal1", "projection", "color_by"))
+                                       (self.state, "sweep_state"), (self, "proposal1"), (self, "proposal1_delivered"))
+        self._follow_when_open(self._follow, "snapshot",
+                               own=("proposal1", "proposal1_delivered", "projection", "color_by"))
 
-    def _display_args(self, s, proposal1: bool) -> dict:
-        return dict(grid=s.status if s.is_2d else None, bayes_fields=s.bayes_fields,
-                    proposal1=proposal1_for(s) if proposal1 else None, title=_title(s))
+    # ------------------------------------------------------------------ Proposal 1, from the runner
+    @staticmethod
+    def _p1_keys(s) -> tuple:
+        k = Settings.of(s.settings)
+        return (k.dataset, k.status)
+
+    def _proposal1(self, s, *, blocking: bool | None = None):
+        """Proposal 1's result for snapshot ``s`` as delivered by the runner's job
+        (:func:`buviz.app.tasks.proposal1_job`); None while the job runs. Asks for it when missing;
+        ``blocking`` (default: when not served) waits for it."""
+        key = self._p1_keys(s)
+        got = self.proposal1_delivered
+        if got is not None and got[0] == key:
+            return got[1]
+        link = self.state.link
+        if self._asked != key:
+            self._asked = key
+            link.watch(tasks.proposal1_job(s.settings, slot=("proposal1", id(self))),
+                       lambda job: self._p1_done(job, key))
+        if (not link.served) if blocking is None else blocking:
+            link.wait()
+            got = self.proposal1_delivered
+            return got[1] if got is not None and got[0] == key else None
+        return None
+
+    def _p1_done(self, job, key) -> None:
+        if self._asked == key:
+            self._asked = None
+        if job.status == "done":
+            self.proposal1_delivered = (key, job.result)
+        elif job.status == "error":  # drawn without the overlay, the error in the message bar
+            self.state.message = f"Proposal 1: {job.error}"
+            self.proposal1_delivered = (key, None)
+
+    @staticmethod
+    def _display_args(s, p1) -> dict:
+        """The display's arguments for snapshot ``s`` with Proposal 1's result ``p1`` (or None)."""
+        return dict(grid=s.status if s.is_2d else None, bayes_fields=s.bayes_fields, proposal1=p1, title=_title(s))
 
     def _follow(self) -> None:
+        if self._following:  # a blocking Proposal 1 job delivered while this call builds the map
+            return
+        self._following = True
+        try:
+            self._follow_now()
+        finally:
+            self._following = False
+
+    def _follow_now(self) -> None:
         s = self._snap()
         if s is None:
             return
-        key = (id(s.ds), self.proposal1, self.projection, self.color_by)
+        p1 = self._proposal1(s) if self.proposal1 else None
+        if p1 is None and self.proposal1 and self.display is not None and not self._p1_settled(s):
+            # the overlay's job is running: its delivery calls this again, and the status and the
+            # overlay are then drawn together (never this status with another status's overlay)
+            return
+        args = self._display_args(s, p1)
+        key = (id(s.ds), p1 is not None, self.projection, self.color_by)
         if key != self._key or self.display is None:
             # a new dataset, overlay or plane: new glyphs (and legend entries); a status step only updates
             self.display = pd_.SampleSpaceDisplay.from_result(s.result, s.ds, projection=self.projection,
-                                                              color_by=self.color_by,
-                                                              **self._display_args(s, self.proposal1))
+                                                              color_by=self.color_by, **args)
             shown, self.tap = _with_tap(self.display, _XY, self._tapped, **_MAP_OPTS)
             self._key = key
             self.map_pane.object = shown
         else:
-            self.display.update(s.result, **self._display_args(s, self.proposal1))
+            self.display.update(s.result, **args)
+
+    def _p1_settled(self, s) -> bool:
+        """Whether the runner has answered for ``s`` (with a result, or with an error)."""
+        got = self.proposal1_delivered
+        return got is not None and got[0] == self._p1_keys(s)
 
     def proposal1_result(self, snapshot=None):
-        """Proposal 1's result for the shown status when the overlay is on (cached), else None."""
+        """Proposal 1's result for the shown status when the overlay is on and the runner has
+        delivered it, else None."""
         s = snapshot if snapshot is not None else self._snap()
         if not self.proposal1 or s is None:
             return None
-        return proposal1_for(s)
+        return self._proposal1(s)
 
     def plot(self, snapshot=None, proposal1=None):
         """The map of ``snapshot`` as a static overlay (export, tests): the same display, drawn once."""
         s = snapshot if snapshot is not None else self._snap()
-        p1 = self.proposal1 if proposal1 is None else proposal1
+        p1 = self._proposal1(s) if (self.proposal1 if proposal1 is None else proposal1) else None
         d = pd_.SampleSpaceDisplay.from_result(s.result, s.ds, projection=self.projection, color_by=self.color_by,
                                                **self._display_args(s, p1))
         return d.element().opts(**_MAP_OPTS)
@@ -362,12 +371,16 @@ class WeightsView(_PlaneView):
         if s is None:
             return ""
         r = s.result
-        rows = ["| pair {k,l} | P̂(C_kl) | w_kl | Û_kl | weighted |", "|---|---|---|---|---|"]
+        rows = ["| pair {k,l} | P̂(C_kl) | w_kl | Û_kl | λ_kl | case | n_eff |", "|---|---|---|---|---|---|---|"]
         for n, (k, l) in enumerate(r.pairs):
             rows.append(f"| ({k + 1},{l + 1}) | {r.pair_probabilities[n]:.3f} | {r.pair_weights[n]:.3g} | "
-                        f"{r.pair_values[n]:.3f} | {'yes' if r.pair_weighted[n] else 'no (eq 39 branch)'} |")
+                        f"{r.pair_values[n]:.3f} | {r.pair_blend[n]:.3f} | {int(r.pair_case[n])} | "
+                        f"{r.pair_effective_size[n]:.1f} |")
         n_pos = int(np.sum(r.near_boundary_weights > 0))
-        rows += ["", f"{n_pos} of {len(r.near_boundary_weights)} training samples carry a positive weight."]
+        rows += ["", f"{n_pos} of {len(r.near_boundary_weights)} training samples carry a positive weight.",
+                 "", "λ_kl: weight of the near-boundary mean in Û_kl (eq 39; 0 or 1 under the threshold rule); "
+                 "case: the dominant separability case of §4.5 (2 where λ_kl ≥ ½, else 1 or 3); "
+                 "n_eff = (Σ k̂)² / Σ k̂² over B̂*(k,l)."]
         return "\n".join(rows)
 
     def __panel__(self):
@@ -378,7 +391,7 @@ class WeightsView(_PlaneView):
         )
 
 
-class ShiftView(_View):
+class ShiftView(TabView):
     """Tab 3: the distributions of f(T), f(T̃), f(X_te) and their KS statistics (every d), and for
     two features the three maps on one colour scale (Fig 10); a
     :class:`~buviz.plots.displays.CovariateShiftDisplay`."""
@@ -440,7 +453,7 @@ class ShiftView(_View):
                          export_buttons(self, "covariate_shift"))
 
 
-class CurvesView(_View):
+class CurvesView(TabView):
     """Tab 4: errors and −Û over the sweep (twin axes), a marker at the current status, tap to select;
     an :class:`~buviz.plots.displays.ErrorCurvesDisplay` (a new sweep row feeds the curves, a status
     step moves the markers only)."""
@@ -455,6 +468,10 @@ class CurvesView(_View):
         self.display: pd_.ErrorCurvesDisplay | None = None
         self.curves_pane = pn.pane.HoloViews(None, linked_axes=False)
         self.param_pane = pn.pane.HoloViews(None, linked_axes=False)
+        # the separability case of each pair and n_eff along the sweep (eq 39, §4.5), below the curves
+        # (two panes, not one Layout: a Bokeh grid swapped into a pane lays out with empty frames)
+        self.cases_panes = [pn.pane.HoloViews(el, linked_axes=False) for el in self._cases_elements(None)]
+        self._cases_table = None  # the sweep table the cases panel was built from
         self.restart = pn.widgets.Button(label="Restart sweep", color="default", width=130)
         self.restart.on_click(lambda e: self.state.start_sweep(force=True))
         self.download = sweep_download(self.state)
@@ -476,6 +493,23 @@ class CurvesView(_View):
             self.curves_pane.object, self.param_pane.object = shown, pshown
         else:
             self.display.update(t, cur, x)
+        self._follow_cases(t)
+
+    _CASES = ((1100, 200), (1100, 300))  # (width, height) of the case markers and of the n_eff curves
+
+    @classmethod
+    def _cases_elements(cls, t) -> list:
+        """The two plots of :func:`buviz.plots.cases.cases_panel` for the sweep table ``t``, sized to the tab."""
+        return [el.opts(width=w, height=h, toolbar="above")
+                for el, (w, h) in zip(pcases.cases_panel(t), cls._CASES, strict=True)]
+
+    def _follow_cases(self, t) -> None:
+        """Rebuild the cases panel when the sweep table changes (a status step leaves it alone)."""
+        if t is self._cases_table:
+            return
+        self._cases_table = t
+        for pane, el in zip(self.cases_panes, self._cases_elements(t), strict=True):
+            pane.object = el
 
     def plot(self, sweep_table=None, snapshot=None):
         """Errors and −Û of ``sweep_table`` with the marker of ``snapshot`` (a static overlay)."""
@@ -538,6 +572,7 @@ class CurvesView(_View):
         return pn.Column(
             self.progress(),
             pn.Row(self.curves_pane, self.param_pane),
+            *self.cases_panes,
             export_buttons(self, "curves"),
             math_markdown(CURVES_MD, sizing_mode="stretch_width"),
         )
@@ -632,7 +667,7 @@ class SampleView(_PlaneView):
         )
 
 
-class SensitivityView(_View):
+class SensitivityView(TabView):
     """Tab 6: −Û_tr for several M (Fig 12) and K (Fig 13), computed on demand."""
 
     twin_y = True
@@ -671,19 +706,3 @@ class SensitivityView(_View):
                             (self.state, "sensitivity_state"))
         return pn.Column(pn.Row(self.run_M, self.run_K, status), self.plots,
                          export_buttons(self, "sensitivity"), math_markdown(SENS_MD, sizing_mode="stretch_width"))
-
-
-def tab_views(state: ExplorerState, on_select: Callable[[int], None] | None = None) -> dict[str, _View]:
-    """The seven boundary-uncertainty views, keyed by tab title."""
-    from buviz.app.amplitude import AmplitudeView  # built on this module's _View: imported here, not at the top
-
-    return {
-        "Sample space": SampleSpaceView(state=state, on_select=on_select),
-        "Weights k̂/w": WeightsView(state=state, on_select=on_select),
-        "Covariate shift": ShiftView(state=state),
-        "Error vs −Û": CurvesView(state=state),
-        "One sample": SampleView(state=state),
-        "Sensitivity M, K": SensitivityView(state=state),
-        "T̃ amplitude": AmplitudeView(state=state),
-    }
-

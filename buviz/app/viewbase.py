@@ -64,3 +64,15 @@ class TabView(pn.viewable.Viewer):
 
     def _snap(self):
         return self.state.snapshot
+
+    def _follow_when_open(self, follow: Callable[[], None], *state_params: str, own: tuple[str, ...] = ()) -> None:
+        """Call ``follow()`` now and whenever one of ``state_params`` (of the state) or ``own`` (of the
+        view) changes while the tab is open; a closed tab catches up when it opens."""
+
+        def run(*events):
+            if self.tab_open:
+                follow()
+
+        self.state.param.watch(run, list(state_params))
+        self.param.watch(run, ["tab_open", *own])
+        follow()

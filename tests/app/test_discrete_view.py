@@ -77,3 +77,16 @@ def test_bad_input_shows_message_not_crash():
     big = DiscreteEstimatorsView(N=100, k=10)
     assert big.message.visible and "balanced" in big.message.object
     assert len(_curves(big.fig2_pane.object)) == 3
+
+
+def test_the_read_out_at_p_is_a_cached_task_not_computed_in_the_view():
+    from buviz.app import tasks
+
+    tasks.discrete_at_p.clear()
+    view = DiscreteEstimatorsView(N=24, k=3, p=0.35)
+    key = (24, 3, tasks.number_key(0.35))
+    assert key in tasks.discrete_at_p
+    at_p = tasks.discrete_at_p(*key)
+    for m, S in at_p.items():
+        assert S == pytest.approx(discrete.rms_deviation(m, 24, 3, 0.35))
+        assert view.readout.object.loc[m, "S at p"] == S

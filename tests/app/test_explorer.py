@@ -351,3 +351,63 @@ def test_gamma_and_C_of_minus_one_and_minus_two_are_distinct_statuses():
     for c in (-1, -2):
         s.log2_C = c
         assert s.snapshot.status.label == f"SVM γ = 2^0, C = 2^{c}"
+
+
+def test_views_are_built_on_the_one_view_base():
+    """The tabs share viewbase's TabView and text-pane helper; the explorer module keeps no copy."""
+    from buviz.app import uncertainty as views
+    from buviz.app import viewbase
+    from buviz.app.uncertainty import SensitivityView
+
+    for cls in (SampleSpaceView, WeightsView, ShiftView, CurvesView, SampleView, SensitivityView):
+        assert issubclass(cls, viewbase.TabView)
+    for name in ("bound_pane", "_View", "tab_views", "_math", "NOT_2D_MESSAGE"):
+        assert not hasattr(views, name), name
+
+
+def test_pair_table_shows_the_blend_case_and_effective_size_under_shrinkage(state):
+    """Under separability="shrinkage" λ_kl lies strictly between 0 and 1: the pair table shows it,
+    the dominant case and n_eff, not a yes/no that would read "yes" for every pair."""
+    import dataclasses
+
+    from buviz.uncertainty import BoundaryUncertainty
+
+    s = state.snapshot
+    r = BoundaryUncertainty(M=int(s.settings["M"]), separability="shrinkage", random_state=0).fit(
+        s.ds.X_train, s.ds.y_train).evaluate(s.status.discriminant)
+    assert np.all(r.pair_weighted) and np.any((r.pair_blend > 0) & (r.pair_blend < 1))
+    view = WeightsView(state=state)
+    view._snap = lambda: dataclasses.replace(s, result=r)
+    lines = view.pair_text().splitlines()
+    assert "λ_kl" in lines[0] and "case" in lines[0] and "n_eff" in lines[0] and "weighted" not in lines[0]
+    for n, (k, l) in enumerate(r.pairs):
+        cells = [c.strip() for c in lines[2 + n].strip("|").split("|")]
+        assert cells[0] == f"({k + 1},{l + 1})"
+        assert float(cells[4]) == pytest.approx(r.pair_blend[n], abs=5e-4)
+        assert int(cells[5]) == int(r.pair_case[n]) and cells[5] in {"1", "2", "3"}
+        assert float(cells[6]) == pytest.approx(r.pair_effective_size[n], abs=0.05)
+
+
+def test_curves_tab_hosts_the_cases_panel_of_the_sweep_table():
+    """Issue 24 item 5: the Error vs −Û tab shows each pair's separability case and n_eff along the
+    sweep, built from the sweep table and rebuilt when it changes (a status step leaves it alone)."""
+    from buviz.plots import cases
+
+    s = ExplorerState(n_train=120, cv=2, auto_sweep=False)
+    view = CurvesView(state=s)
+    assert sum(len(el) for el in view.cases_panes[0].object) == 0  # no sweep yet: no case markers
+    s.start_sweep()
+    assert s.wait_sweep(timeout=240) and s.sweep_state == "done"
+    t = s.sweep_table
+    assert {"pairs_tr", "pair_case_tr", "pair_n_eff_tr", "pair_blend_tr"} <= set(t.columns)
+    marks = view.cases_panes[0].object
+    by_label = {label: case for case, label in cases.CASE_LABELS.items()}
+    shown = pd.concat([el.dframe().assign(case=by_label[el.label]) for el in marks], ignore_index=True)
+    expected = cases.case_table(t)
+    assert len(shown) == len(expected) == sum(len(p) for p in t["pairs_tr"])
+    assert sorted(shown["case"].astype(int)) == sorted(expected["case"])
+    assert np.allclose(np.sort(shown["n_eff"].to_numpy(float)), np.sort(expected["n_eff"].to_numpy(float)))
+    panel_before = view.cases_panes[0].object
+    s.log2_gamma = 2  # a status step: the marker moves, the cases panel is not rebuilt
+    assert view.cases_panes[0].object is panel_before
+    s.close()

@@ -155,6 +155,28 @@ def test_proposal1_overlay(state):
     assert len(off) == len(view.plot(state.snapshot))  # same layers on and off (DynamicMap structure)
 
 
+def test_proposal1_overlay_is_a_job_of_the_one_runner_and_cache(state):
+    """The overlay's result comes from tasks.proposal1_job (the runner, the one cache), delivered on
+    the session's link: served, the view does not wait for it."""
+    from buviz.app import tasks
+    from buviz.app.compute import Settings
+
+    st.clear_caches()
+    view = SampleSpaceView(state=state)
+    state.log2_gamma = 3  # a status nobody asked Proposal 1 for yet
+    k = Settings.of(state.snapshot.settings)
+    key = (*k.dataset, *k.status)
+    assert key not in tasks.proposal1_result
+    s = state.snapshot
+    assert view._proposal1(s, blocking=False) is None  # asked, not waited for
+    state.link.wait()  # the job ends; its result is delivered on the link
+    assert key in tasks.proposal1_result
+    r = view.proposal1_delivered[1]
+    assert view._proposal1(s, blocking=False) is r
+    expected = tasks.proposal1_result(*key)
+    assert r is expected and len(r.near_boundary) > 0
+
+
 # -- LaTeX ------------------------------------------------------------------------------------------------
 def test_latex_reaches_mathjax_intact():
     html = math_markdown(SAMPLE_SPACE_MD).get_root().text

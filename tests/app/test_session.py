@@ -92,6 +92,7 @@ def test_every_in_memory_store_of_the_explorer_is_in_the_one_cache():
 
     names = set(cache.sizes())
     for step in ("dataset_for", "status_eval", "bu_result", "proposal1_result", "amplitude_sweep",
-                 "discrete_tables", "discrete_monte_carlo", "toy_model", "extrapolation_curves", "finished_sweeps"):
+                 "discrete_tables", "discrete_at_p", "discrete_monte_carlo", "toy_model",
+                 "extrapolation_curves", "finished_sweeps"):
         assert any(n.endswith("." + step) for n in names), step
     assert all(items <= bound for items, bound in cache.sizes().values())

@@ -205,3 +205,37 @@ def test_a_headerless_semicolon_csv_with_five_features_is_shown_with_a_note(serv
     assert page.get_by_text("d = 5, J = 2").first.is_visible()
     assert not page.locator(".bk-input-group", has_text="N (training samples)").first.is_visible()
     assert not page.console_errors, page.console_errors
+
+
+TITLES_JS = """() => {
+  const out = [];
+  for (const doc of Bokeh.documents) for (const m of doc.all_models)
+    if (m.constructor.__name__ === 'Title' && m.text) out.push(m.text);
+  return out;
+}"""
+
+
+def test_proposal1_overlay_arrives_from_the_runner_and_the_curves_tab_shows_the_cases(server, page):
+    """Served: the Proposal 1 overlay is a runner job delivered on the session's loop (its numbers
+    appear in the sample-space table); the Error vs −Û tab draws each pair's case and n_eff along the
+    sweep once the sweep table has rows."""
+    _open(page, server + "?n_train=200")
+    box = page.get_by_text("Proposal 1 (anchors, N_B, clusters)").first.bounding_box()
+    page.mouse.click(box["x"] - 8, box["y"] + box["height"] / 2)  # the box left of its label
+    page.get_by_text("(overlay): Û⁽¹⁾ =", exact=False).first.wait_for(timeout=60_000)
+    legend = "() => Bokeh.documents.flatMap(d => [...d.all_models]).filter(m => m.constructor.__name__ === " \
+             "'LegendItem').map(m => m.label && m.label.value)"
+    end = time.time() + 20
+    while "P1 anchors" not in page.evaluate(legend) and time.time() < end:
+        page.wait_for_timeout(300)
+    assert "P1 anchors" in page.evaluate(legend)  # the map drew the overlay the runner delivered
+    _tab(page, "Error vs −Û")
+    page.get_by_text("Sweep done", exact=False).first.wait_for(timeout=180_000)
+    end = time.time() + 30
+    while "Separability case of each pair (eq 39, §4.5)" not in page.evaluate(TITLES_JS) and time.time() < end:
+        page.wait_for_timeout(300)
+    assert "Separability case of each pair (eq 39, §4.5)" in page.evaluate(TITLES_JS)
+    assert "Effective near-boundary sample size per pair" in page.evaluate(TITLES_JS)
+    page.wait_for_timeout(2500)
+    _shot(page, "explorer_curves_cases.png")
+    assert page.console_errors == []
