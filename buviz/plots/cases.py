@@ -39,6 +39,11 @@ def _x_column(table: pd.DataFrame) -> str:
     return "log2_gamma" if "log2_gamma" in table else "epoch"
 
 
+def _one_based(pair) -> str:
+    """A sweep's pair code "k-l" (classes counted from 0) as the explorer writes pairs: from 1."""
+    return "-".join(str(int(c) + 1) for c in str(pair).split("-"))
+
+
 def case_table(table: pd.DataFrame | None) -> pd.DataFrame:
     """Return the per-pair separability columns of a sweep table in long form.
 
@@ -51,7 +56,7 @@ def case_table(table: pd.DataFrame | None) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        One row per (status, pair): ``x`` (log₂ γ or epoch), ``pair`` ("k-l"), ``case`` (1, 2, 3),
+        One row per (status, pair): ``x`` (log₂ γ or epoch), ``pair`` ("k-l", classes counted from 1 as in the explorer), ``case`` (1, 2, 3),
         ``n_eff``, ``blend`` (λ_kl). Empty (same columns) when the table is None, empty or lacks
         the columns.
     """
@@ -62,7 +67,7 @@ def case_table(table: pd.DataFrame | None) -> pd.DataFrame:
     rows = []
     for _, r in table.iterrows():
         for pair, case, n_eff, blend in zip(*(r[c] for c in _COLUMNS), strict=True):
-            rows.append((float(r[x]), str(pair), int(case), float(n_eff), float(blend)))
+            rows.append((float(r[x]), _one_based(pair), int(case), float(n_eff), float(blend)))
     return pd.DataFrame(rows, columns=cols).sort_values(["pair", "x"], kind="stable").reset_index(drop=True)
 
 
