@@ -1,4 +1,4 @@
-"""Per-status (N, M) work of Proposal 2: numpy (default) vs the PyTorch backend (issue 9).
+"""Per-status (N, M) work of Proposal 2: numpy (default) vs PyTorch (``array_backend="torch"``).
 
 Cheap prototype-classifier discriminant, M = 40. Prints the device; on a CUDA machine the torch
 path runs on the GPU. Run:  python benchmarks/bench_backend.py [--sizes 1000000 10000000]

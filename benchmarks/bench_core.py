@@ -1,4 +1,4 @@
-"""Cost of Proposal 2 per classifier status, against its floor and against CV (issue 2, "Measure").
+"""Cost of Proposal 2 per classifier status, against its floor and against CV.
 
 Part A -- SVC statuses on `gmm`, N = 2000, 5000, 10000, γ = 1 and 32:
     floor   = one evaluation of the classifier on T̃ (what `evaluate` cannot avoid)
@@ -94,7 +94,7 @@ def part_b(sizes):
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
-    ap.add_argument("--huge", action="store_true", help="only Part B at N = 1e5, 1e6, 1e7 (issue 9)")
+    ap.add_argument("--huge", action="store_true", help="only Part B at N = 1e5, 1e6, 1e7")
     args = ap.parse_args()
     if args.huge:
         part_b([100_000, 1_000_000, 10_000_000])

@@ -1,4 +1,4 @@
-"""Sweep wall time: local joblib workers vs a 2-worker dask.distributed LocalCluster (issue 9).
+"""Sweep wall time: local joblib workers vs a 2-worker dask.distributed LocalCluster.
 
 Same sweep both ways (gmm, N = 2000, N_te = 5000, γ = 2^-10 … 2^10, 10-fold CV, no cache); the tables
 must be identical. Run:  python benchmarks/bench_dask.py

@@ -1,10 +1,11 @@
-"""Pre-registered study on the ten real datasets of Ha et al. (2021), Table 2 (issues 24.4 and 21.3).
+"""Pre-registered study on the ten real datasets of Ha et al. (2021), Table 2: Û against CV and hold-out
+for choosing the RBF SVC's γ.
 
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/bench_study.py --half tuning
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/bench_study.py --half confirmation
     python benchmarks/bench_study.py --report          # the tables of docs/model_selection.md
-    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/bench_study.py --spikes   # issue 24.1 on a step-1 γ grid
-    OMP_NUM_THREADS=1 python benchmarks/bench_study.py --letter-cost   # issue 24.3: Û's classifier cost on Letter
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/bench_study.py --spikes   # eq 39's Case 1/3 rules on a step-1 γ grid
+    OMP_NUM_THREADS=1 python benchmarks/bench_study.py --letter-cost   # Û's classifier cost on Letter, pair at x or x̃
 
 The design (datasets of each half, configurations, criterion) is fixed in ``docs/model_selection.md``
 ("Pre-registered study") before any run. Per (dataset, classifier, seed): ``datasets.load(name,
@@ -248,7 +249,8 @@ def _verdict(df: pd.DataFrame) -> None:
 
 
 def spike_cell(name: str, seed: int) -> pd.DataFrame:
-    """Issue 24.1 on a log₂ γ step of 1 (−10 … 10): does any rule rank a near-chance status above the best one?
+    """Spike check on a log₂ γ step of 1 (−10 … 10): does a rule of eq 39's Case 1/3 branch rank a
+    near-chance status above the best one?
 
     Default T̃ law and M; the rules are applied to the same evaluations. Near-chance: test error within
     0.05 of the majority-class error; best: the smallest test error of the grid.
@@ -283,7 +285,7 @@ def spike_cell(name: str, seed: int) -> pd.DataFrame:
 
 
 def letter_cost(seed: int = 0) -> None:
-    """Issue 24.3: Û's evaluation cost against its SVC fits on Letter, with eq 36's pair at x and at x̃."""
+    """Û's evaluation cost against its SVC fits on Letter, with eq 36's pair at x and at x̃."""
     ds = datasets.load("letter", random_state=seed)
     grid = [2.0**e for e in (-6, -4, -2, 0)]
     fits, t_fit = [], 0.0
@@ -315,7 +317,7 @@ def main() -> None:
     ap.add_argument("--out", default="benchmarks/results/study.csv")
     ap.add_argument("--report", action="store_true")
     ap.add_argument("--letter-cost", action="store_true")
-    ap.add_argument("--spikes", action="store_true", help="issue 24.1 check on a log2 step-1 γ grid (SVC only)")
+    ap.add_argument("--spikes", action="store_true", help="Case 1/3 rules on a log2 step-1 γ grid (SVC)")
     args = ap.parse_args()
     if args.report:
         return report(args.out, args.classifiers)

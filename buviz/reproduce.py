@@ -31,9 +31,10 @@ from __future__ import annotations
 import functools
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import numpy as np
@@ -253,7 +254,7 @@ def table_names() -> list[str]:
     return [f"{s.name}_{d}" for s in TABLES.values() for d in s.datasets]
 
 
-def tables_dir():
+def tables_dir() -> Traversable:
     """The folder of the shipped tables (``buviz/data/tables``), as an importlib resource."""
     return resources.files("buviz") / "data" / "tables"
 
@@ -267,14 +268,34 @@ def _check(table: str, dataset: str) -> TableSpec:
     return spec
 
 
-def has_table(table: str, dataset: str, directory=None) -> bool:
-    """Whether the table of ``dataset`` is shipped (or present in ``directory``)."""
+def has_table(table: str, dataset: str, directory: str | os.PathLike | None = None) -> bool:
+    """Whether the table of ``dataset`` is shipped (or present in ``directory``).
+
+    Parameters
+    ----------
+    table : str
+        A key of :data:`TABLES`.
+    dataset : str
+        One of the table's datasets.
+    directory : str or path-like, optional
+        Look there instead of the package's ``data/tables``.
+
+    Returns
+    -------
+    bool
+        True when the table's CSV file exists.
+
+    Raises
+    ------
+    InvalidParameterError
+        Unknown table or dataset.
+    """
     _check(table, dataset)
     root = tables_dir() if directory is None else Path(directory)
     return (root / f"{table}_{dataset}.csv").is_file()
 
 
-def load_table(table: str, dataset: str, directory=None) -> pd.DataFrame:
+def load_table(table: str, dataset: str, directory: str | os.PathLike | None = None) -> pd.DataFrame:
     """Read a shipped table.
 
     Parameters
@@ -304,7 +325,8 @@ def load_table(table: str, dataset: str, directory=None) -> pd.DataFrame:
     if not path.is_file():
         raise FileNotFoundError(f"table {table}_{dataset} is not shipped; compute it with "
                                 f"`buviz reproduce --figure KEY --recompute` (see `buviz reproduce --list`)")
-    return _read(str(path), path.stat().st_mtime_ns).copy()
+    with resources.as_file(path) as real:  # the file itself, or a temporary copy out of a zipped install
+        return _read(str(real), real.stat().st_mtime_ns).copy()
 
 
 @functools.lru_cache(maxsize=64)
@@ -423,14 +445,36 @@ def minima(t: pd.DataFrame, x: str = "log2_gamma", error: str = "L_val", u: str 
             "error_min": float(err[i_e]), "rho": rho}
 
 
-def svm_minima(names=None, *, perturbation: float = PERTURBATION, error: str = "L_val", u: str = "U_tr",
-               directory=None) -> pd.DataFrame:
+def svm_minima(names: Sequence[str] | None = None, *, perturbation: float = PERTURBATION, error: str = "L_val",
+               u: str = "U_tr", directory: str | os.PathLike | None = None) -> pd.DataFrame:
     """Per dataset of the shipped ``svm_gamma`` tables: :func:`minima` of ``error`` and −``u`` over log₂ γ.
+
+    Parameters
+    ----------
+    names : sequence of str, optional
+        The datasets (default: every dataset of the ``svm_gamma`` table).
+    perturbation : float
+        The rows of this T̃ amplitude (0 for Fig 11's Û without T̃).
+    error : str
+        The error column (``L_val``, ``L_HO``, ``L_te``...).
+    u : str
+        The Û column (``U_tr``, ``U_te``, ``U1_tr``).
+    directory : str or path-like, optional
+        Read the tables from there instead of the package's ``data/tables``.
 
     Returns
     -------
     pandas.DataFrame
-        Indexed by dataset; columns of :func:`minima` and ``steps`` (argmin distance in grid steps).
+        Indexed by dataset; the columns of :func:`minima` (``x_error``, ``x_u``, ``error_at_u``,
+        ``error_min``, ``rho``) and ``steps`` (the distance between the two argmins in grid steps of
+        :data:`LOG2_GAMMAS`).
+
+    Raises
+    ------
+    InvalidParameterError
+        An unknown dataset.
+    FileNotFoundError
+        If a dataset's table was not computed.
     """
     rows = {}
     for name in names or TABLES["svm_gamma"].datasets:

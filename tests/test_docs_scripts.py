@@ -1,4 +1,4 @@
-"""The README's promises and the docs build's helper scripts (scripts/gallery.py, scripts/notebooks.py)."""
+"""The README's promises and the docs build's scripts (scripts/gallery.py, scripts/notebooks.py)."""
 
 import importlib.util
 import sys

@@ -105,7 +105,8 @@ class UncertaintyFig7Real(_RealData):
         te = reproduce.minima(t, error="L_te", u="U_te")
         gap = float((t["U_tr"] - t["U_te"]).abs().max())
         gap0 = float((t0["U_tr"] - t0["U_te"]).abs().max())
-        return (f"max |Û_tr − Û_te| = {gap:.2f} ({gap0:.2f} without T̃); argmin log₂γ: L_val {_g(m['x_error'])}, "
+        return (f"Û_tr and Û_te differ by at most {gap:.2f} ({gap0:.2f} without T̃); "
+                f"argmin log₂γ: L_val {_g(m['x_error'])}, "
                 f"−Û_tr {_g(m['x_u'])}, L_te {_g(te['x_error'])}, −Û_te {_g(te['x_u'])}; "
                 f"min −Û_tr = {-t['U_tr'].max():.2f}")
 
@@ -206,7 +207,8 @@ class UncertaintyFig9Real(_RealData):
         m = reproduce.minima(t, "epoch")
         te = reproduce.minima(t, "epoch", error="L_te", u="U_te")
         gap = float((t["U_tr"] - t["U_te"]).abs().max())
-        return (f"max |Û_tr − Û_te| = {gap:.2f}; argmin epoch: L_val {_g(m['x_error'])}, −Û_tr {_g(m['x_u'])}, "
+        return (f"Û_tr and Û_te differ by at most {gap:.2f}; "
+                f"argmin epoch: L_val {_g(m['x_error'])}, −Û_tr {_g(m['x_u'])}, "
                 f"L_te {_g(te['x_error'])}, −Û_te {_g(te['x_u'])}")
 
     def build(self) -> hv.Layout:

@@ -1,4 +1,4 @@
-"""Hardening of the explorer (issue 8): the bad-input catalogue through
+"""Hardening of the explorer: the bad-input catalogue through
 :class:`~buviz.app.state.ExplorerState`, URL values, session cleanup, figure determinism and
 source-level security checks. The catalogue of the compute layer lives beside each subject's tests
 (``tests/<subject>/test_bad_input.py``)."""

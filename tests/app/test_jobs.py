@@ -1,4 +1,4 @@
-"""Sweeps shared across sessions (issue 8: many sessions on one server run each sweep once)."""
+"""Sweeps shared across sessions: many sessions on one server run each sweep once."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Background results delivered to a session (buviz.app.session), the idle page at rest, and the one
-cache and runner shared by every tab (issue 22.3, 22.5)."""
+cache and runner shared by every tab."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What a user brings (issue 22.4/22.5): CSV sniffing, any number of features, M capped at N(train)
+"""What a user brings: CSV sniffing, any number of features, M capped at N(train)
 with a note, the mixture editor's messages; and the MLP sweep's warnings at their source."""
 
 from __future__ import annotations

@@ -191,7 +191,7 @@ def test_latex_notes_are_typeset_not_garbled(server, page):
 
 
 def test_a_headerless_semicolon_csv_with_five_features_is_shown_with_a_note(server, page):
-    """Issue 22.4/22.5: a ';'-separated file without a header and five feature columns is taken, the
+    """A ';'-separated file without a header and five feature columns is taken, the
     note says what was inferred, the N slider gives way to the file's sizes, the dataset stays csv."""
     _open(page, server + "?n_train=300")
     rows = "".join(f"{i % 7 - 3};{i % 5 - 2};{(i * 3) % 11 - 5};{i % 4};{(i * 7) % 13 - 6};{'ab'[i % 2]}\n"

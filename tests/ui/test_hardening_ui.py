@@ -1,4 +1,4 @@
-"""Bad input through the real page (issue 8), and where the server listens.
+"""Bad input through the real page, and where the server listens.
 
 One ``panel serve`` on 127.0.0.1 for the module; each bad input must show a clear message, leave the
 previous plots in place, raise no console error and log no server exception.

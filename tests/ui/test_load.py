@@ -1,4 +1,4 @@
-"""Load and memory of the served explorer (issue 8): one ``panel serve`` on 127.0.0.1, many sessions.
+"""Load and memory of the served explorer: one ``panel serve`` on 127.0.0.1, many sessions.
 
 - ``test_concurrent_sessions``: 20 browser contexts of one headless Chromium load the page at once,
   then move γ, M, K and switch tabs for ``BUVIZ_LOAD_SECONDS`` (default 15); then no console error, no

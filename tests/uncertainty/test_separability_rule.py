@@ -1,4 +1,4 @@
-"""The Case 1/3 rule of eq 39 (Ha et al. 2021, §4.5) and where eq 36's pair is read (issue 24.1, 24.3)."""
+"""The Case 1/3 rule of eq 39 (Ha et al. 2021, §4.5) and where eq 36's pair is read (at x or at x̃)."""
 
 import warnings
 
@@ -111,7 +111,7 @@ def test_estimator_uses_the_rule_and_reports_it():
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_near_chance_status_never_ranked_above_the_best_on_winequality_red(seed):
-    """Issue 24: SVC C = 1 over log₂ γ ∈ [−10, 10] on ``winequality_red`` (70/30 stratified split
+    """SVC C = 1 over log₂ γ ∈ [−10, 10] on ``winequality_red`` (70/30 stratified split
     standardised on the training part, M = 40, K by AIC). Under the threshold rule a near-chance
     status (test error within 0.05 of the majority-class error) scores Û ≈ 0.8-0.9 from a handful
     of effective near-boundary samples (seed 1: Û = 0.89 at γ = 2⁵, above the best status's 0.78;
