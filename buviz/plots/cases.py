@@ -56,8 +56,8 @@ def case_table(table: pd.DataFrame | None) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        One row per (status, pair): ``x`` (log₂ γ or epoch), ``pair`` ("k-l", classes counted from 1 as in the explorer), ``case`` (1, 2, 3),
-        ``n_eff``, ``blend`` (λ_kl). Empty (same columns) when the table is None, empty or lacks
+        One row per (status, pair): ``x`` (log₂ γ or epoch), ``pair`` ("k-l", classes from 1 as
+        the explorer counts them), ``case`` (1, 2, 3), ``n_eff``, ``blend`` (λ_kl). Empty (same columns) when the table is None, empty or lacks
         the columns.
     """
     cols = ["x", "pair", "case", "n_eff", "blend"]

@@ -8,8 +8,9 @@ https://doi.org/10.1007/s11265-021-01671-1
 """
 
 from buviz.uncertainty import costs
-from buviz.uncertainty.costs import OpCounts, gains, proposal1_costs, proposal2_costs, table3
+from buviz.uncertainty.costs import gains, proposal1_costs, proposal2_costs, table3
 from buviz.uncertainty.neighbours import PERTURBATION_MODES, neighbourhoods, perturbed_training_set
+from buviz.uncertainty.opcounts import OpCounts as OpCounts  # re-exported; documented on its own page
 from buviz.uncertainty.proposal1 import Proposal1, Proposal1Result, binary_entropy
 from buviz.uncertainty.proposal2 import (
     U_MAX,
@@ -54,7 +55,6 @@ __all__ = [
     "Proposal1Result",
     "binary_entropy",
     "costs",
-    "OpCounts",
     "proposal1_costs",
     "proposal2_costs",
     "gains",

@@ -42,11 +42,11 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from buviz._validation import InvalidParameterError, check_int
-from buviz.uncertainty.opcounts import OPS, OpCounts, distance_ops
+from buviz.uncertainty.opcounts import OPS, OpCounts
 from buviz.uncertainty.proposal1 import Proposal1, Proposal1Result
 from buviz.uncertainty.proposal2 import BoundaryUncertainty, BoundaryUncertaintyResult
 
-__all__ = ["OpCounts", "OPS", "distance_ops", "proposal1_costs", "proposal2_costs", "gains", "table3",
+__all__ = ["proposal1_costs", "proposal2_costs", "gains", "table3",
            "TABLE2", "TABLE3_PRINTED"]
 
 #: (N, d, J) of the real-life datasets of Table 3 (from Table 2 of the paper).

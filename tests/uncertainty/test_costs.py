@@ -7,7 +7,8 @@ from sklearn.exceptions import NotFittedError
 from buviz import datasets
 from buviz.classifiers import as_discriminant, svm_status
 from buviz.uncertainty import BoundaryUncertainty, OpCounts, Proposal1, gains, proposal1_costs, proposal2_costs
-from buviz.uncertainty.costs import TABLE3_PRINTED, distance_ops, table3
+from buviz.uncertainty.costs import TABLE3_PRINTED, table3
+from buviz.uncertainty.opcounts import distance_ops
 
 
 def linear_disc():
