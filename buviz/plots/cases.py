@@ -57,8 +57,8 @@ def case_table(table: pd.DataFrame | None) -> pd.DataFrame:
     -------
     pandas.DataFrame
         One row per (status, pair): ``x`` (log₂ γ or epoch), ``pair`` ("k-l", classes from 1 as
-        the explorer counts them), ``case`` (1, 2, 3), ``n_eff``, ``blend`` (λ_kl). Empty (same columns) when the table is None, empty or lacks
-        the columns.
+        the explorer counts them), ``case`` (1, 2, 3), ``n_eff``, ``blend`` (λ_kl). Empty (same
+        columns) when the table is None, empty or lacks the columns.
     """
     cols = ["x", "pair", "case", "n_eff", "blend"]
     if table is None or len(table) == 0 or not set(_COLUMNS) <= set(table.columns):
