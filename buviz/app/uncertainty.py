@@ -470,8 +470,12 @@ class CurvesView(TabView):
         self.param_pane = pn.pane.HoloViews(None, linked_axes=False)
         # the separability case of each pair and n_eff along the sweep (eq 39, §4.5), below the curves
         # (two panes, not one Layout: a Bokeh grid swapped into a pane lays out with empty frames)
-        self.cases_panes = [pn.pane.HoloViews(el, linked_axes=False) for el in self._cases_elements(None)]
-        self._cases_table = None  # the sweep table the cases panel was built from
+        # fed by one stream: a new sweep table changes their data, never their Bokeh models (replacing a
+        # pane's plot while a busy page switches tabs left the browser with references it never received)
+        self._cases_pipe = hv.streams.Pipe(data=None)
+        self.cases_panes = [pn.pane.HoloViews(hv.DynamicMap(build, streams=[self._cases_pipe]), linked_axes=False)
+                            for build in self._cases_builders()]
+        self._cases_table = None  # the sweep table the cases panel shows
         self.restart = pn.widgets.Button(label="Restart sweep", color="default", width=130)
         self.restart.on_click(lambda e: self.state.start_sweep(force=True))
         self.download = sweep_download(self.state)
@@ -498,18 +502,18 @@ class CurvesView(TabView):
     _CASES = ((1100, 200), (1100, 300))  # (width, height) of the case markers and of the n_eff curves
 
     @classmethod
-    def _cases_elements(cls, t) -> list:
-        """The two plots of :func:`buviz.plots.cases.cases_panel` for the sweep table ``t``, sized to the tab."""
-        return [el.opts(width=w, height=h, toolbar="above")
-                for el, (w, h) in zip(pcases.cases_panel(t), cls._CASES, strict=True)]
+    def _cases_builders(cls) -> list:
+        """The two plots below the curves, each a function of the sweep table (:mod:`buviz.plots.cases`)."""
+        (w1, h1), (w2, h2) = cls._CASES
+        return [lambda data: pcases.pair_cases(data).opts(width=w1, height=h1, toolbar="above"),
+                lambda data: pcases.effective_size_points(data).opts(width=w2, height=h2, toolbar="above")]
 
     def _follow_cases(self, t) -> None:
-        """Rebuild the cases panel when the sweep table changes (a status step leaves it alone)."""
+        """Send the sweep table to the cases plots when it changes (a status step leaves them alone)."""
         if t is self._cases_table:
             return
         self._cases_table = t
-        for pane, el in zip(self.cases_panes, self._cases_elements(t), strict=True):
-            pane.object = el
+        self._cases_pipe.send(t)
 
     def plot(self, sweep_table=None, snapshot=None):
         """Errors and −Û of ``sweep_table`` with the marker of ``snapshot`` (a static overlay)."""

@@ -84,21 +84,25 @@ def pair_cases(table: pd.DataFrame | None, *, title: str | None = None) -> hv.Ov
     -------
     holoviews.Overlay
         One :class:`holoviews.Scatter` per case (label :data:`CASE_LABELS`, colour
-        :data:`CASE_COLORS`) with x = log₂ γ (or epoch), y = the pair ("k-l"), hover showing n_eff
-        and λ_kl.
+        :data:`CASE_COLORS`) with x = log₂ γ (or epoch), y = the pair's row (ticks "k-l"), hover
+        showing the pair, n_eff and λ_kl.
     """
     long = case_table(table)
     x = _x_column(table) if table is not None and len(table) else "log2_gamma"
     xd = hv.Dimension("x", label=_X_LABELS.get(x, x))
+    # the pair on a numeric axis (row 0, 1, ... labelled "k-l"): a live plot keeps one kind of axis
+    # whatever pairs the next sweep table brings (a categorical axis cannot start empty)
+    labels = list(dict.fromkeys(long["pair"]))
+    long = long.assign(row=long["pair"].map({p: n for n, p in enumerate(labels)}).astype(float))
+    yd = hv.Dimension("row", label="class pair (k-l)")
     layers = []
     for case in (1, 2, 3):
         d = long[long["case"] == case]
-        el = hv.Scatter(d, xd, [hv.Dimension("pair", label="class pair (k-l)"), "n_eff", "blend"],
-                        label=CASE_LABELS[case])
+        el = hv.Scatter(d, xd, [yd, "pair", "n_eff", "blend"], label=CASE_LABELS[case])
         layers.append(style.opts(el, color=CASE_COLORS[case], size=12, marker="square", line_color="black",
                                  tools=["hover"]))
     overlay = style.opts(hv.Overlay(layers), title=title or "Separability case of each pair (eq 39, §4.5)",
-                         legend_position="right", framewise=True)
+                         legend_position="right", framewise=True, yticks=list(enumerate(labels)) or [(0, "")])
     return overlay
 
 
@@ -130,6 +134,34 @@ def effective_size_curve(table: pd.DataFrame | None, *, title: str | None = None
         layers.append(hv.Curve(([], []), xd, yd, label="n_eff"))
     return style.opts(hv.Overlay(layers), title=title or "Effective near-boundary sample size per pair",
                       logy=True, legend_position="right", framewise=True)
+
+
+def effective_size_points(table: pd.DataFrame | None, *, title: str | None = None) -> hv.Scatter:
+    """n_eff of every pair along the sweep as one element, coloured by pair.
+
+    The same numbers as :func:`effective_size_curve` in a structure that does not depend on the data
+    (one :class:`holoviews.Scatter` whatever the number of pairs), so that a live plot fed by a stream
+    updates its data rather than rebuilding its glyphs.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame or None
+        A sweep table (see :func:`case_table`); None or empty gives an empty element.
+    title : str, optional
+
+    Returns
+    -------
+    holoviews.Scatter
+        x = log₂ γ (or epoch), y = n_eff > 0 (log axis), colour = the pair, hover with the case and λ_kl.
+    """
+    long = case_table(table)
+    long = long[long["n_eff"] > 0]
+    x = _x_column(table) if table is not None and len(table) else "log2_gamma"
+    xd = hv.Dimension("x", label=_X_LABELS.get(x, x))
+    yd = hv.Dimension("n_eff", label="effective near-boundary samples n_eff")
+    el = hv.Scatter(long, xd, [yd, hv.Dimension("pair", label="class pair (k-l)"), "case", "blend"])
+    return style.opts(el, color="pair", cmap=list(style.PALETTE), size=8, tools=["hover"], logy=True,
+                      title=title or "Effective near-boundary sample size per pair", framewise=True)
 
 
 def cases_panel(table: pd.DataFrame | None) -> hv.Layout:

@@ -395,19 +395,22 @@ def test_curves_tab_hosts_the_cases_panel_of_the_sweep_table():
 
     s = ExplorerState(n_train=120, cv=2, auto_sweep=False)
     view = CurvesView(state=s)
-    assert sum(len(el) for el in view.cases_panes[0].object) == 0  # no sweep yet: no case markers
+    assert sum(len(el) for el in view.cases_panes[0].object[()]) == 0  # no sweep yet: no case markers
     s.start_sweep()
     assert s.wait_sweep(timeout=240) and s.sweep_state == "done"
     t = s.sweep_table
     assert {"pairs_tr", "pair_case_tr", "pair_n_eff_tr", "pair_blend_tr"} <= set(t.columns)
-    marks = view.cases_panes[0].object
+    marks = view.cases_panes[0].object[()]  # the live plot, drawn from what its stream holds
     by_label = {label: case for case, label in cases.CASE_LABELS.items()}
     shown = pd.concat([el.dframe().assign(case=by_label[el.label]) for el in marks], ignore_index=True)
     expected = cases.case_table(t)
     assert len(shown) == len(expected) == sum(len(p) for p in t["pairs_tr"])
     assert sorted(shown["case"].astype(int)) == sorted(expected["case"])
     assert np.allclose(np.sort(shown["n_eff"].to_numpy(float)), np.sort(expected["n_eff"].to_numpy(float)))
-    panel_before = view.cases_panes[0].object
-    s.log2_gamma = 2  # a status step: the marker moves, the cases panel is not rebuilt
-    assert view.cases_panes[0].object is panel_before
+    sizes = view.cases_panes[1].object[()]
+    assert np.allclose(np.sort(sizes.dimension_values("n_eff")), np.sort(expected["n_eff"][expected["n_eff"] > 0]))
+    sent = []
+    view._cases_pipe.add_subscriber(lambda **kw: sent.append(kw))
+    s.log2_gamma = 2  # a status step: the marker moves, the cases plots get nothing
+    assert sent == [] and view._cases_pipe.data is t
     s.close()
