@@ -71,6 +71,12 @@ def case_table(table: pd.DataFrame | None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols).sort_values(["pair", "x"], kind="stable").reset_index(drop=True)
 
 
+def _x_dimension(table) -> hv.Dimension:
+    """The sweep's x axis (log₂ γ or epoch) as the plots label it; log₂ γ for a missing table."""
+    x = _x_column(table) if table is not None and len(table) else "log2_gamma"
+    return hv.Dimension("x", label=_X_LABELS.get(x, x))
+
+
 def pair_cases(table: pd.DataFrame | None, *, title: str | None = None) -> hv.Overlay:
     """One row of markers per class pair along the sweep, coloured by the case of §4.5 that dominates Û_kl.
 
@@ -87,9 +93,7 @@ def pair_cases(table: pd.DataFrame | None, *, title: str | None = None) -> hv.Ov
         :data:`CASE_COLORS`) with x = log₂ γ (or epoch), y = the pair's row (ticks "k-l"), hover
         showing the pair, n_eff and λ_kl.
     """
-    long = case_table(table)
-    x = _x_column(table) if table is not None and len(table) else "log2_gamma"
-    xd = hv.Dimension("x", label=_X_LABELS.get(x, x))
+    long, xd = case_table(table), _x_dimension(table)
     # the pair on a numeric axis (row 0, 1, ... labelled "k-l"): a live plot keeps one kind of axis
     # whatever pairs the next sweep table brings (a categorical axis cannot start empty)
     labels = list(dict.fromkeys(long["pair"]))
@@ -120,9 +124,7 @@ def effective_size_curve(table: pd.DataFrame | None, *, title: str | None = None
     holoviews.Overlay
         One curve per pair (log y axis; zeros are left out), with markers coloured by case.
     """
-    long = case_table(table)
-    x = _x_column(table) if table is not None and len(table) else "log2_gamma"
-    xd = hv.Dimension("x", label=_X_LABELS.get(x, x))
+    long, xd = case_table(table), _x_dimension(table)
     yd = hv.Dimension("n_eff", label="effective near-boundary samples n_eff")
     layers = []
     pairs = list(dict.fromkeys(long["pair"]))
@@ -154,10 +156,8 @@ def effective_size_points(table: pd.DataFrame | None, *, title: str | None = Non
     holoviews.Scatter
         x = log₂ γ (or epoch), y = n_eff > 0 (log axis), colour = the pair, hover with the case and λ_kl.
     """
-    long = case_table(table)
+    long, xd = case_table(table), _x_dimension(table)
     long = long[long["n_eff"] > 0]
-    x = _x_column(table) if table is not None and len(table) else "log2_gamma"
-    xd = hv.Dimension("x", label=_X_LABELS.get(x, x))
     yd = hv.Dimension("n_eff", label="effective near-boundary samples n_eff")
     el = hv.Scatter(long, xd, [yd, hv.Dimension("pair", label="class pair (k-l)"), "case", "blend"])
     return style.opts(el, color="pair", cmap=list(style.PALETTE), size=8, tools=["hover"], logy=True,
