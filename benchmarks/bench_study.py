@@ -6,6 +6,9 @@ for choosing the RBF SVC's γ.
     python benchmarks/bench_study.py --report          # the tables of docs/model_selection.md
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/bench_study.py --spikes   # eq 39's Case 1/3 rules on a step-1 γ grid
     OMP_NUM_THREADS=1 python benchmarks/bench_study.py --letter-cost   # Û's classifier cost on Letter, pair at x or x̃
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/bench_study.py --round2 tuning        # second round: rescore seeds 0-4
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/bench_study.py --round2 confirmation  # second round: seeds 5-9
+    python benchmarks/bench_study.py --round2 report
 
 The design (datasets of each half, configurations, criterion) is fixed in ``docs/model_selection.md``
 ("Pre-registered study") before any run. Per (dataset, classifier, seed): ``datasets.load(name,
@@ -48,7 +51,7 @@ from sklearn.svm import SVC
 
 from buviz import datasets
 from buviz.uncertainty import BoundaryUncertainty
-from buviz.uncertainty.proposal2 import pair_uncertainty
+from buviz.uncertainty.proposal2 import case3_error, pair_uncertainty
 
 TUNING = ("winequality_red", "abalone", "banknote", "german", "satimage")
 CONFIRMATION = ("winequality_white", "breast_cancer_wisconsin", "cardiotocography", "spambase", "letter")
@@ -62,7 +65,8 @@ SETTINGS = (("a0.5-features-M40", 0.5, "features", 40), ("a0.25-features-M40", 0
             ("a0.5-scalar-M40", 0.5, "scalar", 40), ("a0.5-features-M20", 0.5, "features", 20))
 #: Rules of eq 39: (name, rule, n0); the first is the current default.
 RULES = (("threshold", "threshold", None), ("shrink10", "shrinkage", 10.0), ("shrink30", "shrinkage", 30.0),
-         ("shrink100", "shrinkage", 100.0))
+         ("shrink100", "shrinkage", 100.0), ("graded10", "graded", 10.0), ("graded30", "graded", 30.0),
+         ("graded100", "graded", 100.0))
 DEFAULT_CONFIG = f"{SETTINGS[0][0]}/{RULES[0][0]}"
 N_TRAIN, N_TEST = 1500, 3000
 KEY = ["dataset", "classifier", "seed"]
@@ -84,8 +88,12 @@ def _fit(est, X, y):
         return clone(est).fit(X, y)
 
 
-def run_cell(name: str, clf: str, seed: int):
-    """Return (rows, curves) of one (dataset, classifier, seed) cell."""
+def run_cell(name: str, clf: str, seed: int, *, settings=SETTINGS, cv: bool = True):
+    """Return (rows, curves) of one (dataset, classifier, seed) cell.
+
+    ``settings``: the T̃ law / M settings of Û to run; ``cv=False`` skips CV and hold-out (the second
+    round's rescoring of the first round's cells: Û under today's code, test errors refitted).
+    """
     ds = load(name, seed)
     Xtr, ytr, Xte, yte = ds.X_train, ds.y_train, ds.X_test, ds.y_test
     est, param, grid = CLASSIFIERS[clf]
@@ -100,12 +108,14 @@ def run_cell(name: str, clf: str, seed: int):
     test_err = np.array(test_err)
     curves = {"L_te": test_err}
     costs, choices = {}, {}
-    for method, cv in (("CV10", StratifiedKFold(10, shuffle=True, random_state=seed)),
-                       ("CV5", StratifiedKFold(5, shuffle=True, random_state=seed)),
-                       ("HO", StratifiedShuffleSplit(1, test_size=0.25, random_state=seed))):
+    for method, splitter in (("CV10", StratifiedKFold(10, shuffle=True, random_state=seed)),
+                             ("CV5", StratifiedKFold(5, shuffle=True, random_state=seed)),
+                             ("HO", StratifiedShuffleSplit(1, test_size=0.25, random_state=seed))):
+        if not cv:
+            break
         t0 = time.perf_counter()
         err = np.zeros(len(grid))
-        splits = list(cv.split(Xtr, ytr))
+        splits = list(splitter.split(Xtr, ytr))
         for tr, va in splits:
             for n, v in enumerate(grid):
                 m = _fit(est.set_params(**{param: v}), Xtr[tr], ytr[tr])
@@ -113,11 +123,12 @@ def run_cell(name: str, clf: str, seed: int):
         costs[method] = time.perf_counter() - t0
         choices[method] = int(np.argmin(err))
         curves[f"L_{method}"] = err
-    for sname, a, mode, M in SETTINGS:
+    for sname, a, mode, M in settings:
         t0 = time.perf_counter()
         bu = BoundaryUncertainty(M=M, perturbation=a, perturbation_mode=mode, n_jobs=1,
                                  random_state=seed).fit(Xtr, ytr)
         t_eval = time.perf_counter() - t0
+        e3 = case3_error(bu.true_pairs_.pair_index, bu.y_, len(bu.true_pairs_.pairs))
         values = {r: [] for r, _, _ in RULES}
         for model in fits:
             t1 = time.perf_counter()
@@ -130,7 +141,7 @@ def run_cell(name: str, clf: str, seed: int):
                     values[rname].append(res.value)
                     continue
                 pv = pair_uncertainty(res.k, res.local_uncertainty, res.pair_match, res.true_pair_index,
-                                      res.pair_error_tilde, len(res.pairs), rule=rule, n0=n0)
+                                      res.pair_error_tilde, len(res.pairs), rule=rule, n0=n0, case3_error=e3)
                 values[rname].append(float(np.dot(res.pair_probabilities, pv.values)))
             if sname == SETTINGS[0][0]:
                 curves.setdefault("n_eff_min", []).append(float(np.min(res.pair_effective_size)))
@@ -140,14 +151,15 @@ def run_cell(name: str, clf: str, seed: int):
             choices[config] = int(np.argmax(values[rname]))
             curves[f"U[{config}]"] = np.array(values[rname])
     best = float(test_err.min())
-    ref = choices["CV10"]
+    ref = choices.get("CV10")
     rows = []
     for method, c in choices.items():
         rows.append(dict(dataset=name, classifier=clf, seed=seed, half="tuning" if name in TUNING else "confirmation",
                          method=method if method in ("CV10", "CV5", "HO") else "U",
                          config=method if method not in ("CV10", "CV5", "HO") else "",
                          choice=grid[c], choice_index=c, test_error=float(test_err[c]), best_test_error=best,
-                         regret=float(test_err[c] - best), argmin_steps=abs(c - ref), majority_error=majority,
+                         regret=float(test_err[c] - best), argmin_steps=np.nan if ref is None else abs(c - ref),
+                         majority_error=majority, K_range=str(BoundaryUncertainty().K_range),
                          spike=bool(test_err[c] >= majority - 0.05 and best < majority - 0.05),
                          cost_s=costs[method], n_train=len(ytr), n_test=len(yte), n_classes=ds.n_classes))
     curve_rows = pd.DataFrame({"dataset": name, "classifier": clf, "seed": seed, "param": param, "value": grid,
@@ -159,7 +171,7 @@ def _append(df: pd.DataFrame, path: str) -> None:
     df.to_csv(path, mode="a", header=not os.path.exists(path), index=False)
 
 
-def run(names, classifiers, seeds, out: str) -> None:
+def run(names, classifiers, seeds, out: str, **cell) -> None:
     done = set()
     if os.path.exists(out):
         done = set(map(tuple, pd.read_csv(out)[KEY].drop_duplicates().itertuples(index=False)))
@@ -170,12 +182,13 @@ def run(names, classifiers, seeds, out: str) -> None:
                 if (name, clf, seed) in done:
                     continue
                 t0 = time.perf_counter()
-                rows, curves = run_cell(name, clf, seed)
+                rows, curves = run_cell(name, clf, seed, **cell)
                 _append(rows, out)
                 _append(curves, curves_out)
                 u = rows[rows.config == DEFAULT_CONFIG].iloc[0]
+                cv10 = rows[rows.method == "CV10"].regret
                 print(f"{name:24s} {clf:6s} seed {seed}: regret U(default) {u.regret:.3f}, "
-                      f"CV10 {rows[rows.method == 'CV10'].regret.iloc[0]:.3f} ({time.perf_counter() - t0:.0f} s)",
+                      f"CV10 {cv10.iloc[0] if len(cv10) else float('nan'):.3f} ({time.perf_counter() - t0:.0f} s)",
                       flush=True)
 
 
@@ -248,6 +261,55 @@ def _verdict(df: pd.DataFrame) -> None:
               f"{'change the default' if wins else 'keep the default'}")
 
 
+ROUND2_TUNING_SEEDS, ROUND2_CONFIRMATION_SEEDS = range(0, 5), range(5, 10)
+ROUND2_TUNING_OUT = "benchmarks/results/study_round2_tuning.csv"
+ROUND2_OUT = "benchmarks/results/study_round2.csv"
+
+
+def run_round2(phase: str) -> None:
+    """The second pre-registered round (docs/model_selection.md): Û's Case 1/3 rules, SVC, all ten sets.
+
+    Tuning: the first round's cells (seeds 0-4) rescored with today's code (Û only, default T̃ law and
+    M). Confirmation: fresh seeds 5-9, Û with every rule plus 10-fold, 5-fold CV and hold-out.
+    """
+    names = TUNING + CONFIRMATION
+    if phase == "tuning":
+        run(names, ["svc"], ROUND2_TUNING_SEEDS, ROUND2_TUNING_OUT, settings=SETTINGS[:1], cv=False)
+    else:
+        run(names, ["svc"], ROUND2_CONFIRMATION_SEEDS, ROUND2_OUT, settings=SETTINGS[:1])
+
+
+def report_round2() -> None:
+    """The second round's tables and its pre-registered verdict."""
+    tune = pd.read_csv(ROUND2_TUNING_OUT).fillna({"config": ""})
+    tune = tune[tune.method == "U"]
+    s = tune.groupby("config").agg(regret=("regret", "mean"), spikes=("spike", "sum"), cells=("seed", "size"))
+    print(f"\n## tuning: the first round's cells rescored ({tune.groupby(KEY).ngroups} cells)\n")
+    print(s.sort_values("regret").round(4).to_markdown())
+    order = [f"{SETTINGS[0][0]}/{r}" for r, _, _ in RULES]  # ties: the earlier (simpler) rule
+    tuned = min(order, key=lambda c: (round(s.regret[c], 10), order.index(c)))
+    if not os.path.exists(ROUND2_OUT):
+        return None
+    conf = pd.read_csv(ROUND2_OUT).fillna({"config": ""})
+    conf = conf.assign(label=np.where(conf.method == "U", "U " + conf.config, conf.method))
+    c = conf.groupby("label").agg(regret=("regret", "mean"), argmin_steps=("argmin_steps", "mean"),
+                                  spikes=("spike", "sum"), cost_s=("cost_s", "sum"), cells=("seed", "size"))
+    print(f"\n## confirmation: seeds 5-9 ({conf.groupby(KEY).ngroups} cells)\n")
+    print(c.sort_values("regret").round(4).to_markdown())
+    for label, d in (("all ten sets", conf), ("without letter", conf[conf.dataset != "letter"])):
+        r = d.groupby("label").regret.mean()
+        print(f"{label}: threshold {r['U ' + DEFAULT_CONFIG]:.4f}, tuned {r['U ' + tuned]:.4f}, "
+              f"CV10 {r['CV10']:.4f}, CV5 {r['CV5']:.4f}, HO {r['HO']:.4f}")
+    print()
+    print(_per_dataset(conf).to_markdown(index=False))
+    ct, cd = c.loc["U " + tuned], c.loc["U " + DEFAULT_CONFIG]
+    wins = tuned != DEFAULT_CONFIG and ct.regret < cd.regret and ct.spikes <= cd.spikes
+    print(f"\ntuned on the first round: {tuned} (regret {s.regret[tuned]:.4f}; threshold "
+          f"{s.regret[DEFAULT_CONFIG]:.4f})\nconfirmation: tuned {ct.regret:.4f} ({ct.spikes} spikes), "
+          f"threshold {cd.regret:.4f} ({cd.spikes} spikes) -> {'change the default' if wins else 'keep the default'}")
+    print(f"cost: CV10 / U = {c.cost_s['CV10'] / cd.cost_s:.2f}, CV5 / U = {c.cost_s['CV5'] / cd.cost_s:.2f}")
+
+
 def spike_cell(name: str, seed: int) -> pd.DataFrame:
     """Spike check on a log₂ γ step of 1 (−10 … 10): does a rule of eq 39's Case 1/3 branch rank a
     near-chance status above the best one?
@@ -318,7 +380,11 @@ def main() -> None:
     ap.add_argument("--report", action="store_true")
     ap.add_argument("--letter-cost", action="store_true")
     ap.add_argument("--spikes", action="store_true", help="Case 1/3 rules on a log2 step-1 γ grid (SVC)")
+    ap.add_argument("--round2", choices=("tuning", "confirmation", "report"), default=None,
+                    help="the second pre-registered round (docs/model_selection.md)")
     args = ap.parse_args()
+    if args.round2:
+        return report_round2() if args.round2 == "report" else run_round2(args.round2)
     if args.report:
         return report(args.out, args.classifiers)
     if args.letter_cost:

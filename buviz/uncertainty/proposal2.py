@@ -46,7 +46,7 @@ from buviz.uncertainty._kernel import chunk_kernel, neighbourhood_values, quarti
 from buviz.uncertainty.neighbours import PERTURBATION_MODES, neighbourhoods, perturbed_training_set
 from buviz.uncertainty.prototypes import AIC_FORMS, DEFAULT_K_RANGE, TruePairEstimate, estimate_true_pairs
 
-__all__ = ["BoundaryUncertainty", "BoundaryUncertaintyResult", "PairValues", "pair_uncertainty",
+__all__ = ["BoundaryUncertainty", "BoundaryUncertaintyResult", "PairValues", "pair_uncertainty", "case3_error",
            "SEPARABILITY_RULES", "U_MAX", "U_MIN", "local_uncertainty", "silverman_bandwidth",
            "neighbourhood_values", "quartile_positions", "FlatDiscriminantWarning", "FeatureMismatchWarning"]
 
@@ -99,7 +99,7 @@ def local_uncertainty(posterior: np.ndarray) -> np.ndarray:
     return 1.0 - np.abs(2.0 * posterior - 1.0)
 
 
-SEPARABILITY_RULES = ("threshold", "shrinkage")
+SEPARABILITY_RULES = ("threshold", "shrinkage", "graded")
 
 
 @dataclass(frozen=True)
@@ -137,7 +137,7 @@ class PairValues:
 
 def pair_uncertainty(k: np.ndarray, local: np.ndarray, pair_match: np.ndarray, pair_index: np.ndarray,
                      error_tilde: np.ndarray, n_pairs: int, *, rule: str = "threshold", weight_tol: float = 0.05,
-                     n0: float = 30.0) -> PairValues:
+                     n0: float = 30.0, case3_error: np.ndarray | None = None) -> PairValues:
     """Return the two-class boundary uncertainties Û_kl⁽³⁾ of eq 39 under a separability rule.
 
     Eq 39 of Ha et al. (2021) has three branches. Where the near-boundary weight w_kl = Σ k̂(x)
@@ -173,6 +173,20 @@ def pair_uncertainty(k: np.ndarray, local: np.ndarray, pair_match: np.ndarray, p
     threshold rule is the limit λ_kl = 1[ω_kl ≥ τ]. What stays discontinuous is u⁰ itself (it
     flips when one sample of the pair becomes misclassified), now with weight 1 − λ_kl.
 
+    ``rule="graded"`` is the shrinkage rule with a Case 1/3 value that is continuous too. Case 1 is
+    a boundary in the empty band between the pair's classes (L̃_tr^kl = 0, U_max); Case 3 a boundary
+    outside the pair's data, which puts all of B̂*(k,l) on one side and so errs on at least the
+    pair's minority share e³_kl = 1 − max_c |{x ∈ B̂*(k,l): y(x) = c}| / |B̂*(k,l)| (``case3_error``).
+    Between the two, the Case 1/3 value falls linearly with the error,
+
+        u⁰_kl = U_max − (U_max − U_min) · min(1, L̃_tr^kl / e³_kl)
+
+    (u⁰ = U_min at any error when e³_kl = 0, a pair of one class). Under "shrinkage" u⁰ = U_min
+    at any error, so on overlapping classes (every pair errs somewhat) shrinkage is a penalty
+    λ_kl on boundaries that cross few samples and favours wiggly boundaries (the first
+    pre-registered study, ``abalone``); "graded" keeps u⁰ near U_max for a status that errs on
+    few of the pair's samples.
+
     Parameters
     ----------
     k : ndarray of shape (N,)
@@ -187,12 +201,15 @@ def pair_uncertainty(k: np.ndarray, local: np.ndarray, pair_match: np.ndarray, p
         L̃_tr^kl, the error rate of Λ on the perturbed B̂*(k,l).
     n_pairs : int
         The number of pairs in Î*.
-    rule : {"threshold", "shrinkage"}, default="threshold"
+    rule : {"threshold", "shrinkage", "graded"}, default="threshold"
         The reading of eq 39's "w_kl = 0" (see above).
     weight_tol : float, default=0.05
         τ, the threshold on ω_kl of ``rule="threshold"``.
     n0 : float, default=30.0
-        The pseudo-sample weight of the Case 1/3 value of ``rule="shrinkage"`` (> 0).
+        The pseudo-sample weight of the Case 1/3 value of ``rule="shrinkage"`` and ``"graded"`` (> 0).
+    case3_error : ndarray of shape (n_pairs,) or None, default=None
+        e³_kl, the pair's minority share (the error of a boundary outside its data); required by
+        ``rule="graded"``.
 
     Returns
     -------
@@ -202,7 +219,8 @@ def pair_uncertainty(k: np.ndarray, local: np.ndarray, pair_match: np.ndarray, p
     Raises
     ------
     InvalidParameterError
-        If ``rule`` is unknown, ``weight_tol`` < 0 or ``n0`` ≤ 0.
+        If ``rule`` is unknown, ``weight_tol`` < 0, ``n0`` ≤ 0, or ``case3_error`` is missing
+        (or has the wrong length) under ``rule="graded"``.
 
     References
     ----------
@@ -215,7 +233,7 @@ def pair_uncertainty(k: np.ndarray, local: np.ndarray, pair_match: np.ndarray, p
     if rule not in SEPARABILITY_RULES:
         raise InvalidParameterError(f"separability must be one of {SEPARABILITY_RULES}, got {rule!r}")
     check_real(weight_tol, "weight_tol", low=0.0)
-    if rule == "shrinkage":
+    if rule != "threshold":
         check_real(n0, "separability_n0", low=0.0)
         if not n0 > 0:
             raise InvalidParameterError(f"separability_n0 must be > 0, got {n0}")
@@ -233,11 +251,47 @@ def pair_uncertainty(k: np.ndarray, local: np.ndarray, pair_match: np.ndarray, p
     w_safe = np.where(positive, w, 1.0)
     sample_weights = np.where(positive[pair_index], blend[pair_index] * k / w_safe[pair_index], 0.0)
     weighted_mean_part = np.bincount(pair_index, weights=sample_weights * local * pair_match, minlength=n_pairs)
-    u0 = np.where(error_tilde == 0, U_MAX, U_MIN)  # Cases 1 and 3
+    if rule == "graded":
+        if case3_error is None or np.shape(case3_error) != (n_pairs,):
+            raise InvalidParameterError(f"case3_error must have shape ({n_pairs},) under separability='graded', "
+                                        f"got {None if case3_error is None else np.shape(case3_error)}")
+        e3 = np.asarray(case3_error, dtype=float)
+        share = np.where(e3 > 0, np.minimum(1.0, error_tilde / np.where(e3 > 0, e3, 1.0)),
+                         (error_tilde > 0).astype(float))
+        u0 = U_MAX - (U_MAX - U_MIN) * share  # Case 1 at no error, Case 3 at the minority share
+    else:
+        u0 = np.where(error_tilde == 0, U_MAX, U_MIN)  # Cases 1 and 3
     values = weighted_mean_part + (1.0 - blend) * u0  # eq 39
     case = np.where(blend >= 0.5, 2, np.where(error_tilde == 0, 1, 3))
     return PairValues(values=values, weights=w, weight_share=omega, effective_size=n_eff, blend=blend,
                       case=case, sample_weights=sample_weights)
+
+
+def case3_error(pair_index: np.ndarray, y: np.ndarray, n_pairs: int) -> np.ndarray:
+    """Return e³_kl, each pair's minority share: the error on B̂*(k,l) of a boundary outside its data.
+
+    A boundary outside the data (Case 3 of §4.5 in Ha et al., 2021) gives every sample of B̂*(k,l)
+    one label, at best the pair's most frequent one, so it errs on 1 − max_c n_c / |B̂*(k,l)|.
+    See :func:`pair_uncertainty` (``rule="graded"``).
+
+    Parameters
+    ----------
+    pair_index : ndarray of int, shape (N,)
+        Index of each sample's estimated true pair in Î*.
+    y : ndarray of int, shape (N,)
+        Class labels 0 … J − 1.
+    n_pairs : int
+        The number of pairs in Î*.
+
+    Returns
+    -------
+    ndarray of shape (n_pairs,)
+        e³_kl (0 for an empty pair).
+    """
+    n_classes = int(y.max()) + 1 if len(y) else 1
+    counts = np.bincount(pair_index * n_classes + y, minlength=n_pairs * n_classes).reshape(n_pairs, n_classes)
+    size = counts.sum(axis=1)
+    return np.where(size > 0, 1.0 - counts.max(axis=1) / np.maximum(size, 1), 0.0)
 
 
 def _flat_advice(est) -> str:
@@ -309,14 +363,16 @@ class BoundaryUncertainty(BaseEstimator):
         Threads for the chunked (N, M) work and the KD-tree query (-1: all cores).
     random_state : int, Generator or None, default=0
         Seeds T̃ and K-means.
-    separability : {"threshold", "shrinkage"}, default="threshold"
+    separability : {"threshold", "shrinkage", "graded"}, default="threshold"
         The reading of eq 39's Case 1/3 branch (§4.5): "threshold" switches to the Case 1/3 value
         when ω_kl < ``weight_tol`` (discontinuous in ω_kl); "shrinkage" shrinks the pair's
         near-boundary mean toward the Case 1/3 value with weight n_kl / (n_kl + n0), n_kl the
-        effective number of near-boundary samples (continuous). Derivation:
-        :func:`pair_uncertainty`.
+        effective number of near-boundary samples (continuous); "graded" does the same with a
+        Case 1/3 value that falls linearly from U_max at no error on the perturbed pair to U_min
+        at the pair's minority share. Derivation: :func:`pair_uncertainty`.
     separability_n0 : float, default=30.0
-        n0 of ``separability="shrinkage"``: the Case 1/3 value counts as n0 near-boundary samples.
+        n0 of ``separability="shrinkage"`` and ``"graded"``: the Case 1/3 value counts as n0
+        near-boundary samples.
     pair_at : {"x", "x_tilde"}, default="x"
         Where the classifier's top-2 pair {i, j} of eq 36 is read for J > 2: at the training
         sample x (the paper; the status is then evaluated on T and on T̃) or at its perturbed copy
@@ -607,7 +663,8 @@ class BoundaryUncertainty(BaseEstimator):
         size = np.bincount(tp.pair_index, minlength=P)
         err_tilde = np.bincount(tp.pair_index, weights=mis, minlength=P) / np.maximum(size, 1)
         pv = pair_uncertainty(k, local, pair_match, tp.pair_index, err_tilde, P, rule=self.separability,
-                              weight_tol=self.weight_tol, n0=self.separability_n0)  # eq 29-31, 39
+                              weight_tol=self.weight_tol, n0=self.separability_n0,
+                              case3_error=case3_error(tp.pair_index, self.y_, P))  # eq 29-31, 39
         u_pair, w, omega, weights = pv.values, pv.weights, pv.weight_share, pv.sample_weights
         weighted = pv.blend > 0
         p_pair = size / N

@@ -11,7 +11,7 @@ from buviz._validation import InvalidParameterError
 from buviz.classifiers import as_discriminant, svm_status
 from buviz.grid import top2
 from buviz.uncertainty import BoundaryUncertainty
-from buviz.uncertainty.proposal2 import pair_uncertainty
+from buviz.uncertainty.proposal2 import case3_error, pair_uncertainty
 
 PHI0 = 1.0 / np.sqrt(2 * np.pi)
 
@@ -177,3 +177,51 @@ def test_pair_at_x_tilde_evaluates_the_classifier_once_and_agrees_where_pairs_ag
         np.testing.assert_array_equal(getattr(r_x, name)[same], getattr(r_t, name)[same])
     with pytest.raises(InvalidParameterError, match="pair_at"):
         BoundaryUncertainty(M=20, pair_at="y").fit(ds.X_train, ds.y_train).evaluate(d)
+
+
+def test_case3_error_is_the_pairs_minority_share():
+    index = np.array([0, 0, 0, 0, 1, 1, 1, 2, 2])
+    y = np.array([0, 0, 0, 1, 1, 2, 2, 2, 2])
+    np.testing.assert_allclose(case3_error(index, y, 4), [0.25, 1 / 3, 0.0, 0.0])
+
+
+def test_graded_case13_value_falls_linearly_from_case1_to_case3(rng):
+    """No near-boundary mass: the graded value is U_max at no error on T̃, U_min from the pair's minority
+    share e³ on, linear between; under "shrinkage" it is U_min at any error (the first study's abalone
+    penalty). With mass it is the same precision-weighted blend as "shrinkage", with that u⁰."""
+    k, local, match, index = one_pair(rng)
+    e3 = np.array([0.4])
+    tiny = 1e-12 * k
+    for err, u0 in ((0.0, 1.0), (0.1, 0.75), (0.2, 0.5), (0.4, 0.0), (0.6, 0.0)):
+        g = values(tiny, local, match, index, err, rule="graded", n0=10.0, case3_error=e3)
+        assert g.values[0] == pytest.approx(u0, abs=1e-9)
+        s = values(k, local, match, index, err, rule="shrinkage", n0=10.0)
+        g = values(k, local, match, index, err, rule="graded", n0=10.0, case3_error=e3)
+        lam = s.blend[0]
+        assert g.blend[0] == lam
+        assert g.values[0] == pytest.approx(s.values[0] + (1 - lam) * (u0 - (1.0 if err == 0 else 0.0)), abs=1e-12)
+    # continuous in the error on T̃, where the other two rules jump at the first misclassified sample
+    errs = np.linspace(0, 0.5, 501)
+    curve = [values(tiny, local, match, index, e, rule="graded", n0=10.0, case3_error=e3).values[0] for e in errs]
+    assert np.max(np.abs(np.diff(curve))) <= (0.5 / 500) / 0.4 + 1e-9
+    # a pair of one class (e³ = 0): Case 1 at no error, Case 3 otherwise
+    one = [values(tiny, local, match, index, e, rule="graded", case3_error=np.zeros(1)).values[0] for e in (0.0, 0.1)]
+    assert one == pytest.approx([1.0, 0.0], abs=1e-9)
+
+
+def test_graded_rule_needs_the_case3_error():
+    with pytest.raises(InvalidParameterError, match="case3_error"):
+        pair_uncertainty(np.ones(3), np.ones(3), np.ones(3, bool), np.zeros(3, np.intp), np.zeros(1), 1,
+                         rule="graded")
+
+
+def test_estimator_graded_rule_matches_pair_uncertainty_on_its_arrays():
+    ds = datasets.load("gmm3", n_train=300, n_test=0, random_state=1)
+    d = svm_status(ds.X_train, ds.y_train, 1.0)
+    bu = BoundaryUncertainty(M=20, K=2, separability="graded", separability_n0=10.0, random_state=0)
+    r = bu.fit(ds.X_train, ds.y_train).evaluate(d)
+    e3 = case3_error(r.true_pair_index, r.y, len(r.pairs))
+    assert np.all((e3 > 0) & (e3 <= 0.5))
+    pv = pair_uncertainty(r.k, r.local_uncertainty, r.pair_match, r.true_pair_index, r.pair_error_tilde,
+                          len(r.pairs), rule="graded", n0=10.0, case3_error=e3)
+    assert r.value == pytest.approx(float(np.dot(r.pair_probabilities, pv.values)), abs=1e-14)
