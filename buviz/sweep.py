@@ -55,7 +55,7 @@ from joblib import Parallel, delayed
 from buviz._validation import InvalidParameterError, check_int, check_real
 from buviz.classifiers import Discriminant, mlp_statuses, svm_status
 from buviz.datasets import Dataset
-from buviz.uncertainty import BoundaryUncertainty
+from buviz.uncertainty import DEFAULT_SEPARABILITY, DEFAULT_SEPARABILITY_N0, BoundaryUncertainty
 from buviz.uncertainty.prototypes import DEFAULT_K_RANGE
 
 __all__ = ["svm_gamma_sweep", "iter_svm_gamma_sweep", "mlp_epoch_sweep", "RowCache", "default_cache",
@@ -82,7 +82,7 @@ class RowCache:
 
     #: Revision of what a row holds and how Û is computed; part of every key, so a change to either
     #: (e.g. the 'auto' K search of Î*, the separability columns) never serves a stale row. Bump it then.
-    ROW_REVISION = 3
+    ROW_REVISION = 4
 
     @staticmethod
     def key(**parts) -> str:
@@ -232,9 +232,10 @@ def _svm_full_task(ds: Dataset, gamma, C, bu_tr, bu_te, p1):
     return out
 
 
-def _fit_estimators(ds: Dataset, M, K, perturbation, perturbation_mode, random_state, proposal1, K_range):
+def _fit_estimators(ds: Dataset, M, K, perturbation, perturbation_mode, random_state, proposal1, K_range,
+                    separability=DEFAULT_SEPARABILITY, separability_n0=DEFAULT_SEPARABILITY_N0):
     kw = dict(M=M, K=K, K_range=K_range, perturbation=perturbation, perturbation_mode=perturbation_mode,
-              random_state=random_state)
+              random_state=random_state, separability=separability, separability_n0=separability_n0)
     bu_tr = BoundaryUncertainty(**kw).fit(ds.X_train, ds.y_train)
     enough_test = len(ds.y_test) > M and len(np.unique(ds.y_test)) == ds.n_classes
     bu_te = BoundaryUncertainty(**kw).fit(ds.X_test, ds.y_test) if enough_test else None
@@ -255,7 +256,8 @@ def _fit_times(bu_tr, bu_te, p1) -> dict:
 
 
 def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, cv: int = 10, M: int = 40,
-                         K="aic", *, K_range=DEFAULT_K_RANGE, perturbation: float = 0.5,
+                         K="aic", *, K_range=DEFAULT_K_RANGE, separability: str = DEFAULT_SEPARABILITY,
+                         separability_n0: float = DEFAULT_SEPARABILITY_N0, perturbation: float = 0.5,
                          perturbation_mode: str = "features",
                          proposal1: bool = False, random_state=0, n_jobs: int = 2, cache=True,
                          scheduler=None, progress: Progress | None = None, niceness: int = 0) -> Iterator[dict]:
@@ -281,6 +283,11 @@ def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, c
     K_range : "auto" or sequence of int, default="auto"
         The K tried per class when ``K="aic"`` (:class:`~buviz.uncertainty.BoundaryUncertainty`);
         :data:`~buviz.uncertainty.PAPER_K_RANGE` for the paper's 1, 3, ..., 39.
+    separability : {"threshold", "shrinkage", "graded"}, default="shrinkage"
+        Û's rule for eq 39's Case 1/3 branch (:class:`~buviz.uncertainty.BoundaryUncertainty`);
+        ``"threshold"`` is eq 39 as printed in the paper.
+    separability_n0 : float, default=10.0
+        n0 of the "shrinkage" and "graded" rules.
     perturbation : float, default=0.5
         Amplitude of T̃ (see :class:`~buviz.uncertainty.BoundaryUncertainty`).
     perturbation_mode : {"features", "scalar"}, default="features"
@@ -325,6 +332,7 @@ def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, c
     cv = _check_common(ds, cv, M)
     store = _resolve_cache(cache)
     keys = [RowCache.key(kind="svm", ds=ds.key, gamma=g, C=C, cv=cv, M=M, K=K, K_range=K_range,
+                         separability=separability, separability_n0=separability_n0,
                          perturbation=perturbation,
                          mode=perturbation_mode, p1=proposal1, seed=repr(random_state)) for g in gammas]
     cached = {k: row for k in keys if (row := store.get(k))} if store else {}
@@ -340,7 +348,7 @@ def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, c
         return
 
     bu_tr, bu_te, p1 = _fit_estimators(ds, M, K, perturbation, perturbation_mode, random_state, proposal1,
-                                       K_range)
+                                       K_range, separability, separability_n0)
     fit_times = _fit_times(bu_tr, bu_te, p1)
     X, y = ds.X_train, ds.y_train
     folds = _splits(y, cv, random_state)
@@ -393,7 +401,9 @@ def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, c
 
 
 def svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, cv: int = 10, M: int = 40, K="aic",
-                    *, K_range=DEFAULT_K_RANGE, perturbation: float = 0.5, perturbation_mode: str = "features",
+                    *, K_range=DEFAULT_K_RANGE, separability: str = DEFAULT_SEPARABILITY,
+                    separability_n0: float = DEFAULT_SEPARABILITY_N0, perturbation: float = 0.5,
+                    perturbation_mode: str = "features",
                     proposal1: bool = False, random_state=0, n_jobs: int = 2, cache=True,
                     scheduler=None, progress: Progress | None = None, niceness: int = 0) -> pd.DataFrame:
     """Return a tidy table, one row per γ of an RBF SVC: errors L_tr, L_val, L_ho, L_te and Û_tr, Û_te.
@@ -417,6 +427,11 @@ def svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, cv: in
     K_range : "auto" or sequence of int, default="auto"
         The K tried per class when ``K="aic"`` (:class:`~buviz.uncertainty.BoundaryUncertainty`);
         :data:`~buviz.uncertainty.PAPER_K_RANGE` for the paper's 1, 3, ..., 39.
+    separability : {"threshold", "shrinkage", "graded"}, default="shrinkage"
+        Û's rule for eq 39's Case 1/3 branch (:class:`~buviz.uncertainty.BoundaryUncertainty`);
+        ``"threshold"`` is eq 39 as printed in the paper.
+    separability_n0 : float, default=10.0
+        n0 of the "shrinkage" and "graded" rules.
     perturbation : float, default=0.5
         Amplitude of T̃ (see :class:`~buviz.uncertainty.BoundaryUncertainty`).
     perturbation_mode : {"features", "scalar"}, default="features"
@@ -454,7 +469,8 @@ def svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, cv: in
     Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
     https://doi.org/10.1007/s11265-021-01671-1
     """
-    rows = list(iter_svm_gamma_sweep(ds, gammas, C, cv, M, K, K_range=K_range, perturbation=perturbation,
+    rows = list(iter_svm_gamma_sweep(ds, gammas, C, cv, M, K, K_range=K_range, separability=separability,
+                                     separability_n0=separability_n0, perturbation=perturbation,
                                      perturbation_mode=perturbation_mode, proposal1=proposal1,
                                      random_state=random_state, n_jobs=n_jobs, cache=cache,
                                      scheduler=scheduler, progress=progress, niceness=niceness))
@@ -486,7 +502,9 @@ def _mlp_full_task(ds: Dataset, epochs, mlp_kw, bu_tr, bu_te):
 
 
 def mlp_epoch_sweep(ds: Dataset, epochs: Iterable[int], cv: int = 10, M: int = 40, K="aic", *,
-                    K_range=DEFAULT_K_RANGE, hidden_layer_sizes=(128, 64), learning_rate_init: float = 1e-3,
+                    K_range=DEFAULT_K_RANGE, separability: str = DEFAULT_SEPARABILITY,
+                    separability_n0: float = DEFAULT_SEPARABILITY_N0, hidden_layer_sizes=(128, 64),
+                    learning_rate_init: float = 1e-3,
                     perturbation: float = 0.5, perturbation_mode: str = "features", random_state=0,
                     n_jobs: int = 2, cache=True, scheduler=None,
                     progress: Progress | None = None, niceness: int = 0) -> pd.DataFrame:
@@ -511,6 +529,11 @@ def mlp_epoch_sweep(ds: Dataset, epochs: Iterable[int], cv: int = 10, M: int = 4
     K_range : "auto" or sequence of int, default="auto"
         The K tried per class when ``K="aic"`` (:class:`~buviz.uncertainty.BoundaryUncertainty`);
         :data:`~buviz.uncertainty.PAPER_K_RANGE` for the paper's 1, 3, ..., 39.
+    separability : {"threshold", "shrinkage", "graded"}, default="shrinkage"
+        Û's rule for eq 39's Case 1/3 branch (:class:`~buviz.uncertainty.BoundaryUncertainty`);
+        ``"threshold"`` is eq 39 as printed in the paper.
+    separability_n0 : float, default=10.0
+        n0 of the "shrinkage" and "graded" rules.
     hidden_layer_sizes : tuple of int, default=(128, 64)
         The MLP's hidden layers.
     learning_rate_init : float, default=1e-3
@@ -558,13 +581,15 @@ def mlp_epoch_sweep(ds: Dataset, epochs: Iterable[int], cv: int = 10, M: int = 4
                   random_state=random_state)
     store = _resolve_cache(cache)
     key = RowCache.key(kind="mlp", ds=ds.key, epochs=epochs, cv=cv, M=M, K=K, K_range=K_range,
+                       separability=separability, separability_n0=separability_n0,
                        perturbation=perturbation,
                        mode=perturbation_mode, mlp=mlp_kw, seed=repr(random_state))
     if store and (hit := store.get(key)):
         if progress:
             progress(0, 0)
         return pd.DataFrame(hit["rows"])
-    bu_tr, bu_te, _ = _fit_estimators(ds, M, K, perturbation, perturbation_mode, random_state, False, K_range)
+    bu_tr, bu_te, _ = _fit_estimators(ds, M, K, perturbation, perturbation_mode, random_state, False, K_range,
+                                      separability, separability_n0)
     fit_times = _fit_times(bu_tr, bu_te, None)
     X, y = ds.X_train, ds.y_train
     folds = _splits(y, cv, random_state)

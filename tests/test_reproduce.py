@@ -51,6 +51,7 @@ def test_banknote_cell_recomputed_equals_the_shipped_table():
         assert (len(ds.y_train), len(ds.y_test)) == (s["n_train"], s["n_test"])
         t = sweep.svm_gamma_sweep(ds, 2.0 ** np.array(log2_gammas), C=float(s["C"]), cv=int(s["cv"]), M=int(s["M"]),
                                   K=s["K"], K_range=reproduce.K_RANGE if s["K_range"] == "paper" else "auto",
+                                  separability=s["separability"],
                                   perturbation=perturbation, random_state=int(s["seed"]), n_jobs=1,
                                   cache=False)
         for col in ("L_tr", "L_val", "L_ho", "L_te", "U_tr", "U_te"):

@@ -13,12 +13,16 @@ from buviz.uncertainty.neighbours import PERTURBATION_MODES, neighbourhoods, per
 from buviz.uncertainty.opcounts import OpCounts as OpCounts  # re-exported; documented on its own page
 from buviz.uncertainty.proposal1 import Proposal1, Proposal1Result, binary_entropy
 from buviz.uncertainty.proposal2 import (
+    DEFAULT_SEPARABILITY,
+    DEFAULT_SEPARABILITY_N0,
+    PAPER_SEPARABILITY,
     U_MAX,
     U_MIN,
     BoundaryUncertainty,
     BoundaryUncertaintyResult,
     FlatDiscriminantWarning,
     PairValues,
+    case3_error,
     local_uncertainty,
     neighbourhood_values,
     pair_uncertainty,
@@ -37,6 +41,10 @@ __all__ = [
     "BoundaryUncertaintyResult",
     "PairValues",
     "pair_uncertainty",
+    "case3_error",
+    "DEFAULT_SEPARABILITY",
+    "DEFAULT_SEPARABILITY_N0",
+    "PAPER_SEPARABILITY",
     "neighbourhood_values",
     "FlatDiscriminantWarning",
     "TruePairEstimate",

@@ -15,9 +15,11 @@ hv.extension("bokeh")
 @pytest.fixture(scope="module")
 def separable_sweep():
     """SVC on gmm_separable: zero-error boundaries in the empty band (Case 1) at γ = 2⁻⁴ … 4, and a
-    boundary pushed through the data at a tiny γ."""
+    boundary pushed through the data at a tiny γ. Eq 39 as printed (threshold rule), whose Cases 1 and 3
+    give exactly U_max and U_min."""
     ds = datasets.load("gmm_separable", n_train=300, n_test=200, random_state=0)
-    return svm_gamma_sweep(ds, [2.0**-4, 1.0, 4.0, 2.0**-14], cv=2, M=40, n_jobs=1, cache=None)
+    return svm_gamma_sweep(ds, [2.0**-4, 1.0, 4.0, 2.0**-14], cv=2, M=40, separability="threshold", n_jobs=1,
+                           cache=None)
 
 
 def test_sweep_rows_carry_the_per_pair_case_and_effective_size(separable_sweep):

@@ -54,7 +54,7 @@ def reference_proposal2(bu, disc):
 @pytest.fixture(scope="module")
 def gmm_bu():
     ds = datasets.load("gmm", n_train=500, n_test=2000, random_state=1)
-    return ds, BoundaryUncertainty(M=20, random_state=0).fit(ds.X_train, ds.y_train)
+    return ds, BoundaryUncertainty(M=20, separability="threshold", random_state=0).fit(ds.X_train, ds.y_train)
 
 
 @pytest.mark.parametrize("gamma", [2.0**-10, 2.0**-6, 1.0, 2.0**6, 2.0**10])
@@ -83,7 +83,7 @@ def test_boundary_through_perfectly_mixed_labels_scores_one(rng):
     pts = rng.uniform(-1, 1, size=(300, 2))
     X = np.repeat(pts, 2, axis=0)  # every location once with each label
     y = np.tile([0, 1], 300)
-    bu = BoundaryUncertainty(M=40, random_state=0).fit(X, y)
+    bu = BoundaryUncertainty(M=40, separability="threshold", random_state=0).fit(X, y)
     r = bu.evaluate(linear(0.0))
     assert r.value > 0.99
     assert np.all(r.posterior[r.k > 0] == pytest.approx(0.5))
@@ -135,7 +135,7 @@ def reference_proposal2_multiclass(bu, g_func, prototypes, tol):
 @pytest.mark.parametrize("source", ["svc_small_gamma", "svc", "bayes"])
 def test_three_class_equals_sample_by_sample_reference(source):
     ds = datasets.load("gmm3", n_train=240, n_test=0, random_state=4)
-    bu = BoundaryUncertainty(M=12, K=3, random_state=2).fit(ds.X_train, ds.y_train)
+    bu = BoundaryUncertainty(M=12, separability="threshold", K=3, random_state=2).fit(ds.X_train, ds.y_train)
     if source == "bayes":
         d = as_discriminant(ds.model.log_joint, n_classes=3)
     else:
@@ -172,7 +172,7 @@ def test_zero_error_svc_in_the_empty_band_is_case1_at_any_size(N):
     """Fig 5 Case 1: a boundary in the empty band with no error on T̃ gets U_max, at N = 300 as at
     N = 2000 (the rule that decides "w_kl = 0" is scale-free)."""
     ds = datasets.load("gmm_separable", n_train=N, n_test=0, random_state=0)
-    bu = BoundaryUncertainty(M=40, random_state=0).fit(ds.X_train, ds.y_train)
+    bu = BoundaryUncertainty(M=40, separability="threshold", random_state=0).fit(ds.X_train, ds.y_train)
     for gamma in (2.0**-4, 1.0, 4.0):
         r = bu.evaluate(svm_status(ds.X_train, ds.y_train, gamma))
         assert r.pair_error_tilde[0] == 0
@@ -181,7 +181,7 @@ def test_zero_error_svc_in_the_empty_band_is_case1_at_any_size(N):
 
 def test_separability_cases_of_fig5():
     ds = datasets.load("gmm_separable", n_train=1000, n_test=0, random_state=0)
-    bu = BoundaryUncertainty(M=40, random_state=0).fit(ds.X_train, ds.y_train)
+    bu = BoundaryUncertainty(M=40, separability="threshold", random_state=0).fit(ds.X_train, ds.y_train)
     left = ds.X_train[ds.y_train == 0, 0]
     # Case 1: B(Λ) in the empty band -> w = 0, no error on T̃ -> U_max
     r1 = bu.evaluate(linear(0.0))
@@ -197,7 +197,7 @@ def test_separability_cases_of_fig5():
 def test_zero_bandwidth_and_duplicates(rng):
     X = np.vstack([np.zeros((60, 2)), rng.normal(size=(200, 2)) + 3])
     y = np.r_[np.tile([0, 1], 30), (rng.uniform(size=200) < 0.5).astype(int)]
-    bu = BoundaryUncertainty(M=10, random_state=0).fit(X, y)
+    bu = BoundaryUncertainty(M=10, separability="threshold", random_state=0).fit(X, y)
     assert np.all(bu.nn_distance_[:60] == 0)
     np.testing.assert_array_equal(bu.X_tilde_[:60], 0.0)  # duplicates are not moved
     assert np.all(bu.neighbours_[:, 0] == np.arange(len(X)))
@@ -211,7 +211,7 @@ def test_zero_bandwidth_and_duplicates(rng):
 
 def test_multiclass_true_pairs_on_three_class_mixture():
     ds = datasets.load("gmm3", n_train=2000, n_test=0, random_state=0)
-    bu = BoundaryUncertainty(M=40, random_state=0).fit(ds.X_train, ds.y_train)
+    bu = BoundaryUncertainty(M=40, separability="threshold", random_state=0).fit(ds.X_train, ds.y_train)
     tp = bu.true_pairs_
     i, j = classifiers.top2(ds.model.posterior(ds.X_train))
     exact_pairs, exact_counts = np.unique(np.column_stack([i, j]), axis=0, return_counts=True)
