@@ -1,7 +1,8 @@
 """Classifier statuses Λ as discriminant functions g(X) -> (n, J) (Ha et al. 2021, §3, eq 5).
 
-One adapter type, :class:`Discriminant`, wraps any source: an SVC (``decision_function``), an MLP or
-any probabilistic model (``log predict_proba``), the prototype classifier (eq 35), or a plain callable.
+One adapter type, :class:`Discriminant`, wraps any source: an SVC (``decision_function``, computed by
+matrix products: :func:`svc_decision_function`), an MLP or any probabilistic model
+(``log predict_proba``), the prototype classifier (eq 35), or a plain callable.
 Status factories build the statuses a sweep walks through: an SVC at γ, an MLP at an epoch.
 """
 
@@ -140,7 +141,8 @@ def as_discriminant(source, n_classes: int | None = None, name: str = "", *, cla
     response : {"auto", "decision_function", "predict_proba", "log_proba"}, default="auto"
         How a scikit-learn classifier gives g (eq 5):
 
-        - ``"decision_function"``: for J = 2, g = [−s, s]; for J > 2 the (n, J) one-vs-rest scores;
+        - ``"decision_function"``: for J = 2, g = [−s, s]; for J > 2 the (n, J) one-vs-rest scores
+          (an SVC's by matrix products, :func:`svc_decision_function`);
         - ``"predict_proba"``: g = P(C_j | x). The top-2 difference f = P_i − P_j (eq 12) is the
           posterior difference, bounded in [−1, 1]; it does not saturate where a probability is
           exactly 0 or 1 (k-NN, forests), as differences of log-probabilities do;
@@ -301,7 +303,7 @@ def _rbf_rows(X: np.ndarray, sv: np.ndarray, sv_sq: np.ndarray, sv_aug: np.ndarr
     K = _rbf_augment(X, x_sq, gamma, left=True) @ sv_aug.T
     np.minimum(K, 0.0, out=K)  # −γ ||x − s||² ≤ 0: clip what rounding lifted above
     np.exp(K, out=K)
-    err = _EXPANSION_ROUNDING * gamma * (x_sq.max() + sv_sq.max())  # bounds |ΔK| / K in this chunk
+    err = _EXPANSION_ROUNDING * gamma * (x_sq.max() + sv_sq.max())  # about the largest |ΔK| / K here
     if err > _KERNEL_TOL:
         r, c = np.nonzero(K > _KERNEL_TOL / err)
         if len(r) > K.size // 4:
@@ -356,11 +358,13 @@ def svc_decision_function(estimator, X) -> np.ndarray:
     For a :class:`sklearn.svm.SVC` or :class:`sklearn.svm.NuSVC` (exactly these classes) fitted on
     dense data with ``kernel`` in {"rbf", "linear", "poly", "sigmoid"}, and a dense float array
     ``X``, the kernel matrix between ``X`` and ``support_vectors_`` is computed by one matrix
-    product per row chunk (for "rbf": ||x − s||² = ||x||² + ||s||² − 2 x·s, clipped at 0), the
-    one-vs-one decision values from ``dual_coef_`` and ``intercept_``, and for
-    ``decision_function_shape="ovr"`` scikit-learn's one-vs-rest transform (votes plus the
-    normalised sum of decision values). The result equals scikit-learn's own to rounding (the
-    tests hold it to 1e-10) at a fraction of the cost of libsvm's point-by-point kernel loop.
+    product per row chunk (for "rbf": ||x − s||² = ||x||² + ||s||² − 2 x·s, clipped at 0; the few
+    entries where that expansion's rounding could show, x close to s under a large γ, are
+    recomputed from x − s as libsvm computes every entry), the one-vs-one decision values from
+    ``dual_coef_`` and ``intercept_``, and for ``decision_function_shape="ovr"`` scikit-learn's
+    one-vs-rest transform (votes plus the normalised sum of decision values). The result equals
+    scikit-learn's own to rounding (the tests hold it to 1e-10) at a fraction of the cost of
+    libsvm's point-by-point kernel loop.
     Anything else (another estimator, a subclass, sparse input, a "precomputed" or callable
     kernel, non-finite ``X``) is passed to ``estimator.decision_function(X)``.
 
