@@ -39,6 +39,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from buviz._validation import Interval, InvalidParameterError, Options, SequenceOf, check_params, check_Xy
+from buviz.classifiers import Discriminant, as_discriminant
 from buviz.uncertainty.neighbours import PERTURBATION_MODES
 from buviz.uncertainty.proposal2 import BoundaryUncertainty
 
@@ -259,6 +260,97 @@ def _check_estimator(estimator):
                          f"boundary uncertainty needs class scores")
 
 
+class _SharedNeighbours:
+    """One neighbour search serving every k-NN candidate of a grid over ``n_neighbors``.
+
+    Û reads each candidate's g = ``predict_proba`` on T̃ and on T (the training error, and for
+    J > 2 the classifier's top-2 pair at x). For a :class:`~sklearn.neighbors.KNeighborsClassifier`
+    grid that varies ``n_neighbors`` only, the neighbours of T̃ and T among the training samples
+    are searched once with the largest k, and a candidate with k neighbours reads its
+    probabilities from the first k columns: the (uniform or 1/distance) weighted votes of its k
+    nearest neighbours, normalised, as scikit-learn defines ``predict_proba`` (a row with a
+    neighbour at distance 0 keeps only its zero-distance neighbours). The result is scikit-learn's
+    own up to float rounding and up to which neighbours are taken among several at exactly the
+    same distance as the k-th (a search for k and one for more neighbours may order such ties
+    differently; with continuous features this does not occur).
+
+    The search uses the neighbour algorithm each candidate's fit resolved (``algorithm="auto"``
+    picks a tree or brute force depending on k, and brute-force distances carry rounding a tree
+    does not have, e.g. about 1e-8 from a sample to itself, which the 1/distance weights read):
+    one search per algorithm met in the grid (with the largest k of the candidates that use it),
+    made when a candidate first needs it.
+    """
+
+    def __init__(self, template, k_max: dict[str, int], X: np.ndarray, y, bu: BoundaryUncertainty):
+        self.template, self.k_max, self.X, self.y = template, k_max, X, y
+        self.codes, self.classes, self.n_classes = bu.y_, bu.classes_, bu.n_classes_
+        self.queries = (bu.X_tilde_, bu.X_)  # the points Û evaluates g on
+        self._searches: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    @classmethod
+    def for_grid(cls, estimator, grid: list[dict], fitted: list, X: np.ndarray, y, bu: BoundaryUncertainty):
+        """The shared search for this grid's fitted candidates, or None where it would not be exact."""
+        from sklearn.neighbors import KNeighborsClassifier
+
+        if (type(estimator) is not KNeighborsClassifier or estimator.weights not in ("uniform", "distance")
+                or estimator.metric == "precomputed" or len(grid) < 2
+                or any(set(cand) != {"n_neighbors"} for cand in grid)):
+            return None
+        k_max: dict[str, int] = {}
+        for est in fitted:
+            # the algorithm the fit resolved is only kept in this private attribute
+            method, k = getattr(est, "_fit_method", None), est.n_neighbors
+            if method not in ("brute", "kd_tree", "ball_tree") or not isinstance(k, (int, np.integer)) \
+                    or not 1 <= k <= len(X):
+                return None  # an unknown layout, or a k the candidate itself will refuse
+            k_max[method] = max(k_max.get(method, 0), int(k))
+        return cls(estimator, k_max, X, y, bu)
+
+    def _search(self, algorithm: str) -> tuple[np.ndarray, np.ndarray]:
+        """Distances and indexes (rows: T̃ then T) of the nearest training samples, as many as the
+        largest k of the candidates whose fit resolved to ``algorithm``."""
+        if algorithm not in self._searches:
+            nn = clone(self.template).set_params(n_neighbors=self.k_max[algorithm], algorithm=algorithm)
+            self._searches[algorithm] = nn.fit(self.X, self.y).kneighbors(np.concatenate(self.queries))
+        return self._searches[algorithm]
+
+    def _proba(self, est, rows: slice) -> np.ndarray:
+        dist, idx = self._search(est._fit_method)
+        k = est.n_neighbors
+        dist, labels = dist[rows, :k], self.codes[idx[rows, :k]]
+        n = len(labels)
+        if est.weights == "uniform":
+            weights = np.ones_like(dist)
+        else:
+            with np.errstate(divide="ignore"):
+                weights = 1.0 / dist
+            exact = np.isinf(weights)
+            hit = exact.any(axis=1)
+            weights[hit] = exact[hit]
+        flat = (np.arange(n)[:, None] * self.n_classes + labels).ravel()
+        proba = np.bincount(flat, weights=weights.ravel(), minlength=n * self.n_classes).reshape(n, -1)
+        total = proba.sum(axis=1, keepdims=True)
+        total[total == 0.0] = 1.0
+        return proba / total
+
+    def discriminant(self, est) -> Discriminant:
+        """Candidate ``est`` (fitted on the training set) as a discriminant g = ``predict_proba``.
+
+        On T̃ and T its values come from the shared search; on any other X from ``est`` itself.
+        """
+        disc = as_discriminant(est, classes=self.classes, response="predict_proba")
+        inner, sizes = disc.func, np.cumsum([0] + [len(q) for q in self.queries])
+
+        def func(X):
+            for n, q in enumerate(self.queries):
+                if X is q or (X.shape == q.shape and np.array_equal(X, q)):
+                    return self._proba(est, slice(sizes[n], sizes[n + 1]))
+            return inner(X)
+
+        disc.func = func
+        return disc
+
+
 def select_by_uncertainty(estimator, param_grid, X, y, *, uncertainty: BoundaryUncertainty | None = None,
                           refit: bool = True, **params) -> SelectionResult:
     """Select hyper-parameters by boundary uncertainty Û⁽³⁾ on the training set alone.
@@ -297,6 +389,18 @@ def select_by_uncertainty(estimator, param_grid, X, y, *, uncertainty: BoundaryU
     ValueError
         One class in ``y``; NaN in ``X``.
 
+    Notes
+    -----
+    All candidates are fitted first, then scored. Two exact shortcuts keep the per-candidate
+    evaluations (g on T̃ and on T) cheap: a fitted :class:`~sklearn.svm.SVC` is read through
+    :func:`~buviz.classifiers.svc_decision_function` (its decision function by matrix products),
+    and a :class:`~sklearn.neighbors.KNeighborsClassifier` grid that varies ``n_neighbors`` only
+    (``weights`` "uniform" or "distance") shares one neighbour search with the largest k: every
+    candidate's ``predict_proba`` on T̃ and T is read from its first k neighbours. Both give
+    scikit-learn's values up to float rounding; the k-NN shortcut also up to which neighbours are
+    taken among several at exactly the distance of the k-th (ties, absent with continuous
+    features), where a search for k and one for more neighbours may choose differently.
+
     Examples
     --------
     >>> from sklearn.neighbors import KNeighborsClassifier
@@ -315,14 +419,17 @@ def select_by_uncertainty(estimator, param_grid, X, y, *, uncertainty: BoundaryU
     X_checked, _, _ = check_Xy(X, y)
     scorer = UncertaintyScorer(uncertainty, **params)
     bu = scorer.fitted_for(X_checked, np.asarray(y))
-    rows, fitted = [], []
+    fitted, fit_times = [], []
     for cand in grid:
         est = clone(estimator).set_params(**cand)
         t0 = time.perf_counter()
-        est.fit(X_checked, y)
-        t_fit = time.perf_counter() - t0
+        fitted.append(est.fit(X_checked, y))
+        fit_times.append(time.perf_counter() - t0)
+    shared = _SharedNeighbours.for_grid(estimator, grid, fitted, X_checked, y, bu)
+    rows = []
+    for cand, est, t_fit in zip(grid, fitted, fit_times, strict=True):
         t1 = time.perf_counter()
-        r = bu.evaluate(est)
+        r = bu.evaluate(est if shared is None else shared.discriminant(est))
         t_score = time.perf_counter() - t1
         # g on T: computed by evaluate for J > 2 (the classifier's pair at x), else one more call
         g_train = r.g_train if r.g_train is not None else r.discriminant(X_checked)
@@ -330,7 +437,6 @@ def select_by_uncertainty(estimator, param_grid, X, y, *, uncertainty: BoundaryU
         rows.append({"params": cand, **{f"param_{k}": v for k, v in cand.items()}, "U": r.value,
                      "error_tilde": float(np.dot(r.pair_probabilities, r.pair_error_tilde)),
                      "error_train": err_train, "fit_time": t_fit, "score_time": t_score})
-        fitted.append(est)
     table = pd.DataFrame(rows)
     best = int(np.argmax(table["U"].to_numpy()))
     table["rank"] = table["U"].rank(ascending=False, method="min").astype(int)

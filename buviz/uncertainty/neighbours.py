@@ -29,13 +29,15 @@ PERTURBATION_MODES = ("features", "scalar")
 #: d = 12 3.2 s / 1.2 s, d = 16 4.1 s / 1.1 s, d = 57 7.2 s / 2.0 s; at N = 2000, d = 8 0.11 s / 0.09 s.
 NEIGHBOUR_ALGORITHMS = ("auto", "kd_tree", "brute")
 BRUTE_MIN_FEATURES = 8
+#: Entries of the brute search's largest temporary arrays per chunk of rows (8 MB of float64).
+_BRUTE_CHUNK = 1 << 20
 
 
 def neighbourhoods(X: np.ndarray, M: int, *, workers: int = -1, chunk_size: int = 1 << 17,
                    algorithm: str = "auto") -> tuple[np.ndarray, np.ndarray]:
     """Return N^M(x) for every training sample (eq 26) and the distance to the nearest other sample.
 
-    The neighbours are found in chunks of rows (``chunk_size`` for the KD-tree, about 4·10⁶
+    The neighbours are found in chunks of rows (``chunk_size`` for the KD-tree, about 10⁶
     distances for the brute search), so the distances never exist as one (N, N) or (N, M) array.
     Both algorithms return the same neighbourhoods up to ties in distance.
 
@@ -78,7 +80,11 @@ def neighbourhoods(X: np.ndarray, M: int, *, workers: int = -1, chunk_size: int 
     k = max(M, 2)
     brute = algorithm == "brute" or (algorithm == "auto" and d > BRUTE_MIN_FEATURES)
     if brute:
-        query, step = _brute_query(X, k), max(1, (1 << 22) // max(N, 1))
+        # rows per chunk: the (rows, N) scores and the (rows, M + 8, d) differences stay within
+        # about 8 MB each, so they are reused from the heap (larger temporaries
+        # are mapped afresh by the allocator on every call and cost more in page faults than in
+        # arithmetic); the values do not depend on the chunking
+        query, step = _brute_query(X, k), max(1, _BRUTE_CHUNK // max(N, min(N, k + 8) * d, 1))
     else:
         tree = cKDTree(X)
         query, step = (lambda rows: tree.query(X[rows], k=k, workers=workers)), chunk_size

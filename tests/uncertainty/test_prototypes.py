@@ -208,3 +208,14 @@ def test_brute_neighbourhoods_equal_the_kd_tree(rng, d):
         assert all(set(idx[300 + i, :4]) == set(range(300, 304)) for i in range(4))
     with pytest.raises(InvalidParameterError, match="algorithm"):
         neighbourhoods(X, 5, algorithm="ball")
+
+
+def test_brute_neighbourhoods_do_not_depend_on_the_chunking(rng, monkeypatch):
+    from buviz.uncertainty import neighbours
+
+    X = rng.normal(size=(700, 30))
+    whole = neighbourhoods(X, 20, algorithm="brute")  # 700 x 700 scores: one chunk
+    monkeypatch.setattr(neighbours, "_BRUTE_CHUNK", 5000)  # 5 rows per chunk
+    chunked = neighbourhoods(X, 20, algorithm="brute")
+    np.testing.assert_array_equal(chunked[0], whole[0])
+    np.testing.assert_array_equal(chunked[1], whole[1])
