@@ -102,7 +102,8 @@ def _with_tap(display: pd_.Display, kdims, callback, **opts) -> tuple[hv.Dynamic
     separate one-layer DynamicMap as the source works, and Bokeh tap events are figure-wide, so
     taps anywhere in the plot arrive with data coordinates.
     """
-    layer = hv.DynamicMap(lambda: hv.Points([], kdims=kdims).opts(tools=["tap"], show_legend=False))
+    empty = hv.Points([], kdims=kdims).opts(tools=["tap"], show_legend=False)  # built once: the same every frame
+    layer = hv.DynamicMap(lambda: empty)
     tap = hv.streams.Tap(source=layer)
     tap.add_subscriber(callback)
     return display.show(layer, **opts), tap
