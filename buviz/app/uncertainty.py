@@ -289,6 +289,13 @@ def _fmt(v, digits: int = 4) -> str:
     return text.lstrip("-") if float(text) == 0 else text  # never "−0.0000"
 
 
+def _pairs_text(pairs, shown: int = 12) -> str:
+    """The class pairs of Î*, counted from 1: all of them up to ``shown``, else the first ones and the count
+    (26 classes can have hundreds; the Weights tab lists each pair)."""
+    text = ", ".join(f"({k + 1},{l + 1})" for k, l in list(pairs)[:shown])
+    return text if len(pairs) <= shown else f"{text}, … ({len(pairs)} pairs)"
+
+
 def numbers_markdown(state: ExplorerState) -> str:
     """The numbers shown beside the sample space (Bayes error, L_te, L_val, Û ...)."""
     s = state.snapshot
@@ -323,7 +330,7 @@ def numbers_markdown(state: ExplorerState) -> str:
     lines += [
         f"| estimator | M = {int(st['M'])}, K = {st['K']}, {tilde} |",
         f"| N (train), J | {len(s.ds.X_train)}, {s.ds.n_classes} |",
-        f"| Î* pairs | {', '.join(f'({k + 1},{l + 1})' for k, l in r.pairs)} |",
+        f"| Î* pairs | {_pairs_text(r.pairs)} |",
         "",
         f"<small>computed in {1000 * s.elapsed:.0f} ms (classifier fit {1000 * s.status.fit_time:.0f} ms)</small>",
     ]

@@ -76,8 +76,25 @@ def _same(a, b) -> bool:
 _SIDES = ("right", "left", "top", "bottom")
 
 
+#: Height (px) of one legend entry, for the columns of a legend beside the frame.
+_LEGEND_ROW = 21
+
+
+def _legend_rows(item) -> int:
+    """Entries a Bokeh legend item shows: one per value of its field (points coloured by class), else one."""
+    label = item.label
+    field = label.get("field") if isinstance(label, dict) else getattr(label, "field", None)
+    if not field or not item.renderers:
+        return 1
+    values = item.renderers[0].data_source.data.get(field, [])
+    return max(1, len(set(np.asarray(values).tolist())))
+
+
 def _legend_beside(side: str):
-    """A Bokeh hook moving the legends of the frame to ``side`` (once: later calls find none)."""
+    """A Bokeh hook moving the legends of the frame to ``side`` (once: later calls find none), in as
+    many columns as it takes to stay within the figure's height (26 classes of Letter Recognition)."""
+
+    counted = set()  # the legends given their columns (a display's classes never change)
 
     def hook(plot, element):
         from bokeh.models import Legend
@@ -87,6 +104,14 @@ def _legend_beside(side: str):
             fig.center = [r for r in fig.center if r is not legend]
             legend.location = "top_left"
             fig.add_layout(legend, side)
+        if side in ("right", "left"):  # the entries may arrive after the move: counted at every call
+            rows = max(1, (int(fig.height or 480) - 60) // _LEGEND_ROW)
+            for legend in [r for r in getattr(fig, side) if isinstance(r, Legend) and r.id not in counted]:
+                n = sum(_legend_rows(item) for item in legend.items)
+                if legend.items:
+                    counted.add(legend.id)
+                if n > rows:
+                    legend.update(ncols=-(-n // rows), spacing=0, padding=4, label_text_font_size="9pt")
 
     return hook
 
