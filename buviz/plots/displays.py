@@ -4,10 +4,12 @@ After scikit-learn's ``DecisionBoundaryDisplay``: ``from_result`` gathers what a
 result (:class:`~buviz.uncertainty.BoundaryUncertaintyResult`, a sweep table) and its dataset, and
 computes nothing the result lacks except, for two-feature data, the status on a grid (the predicted
 regions and the fields whose zero contour is B(Λ)); the display only draws. After HoloViz's
-guidance, each layer of a display is one ``hv.DynamicMap`` fed by its own ``hv.streams.Pipe``:
+guidance, each layer of a display is fed by its own ``hv.streams.Pipe`` and drawn by one
+``hv.DynamicMap`` (layers that always change together share one, see :class:`Display`):
 :meth:`update` sends new data down the pipes of the layers whose data changed, so a live plot (a
 Panel pane, a notebook cell) updates its data sources in place and keeps its glyphs, tools and
-streams.
+streams. What a frame of a live plot costs HoloViews is kept small: the plot options ride on an
+options id instead of being set on every frame, and a layer's frames share its template's options.
 
 - :class:`SampleSpaceDisplay` -- T by class (or by f(x;Λ)), predicted regions, B(Λ), B*, Proposal 1
   (Figs 3, 5, 15); d > 2: T in a plane fitted on T with the near-boundary samples of each pair.
@@ -427,12 +429,18 @@ _SAMPLE_SPACE_GROUPS = {"status": ("regions", "boundary")}
 class SampleSpaceDisplay(Display):
     """The sample space of a classifier status (Figs 3, 5, 15 of Ha et al. 2021).
 
-    Layers: ``regions`` (predicted class on the grid), ``points`` (T by class, or by f(x;Λ) with
-    ``color_by="f"``; it carries the title), ``near`` (d > 2: the near-boundary samples, k̂(x) > 0,
-    of each class pair in Î*), ``boundary`` (B(Λ)), ``bayes`` (B*, dashed) and ``proposal1``
-    (anchors, N_B, TDC clusters). For d = 2 the axes are the two features; for d > 2 a plane
-    fitted on T (:func:`buviz.projection.fit_projection`), where B(Λ), B* and the regions are not
-    drawn (they are surfaces of the full space).
+    Layers: ``regions`` (predicted class on the grid, an RGB image drawn under the glyphs; it
+    carries the title for d = 2), ``points`` (T by class, or by f(x;Λ) with ``color_by="f"``),
+    ``near`` (d > 2: the near-boundary samples, k̂(x) > 0, of each class pair in Î*; the title),
+    ``boundary`` (B(Λ)), ``bayes`` (B*, dashed) and ``proposal1`` (anchors, N_B, TDC clusters). For
+    d = 2 the axes are the two features; for d > 2 a plane fitted on T
+    (:func:`buviz.projection.fit_projection`), where B(Λ), B* and the regions are not drawn (they
+    are surfaces of the full space).
+
+    The regions and B(Λ) are one group, drawn by one ``DynamicMap`` (group ``status``): both are
+    the status on the grid, so a status step always changes them together, and one callback and
+    one synced sub-plot fewer per step is what a γ step costs less on the server. Every other layer
+    keeps its own ``DynamicMap``: T and B* never change with the status, Proposal 1 arrives later.
 
     Build with :meth:`from_result`; :meth:`update` takes the result of another status.
     """
