@@ -46,12 +46,19 @@ def tab_views(state: ExplorerState, on_select=None) -> dict[str, TabView]:
     from buviz.app.amplitude import AmplitudeView
     from buviz.app.uncertainty import CurvesView, SampleSpaceView, SampleView, SensitivityView, ShiftView, WeightsView
 
+    sample = SampleView(state=state)
+
+    def select(index: int) -> None:  # a tap on a map: the One sample tab shows that sample
+        sample.select(index)
+        if on_select is not None:
+            on_select(index)
+
     return {
-        "Sample space": SampleSpaceView(state=state, on_select=on_select),
-        "Weights k̂/w": WeightsView(state=state, on_select=on_select),
+        "Sample space": SampleSpaceView(state=state, on_select=select),
+        "Weights k̂/w": WeightsView(state=state, on_select=select),
         "Covariate shift": ShiftView(state=state),
         "Error vs −Û": CurvesView(state=state),
-        "One sample": SampleView(state=state),
+        "One sample": sample,
         "Sensitivity M, K": SensitivityView(state=state),
         "T̃ amplitude": AmplitudeView(state=state),
     }

@@ -105,7 +105,6 @@ class ExplorerState(param.Parameterized):
     csv_key = param.String(default="", doc="Digest of the uploaded CSV")
     sweep_proposal1 = param.Boolean(default=False, doc="Add Proposal 1 (U1_tr) to the sweep (about twice as long)")
 
-    selected = param.Integer(default=-1, doc="Training sample shown up close (-1: the heaviest weight)")
     auto_sweep = param.Boolean(default=True, doc="Start the sweep whenever its settings change")
 
     snapshot = param.Parameter(default=None, doc="The current Snapshot (read-only for views)")
@@ -217,26 +216,6 @@ class ExplorerState(param.Parameterized):
         self.store.data_notes[text] = "; ".join(notes)
         self.param.update(mixture_json=text, dataset="custom")
         return self.snapshot is not None and self.snapshot.settings["mixture_json"] == text
-
-    def select_at(self, x: float, y: float) -> int:
-        """Select the training sample nearest to the data point (x, y) (a tap); returns its index."""
-        snap = self.snapshot
-        if snap is None or not snap.is_2d or x is None or y is None:
-            return -1
-        X = snap.ds.X_train
-        idx = int(np.argmin((X[:, 0] - x) ** 2 + (X[:, 1] - y) ** 2))
-        self.selected = idx
-        return idx
-
-    def selected_index(self) -> int:
-        """The sample shown up close: the tapped one, else the sample with the largest weight."""
-        snap = self.snapshot
-        if snap is None:
-            return -1
-        if 0 <= self.selected < len(snap.ds.X_train):
-            return int(self.selected)
-        w = snap.result.near_boundary_weights
-        return int(np.argmax(w)) if np.any(w > 0) else int(np.argmax(snap.result.k))
 
     def set_status_from_tap(self, x: float | None) -> None:
         """Curve tap: move to the sweep status nearest to x (log₂ γ or epoch)."""

@@ -200,10 +200,7 @@ class SnapshotStore:
         dataset_changed = old is None or old.ds is not snap.ds
         updates = {"snapshot": snap, "message": "", "computing": ""}
         if dataset_changed:
-            updates["selected"] = -1
             updates["sensitivity"] = {}
-        if st.selected >= len(snap.ds.X_train):
-            updates["selected"] = -1
         if st.message == "":
             updates.pop("message")
         if st.computing == "":

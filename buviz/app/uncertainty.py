@@ -1,7 +1,7 @@
 """Panel views of the boundary-uncertainty explorer: one :class:`pn.viewable.Viewer` per tab.
 
-Each view reads the shared :class:`~buviz.app.state.ExplorerState` (its ``snapshot``, ``sweep_table``,
-``selected`` ...) and hosts the Display objects of :mod:`buviz.plots.displays` built from its results.
+Each view reads the shared :class:`~buviz.app.state.ExplorerState` (its ``snapshot``, ``sweep_table``
+...) and hosts the Display objects of :mod:`buviz.plots.displays` built from its results.
 A display is built once per dataset (and per choice of overlay or projection) and shown in a pane
 created once; a status step calls the display's ``update``, which sends new data down the streams of
 the layers that changed, so the browser patches data sources in place and the taps stay attached.
@@ -102,7 +102,8 @@ def _with_tap(display: pd_.Display, kdims, callback, **opts) -> tuple[hv.Dynamic
     separate one-layer DynamicMap as the source works, and Bokeh tap events are figure-wide, so
     taps anywhere in the plot arrive with data coordinates.
     """
-    layer = hv.DynamicMap(lambda: hv.Points([], kdims=kdims).opts(tools=["tap"], show_legend=False))
+    empty = hv.Points([], kdims=kdims).opts(tools=["tap"], show_legend=False)  # built once: the same every frame
+    layer = hv.DynamicMap(lambda: empty)
     tap = hv.streams.Tap(source=layer)
     tap.add_subscriber(callback)
     return display.show(layer, **opts), tap
@@ -130,9 +131,11 @@ class _PlaneView(TabView):
         if x is None or y is None or display is None:
             return
         idx = display.nearest(x, y)
-        if idx < 0:
-            return
-        self.state.selected = idx
+        if idx >= 0:
+            self._select(idx)
+
+    def _select(self, idx: int) -> None:
+        """A training sample was tapped: hand it to ``on_select`` (the app shows it up close)."""
         if self.on_select is not None:
             self.on_select(idx)
 
@@ -288,6 +291,13 @@ def _fmt(v, digits: int = 4) -> str:
     return text.lstrip("-") if float(text) == 0 else text  # never "−0.0000"
 
 
+def _pairs_text(pairs, shown: int = 12) -> str:
+    """The class pairs of Î*, counted from 1: all of them up to ``shown``, else the first ones and the count
+    (26 classes can have hundreds; the Weights tab lists each pair)."""
+    text = ", ".join(f"({k + 1},{l + 1})" for k, l in list(pairs)[:shown])
+    return text if len(pairs) <= shown else f"{text}, … ({len(pairs)} pairs)"
+
+
 def numbers_markdown(state: ExplorerState) -> str:
     """The numbers shown beside the sample space (Bayes error, L_te, L_val, Û ...)."""
     s = state.snapshot
@@ -322,7 +332,7 @@ def numbers_markdown(state: ExplorerState) -> str:
     lines += [
         f"| estimator | M = {int(st['M'])}, K = {st['K']}, {tilde} |",
         f"| N (train), J | {len(s.ds.X_train)}, {s.ds.n_classes} |",
-        f"| Î* pairs | {', '.join(f'({k + 1},{l + 1})' for k, l in r.pairs)} |",
+        f"| Î* pairs | {_pairs_text(r.pairs)} |",
         "",
         f"<small>computed in {1000 * s.elapsed:.0f} ms (classifier fit {1000 * s.status.fit_time:.0f} ms)</small>",
     ]
@@ -590,16 +600,50 @@ class SampleView(_PlaneView):
     _MAP = dict(width=600, height=460, tools=["tap", "hover"], active_tools=["wheel_zoom"], toolbar="above")
     _ZOOM = dict(width=600, height=340, toolbar="above")
 
+    selected = param.Integer(default=-1, precedence=-1,
+                             doc="The tapped training sample shown up close (-1: the one with the largest weight)")
+
     def __init__(self, **params):
         super().__init__(**params)
         self.display: pd_.OneSampleDisplay | None = None
         self._key = None
+        self._selected_in = None  # the training set the tap chose from: a new one forgets the selection
         self.map_pane = pn.pane.HoloViews(None, linked_axes=False)
         self.zoom_pane = pn.pane.HoloViews(None, linked_axes=False)
-        self._follow_when_open(self._follow, "snapshot", "selected", own=("projection",))
+        self._follow_when_open(self._follow, "snapshot", own=("projection", "selected"))
+
+    def select(self, index: int) -> None:
+        """Show training sample ``index`` of the current training set up close (a tap here or on
+        another tab's map)."""
+        s = self.state.snapshot
+        self._selected_in = None if s is None else s.ds
+        if self.selected == int(index):  # the same index, perhaps of a training set since forgotten
+            self.param.trigger("selected")
+        else:
+            self.selected = int(index)
+
+    def _select(self, idx: int) -> None:
+        self.select(idx)
+        super()._select(idx)
+
+    def tapped_index(self) -> int:
+        """The tapped sample, if it belongs to the training set shown (else -1)."""
+        s = self.state.snapshot
+        ok = s is not None and s.ds is self._selected_in and 0 <= self.selected < len(s.ds.X_train)
+        return int(self.selected) if ok else -1
+
+    def selected_index(self) -> int:
+        """The sample shown up close: the tapped one, else the sample with the largest weight."""
+        s = self.state.snapshot
+        if s is None:
+            return -1
+        if self.tapped_index() >= 0:
+            return self.tapped_index()
+        w = s.result.near_boundary_weights
+        return int(np.argmax(w)) if np.any(w > 0) else int(np.argmax(s.result.k))
 
     def _index(self) -> int | None:
-        idx = self.state.selected_index() if self._snap() is not None else -1
+        idx = self.selected_index() if self._snap() is not None else -1
         return idx if idx >= 0 else None
 
     def _follow(self) -> None:
@@ -643,7 +687,7 @@ class SampleView(_PlaneView):
             return "**No sample selected.** Tap a training sample in the Sample space tab."
         names = pd_.class_names(s.ds)
         i, j = v["pair"]
-        how = "tapped" if 0 <= self.state.selected < len(s.ds.X_train) else "largest weight (tap to choose)"
+        how = "tapped" if self.tapped_index() >= 0 else "largest weight (tap to choose)"
         labels = np.bincount(v["labels"], minlength=len(names))
         rows = [  # bold, not a heading: the text keeps one size whatever is selected
             f"**Sample #{v['index']} ({how})**",
@@ -666,7 +710,7 @@ class SampleView(_PlaneView):
             pn.Column(self._plane_widget(), self.map_pane, export_buttons(self, "one_sample")),
             pn.Column(self.zoom_pane,
                       pn.Row(self._pane(pn.pane.Markdown(width=290), self.details, (self.state, "snapshot"),
-                                        (self.state, "selected")),
+                                        (self, "selected")),
                              math_markdown(SAMPLE_MD, width=290))),
         )
 

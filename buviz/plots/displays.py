@@ -4,10 +4,12 @@ After scikit-learn's ``DecisionBoundaryDisplay``: ``from_result`` gathers what a
 result (:class:`~buviz.uncertainty.BoundaryUncertaintyResult`, a sweep table) and its dataset, and
 computes nothing the result lacks except, for two-feature data, the status on a grid (the predicted
 regions and the fields whose zero contour is B(Λ)); the display only draws. After HoloViz's
-guidance, each layer of a display is one ``hv.DynamicMap`` fed by its own ``hv.streams.Pipe``:
+guidance, each layer of a display is fed by its own ``hv.streams.Pipe`` and drawn by one
+``hv.DynamicMap`` (layers that always change together share one, see :class:`Display`):
 :meth:`update` sends new data down the pipes of the layers whose data changed, so a live plot (a
 Panel pane, a notebook cell) updates its data sources in place and keeps its glyphs, tools and
-streams.
+streams. What a frame of a live plot costs HoloViews is kept small: the plot options ride on an
+options id instead of being set on every frame, and a layer's frames share its template's options.
 
 - :class:`SampleSpaceDisplay` -- T by class (or by f(x;Λ)), predicted regions, B(Λ), B*, Proposal 1
   (Figs 3, 5, 15); d > 2: T in a plane fitted on T with the near-boundary samples of each pair.
@@ -24,6 +26,7 @@ Springer, 2021 (doi:10.1007/s11265-021-01671-1).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 
 import holoviews as hv
@@ -75,8 +78,25 @@ def _same(a, b) -> bool:
 _SIDES = ("right", "left", "top", "bottom")
 
 
+#: Height (px) of one legend entry, for the columns of a legend beside the frame.
+_LEGEND_ROW = 21
+
+
+def _legend_rows(item) -> int:
+    """Entries a Bokeh legend item shows: one per value of its field (points coloured by class), else one."""
+    label = item.label
+    field = label.get("field") if isinstance(label, dict) else getattr(label, "field", None)
+    if not field or not item.renderers:
+        return 1
+    values = item.renderers[0].data_source.data.get(field, [])
+    return max(1, len(set(np.asarray(values).tolist())))
+
+
 def _legend_beside(side: str):
-    """A Bokeh hook moving the legends of the frame to ``side`` (once: later calls find none)."""
+    """A Bokeh hook moving the legends of the frame to ``side`` (once: later calls find none), in as
+    many columns as it takes to stay within the figure's height (26 classes of Letter Recognition)."""
+
+    counted = set()  # the legends given their columns (a display's classes never change)
 
     def hook(plot, element):
         from bokeh.models import Legend
@@ -86,13 +106,27 @@ def _legend_beside(side: str):
             fig.center = [r for r in fig.center if r is not legend]
             legend.location = "top_left"
             fig.add_layout(legend, side)
+        if side in ("right", "left"):  # the entries may arrive after the move: counted at every call
+            rows = max(1, (int(fig.height or 480) - 60) // _LEGEND_ROW)
+            for legend in [r for r in getattr(fig, side) if isinstance(r, Legend) and r.id not in counted]:
+                n = sum(_legend_rows(item) for item in legend.items)
+                if legend.items:
+                    counted.add(legend.id)
+                if n > rows:
+                    legend.update(ncols=-(-n // rows), spacing=0, padding=4, label_text_font_size="9pt")
 
     return hook
 
 
 class Display:
-    """Named layers, each a ``DynamicMap`` over a ``Pipe`` whose data is the keyword arguments of the
-    layer's builder.
+    """Named layers fed by a ``Pipe`` each, whose data is the keyword arguments of the layer's builder,
+    drawn live by one ``DynamicMap`` per group of layers.
+
+    A group is the layers that always change together (by default every layer is a group of its
+    own): one ``DynamicMap`` fed by the pipes of its layers returns their overlay. HoloViews does
+    the per-frame work of a live plot (calling the callbacks, computing ranges, syncing each
+    sub-plot) once per ``DynamicMap`` of the overlay, so layers that a status step always changes
+    together cost one callback, not one each.
 
     Parameters
     ----------
@@ -106,60 +140,102 @@ class Display:
         The layers of the live overlay :attr:`dmap` (all by default). Layers that stay empty while
         the display lives (no B* for real data, Proposal 1 switched off) are left out of it: every
         layer of a live overlay costs its range computation on each update.
+    groups : dict of str to sequence of str, optional
+        Group name -> the layers drawn by one ``DynamicMap`` (in drawing order); a layer in no group
+        is a group of its own, named after it. Groups are drawn in the order of their last layers.
 
     Attributes
     ----------
     pipes : dict of str to hv.streams.Pipe
+        A pipe per layer.
     layers : dict of str to hv.DynamicMap
+        A ``DynamicMap`` per group.
     """
 
-    def __init__(self, builders: Mapping[str, Callable], payloads: Mapping[str, dict], opts=None, live=None):
+    def __init__(self, builders: Mapping[str, Callable], payloads: Mapping[str, dict], opts=None, live=None,
+                 groups: Mapping[str, tuple] | None = None):
         self.live = tuple(builders) if live is None else tuple(live)
         self._builders = dict(builders)
         self._payloads = {k: dict(payloads[k]) for k in self._builders}
         self.opts = dict(opts or {})
+        group_of = {k: g for g, members in (groups or {}).items() for k in members}
+        last = {group_of.get(k, k): i for i, k in enumerate(self._builders)}  # drawn in the order of their last layer
+        self.groups = {g: tuple(groups[g]) if g in (groups or {}) else (g,) for g in sorted(last, key=last.get)}
         # a Pipe per layer, its parameter renamed after the layer: several layers changed by one update
         # are sent with one trigger (one redraw of the plot), without clashing parameter names
         self.pipes = {k: hv.streams.Pipe(data=self._payloads[k]).rename(data=k) for k in self._builders}
-        self.layers = {k: hv.DynamicMap(self._callback(k), streams=[self.pipes[k]]) for k in self._builders}
+        self._built: dict[str, tuple] = {}  # layer -> (payload, element): a group redraws only what changed
+        self.layers = {g: hv.DynamicMap(self._callback(g), streams=[self.pipes[k] for k in members])
+                       for g, members in self.groups.items()}
         self._overlay = None
 
-    def _callback(self, name: str):
-        build = self._builders[name]
-        return lambda **kw: build(**kw[name])
+    def _build(self, name: str, payload: dict):
+        """The element of layer ``name`` for ``payload`` (the last one again when the payload is the same)."""
+        last = self._built.get(name)
+        if last is not None and last[0] is payload:
+            return last[1]
+        el = self._builders[name](**payload)
+        self._built[name] = (payload, el)
+        return el
+
+    def _callback(self, group: str):
+        members = self.groups[group]
+        if len(members) == 1:
+            (name,) = members
+            return lambda **kw: self._build(name, kw[name])
+        live = [k for k in members if k in self.live] or list(members)
+        return lambda **kw: hv.Overlay([self._build(k, kw[k]) for k in live])
+
+    def _live(self, extra=(), options: hv.Overlay | None = None) -> hv.DynamicMap:
+        """The overlay ``a * b * ...`` of the live groups' ``DynamicMap``s (and ``extra`` ones), each
+        frame carrying the plot options of ``options`` by their id.
+
+        ``DynamicMap.opts`` would re-apply the options to every frame, building an options tree for
+        every element at every step; here the outermost callback of the overlay only gives its frame
+        the template's options id.
+        """
+        dmaps = [self.layers[g] for g, members in self.groups.items() if any(k in self.live for k in members)]
+        dmaps += list(extra)
+        out = dmaps[0]
+        for d in dmaps[1:]:
+            out = out * d
+        if options is None:
+            return out
+        inner, oid = out.callback, options.id
+
+        def overlay(*args, **kwargs):
+            frame = inner(*args, **kwargs)
+            frame.id = oid
+            return frame
+
+        callback = hv.Callable(overlay, inputs=inner.inputs)
+        callback._is_overlay = True  # as ``*`` flags it: the plot draws each input as its own layer
+        return out.clone(callback=callback, shared_data=False)
 
     @property
     def dmap(self) -> hv.DynamicMap:
         """The live overlay of the layers (created once; :meth:`update` feeds it), without the plot
         options: show it through :meth:`show`."""
         if self._overlay is None:
-            dmaps = [self.layers[k] for k in self.live]
-            out = dmaps[0]
-            for d in dmaps[1:]:
-                out = out * d
-            self._overlay = out
+            self._overlay = self._live()
         return self._overlay
 
     def show(self, *extra: hv.DynamicMap, **opts) -> hv.DynamicMap:
-        """The live overlay (with ``extra`` layers on top, e.g. one carrying a Tap stream) and the
-        display's plot options (and ``opts``), set once on the object shown (``clone=False``: not
-        re-applied to every frame). Options set so on an overlay that is overlaid again would cut its
-        streams from the plot, hence on the outermost object only.
+        """The live overlay (with ``extra`` layers on top, e.g. one carrying a Tap stream) with the
+        display's plot options (and ``opts``), set once on an options template whose id every frame
+        carries (:meth:`_live`).
 
         A legend beside the frame is placed there once, by a hook: HoloViews would take it out of
         the figure and add it back at every update, and each time the browser lays the page out again.
         """
-        out = self.dmap
-        for e in extra:
-            out = out * e
         opts = {**self.opts, **opts}
         side = opts.get("legend_position")
         if side in _SIDES:
             opts["legend_position"] = "top_left"
             opts["hooks"] = [*opts.get("hooks", []), _legend_beside(side)]
-        if opts:
-            out.opts(backend="bokeh", clone=False, **opts)
-        return out
+        template = hv.Overlay([]).opts(backend="bokeh", **opts) if opts else None
+        self._template = template  # the options live as long as an object carries their id
+        return self._live(extra, template)
 
     def element(self, names=None, **opts) -> hv.Overlay:
         """A static overlay of the current data of the ``names`` layers (all by default): the same
@@ -258,11 +334,40 @@ def _titled(el, title):
     return el if title is None else style.opts(el, title=title)
 
 
+def _like(template: hv.Element, data) -> hv.Element:
+    """``data`` drawn as ``template`` is: its type, dimensions, label and plot options (shared by the
+    options' id). Setting options builds an options tree per element, most of the cost of an element;
+    the frames of a live layer share their template's."""
+    return type(template)(data, kdims=template.kdims, vdims=template.vdims, label=template.label,
+                          group=template.group, id=template.id)
+
+
+@functools.lru_cache(maxsize=32)
+def _region_template(feature_names: tuple) -> hv.RGB:
+    return pb.region_image(np.arange(2.0), np.arange(2.0), np.zeros((2, 2), np.uint8), 1,
+                           feature_names=list(feature_names))
+
+
+@functools.lru_cache(maxsize=32)
+def _path_template(drawn: bool, feature_names: tuple, limits: tuple | None, **kw) -> hv.Path:
+    t = pb.boundary_path([] if drawn else None, feature_names=list(feature_names), **kw)
+    if limits is None:
+        return t
+    # the map's fixed axis ranges on the dimensions: a live plot then computes no range of the path
+    (x0, x1), (y0, y1) = limits
+    return t.clone(kdims=[t.kdims[0].clone(range=(x0, x1)), t.kdims[1].clone(range=(y0, y1))])
+
+
+def _limits_key(limits: dict | None) -> tuple | None:
+    return None if limits is None else (tuple(limits["xlim"]), tuple(limits["ylim"]))
+
+
 def _regions(xs, ys, predicted, n_classes, feature_names, title=None):
     if predicted is None:
-        el = style.opts(hv.Image(np.zeros((2, 2), dtype=np.uint8), kdims=pb._kdims(feature_names)), alpha=0)
+        el = pb.no_regions(feature_names)
     else:
-        el = pb.region_image(xs, ys, predicted, n_classes, feature_names=feature_names)
+        rgba = pb.region_rgba(predicted, n_classes)
+        el = _like(_region_template(tuple(feature_names)), (np.asarray(xs), np.asarray(ys), rgba))
     return _titled(el, title)
 
 
@@ -293,28 +398,49 @@ def _p1(anchors, near, labels, feature_names, show_legend):
     return pb.proposal1_layers(anchors, near, labels, feature_names=feature_names, show_legend=show_legend)
 
 
-def _boundary(fields, feature_names):
-    return pb.boundary_path(fields, feature_names=feature_names)
+def _joined(lines: list[np.ndarray]) -> list[np.ndarray]:
+    """The polylines of a boundary as one, with a row of NaN between two (a gap where drawn).
+
+    HoloViews handles each polyline of a ``Path`` as a dataset of its own when it draws the path
+    and computes its ranges, a few milliseconds per polyline and frame of a live plot; one
+    NaN-separated polyline draws the same lines at the cost of one.
+    """
+    if len(lines) < 2:
+        return list(lines)
+    gap = np.full((1, 2), np.nan)
+    return [np.concatenate([part for ln in lines for part in (gap, np.asarray(ln, dtype=float))][1:])]
 
 
-def _bayes(fields, feature_names):
-    return pb.boundary_path(
-        fields, label="B* (Bayes)", color=pb.BAYES_COLOR, dash="dashed", width=2, feature_names=feature_names
-    )
+def _boundary(fields, feature_names, limits=None):
+    t = _path_template(fields is not None, tuple(feature_names), _limits_key(limits))
+    return _like(t, _joined(pb.boundary_lines(fields)))
+
+
+def _bayes(fields, feature_names, limits=None):
+    t = _path_template(fields is not None, tuple(feature_names), _limits_key(limits), label="B* (Bayes)",
+                       color=pb.BAYES_COLOR, dash="dashed", width=2)
+    return _like(t, _joined(pb.boundary_lines(fields)))
 
 
 _MAP_OPTS = dict(legend_position="right")
+_SAMPLE_SPACE_GROUPS = {"status": ("regions", "boundary")}
 
 
 class SampleSpaceDisplay(Display):
     """The sample space of a classifier status (Figs 3, 5, 15 of Ha et al. 2021).
 
-    Layers: ``regions`` (predicted class on the grid), ``points`` (T by class, or by f(x;Λ) with
-    ``color_by="f"``; it carries the title), ``near`` (d > 2: the near-boundary samples, k̂(x) > 0,
-    of each class pair in Î*), ``boundary`` (B(Λ)), ``bayes`` (B*, dashed) and ``proposal1``
-    (anchors, N_B, TDC clusters). For d = 2 the axes are the two features; for d > 2 a plane
-    fitted on T (:func:`buviz.projection.fit_projection`), where B(Λ), B* and the regions are not
-    drawn (they are surfaces of the full space).
+    Layers: ``regions`` (predicted class on the grid, an RGB image drawn under the glyphs; it
+    carries the title for d = 2), ``points`` (T by class, or by f(x;Λ) with ``color_by="f"``),
+    ``near`` (d > 2: the near-boundary samples, k̂(x) > 0, of each class pair in Î*; the title),
+    ``boundary`` (B(Λ)), ``bayes`` (B*, dashed) and ``proposal1`` (anchors, N_B, TDC clusters). For
+    d = 2 the axes are the two features; for d > 2 a plane fitted on T
+    (:func:`buviz.projection.fit_projection`), where B(Λ), B* and the regions are not drawn (they
+    are surfaces of the full space).
+
+    The regions and B(Λ) are one group, drawn by one ``DynamicMap`` (group ``status``): both are
+    the status on the grid, so a status step always changes them together, and one callback and
+    one synced sub-plot fewer per step is what a γ step costs less on the server. Every other layer
+    keeps its own ``DynamicMap``: T and B* never change with the status, Proposal 1 arrives later.
 
     Build with :meth:`from_result`; :meth:`update` takes the result of another status.
     """
@@ -337,6 +463,7 @@ class SampleSpaceDisplay(Display):
             payloads,
             opts,
             live,
+            groups=_SAMPLE_SPACE_GROUPS,
         )
 
     @classmethod
@@ -433,8 +560,9 @@ class SampleSpaceDisplay(Display):
             },
             "points": points,
             "near": near,
-            "boundary": {"fields": g and g["fields"], "feature_names": fn},
-            "bayes": {"fields": bayes_fields if plane.is_2d else None, "feature_names": fn},
+            "boundary": {"fields": g and g["fields"], "feature_names": fn, "limits": plane.limits(dataset)},
+            "bayes": {"fields": bayes_fields if plane.is_2d else None, "feature_names": fn,
+                      "limits": plane.limits(dataset)},
             "proposal1": p1,
         }
 
@@ -505,7 +633,7 @@ class WeightsDisplay(Display):
                 "feature_names": fn,
                 "title": title if title is not None else "Probability weights k̂(x)/w_kl",
             },
-            "boundary": {"fields": g and g["fields"], "feature_names": fn},
+            "boundary": {"fields": g and g["fields"], "feature_names": fn, "limits": plane.limits(dataset)},
         }
 
     def update(self, result, *, grid=None, title: str | None = None, resolution: int = GRID_RESOLUTION) -> list[str]:
@@ -706,7 +834,8 @@ class OneSampleDisplay:
             {
                 "points": {**points, "index": None},
                 "cluster": cluster,
-                "boundary": {"fields": g and g["fields"], "feature_names": plane.axis_names},
+                "boundary": {"fields": g and g["fields"], "feature_names": plane.axis_names,
+                             "limits": plane.limits(dataset)},
             },
             {"zoom": {"view": view, "classes": names, "title": zoom_title}},
         )

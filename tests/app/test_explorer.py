@@ -7,6 +7,7 @@ import panel as pn
 import pytest
 
 from buviz.app import state as st
+from buviz.app.layout import tab_views
 from buviz.app.state import ExplorerState
 from buviz.app.uncertainty import CurvesView, SampleSpaceView, SampleView, ShiftView, WeightsView, numbers_markdown
 
@@ -106,17 +107,23 @@ def test_custom_mixture_valid_and_invalid(state):
 
 
 def test_tap_selects_nearest_sample_and_up_close_view(state):
+    """A tap on the sample-space map selects the sample drawn nearest to it; the One sample view
+    (which owns the selection) shows it, and forgets it with the training set."""
+    views = tab_views(state)
+    space, v = views["Sample space"], views["One sample"]
+    space._follow()  # the map's display (built when its tab opens)
     X = state.snapshot.ds.X_train
-    idx = state.select_at(*(X[17] + 1e-6))
-    assert idx == 17 and state.selected == 17
-    v = SampleView(state=state)
+    space._tapped(*(X[17] + 1e-6))
+    assert v.selected == 17 and v.selected_index() == 17
     md = v.details()
     assert "Sample #17 (tapped)" in md
     zoom = v.zoom_plot(state.snapshot, 17)
     spikes = np.concatenate([e.dimension_values(0) for e in zoom if isinstance(e, hv.Spikes)])
     np.testing.assert_allclose(np.sort(spikes), np.sort(state.snapshot.result.sample_view(17)["F"]))
-    state.seed = 3  # a new training set forgets the selection
-    assert state.selected == -1
+    state.seed = 3  # a new training set forgets the selection: the sample with the largest weight
+    assert v.tapped_index() == -1
+    assert v.selected_index() == int(np.argmax(state.snapshot.result.near_boundary_weights))
+    assert "largest weight" in v.details()
 
 
 def test_views_render_for_each_tab(state):
@@ -143,13 +150,16 @@ def test_real_dataset_is_shown_in_a_plane_fitted_on_T():
     lda = fit_projection(snap.ds.X_train, snap.ds.y_train, method="lda").transform(snap.ds.X_train)
     np.testing.assert_allclose(view.display.plane.X_train, lda)
     # a tap selects the sample drawn nearest to it, in the plane
+    picked = []
+    view.on_select = picked.append
     view._tapped(*lda[11])
-    assert s.selected == 11
+    assert picked == [11]
     w = WeightsView(state=s)
     zero, hot = w.display.element().get(0), w.display.element().get(1)
     assert len(zero) + len(hot) == len(snap.ds.X_train) and len(hot) == len(near)
     sv = SampleView(state=s)
-    assert "Sample #11" in sv.details()
+    sv.select(picked[0])
+    assert "Sample #11 (tapped)" in sv.details()
     sh = ShiftView(state=s)
     assert sh.display.maps == [] and not sh.maps_row.visible
     hist = sh.display.hist.element()

@@ -67,10 +67,12 @@ def test_sample_space_status_step_changes_data_not_glyphs(gmm):
     assert plot.state.title.text == "γ1"
     shown = [s for s in after.values() if "xs" in s.data and len(s.data["xs"]) and s.data["xs"][0] is not None]
     expected = sum(len(ln) for f in g1.fields.values() for ln in pb.zero_contours(f))
-    assert expected in {sum(len(x) for x in s.data["xs"]) for s in shown}  # B(Λ) of the new status
+    # B(Λ) of the new status: its vertices (polylines joined by NaN gaps)
+    assert expected in {sum(int(np.isfinite(x).sum()) for x in s.data["xs"]) for s in shown}
     img = d.element(["regions"]).get(0)
     for r, c in [(5, 40), (40, 5), (70, 70), (0, 79)]:  # the predicted class at grid points, by coordinates
-        assert img[float(g1.xs[c]), float(g1.ys[r])] == g1.predicted[r, c]
+        rgba = np.asarray(img[float(g1.xs[c]), float(g1.ys[r])].array()).ravel()
+        np.testing.assert_array_equal(rgba, pb.region_rgba([[g1.predicted[r, c]]], 2)[0, 0])
     assert d.update(r1, grid=g1, bayes_fields=bayes, title="γ1") == []  # nothing new: nothing sent
 
 

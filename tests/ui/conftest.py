@@ -138,7 +138,7 @@ PROBE_JS = """() => {
       if (kind === 'GlyphRenderer' && m.glyph.constructor.__name__ === 'MultiLine'
           && m.glyph.line_color.value === '#009E73' && m.data_source.data.xs) {
         let sx = 0;
-        for (const xs of m.data_source.data.xs) for (const v of xs) sx += v;
+        for (const xs of m.data_source.data.xs) for (const v of xs) if (!isNaN(v)) sx += v;
         boundary = sx.toFixed(9);
       }
     }

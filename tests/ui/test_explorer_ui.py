@@ -25,7 +25,7 @@ DOC_JS = """() => {
     if (kind === 'GlyphRenderer' && m.glyph.constructor.__name__ === 'MultiLine'
         && m.glyph.line_color.value === '#009E73') {
       let n = 0, sx = 0;
-      for (const xs of m.data_source.data.xs) { n += xs.length; for (const v of xs) sx += v; }
+      for (const xs of m.data_source.data.xs) for (const v of xs) if (!isNaN(v)) { n += 1; sx += v; }
       out.boundary = {n, sx};
     }
     if (kind === 'Span') out.spans.push(m.location);

@@ -25,7 +25,7 @@ BOUNDARY_JS = """() => {
     if (m.constructor.__name__ === 'GlyphRenderer' && m.glyph.constructor.__name__ === 'MultiLine'
         && m.glyph.line_color.value === '#009E73') {
       let n = 0, sx = 0;
-      for (const xs of m.data_source.data.xs) { n += xs.length; for (const v of xs) sx += v; }
+      for (const xs of m.data_source.data.xs) for (const v of xs) if (!isNaN(v)) { n += 1; sx += v; }
       return [n, sx];
     }
   return null;
