@@ -6,7 +6,7 @@ for choosing the RBF SVC's γ.
     python benchmarks/bench_study.py --report          # the tables of docs/model_selection.md
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/bench_study.py --spikes   # eq 39's Case 1/3 rules on a step-1 γ grid
     OMP_NUM_THREADS=1 python benchmarks/bench_study.py --letter-cost   # Û's classifier cost on Letter, pair at x or x̃
-    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/bench_study.py --round2 tuning        # second round: rescore seeds 0-4
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/bench_study.py --round2 tuning  # second round: seeds 0-4 rescored
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/bench_study.py --round2 confirmation  # second round: seeds 5-9
     python benchmarks/bench_study.py --round2 report
 
