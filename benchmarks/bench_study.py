@@ -9,6 +9,7 @@ for choosing the RBF SVC's γ.
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/bench_study.py --round2 tuning  # second round: seeds 0-4 rescored
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/bench_study.py --round2 confirmation  # second round: seeds 5-9
     python benchmarks/bench_study.py --round2 report
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/bench_study.py --round2 cost   # Û vs CV10 CPU time, seed 5
 
 The design (datasets of each half, configurations, criterion) is fixed in ``docs/model_selection.md``
 ("Pre-registered study") before any run. Per (dataset, classifier, seed): ``datasets.load(name,
@@ -88,6 +89,18 @@ def _fit(est, X, y):
         return clone(est).fit(X, y)
 
 
+def rule_values(res, e3: np.ndarray, weight_tol: float) -> dict:
+    """Û of one evaluation under every rule of :data:`RULES`, from the result's per-sample arrays (so
+    whatever rule the estimator itself was built with)."""
+    out = {}
+    for rname, rule, n0 in RULES:
+        pv = pair_uncertainty(res.k, res.local_uncertainty, res.pair_match, res.true_pair_index,
+                              res.pair_error_tilde, len(res.pairs), rule=rule, weight_tol=weight_tol,
+                              n0=30.0 if n0 is None else n0, case3_error=e3)
+        out[rname] = float(np.dot(res.pair_probabilities, pv.values))
+    return out
+
+
 def run_cell(name: str, clf: str, seed: int, *, settings=SETTINGS, cv: bool = True):
     """Return (rows, curves) of one (dataset, classifier, seed) cell.
 
@@ -136,13 +149,8 @@ def run_cell(name: str, clf: str, seed: int, *, settings=SETTINGS, cv: bool = Tr
                 warnings.simplefilter("ignore")
                 res = bu.evaluate(model)
             t_eval += time.perf_counter() - t1
-            for rname, rule, n0 in RULES:
-                if rule == "threshold":
-                    values[rname].append(res.value)
-                    continue
-                pv = pair_uncertainty(res.k, res.local_uncertainty, res.pair_match, res.true_pair_index,
-                                      res.pair_error_tilde, len(res.pairs), rule=rule, n0=n0, case3_error=e3)
-                values[rname].append(float(np.dot(res.pair_probabilities, pv.values)))
+            for rname, v in rule_values(res, e3, bu.weight_tol).items():
+                values[rname].append(v)
             if sname == SETTINGS[0][0]:
                 curves.setdefault("n_eff_min", []).append(float(np.min(res.pair_effective_size)))
         for rname, _, _ in RULES:
@@ -279,6 +287,40 @@ def run_round2(phase: str) -> None:
         run(names, ["svc"], ROUND2_CONFIRMATION_SEEDS, ROUND2_OUT, settings=SETTINGS[:1])
 
 
+def cost_round2(seeds=(5,)) -> None:
+    """Û's and 10-fold CV's cost on confirmation cells, timed one after the other in one process.
+
+    Û = its fit + the 11 SVC fits + 11 evaluations (default configuration), as in the study; CV10 =
+    every fold's fits and predictions. Run after the SVC is read through
+    :func:`buviz.classifiers.svc_decision_function`; the study's own cost columns predate it.
+    """
+    rows = []
+    for seed in seeds:
+        for name in TUNING + CONFIRMATION:
+            ds = load(name, seed)
+            Xtr, ytr = ds.X_train, ds.y_train
+            est, param, grid = CLASSIFIERS["svc"]
+            c0 = time.process_time()
+            fits = [_fit(est.set_params(**{param: v}), Xtr, ytr) for v in grid]
+            bu = BoundaryUncertainty(M=40, n_jobs=1, random_state=seed).fit(Xtr, ytr)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                values = [bu.evaluate(m).value for m in fits]
+            cost_u = time.process_time() - c0
+            c0 = time.process_time()
+            for tr, va in StratifiedKFold(10, shuffle=True, random_state=seed).split(Xtr, ytr):
+                for v in grid:
+                    _fit(est.set_params(**{param: v}), Xtr[tr], ytr[tr]).predict(Xtr[va])
+            cost_cv = time.process_time() - c0
+            rows.append({"dataset": name, "seed": seed, "cost_U": cost_u, "cost_CV10": cost_cv,
+                         "argmax_U": int(np.argmax(values))})
+            print(f"{name:24s} seed {seed}: U {cost_u:.1f} s, CV10 {cost_cv:.1f} s", flush=True)
+    t = pd.DataFrame(rows)
+    print(t.round(2).to_markdown(index=False))
+    print(f"total: U {t.cost_U.sum():.1f} s, CV10 {t.cost_CV10.sum():.1f} s, CV10 / U = "
+          f"{t.cost_CV10.sum() / t.cost_U.sum():.2f}")
+
+
 def report_round2() -> None:
     """The second round's tables and its pre-registered verdict."""
     tune = pd.read_csv(ROUND2_TUNING_OUT).fillna({"config": ""})
@@ -320,6 +362,7 @@ def spike_cell(name: str, seed: int) -> pd.DataFrame:
     ds = load(name, seed)
     majority = 1.0 - np.bincount(ds.y_test).max() / len(ds.y_test)
     bu = BoundaryUncertainty(M=40, n_jobs=1, random_state=seed).fit(ds.X_train, ds.y_train)
+    e3 = case3_error(bu.true_pairs_.pair_index, bu.y_, len(bu.true_pairs_.pairs))
     grid = [2.0**e for e in range(-10, 11)]
     test_err, u = [], {r: [] for r, _, _ in RULES}
     for g in grid:
@@ -328,10 +371,8 @@ def spike_cell(name: str, seed: int) -> pd.DataFrame:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             res = bu.evaluate(model)
-        for rname, rule, n0 in RULES:
-            pv = pair_uncertainty(res.k, res.local_uncertainty, res.pair_match, res.true_pair_index,
-                                  res.pair_error_tilde, len(res.pairs), rule=rule, n0=n0 or 30.0)
-            u[rname].append(float(np.dot(res.pair_probabilities, pv.values)))
+        for rname, v in rule_values(res, e3, bu.weight_tol).items():
+            u[rname].append(v)
     test_err = np.array(test_err)
     best, chance = int(np.argmin(test_err)), test_err >= majority - 0.05
     rows = []
@@ -380,10 +421,12 @@ def main() -> None:
     ap.add_argument("--report", action="store_true")
     ap.add_argument("--letter-cost", action="store_true")
     ap.add_argument("--spikes", action="store_true", help="Case 1/3 rules on a log2 step-1 γ grid (SVC)")
-    ap.add_argument("--round2", choices=("tuning", "confirmation", "report"), default=None,
+    ap.add_argument("--round2", choices=("tuning", "confirmation", "report", "cost"), default=None,
                     help="the second pre-registered round (docs/model_selection.md)")
     args = ap.parse_args()
     if args.round2:
+        if args.round2 == "cost":
+            return cost_round2()
         return report_round2() if args.round2 == "report" else run_round2(args.round2)
     if args.report:
         return report(args.out, args.classifiers)

@@ -197,7 +197,8 @@ def bu_fitted(name: str, n_train: int, seed: int, payload: str, M: int, K: str, 
     """Proposal 2's shared step (neighbourhoods, T̃, Î*) for a dataset and estimator settings."""
     ds = dataset_for(name, n_train, seed, payload)
     return bu.BoundaryUncertainty(M=M, K=prototypes_per_class(K), perturbation=perturbation,
-                                  perturbation_mode=mode,
+                                  perturbation_mode=mode, separability=bu.DEFAULT_SEPARABILITY,
+                                  separability_n0=bu.DEFAULT_SEPARABILITY_N0,
                                   random_state=seed).fit(ds.X_train, ds.y_train)
 
 

@@ -28,6 +28,7 @@ from buviz.plots import cases as pcases
 from buviz.plots import displays as pd_
 from buviz.plots import style
 from buviz.plots import uncertainty as pb
+from buviz.uncertainty import DEFAULT_SEPARABILITY, DEFAULT_SEPARABILITY_N0
 
 __all__ = ["SampleSpaceView", "WeightsView", "ShiftView", "CurvesView", "SampleView", "SensitivityView",
            "numbers_markdown"]
@@ -331,6 +332,7 @@ def numbers_markdown(state: ExplorerState) -> str:
     tilde = f"T̃ a = {float(st['perturbation']):g} ({st['perturbation_mode']})" if st["tilde"] else "T̃ off"
     lines += [
         f"| estimator | M = {int(st['M'])}, K = {st['K']}, {tilde} |",
+        f"| Case 1/3 rule (eq 39) | {DEFAULT_SEPARABILITY}, n0 = {DEFAULT_SEPARABILITY_N0:g} (paper: threshold) |",
         f"| N (train), J | {len(s.ds.X_train)}, {s.ds.n_classes} |",
         f"| Î* pairs | {_pairs_text(r.pairs)} |",
         "",

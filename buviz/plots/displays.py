@@ -202,10 +202,16 @@ class Display:
         if options is None:
             return out
         inner, oid = out.callback, options.id
+        own = options.opts.get("plot", "bokeh").kwargs  # for frames that carry options of their own
 
         def overlay(*args, **kwargs):
             frame = inner(*args, **kwargs)
-            frame.id = oid
+            if isinstance(frame, hv.Overlay) and frame.id is None:
+                frame.id = oid  # an overlay built for this frame: it takes the template's options
+            else:
+                # a layer's own element (e.g. a histogram with its title): the display's options
+                # are added to its own, not put in their place
+                frame.opts(clone=False, backend="bokeh", **own)
             return frame
 
         callback = hv.Callable(overlay, inputs=inner.inputs)

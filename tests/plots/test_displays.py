@@ -196,3 +196,25 @@ def test_error_curves_display_moves_only_the_marker_on_a_status_step():
     assert marker.dimension_values(1)[0] == pytest.approx(0.25)
     ring = [e for e in d.parametric.element() if e.label == "current status"][0]
     assert ring.dimension_values(0)[0] == pytest.approx(-0.2)
+
+
+def _title_and_options(el):
+    plot = hv.renderer("bokeh").get_plot(el)
+    return plot.state.title.text, plot.state.width, plot.state.height
+
+
+def test_live_displays_keep_each_layers_own_options(gmm):
+    """What a pane shows (``show()``) has the title and size of the static picture (``element()``) with
+    the same options, for displays of one layer (a histogram, the f-space zoom) as for overlays; a
+    display option given to ``show`` reaches a one-layer display too."""
+    ds, r0, _ = gmm
+    cov = CovariateShiftDisplay.from_result(r0, ds, resolution=60)
+    one = OneSampleDisplay.from_result(r0, ds, None, resolution=60)
+    space = SampleSpaceDisplay.from_result(r0, ds, resolution=60, title="γ0")
+    displays = [cov.hist, *cov.maps, one.zoom, one.map, space]
+    sized = dict(width=333, height=222)
+    shown = [_title_and_options(d.show(**sized)) for d in displays]
+    assert {"f(T)", "f(T̃)", "f(X_te)", "γ0"} <= {t for t, *_ in shown}
+    for d, got in zip(displays, shown, strict=True):
+        assert got == _title_and_options(d.element(**sized))
+        assert got[1:] == (333, 222)

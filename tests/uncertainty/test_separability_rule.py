@@ -24,7 +24,8 @@ def one_pair(rng, n=200):
 
 
 def values(k, local, match, index, err, **kw):
-    return pair_uncertainty(k, local, match, index, np.array([err]), 1, **kw)
+    """One pair's outcome; eq 39 as printed (the threshold rule) unless ``rule`` says otherwise."""
+    return pair_uncertainty(k, local, match, index, np.array([err]), 1, **{"rule": "threshold", **kw})
 
 
 @pytest.mark.parametrize("err, u0", [(0.0, 1.0), (0.3, 0.0)])
