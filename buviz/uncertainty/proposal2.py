@@ -183,7 +183,7 @@ def pair_uncertainty(k: np.ndarray, local: np.ndarray, pair_match: np.ndarray, p
     ``rule="graded"`` is the shrinkage rule with a Case 1/3 value that is continuous too. Case 1 is
     a boundary in the empty band between the pair's classes (L̃_tr^kl = 0, U_max); Case 3 a boundary
     outside the pair's data, which puts all of B̂*(k,l) on one side and so errs on at least the
-    pair's minority share e³_kl = 1 − max_c |{x ∈ B̂*(k,l): y(x) = c}| / |B̂*(k,l)| (``case3_error``).
+    pair's minority share ``e³_kl = 1 − max_c n_c / |B̂*(k,l)|``, n_c the pair's samples of class c (``case3_error``).
     Between the two, the Case 1/3 value falls linearly with the error,
 
         u⁰_kl = U_max − (U_max − U_min) · min(1, L̃_tr^kl / e³_kl)
@@ -278,7 +278,7 @@ def case3_error(pair_index: np.ndarray, y: np.ndarray, n_pairs: int) -> np.ndarr
     """Return e³_kl, each pair's minority share: the error on B̂*(k,l) of a boundary outside its data.
 
     A boundary outside the data (Case 3 of §4.5 in Ha et al., 2021) gives every sample of B̂*(k,l)
-    one label, at best the pair's most frequent one, so it errs on 1 − max_c n_c / |B̂*(k,l)|.
+    one label, at best the pair's most frequent one, so it errs on ``1 − max_c n_c / |B̂*(k,l)|``.
     See :func:`pair_uncertainty` (``rule="graded"``).
 
     Parameters
