@@ -89,6 +89,17 @@ def _fit(est, X, y):
         return clone(est).fit(X, y)
 
 
+def _cv_error(est, param: str, grid, X, y, splitter) -> np.ndarray:
+    """The validation error of every candidate, averaged over the splits of ``splitter``."""
+    err = np.zeros(len(grid))
+    splits = list(splitter.split(X, y))
+    for tr, va in splits:
+        for n, v in enumerate(grid):
+            m = _fit(est.set_params(**{param: v}), X[tr], y[tr])
+            err[n] += np.mean(m.predict(X[va]) != y[va]) / len(splits)
+    return err
+
+
 def rule_values(res, e3: np.ndarray, weight_tol: float) -> dict:
     """Û of one evaluation under every rule of :data:`RULES`, from the result's per-sample arrays (so
     whatever rule the estimator itself was built with)."""
@@ -127,12 +138,7 @@ def run_cell(name: str, clf: str, seed: int, *, settings=SETTINGS, cv: bool = Tr
         if not cv:
             break
         t0 = time.perf_counter()
-        err = np.zeros(len(grid))
-        splits = list(splitter.split(Xtr, ytr))
-        for tr, va in splits:
-            for n, v in enumerate(grid):
-                m = _fit(est.set_params(**{param: v}), Xtr[tr], ytr[tr])
-                err[n] += np.mean(m.predict(Xtr[va]) != ytr[va]) / len(splits)
+        err = _cv_error(est, param, grid, Xtr, ytr, splitter)
         costs[method] = time.perf_counter() - t0
         choices[method] = int(np.argmin(err))
         curves[f"L_{method}"] = err
@@ -308,9 +314,7 @@ def cost_round2(seeds=(5,)) -> None:
                 values = [bu.evaluate(m).value for m in fits]
             cost_u = time.process_time() - c0
             c0 = time.process_time()
-            for tr, va in StratifiedKFold(10, shuffle=True, random_state=seed).split(Xtr, ytr):
-                for v in grid:
-                    _fit(est.set_params(**{param: v}), Xtr[tr], ytr[tr]).predict(Xtr[va])
+            _cv_error(est, param, grid, Xtr, ytr, StratifiedKFold(10, shuffle=True, random_state=seed))
             cost_cv = time.process_time() - c0
             rows.append({"dataset": name, "seed": seed, "cost_U": cost_u, "cost_CV10": cost_cv,
                          "argmax_U": int(np.argmax(values))})

@@ -232,18 +232,25 @@ def _svm_full_task(ds: Dataset, gamma, C, bu_tr, bu_te, p1):
     return out
 
 
-def _fit_estimators(ds: Dataset, M, K, perturbation, perturbation_mode, random_state, proposal1, K_range,
-                    separability=DEFAULT_SEPARABILITY, separability_n0=DEFAULT_SEPARABILITY_N0):
-    kw = dict(M=M, K=K, K_range=K_range, perturbation=perturbation, perturbation_mode=perturbation_mode,
-              random_state=random_state, separability=separability, separability_n0=separability_n0)
-    bu_tr = BoundaryUncertainty(**kw).fit(ds.X_train, ds.y_train)
-    enough_test = len(ds.y_test) > M and len(np.unique(ds.y_test)) == ds.n_classes
-    bu_te = BoundaryUncertainty(**kw).fit(ds.X_test, ds.y_test) if enough_test else None
+def _uncertainty_params(M, K, K_range, separability, separability_n0, perturbation, perturbation_mode,
+                        random_state) -> dict:
+    """The :class:`~buviz.uncertainty.BoundaryUncertainty` keywords of a sweep: what its estimators
+    are built with and what its cache keys hold."""
+    return dict(M=M, K=K, K_range=K_range, separability=separability, separability_n0=separability_n0,
+                perturbation=perturbation, perturbation_mode=perturbation_mode, random_state=random_state)
+
+
+def _fit_estimators(ds: Dataset, params: dict, proposal1: bool):
+    """Û's estimators on T and (when it is large enough) on the test set, both with ``params`` (the
+    :class:`~buviz.uncertainty.BoundaryUncertainty` keywords of the sweep), and Proposal 1 on T."""
+    bu_tr = BoundaryUncertainty(**params).fit(ds.X_train, ds.y_train)
+    enough_test = len(ds.y_test) > params["M"] and len(np.unique(ds.y_test)) == ds.n_classes
+    bu_te = BoundaryUncertainty(**params).fit(ds.X_test, ds.y_test) if enough_test else None
     p1 = None
     if proposal1:
         from buviz.uncertainty import Proposal1
 
-        p1 = Proposal1(random_state=random_state).fit(ds.X_train, ds.y_train)
+        p1 = Proposal1(random_state=params["random_state"]).fit(ds.X_train, ds.y_train)
     return bu_tr, bu_te, p1
 
 
@@ -331,10 +338,9 @@ def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, c
     C = check_real(C, "C", low=0, low_open=True)
     cv = _check_common(ds, cv, M)
     store = _resolve_cache(cache)
-    keys = [RowCache.key(kind="svm", ds=ds.key, gamma=g, C=C, cv=cv, M=M, K=K, K_range=K_range,
-                         separability=separability, separability_n0=separability_n0,
-                         perturbation=perturbation,
-                         mode=perturbation_mode, p1=proposal1, seed=repr(random_state)) for g in gammas]
+    params = _uncertainty_params(M, K, K_range, separability, separability_n0, perturbation, perturbation_mode,
+                                 random_state)
+    keys = [RowCache.key(kind="svm", ds=ds.key, gamma=g, C=C, cv=cv, p1=proposal1, **params) for g in gammas]
     cached = {k: row for k in keys if (row := store.get(k))} if store else {}
     todo = [i for i, k in enumerate(keys) if not cached.get(k)]
     n_tasks_per_status = cv + 2
@@ -347,8 +353,7 @@ def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, c
             yield cached[k]
         return
 
-    bu_tr, bu_te, p1 = _fit_estimators(ds, M, K, perturbation, perturbation_mode, random_state, proposal1,
-                                       K_range, separability, separability_n0)
+    bu_tr, bu_te, p1 = _fit_estimators(ds, params, proposal1)
     fit_times = _fit_times(bu_tr, bu_te, p1)
     X, y = ds.X_train, ds.y_train
     folds = _splits(y, cv, random_state)
@@ -580,16 +585,14 @@ def mlp_epoch_sweep(ds: Dataset, epochs: Iterable[int], cv: int = 10, M: int = 4
     mlp_kw = dict(hidden_layer_sizes=tuple(hidden_layer_sizes), learning_rate_init=learning_rate_init,
                   random_state=random_state)
     store = _resolve_cache(cache)
-    key = RowCache.key(kind="mlp", ds=ds.key, epochs=epochs, cv=cv, M=M, K=K, K_range=K_range,
-                       separability=separability, separability_n0=separability_n0,
-                       perturbation=perturbation,
-                       mode=perturbation_mode, mlp=mlp_kw, seed=repr(random_state))
+    params = _uncertainty_params(M, K, K_range, separability, separability_n0, perturbation, perturbation_mode,
+                                 random_state)
+    key = RowCache.key(kind="mlp", ds=ds.key, epochs=epochs, cv=cv, mlp=mlp_kw, **params)
     if store and (hit := store.get(key)):
         if progress:
             progress(0, 0)
         return pd.DataFrame(hit["rows"])
-    bu_tr, bu_te, _ = _fit_estimators(ds, M, K, perturbation, perturbation_mode, random_state, False, K_range,
-                                      separability, separability_n0)
+    bu_tr, bu_te, _ = _fit_estimators(ds, params, False)
     fit_times = _fit_times(bu_tr, bu_te, None)
     X, y = ds.X_train, ds.y_train
     folds = _splits(y, cv, random_state)
