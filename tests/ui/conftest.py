@@ -54,19 +54,30 @@ _LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d ")
 
 
 def server_errors(lines: list[str]) -> list[str]:
-    """Error lines of a server log, each with the 30 lines after it, except one transport event:
-    Tornado's "Task exception was never retrieved" for a websocket write that a browser closing its
-    page cut off (``WebSocketProtocol13.write_message`` raising ``WebSocketClosedError``). That is the
-    client leaving mid-write, not the app failing; the server keeps running."""
+    """Error lines of a server log, each with the 30 lines after it, except one transport event: a
+    log record whose traceback ends in Tornado's ``WebSocketClosedError`` raised by a
+    ``write_message`` (Tornado's own ``WebSocketProtocol13.write_message``, or Panel's
+    ``dispatch_tornado`` calling ``WebSocketHandler.write_message``). That is a browser closing its
+    page while the server was writing to it, not the app failing; the server keeps running."""
     out, skip = [], False
     for i, ln in enumerate(lines):
         if _LOG_LINE.match(ln):
-            window = "\n".join(lines[i:i + 25])
-            skip = ("Task exception was never retrieved" in ln and "WebSocketProtocol13.write_message" in window
-                    and "tornado.websocket.WebSocketClosedError" in window)
+            skip = _is_closed_socket_write(lines[i + 1:])
         if not skip and SERVER_ERROR.search(ln):
             out.append("\n".join(lines[i:i + 30]))
     return out
+
+
+def _is_closed_socket_write(after: list[str]) -> bool:
+    """Whether the traceback that follows a log line (up to the next log line) is a write to a
+    websocket the client had already closed."""
+    block = []
+    for ln in after:
+        if _LOG_LINE.match(ln):
+            break
+        block.append(ln)
+    last = next((ln.strip() for ln in reversed(block) if ln.strip()), "")
+    return last.startswith("tornado.websocket.WebSocketClosedError") and any("write_message" in ln for ln in block)
 
 
 def require_browser():

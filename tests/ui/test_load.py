@@ -188,6 +188,9 @@ async def _session(browser, url: str, idx: int, out: dict, all_loaded: asyncio.E
         await page.wait_for_timeout(250)
     out["final"].append((idx, gamma, M, K, shown, expected))
     out["console"].extend(f"session {idx}: {e}" for e in errors)
+    # leave with a close handshake (see conftest.close_page): the busy server may still be writing
+    await page.goto("about:blank", timeout=WAIT_MS)
+    await page.wait_for_timeout(300)
     await ctx.close()
 
 
