@@ -293,15 +293,20 @@ def _rbf_augment(X: np.ndarray, sq: np.ndarray, gamma: float, left: bool) -> np.
     return np.column_stack([X, ones, -gamma * sq])
 
 
-def _rbf_rows(X: np.ndarray, sv: np.ndarray, sv_sq: np.ndarray, sv_aug: np.ndarray, gamma: float) -> np.ndarray:
+def _rbf_rows(X: np.ndarray, sv: np.ndarray, sv_sq: np.ndarray, sv_aug: np.ndarray, gamma: float,
+              out: np.ndarray) -> np.ndarray:
     """exp(−γ ||x − s||²) for the rows of ``X`` and every support vector, both centred alike.
 
     One matrix product gives the exponent; the entries close enough to 1 for the expansion's
-    rounding to matter (x near s, large γ) are recomputed from x − s.
+    rounding to matter (x near s, large γ) are recomputed from x − s. The values are written to
+    ``out`` (shape (len(X), len(sv)), C-contiguous) and returned, unless more than a quarter need
+    recomputing, when a new array from the differences is returned.
     """
     x_sq = np.einsum("ij,ij->i", X, X)
-    K = _rbf_augment(X, x_sq, gamma, left=True) @ sv_aug.T
-    np.minimum(K, 0.0, out=K)  # −γ ||x − s||² ≤ 0: clip what rounding lifted above
+    K = np.matmul(_rbf_augment(X, x_sq, gamma, left=True), sv_aug.T, out=out)
+    # no clipping at 0: an exponent that rounding lifted above 0 is within err of it, so its
+    # exp(·) ≤ 1 + err is as close to the kernel as a clipped 1; where err could matter it is
+    # recomputed below (tol / err < 1 ≤ such an entry)
     np.exp(K, out=K)
     err = _EXPANSION_ROUNDING * gamma * (x_sq.max() + sv_sq.max())  # about the largest |ΔK| / K here
     if err > _KERNEL_TOL:
@@ -314,9 +319,9 @@ def _rbf_rows(X: np.ndarray, sv: np.ndarray, sv_sq: np.ndarray, sv_aug: np.ndarr
     return K
 
 
-def _kernel_rows(est, X: np.ndarray, sv: np.ndarray) -> np.ndarray:
-    """K(x, s) for the rows of ``X`` and every support vector s ("linear", "poly", "sigmoid")."""
-    K = X @ sv.T
+def _kernel_rows(est, X: np.ndarray, sv: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """K(x, s) for the rows of ``X`` and every support vector s ("linear", "poly", "sigmoid"), in ``out``."""
+    K = np.matmul(X, sv.T, out=out)
     gamma = float(est._gamma)
     if est.kernel == "poly":
         K *= gamma
@@ -358,7 +363,7 @@ def svc_decision_function(estimator, X) -> np.ndarray:
     For a :class:`sklearn.svm.SVC` or :class:`sklearn.svm.NuSVC` (exactly these classes) fitted on
     dense data with ``kernel`` in {"rbf", "linear", "poly", "sigmoid"}, and a dense float array
     ``X``, the kernel matrix between ``X`` and ``support_vectors_`` is computed by one matrix
-    product per row chunk (for "rbf": ||x − s||² = ||x||² + ||s||² − 2 x·s, clipped at 0; the few
+    product per row chunk (for "rbf": ||x − s||² = ||x||² + ||s||² − 2 x·s; the few
     entries where that expansion's rounding could show, x close to s under a large γ, are
     recomputed from x − s as libsvm computes every entry), the one-vs-one decision values from
     ``dual_coef_`` and ``intercept_``, and for ``decision_function_shape="ovr"`` scikit-learn's
@@ -407,9 +412,14 @@ def svc_decision_function(estimator, X) -> np.ndarray:
     n_pairs = J * (J - 1) // 2
     dec = np.empty((len(X), n_pairs))
     step = max(16, _KERNEL_CHUNK // max(1, len(sv)))
+    # one kernel buffer for all chunks: a fresh multi-megabyte array per chunk is mapped anew by
+    # the allocator, and its page faults cost as much as the chunk's arithmetic
+    buffer = np.empty((min(step, len(X)), len(sv)))
     for start in range(0, len(X), step):
         rows_x = X[start:start + step]
-        K = _rbf_rows(rows_x, sv, sv_sq, sv_aug, gamma) if rbf else _kernel_rows(estimator, rows_x, sv)
+        K_out = buffer[:len(rows_x)]
+        K = (_rbf_rows(rows_x, sv, sv_sq, sv_aug, gamma, K_out) if rbf
+             else _kernel_rows(estimator, rows_x, sv, K_out))
         out = dec[start:start + step]
         out[:] = intercept
         for sl, pairs in zip(slices, rows, strict=True):

@@ -351,8 +351,6 @@ def estimate_true_pairs(X: np.ndarray, y: np.ndarray, n_classes: int, K="aic", *
     Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
     https://doi.org/10.1007/s11265-021-01671-1
     """
-    from threadpoolctl import threadpool_limits
-
     N = len(X)
     if n_classes == 2:
         return TruePairEstimate([(0, 1)], np.zeros(N, dtype=np.intp), np.zeros(2, dtype=int), {}, None,
@@ -361,7 +359,7 @@ def estimate_true_pairs(X: np.ndarray, y: np.ndarray, n_classes: int, K="aic", *
     aic: dict = {}
     at_bound = np.zeros(n_classes, dtype=bool)
     # Many small K-means fits: OpenMP start-up per fit costs more than the fit itself.
-    with threadpool_limits(1):
+    with _one_thread():
         if isinstance(K, str):
             if K != "aic":
                 raise InvalidParameterError(f"K must be 'aic', an int or one int per class, got {K!r}")
@@ -403,6 +401,23 @@ def estimate_true_pairs(X: np.ndarray, y: np.ndarray, n_classes: int, K="aic", *
     pairs = [(int(c // n_classes), int(c % n_classes)) for c in uniq]
     return TruePairEstimate(pairs, pair_index.astype(np.intp), np.asarray(ks), aic, pbc,
                             np.asarray(uppers), at_bound, search)
+
+
+_THREADPOOL_CONTROLLER = None
+
+
+def _one_thread():
+    """A context limiting the native thread pools (OpenMP, BLAS) to one thread.
+
+    The controller is built once per process, as scikit-learn does for its own limits: building
+    one scans the loaded libraries, which costs ~3 ms, more than the small K-means fits it guards.
+    """
+    global _THREADPOOL_CONTROLLER
+    if _THREADPOOL_CONTROLLER is None:
+        from threadpoolctl import ThreadpoolController
+
+        _THREADPOOL_CONTROLLER = ThreadpoolController()
+    return _THREADPOOL_CONTROLLER.limit(limits=1)
 
 
 def _check_K_range(K_range) -> tuple[bool, tuple[int, ...] | str]:

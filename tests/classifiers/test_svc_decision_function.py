@@ -57,14 +57,18 @@ def test_exact_for_very_narrow_kernels_and_far_from_the_origin(gamma, shift):
     np.testing.assert_allclose(svc_decision_function(svc, query), svc.decision_function(query), rtol=0, atol=1e-10)
 
 
-def test_chunks_give_the_same_values(monkeypatch):
+@pytest.mark.parametrize("kernel", ["rbf", "poly"])
+def test_chunks_give_the_same_values(monkeypatch, kernel):
+    """One kernel buffer serves every chunk, the last one (550 = 34 · 16 + 6 rows) shorter."""
     from buviz import classifiers
 
     X, y, query = _data(3, 8)
-    svc = SVC().fit(X, y)
+    svc = SVC(kernel=kernel).fit(X, y)
     whole = svc_decision_function(svc, query)
     monkeypatch.setattr(classifiers, "_KERNEL_CHUNK", 100)  # 16 rows per chunk
-    np.testing.assert_allclose(svc_decision_function(svc, query), whole, rtol=0, atol=1e-13)
+    chunked = svc_decision_function(svc, query)
+    np.testing.assert_allclose(chunked, whole, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(chunked, svc.decision_function(query), rtol=0, atol=1e-10)
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])
