@@ -1,6 +1,7 @@
 """Shared set-up of the browser tests: Debian's chromium driven by Playwright (no browser download),
 and ``panel serve apps/explorer.py`` on a free loopback port."""
 
+import itertools
 import os
 import re
 import socket
@@ -62,17 +63,17 @@ def server_errors(lines: list[str]) -> list[str]:
     out, skip = [], False
     for i, ln in enumerate(lines):
         if _LOG_LINE.match(ln):
-            skip = _is_closed_socket_write(lines[i + 1:])
+            skip = _is_closed_socket_write(lines, i + 1)
         if not skip and SERVER_ERROR.search(ln):
             out.append("\n".join(lines[i:i + 30]))
     return out
 
 
-def _is_closed_socket_write(after: list[str]) -> bool:
-    """Whether the traceback that follows a log line (up to the next log line) is a write to a
-    websocket the client had already closed."""
+def _is_closed_socket_write(lines: list[str], start: int) -> bool:
+    """Whether the traceback from ``lines[start]`` up to the next log line is a write to a websocket
+    the client had already closed."""
     block = []
-    for ln in after:
+    for ln in itertools.islice(lines, start, None):
         if _LOG_LINE.match(ln):
             break
         block.append(ln)
