@@ -48,9 +48,15 @@ def test_no_poll_while_nothing_runs(ex):
 
 
 @pytest.mark.slow
-def test_the_explorer_polls_its_sweep_until_done_then_stops(ex):
+def test_the_explorer_polls_its_sweep_until_done_then_stops():
     """Without a template or server: opening *Error vs −Û* starts the sweep and the explorer's own
-    periodic callback moves its rows in; once the sweep is done the callback stops."""
+    periodic callback moves its rows in; once the sweep is done the callback stops.
+
+    N = 1000 and a 100 ms poll: the 21 statuses then finish over about 0.6 s, so a poll that moves
+    rows in while the sweep runs sees several row counts. (At N = 200 the statuses finish within one
+    400 ms poll on this machine, and the test could not tell incremental rows from rows at the end.)
+    """
+    ex = explorer(n_train=1000, cv=2, M=20, poll_period=100)
 
     async def run():
         ex.__panel__()
