@@ -676,9 +676,9 @@ class BoundaryUncertainty(BaseEstimator):
         mis = (np.argmax(g_tilde, axis=1) != self.y_).astype(float)
         size = np.bincount(tp.pair_index, minlength=P)
         err_tilde = np.bincount(tp.pair_index, weights=mis, minlength=P) / np.maximum(size, 1)
+        e3 = case3_error(tp.pair_index, self.y_, P) if self.separability == "graded" else None  # only it reads e³
         pv = pair_uncertainty(k, local, pair_match, tp.pair_index, err_tilde, P, rule=self.separability,
-                              weight_tol=self.weight_tol, n0=self.separability_n0,
-                              case3_error=case3_error(tp.pair_index, self.y_, P))  # eq 29-31, 39
+                              weight_tol=self.weight_tol, n0=self.separability_n0, case3_error=e3)  # eq 29-31, 39
         u_pair, w, omega, weights = pv.values, pv.weights, pv.weight_share, pv.sample_weights
         weighted = pv.blend > 0
         p_pair = size / N
