@@ -20,7 +20,7 @@ __all__ = ["OpCounts", "OPS", "distance_ops"]
 OPS = ("add", "mul", "comp", "exp", "CL")
 
 
-@dataclass
+@dataclass(frozen=True)
 class OpCounts:
     """Counts of elementary operations (Ha et al. 2021, §5).
 

@@ -24,14 +24,13 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy.spatial import cKDTree
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from buviz._math import read_only
 from buviz._validation import (
     RANDOM_STATE,
     InstanceOf,
@@ -41,6 +40,7 @@ from buviz._validation import (
     check_Xy,
     fit_context,
 )
+from buviz._values import freeze_fields
 from buviz.classifiers import Discriminant, as_discriminant
 from buviz.grid import top2
 from buviz.uncertainty.opcounts import OpCounts, distance_ops
@@ -391,8 +391,8 @@ class Proposal1(BaseEstimator):
         if R:
             c1, s1 = disc.n_calls, disc.n_evaluated
             step1 = self._anchors(disc, g_train, pred, pairs, costs)
-            costs["anchors"].cl_calls = disc.n_calls - c1
-            costs["anchors"].cl_samples = disc.n_evaluated - s1
+            costs["anchors"] = replace(costs["anchors"], cl_calls=disc.n_calls - c1,
+                                       cl_samples=disc.n_evaluated - s1)
             t_cl += step1.pop("classifier_time")
             valid = step1["valid"]
             nn = np.full(R, -1, dtype=np.intp)
@@ -463,11 +463,11 @@ class Proposal1(BaseEstimator):
             cluster_entropies=entropies, tdc_levels=levels, predicted=pred, costs=costs,
             classifier_calls=disc.n_calls - calls0, classified_samples=disc.n_evaluated - samples0,
             evaluate_time=elapsed, classifier_time=t_cl,
-            near_boundary_X=read_only(self.X_[near]),
+            near_boundary_X=self.X_[near],
         )
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class Proposal1Result:
     """Everything Proposal 1 computed for one classifier status (Ha et al. 2021, eq 8-11).
 
@@ -497,7 +497,7 @@ class Proposal1Result:
         Training indices of N_B(Λ) (sorted, unique).
     cluster_labels : ndarray of shape (R_T, n_B)
         Cluster of each N_B member in each run, −1 for dropped clusters.
-    cluster_sizes, cluster_pairs, cluster_entropies : list of ndarray
+    cluster_sizes, cluster_pairs, cluster_entropies : tuple of ndarray
         Per run, over its retained clusters: ``|C|``, the predicted pair (î, ĵ) and Û(C; Λ) (eq 9,
         in [0, 1]).
     tdc_levels : int
@@ -517,8 +517,9 @@ class Proposal1Result:
 
     Notes
     -----
-    A result is a value: it holds the arrays it shows, never a link to the estimator that made it,
-    so refitting that estimator leaves the result unchanged.
+    A result is a value: frozen, holding read-only arrays of its own (tuples for the per-run
+    lists, a read-only mapping of costs), never a link to the estimator that made it, so refitting
+    that estimator leaves the result unchanged.
 
     References
     ----------
@@ -550,6 +551,9 @@ class Proposal1Result:
     evaluate_time: float
     classifier_time: float
     near_boundary_X: np.ndarray = field(repr=False)
+
+    def __post_init__(self):
+        freeze_fields(self)  # read-only arrays, tuples for the per-run lists, a FrozenDict of costs
 
     def clusters(self, run: int = 0) -> list[np.ndarray]:
         """Return the training indices of each retained cluster of one TDC run (Fig 3, panel 1C).

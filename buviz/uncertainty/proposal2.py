@@ -25,7 +25,6 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils.validation import check_is_fitted
 
-from buviz._math import read_only
 from buviz._validation import (
     RANDOM_STATE,
     InstanceOf,
@@ -40,6 +39,7 @@ from buviz._validation import (
     check_Xy,
     fit_context,
 )
+from buviz._values import freeze_fields, seal, sealed, value_array
 from buviz.classifiers import Discriminant, as_discriminant
 from buviz.grid import top2, top2_difference
 from buviz.uncertainty._kernel import chunk_kernel, neighbourhood_values, quartile_positions, silverman_bandwidth
@@ -139,6 +139,9 @@ class PairValues:
     blend: np.ndarray
     case: np.ndarray
     sample_weights: np.ndarray
+
+    def __post_init__(self):
+        freeze_fields(self)
 
 
 def pair_uncertainty(k: np.ndarray, local: np.ndarray, pair_match: np.ndarray, pair_index: np.ndarray,
@@ -270,6 +273,7 @@ def pair_uncertainty(k: np.ndarray, local: np.ndarray, pair_match: np.ndarray, p
         u0 = np.where(error_tilde == 0, U_MAX, U_MIN)  # Cases 1 and 3
     values = weighted_mean_part + (1.0 - blend) * u0  # eq 39
     case = np.where(blend >= 0.5, 2, np.where(error_tilde == 0, 1, 3))
+    seal(values, w, omega, n_eff, blend, case, sample_weights)
     return PairValues(values=values, weights=w, weight_share=omega, effective_size=n_eff, blend=blend,
                       case=case, sample_weights=sample_weights)
 
@@ -493,7 +497,7 @@ class BoundaryUncertainty(BaseEstimator):
         """
         t0 = time.perf_counter()
         X, y, classes = check_Xy(X, y)
-        X = X.copy()  # the estimator's own T: results hold read-only views of it, the caller's X may change
+        X = X.copy()  # the estimator's own T (sealed below): results hold views of it, the caller's X may change
         encoder = LabelEncoder().fit(classes)
         y = encoder.transform(classes[y]).astype(np.intp)
         N = len(X)
@@ -522,6 +526,9 @@ class BoundaryUncertainty(BaseEstimator):
         self.true_pairs_: TruePairEstimate = estimate_true_pairs(
             X, y, self.n_classes_, self.K, K_range=self.K_range, max_iter=self.kmeans_iter,
             aic_form=self.aic_form, random_state=int(rng.integers(2**31)))
+        # read-only: results hold views of these arrays, so nothing may write into them (a refit rebinds)
+        for name in ("X_", "y_", "neighbours_", "neighbour_labels_", "nn_distance_", "X_tilde_"):
+            setattr(self, name, sealed(getattr(self, name)))
         self.fit_time_ = time.perf_counter() - t0
         return self
 
@@ -576,6 +583,7 @@ class BoundaryUncertainty(BaseEstimator):
         out.__dict__.update({k: v for k, v in vars(self).items() if k.endswith("_") and not k.startswith("_")})
         out.X_tilde_ = perturbed_training_set(self.X_, self.nn_distance_, perturbation, mode,
                                               random_state=np.random.default_rng(self.random_state))
+        out.X_tilde_ = sealed(out.X_tilde_)
         return out
 
     # -- per-status work ---------------------------------------------------------------------
@@ -697,16 +705,19 @@ class BoundaryUncertainty(BaseEstimator):
                               f"as the X given to fit (e.g. raw data against a standardised copy)?",
                               FeatureMismatchWarning, stacklevel=2)
         elapsed = time.perf_counter() - t0
+        seal(pair_i, pair_j, pair_match, h, k_i, k_j, k, posterior, local, err_tilde, p_pair, weighted)
+        # ^ fresh arrays, handed over (the estimator's own are read-only since fit); the classifier's output
+        #   may be an array its caller keeps: copied if writeable, never frozen in place
+        g_tilde, g_train = value_array(g_tilde), None if g_train is None else value_array(g_train)
         return BoundaryUncertaintyResult(
-            value=value, pairs=list(tp.pairs), pair_values=u_pair, pair_probabilities=p_pair,
+            value=value, pairs=tp.pairs, pair_values=u_pair, pair_probabilities=p_pair,
             pair_weights=w, pair_weight_share=omega, pair_error_tilde=err_tilde, pair_weighted=weighted,
-            g_tilde=g_tilde, pair_i=pair_i, pair_j=pair_j, true_pair_index=tp.pair_index.copy(),
+            g_tilde=g_tilde, pair_i=pair_i, pair_j=pair_j, true_pair_index=tp.pair_index,
             pair_match=pair_match, bandwidth=h, k_i=k_i, k_j=k_j, k=k, posterior=posterior,
             local_uncertainty=local, near_boundary_weights=weights,
             pair_effective_size=pv.effective_size, pair_blend=pv.blend, pair_case=pv.case,
             evaluate_time=elapsed, classifier_time=t_classifier,
-            X=read_only(self.X_), y=read_only(self.y_), X_tilde=read_only(self.X_tilde_),
-            neighbours=read_only(self.neighbours_), g_train=None if g_train is None else read_only(g_train),
+            X=self.X_, y=self.y_, X_tilde=self.X_tilde_, neighbours=self.neighbours_, g_train=g_train,
             discriminant=disc,
         )
 
@@ -750,7 +761,7 @@ class BoundaryUncertainty(BaseEstimator):
         return neighbourhood_values(g_tilde, self.neighbours_, pair_i, pair_j, rows)
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class BoundaryUncertaintyResult:
     """Everything Proposal 2 computed for one classifier status (Ha et al. 2021, eq 27-40).
 
@@ -763,7 +774,7 @@ class BoundaryUncertaintyResult:
     ----------
     value : float
         Û⁽³⁾(Λ) ∈ [0, 1] (eq 40); 1 is best (U_max), plots show −Û.
-    pairs : list of tuple of int
+    pairs : tuple of tuple of int
         The class pairs (k, l) in Î*.
     pair_values : ndarray
         Û_kl⁽³⁾ (eq 39).
@@ -824,8 +835,10 @@ class BoundaryUncertaintyResult:
 
     Notes
     -----
-    A result is a value: it holds the arrays it shows (read-only views), never a link to the
-    estimator that made it, so refitting that estimator leaves the result unchanged.
+    A result is a value: frozen (assigning a field raises ``dataclasses.FrozenInstanceError``),
+    holding read-only arrays (its own, or views of the estimator's fitted arrays, which are
+    read-only too and only ever rebound by a refit), never a link to the estimator that made it;
+    so refitting that estimator, or writing into its attributes, leaves the result unchanged.
 
     References
     ----------
@@ -866,10 +879,13 @@ class BoundaryUncertaintyResult:
     g_train: np.ndarray | None = field(repr=False)
     discriminant: Discriminant = field(repr=False)
 
+    def __post_init__(self):
+        freeze_fields(self)
+
     @cached_property
     def f_tilde(self) -> np.ndarray:
         """The values f(x̃;Λ) on T̃ with the top-2 pair taken at x̃ (the f(T̃) map), shape (N,)."""
-        return top2_difference(self.g_tilde)
+        return sealed(top2_difference(self.g_tilde))
 
     @cached_property
     def f_train(self) -> np.ndarray:
@@ -885,12 +901,12 @@ class BoundaryUncertaintyResult:
         """
         if self.g_train is None:
             raise ValueError("f_train needs the discriminants on T: evaluate(status, train_scores=True) keeps them")
-        return top2_difference(self.g_train)
+        return sealed(top2_difference(self.g_train))
 
     @cached_property
     def F(self) -> np.ndarray:
         """The (N, M) neighbourhood values F of eq 27 (:func:`neighbourhood_values`)."""
-        return neighbourhood_values(self.g_tilde, self.neighbours, self.pair_i, self.pair_j)
+        return sealed(neighbourhood_values(self.g_tilde, self.neighbours, self.pair_i, self.pair_j))
 
     def covariate_shift(self, f_test) -> dict[str, float]:
         """Return how far f(T) and f(T̃) are from f(X_te) (Ha et al. 2021, Fig 10).

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from buviz._validation import InvalidParameterError, check_int
+from buviz._values import freeze_fields
 from buviz.classifiers import PrototypeClassifier
 from buviz.grid import top2
 
@@ -54,13 +55,13 @@ class KRangeWarning(UserWarning):
     """The AIC search chose the largest K it tried: the criterion may still rise beyond it."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class TruePairEstimate:
     """Estimated top-2 true class indexes of each training sample and the PBC behind them.
 
     Parameters
     ----------
-    pairs : list of tuple of int
+    pairs : tuple of tuple of int
         Î*: the pairs (k, l), k < l, that occur among the training samples.
     pair_index : ndarray of shape (N,)
         Index into ``pairs`` of each sample's estimated pair {î*(x), ĵ*(x)}.
@@ -94,6 +95,9 @@ class TruePairEstimate:
     K_upper: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
     K_at_bound: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     search: str = "kmeans"
+
+    def __post_init__(self):
+        freeze_fields(self)  # a value: read-only arrays, pairs a tuple, aic a FrozenDict
 
     @property
     def pair_probabilities(self) -> np.ndarray:

@@ -1,4 +1,6 @@
-"""A result is a value: refitting the estimator that made it leaves it unchanged (no back-link)."""
+"""A result is a value: frozen, read-only arrays that nothing else can change, no back-link to its estimator."""
+
+import dataclasses
 
 import numpy as np
 import pytest
@@ -75,3 +77,116 @@ def test_f_train_needs_the_scores_on_T(two_sizes):
         svm_status(small.X_train, small.y_train, gamma=1.0))
     with pytest.raises(ValueError, match="train_scores=True"):
         _ = r.f_train
+
+
+def _arrays(obj):
+    """Every ndarray a result holds: its fields, inside its tuples and mappings."""
+    stack = [getattr(obj, f.name) for f in dataclasses.fields(obj)]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, np.ndarray):
+            yield v
+        elif isinstance(v, (tuple, list)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+
+
+def _writeable_somewhere(a):
+    """True if a or any array it is a view of can be written."""
+    while isinstance(a, np.ndarray):
+        if a.flags.writeable:
+            return True
+        a = a.base
+    return a is not None  # memory owned by something other than numpy
+
+
+@pytest.fixture(scope="module")
+def three_class():
+    return datasets.load("gmm3", n_train=240, n_test=60, random_state=0)
+
+
+def _fitted_arrays(est):
+    return {k: v for k, v in vars(est).items() if k.endswith("_") and isinstance(v, np.ndarray)}
+
+
+@pytest.mark.parametrize("pair_at", ["x", "x_tilde"])
+def test_proposal2_result_is_frozen_and_owns_read_only_arrays(three_class, pair_at):
+    ds = three_class
+    bu = BoundaryUncertainty(M=10, pair_at=pair_at, random_state=0).fit(ds.X_train, ds.y_train)
+    r = bu.evaluate(svm_status(ds.X_train, ds.y_train, gamma=1.0), train_scores=True)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.value = 99.0
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.pair_values = np.zeros(3)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del r.k
+    arrays = list(_arrays(r)) + [r.F, r.f_tilde, r.f_train]
+    assert len(arrays) >= 28
+    for a in arrays:
+        assert not _writeable_somewhere(a)
+        with pytest.raises(ValueError, match="read-only"):
+            a.reshape(-1)[:1] = 0
+    assert isinstance(r.pairs, tuple)
+    for name in ("pairs", "aic"):  # Î* the result came from is a value too
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(bu.true_pairs_, name, None)
+    with pytest.raises(TypeError, match="read-only"):
+        bu.true_pairs_.aic[0] = {}
+
+
+def test_writing_through_the_estimator_cannot_change_a_result(three_class):
+    ds = three_class
+    bu = BoundaryUncertainty(M=10, random_state=0).fit(ds.X_train, ds.y_train)
+    r = bu.evaluate(svm_status(ds.X_train, ds.y_train, gamma=1.0))
+    before = {id(a): a.copy() for a in _arrays(r)}
+    fitted = _fitted_arrays(bu) | {"true_pairs_.pair_index": bu.true_pairs_.pair_index}
+    assert {"X_", "y_", "X_tilde_", "neighbours_", "neighbour_labels_", "nn_distance_"} <= set(fitted)
+    viewed = ("X_", "y_", "X_tilde_", "neighbours_", "neighbour_labels_", "nn_distance_", "true_pairs_.pair_index")
+    for name in viewed:
+        with pytest.raises(ValueError, match="read-only"):
+            fitted[name].reshape(-1)[:1] = -7  # the estimator's arrays that results may view are read-only
+    for name, a in fitted.items():  # and a result shares memory with no writeable one
+        for b in _arrays(r):
+            assert not (np.shares_memory(a, b) and _writeable_somewhere(a)), name
+    # a copy with another T̃ shares N^M(x) and Î*, yet its results are values as well
+    wide = bu.with_perturbation(2.0)
+    assert not wide.X_tilde_.flags.writeable
+    wide.evaluate(svm_status(ds.X_train, ds.y_train, gamma=4.0))
+    for a in _arrays(r):
+        np.testing.assert_array_equal(a, before[id(a)])
+
+
+def test_proposal1_result_is_frozen_and_read_only(two_sizes):
+    small, _ = two_sizes
+    r = Proposal1(R_A=60, random_state=0).fit(small.X_train, small.y_train).evaluate(
+        svm_status(small.X_train, small.y_train, gamma=1.0))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.value = 0.5
+    for a in _arrays(r):
+        assert not _writeable_somewhere(a)
+    assert isinstance(r.cluster_sizes, tuple)
+    with pytest.raises(TypeError, match="read-only"):
+        r.costs["tdc"] = None
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.costs["tdc"].mul = 0.0
+
+
+def test_a_writeable_array_given_to_a_result_is_copied_not_frozen_in_place():
+    from buviz.uncertainty.proposal2 import PairValues
+
+    mine = np.arange(3.0)
+    pv = PairValues(*([mine] * 7))
+    assert mine.flags.writeable and not pv.values.flags.writeable
+    mine[0] = 42.0
+    assert pv.values[0] == 0.0
+
+
+def test_the_callers_scores_are_not_frozen_in_place(two_sizes):
+    small, _ = two_sizes
+    bu = BoundaryUncertainty(M=10).fit(small.X_train, small.y_train)
+    g = svm_status(small.X_train, small.y_train, gamma=1.0)(bu.X_tilde_)
+    r = bu.evaluate(lambda X: g)  # a callable returning an array its caller keeps
+    assert g.flags.writeable and not r.g_tilde.flags.writeable
+    g[:] = 0.0
+    assert np.any(r.g_tilde != 0.0)
