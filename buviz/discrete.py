@@ -49,6 +49,7 @@ from scipy.special import gammaln
 
 from buviz._math import log_comb
 from buviz._validation import InvalidParameterError, check_int, check_real
+from buviz._values import freeze_fields
 
 __all__ = [
     "METHODS",
@@ -462,7 +463,7 @@ class BalancedOptimalWarning(UserWarning):
     """:func:`balanced_optimal` stopped at ``max_iter`` before the balance condition met ``tol``."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class BalancedOptimalResult:
     """Outcome of :func:`balanced_optimal`.
 
@@ -494,6 +495,9 @@ class BalancedOptimalResult:
     residual: float
     drift: float
     p_grid: np.ndarray = field(repr=False)
+
+    def __post_init__(self):
+        freeze_fields(self)  # a value: read-only arrays, tuples, FrozenDicts
 
 
 class _BalancedProblem:
@@ -785,7 +789,7 @@ def cell_values(method: str, N: int, n_max: int, k: int | None = None) -> np.nda
 # exact moments
 # --------------------------------------------------------------------------------------------
 
-@dataclass
+@dataclass(frozen=True)
 class Moments:
     """Exact moments of an additive estimator ``f`` and the true risk ``g`` (arrays over p).
 
@@ -810,6 +814,9 @@ class Moments:
     E_g2: np.ndarray
     delta: np.ndarray
     S: np.ndarray
+
+    def __post_init__(self):
+        freeze_fields(self)  # a value: read-only arrays, tuples, FrozenDicts
 
 
 def _table_for_N(x, N: int) -> np.ndarray:

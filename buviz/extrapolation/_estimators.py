@@ -52,6 +52,7 @@ from scipy.optimize import nnls
 from scipy.special import log_ndtr, ndtr, ndtri
 
 from buviz._validation import InvalidParameterError, Options, check_int, check_params
+from buviz._values import freeze_fields
 
 from ._core import average_accuracy_from_ranks, check_ks, check_margins, ranks_from_margins
 from ._kde import cv_bandwidths, kde_accuracy_terms, wrong_label_scores
@@ -361,7 +362,7 @@ def _probit_ml_predict(mu, s, ks):
 # ----------------------------------------------------------------------------------------------------
 # Result object and the dispatcher
 # ----------------------------------------------------------------------------------------------------
-@dataclass
+@dataclass(frozen=True)
 class Extrapolation:
     """A fitted extrapolator: ``accuracy(k)`` gives the predicted average accuracy AGA_k.
 
@@ -392,6 +393,9 @@ class Extrapolation:
     observed: np.ndarray
     details: dict = field(default_factory=dict)
     _predict: object = field(default=None, repr=False)
+
+    def __post_init__(self):
+        freeze_fields(self)  # a value: read-only arrays, tuples, FrozenDicts
 
     def accuracy(self, k):
         """Return the predicted AGA_k for any k >= 2.

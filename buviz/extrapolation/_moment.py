@@ -32,6 +32,7 @@ import numpy as np
 from scipy.optimize import nnls
 
 from buviz._validation import InvalidParameterError
+from buviz._values import freeze_fields
 
 from .._validation import check_int
 from ._core import check_ks
@@ -152,7 +153,7 @@ def _check_basis(basis) -> str:
     return basis
 
 
-@dataclass
+@dataclass(frozen=True)
 class DbarFit:
     """A fitted D̄(u) = Σ β_l h_l(u) (eq 9) and the accuracies it implies (eq 14).
 
@@ -187,6 +188,9 @@ class DbarFit:
     accuracies: np.ndarray
     residual: float = 0.0
     meta: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        freeze_fields(self)  # a value: read-only arrays, tuples, FrozenDicts
 
     def dbar(self, u) -> np.ndarray:
         """Return D̄(u) of the fitted model (eq 9).
