@@ -68,6 +68,7 @@ __all__ = [
     "resubstitution_table",
     "rms_deviation",
     "simulate",
+    "simulate_rms_deviation",
     "true_risk_table",
 ]
 
@@ -1096,3 +1097,53 @@ def simulate(x, N: int, k: int, p: float, n_samples: int = 100_000, *, alpha=Non
     tie = 2 * mj == nj
     g = (alpha[None, :] * np.where(tie, 0.5, np.where(2 * mj > nj, 1 - pj[None, :], pj[None, :]))).sum(1)
     return f, g
+
+
+def simulate_rms_deviation(x, N: int, k: int, p: float, n_samples: int = 100_000, *, alpha=None,
+                           random_state=None) -> tuple[float, float]:
+    """Return the Monte Carlo ``S = sqrt(E (f - g)^2)`` and its standard error (Fig. 2's check).
+
+    The samples of :func:`simulate`; the standard error of ``S`` is the delta method's
+    ``se(mean of (f - g)^2) / (2 S)`` (0 where every draw gives ``f = g``). The exact value is
+    :func:`rms_deviation` (or ``moments(x, N, k, p).S``); the two agree within a few standard errors.
+
+    Parameters
+    ----------
+    x : array-like
+        Per-cell table ``x[n, m]`` covering ``n <= N`` (:func:`cell_values`).
+    N : int
+        Sample size.
+    k : int
+        Number of cells.
+    p : float or array-like of float
+        P(y = 1 | x = j), one value or one per cell.
+    n_samples : int, default=100000
+        Number of samples drawn (>= 2).
+    alpha : array-like of float, optional
+        Cell probabilities (default ``1/k`` in every cell).
+    random_state : int, Generator or None, default=None
+        Seed.
+
+    Returns
+    -------
+    S, se : float
+        The simulated root mean square deviation and its standard error.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``n_samples`` < 2 or an argument of :func:`simulate` is invalid.
+
+    References
+    ----------
+    V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the
+    discrete case" (in Russian: "Оптимизация оценки вероятности ошибочной классификации в
+    дискретном случае"), XV International Conference "Knowledge-Dialogue-Solution" (KDS 2009),
+    Varna, Bulgaria, June-July 2009.
+    """
+    n_samples = check_int(n_samples, "n_samples", low=2)
+    f, g = simulate(x, N, k, p, n_samples, alpha=alpha, random_state=random_state)
+    sq = (f - g) ** 2
+    S = float(np.sqrt(sq.mean()))
+    se = float(sq.std(ddof=1) / np.sqrt(sq.size) / (2 * S)) if S > 0 else 0.0
+    return S, se

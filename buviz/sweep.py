@@ -59,7 +59,7 @@ from buviz.uncertainty import DEFAULT_SEPARABILITY, DEFAULT_SEPARABILITY_N0, Bou
 from buviz.uncertainty.prototypes import DEFAULT_K_RANGE
 
 __all__ = ["svm_gamma_sweep", "iter_svm_gamma_sweep", "mlp_epoch_sweep", "RowCache", "default_cache",
-           "SWEEP_COLUMNS"]
+           "SWEEP_COLUMNS", "UNCERTAINTY_KEYWORDS", "uncertainty_template"]
 
 SWEEP_COLUMNS = ["L_tr", "L_val", "L_ho", "L_te", "U_tr", "U_te"]
 Progress = Callable[[int, int], None]
@@ -232,25 +232,93 @@ def _svm_full_task(ds: Dataset, gamma, C, bu_tr, bu_te, p1):
     return out
 
 
-def _uncertainty_params(M, K, K_range, separability, separability_n0, perturbation, perturbation_mode,
-                        random_state) -> dict:
-    """The :class:`~buviz.uncertainty.BoundaryUncertainty` keywords of a sweep: what its estimators
-    are built with and what its cache keys hold."""
-    return dict(M=M, K=K, K_range=K_range, separability=separability, separability_n0=separability_n0,
-                perturbation=perturbation, perturbation_mode=perturbation_mode, random_state=random_state)
+#: The keywords of the sweeps that build their :class:`~buviz.uncertainty.BoundaryUncertainty`
+#: template when no ``uncertainty`` is given (a convenience), with their defaults.
+UNCERTAINTY_KEYWORDS = {"M": 40, "K": "aic", "K_range": DEFAULT_K_RANGE, "separability": DEFAULT_SEPARABILITY,
+                        "separability_n0": DEFAULT_SEPARABILITY_N0, "perturbation": 0.5,
+                        "perturbation_mode": "features"}
+#: Parameters of the estimator that change how it runs, not what it computes: not in the cache key.
+_EXECUTION_PARAMS = ("chunk_size", "array_backend", "device", "n_jobs")
 
 
-def _fit_estimators(ds: Dataset, params: dict, proposal1: bool):
-    """Û's estimators on T and (when it is large enough) on the test set, both with ``params`` (the
-    :class:`~buviz.uncertainty.BoundaryUncertainty` keywords of the sweep), and Proposal 1 on T."""
-    bu_tr = BoundaryUncertainty(**params).fit(ds.X_train, ds.y_train)
-    enough_test = len(ds.y_test) > params["M"] and len(np.unique(ds.y_test)) == ds.n_classes
-    bu_te = BoundaryUncertainty(**params).fit(ds.X_test, ds.y_test) if enough_test else None
+def _same(a, b) -> bool:
+    try:
+        return bool(np.all(a == b)) and np.shape(a) == np.shape(b)
+    except (TypeError, ValueError):
+        return False
+
+
+def uncertainty_template(uncertainty: BoundaryUncertainty | None = None, *, random_state=0,
+                         **keywords) -> BoundaryUncertainty:
+    """Return the unfitted :class:`~buviz.uncertainty.BoundaryUncertainty` a sweep scores with.
+
+    The template is ``uncertainty`` (cloned), or one built from the sweep's convenience keywords
+    (:data:`UNCERTAINTY_KEYWORDS` and ``random_state``), as :class:`~buviz.model_selection.UncertaintyScorer`
+    takes it.
+
+    Parameters
+    ----------
+    uncertainty : BoundaryUncertainty or None, default=None
+        The estimator template; its own ``random_state`` seeds T̃ and K-means.
+    random_state : int or None, default=0
+        The sweep's seed; the template's ``random_state`` when ``uncertainty`` is None.
+    **keywords
+        Keywords of :data:`UNCERTAINTY_KEYWORDS`; with ``uncertainty`` given, they must keep their
+        defaults.
+
+    Returns
+    -------
+    BoundaryUncertainty
+        An unfitted clone.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``uncertainty`` is not a BoundaryUncertainty, or is given together with a keyword
+        changed from its default.
+    """
+    from sklearn.base import clone
+
+    if uncertainty is None:
+        return BoundaryUncertainty(**{**UNCERTAINTY_KEYWORDS, **keywords}, random_state=random_state)
+    if not isinstance(uncertainty, BoundaryUncertainty):
+        raise InvalidParameterError(f"uncertainty must be a BoundaryUncertainty (the estimator template), "
+                                    f"got {type(uncertainty).__name__}")
+    changed = [k for k, v in keywords.items() if not _same(v, UNCERTAINTY_KEYWORDS[k])]
+    if changed:
+        raise InvalidParameterError(f"uncertainty: set {', '.join(changed)} on the BoundaryUncertainty template "
+                                    f"(uncertainty=BoundaryUncertainty({changed[0]}=...)), not as sweep keywords "
+                                    f"as well")
+    return clone(uncertainty)
+
+
+def _key_params(template: BoundaryUncertainty, random_state) -> dict:
+    """The template's parameters as a cache key holds them: the convenience keywords and ``random_state``
+    always, any other computing parameter where it differs from its default (so keys of sweeps built
+    from keywords are unchanged), and the sweep's own seed where it differs from the template's."""
+    params = template.get_params()
+    defaults = BoundaryUncertainty().get_params()
+    out = {k: params[k] for k in (*UNCERTAINTY_KEYWORDS, "random_state")}
+    out.update({k: v for k, v in params.items()
+                if k not in out and k not in _EXECUTION_PARAMS and not _same(v, defaults[k])})
+    if not _same(random_state, params["random_state"]):
+        out["split_random_state"] = random_state
+    return out
+
+
+def _fit_estimators(ds: Dataset, template: BoundaryUncertainty, proposal1: bool, random_state):
+    """Û's estimators on T and (when it is large enough) on the test set, both clones of the sweep's
+    ``template``, and Proposal 1 on T."""
+    from sklearn.base import clone
+
+    bu_tr = clone(template).fit(ds.X_train, ds.y_train)
+    enough_test = len(ds.y_test) > template.M and len(np.unique(ds.y_test)) == ds.n_classes
+    bu_te = clone(template).fit(ds.X_test, ds.y_test) if enough_test else None
     p1 = None
     if proposal1:
         from buviz.uncertainty import Proposal1
 
-        p1 = Proposal1(random_state=params["random_state"]).fit(ds.X_train, ds.y_train)
+        p1 = Proposal1(random_state=random_state).fit(ds.X_train, ds.y_train)
     return bu_tr, bu_te, p1
 
 
@@ -267,7 +335,8 @@ def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, c
                          separability_n0: float = DEFAULT_SEPARABILITY_N0, perturbation: float = 0.5,
                          perturbation_mode: str = "features",
                          proposal1: bool = False, random_state=0, n_jobs: int = 2, cache=True,
-                         scheduler=None, progress: Progress | None = None, niceness: int = 0) -> Iterator[dict]:
+                         scheduler=None, progress: Progress | None = None, niceness: int = 0,
+                         uncertainty: BoundaryUncertainty | None = None) -> Iterator[dict]:
     """Yield one row (a dict, columns as in the module docstring) per γ, in the order of ``gammas``.
 
     Rows found in the cache are yielded at once; the others are computed in parallel and yielded
@@ -314,6 +383,13 @@ def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, c
     niceness : int, default=0
         Unix niceness of the worker processes (0: unchanged); the calling process is never reniced.
         joblib reuses its workers, so they keep that niceness for later sweeps in the same process.
+    uncertainty : BoundaryUncertainty, optional
+        The estimator template Û is computed with (cloned, fitted on T and on the test set), e.g.
+        ``BoundaryUncertainty(M=20, separability="graded", weight_tol=0.1)``. Without it, one is built
+        from ``M``, ``K``, ``K_range``, ``separability``, ``separability_n0``, ``perturbation``,
+        ``perturbation_mode`` and ``random_state`` (:func:`uncertainty_template`); with it, those
+        keywords must keep their defaults and ``random_state`` seeds only the folds, the hold-out
+        split and Proposal 1.
 
     Yields
     ------
@@ -336,10 +412,12 @@ def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, c
     if not gammas:
         raise InvalidParameterError("gammas must hold at least one value")
     C = check_real(C, "C", low=0, low_open=True)
-    cv = _check_common(ds, cv, M)
+    template = uncertainty_template(uncertainty, random_state=random_state, M=M, K=K, K_range=K_range,
+                                    separability=separability, separability_n0=separability_n0,
+                                    perturbation=perturbation, perturbation_mode=perturbation_mode)
+    cv = _check_common(ds, cv, template.M)
     store = _resolve_cache(cache)
-    params = _uncertainty_params(M, K, K_range, separability, separability_n0, perturbation, perturbation_mode,
-                                 random_state)
+    params = _key_params(template, random_state)
     keys = [RowCache.key(kind="svm", ds=ds.key, gamma=g, C=C, cv=cv, p1=proposal1, **params) for g in gammas]
     cached = {k: row for k in keys if (row := store.get(k))} if store else {}
     todo = [i for i, k in enumerate(keys) if not cached.get(k)]
@@ -353,7 +431,7 @@ def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, c
             yield cached[k]
         return
 
-    bu_tr, bu_te, p1 = _fit_estimators(ds, params, proposal1)
+    bu_tr, bu_te, p1 = _fit_estimators(ds, template, proposal1, random_state)
     fit_times = _fit_times(bu_tr, bu_te, p1)
     X, y = ds.X_train, ds.y_train
     folds = _splits(y, cv, random_state)
@@ -410,7 +488,8 @@ def svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, cv: in
                     separability_n0: float = DEFAULT_SEPARABILITY_N0, perturbation: float = 0.5,
                     perturbation_mode: str = "features",
                     proposal1: bool = False, random_state=0, n_jobs: int = 2, cache=True,
-                    scheduler=None, progress: Progress | None = None, niceness: int = 0) -> pd.DataFrame:
+                    scheduler=None, progress: Progress | None = None, niceness: int = 0,
+                    uncertainty: BoundaryUncertainty | None = None) -> pd.DataFrame:
     """Return a tidy table, one row per γ of an RBF SVC: errors L_tr, L_val, L_ho, L_te and Û_tr, Û_te.
 
     The sweep of Figs 6-8 of Ha et al. (2021).
@@ -456,6 +535,13 @@ def svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, cv: in
     niceness : int, default=0
         Unix niceness of the worker processes (0: unchanged); the calling process is never reniced.
         joblib reuses its workers, so they keep that niceness for later sweeps in the same process.
+    uncertainty : BoundaryUncertainty, optional
+        The estimator template Û is computed with (cloned, fitted on T and on the test set), e.g.
+        ``BoundaryUncertainty(M=20, separability="graded", weight_tol=0.1)``. Without it, one is built
+        from ``M``, ``K``, ``K_range``, ``separability``, ``separability_n0``, ``perturbation``,
+        ``perturbation_mode`` and ``random_state`` (:func:`uncertainty_template`); with it, those
+        keywords must keep their defaults and ``random_state`` seeds only the folds, the hold-out
+        split and Proposal 1.
 
     Returns
     -------
@@ -478,7 +564,8 @@ def svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, cv: in
                                      separability_n0=separability_n0, perturbation=perturbation,
                                      perturbation_mode=perturbation_mode, proposal1=proposal1,
                                      random_state=random_state, n_jobs=n_jobs, cache=cache,
-                                     scheduler=scheduler, progress=progress, niceness=niceness))
+                                     scheduler=scheduler, progress=progress, niceness=niceness,
+                                     uncertainty=uncertainty))
     return pd.DataFrame(rows)
 
 
@@ -512,7 +599,8 @@ def mlp_epoch_sweep(ds: Dataset, epochs: Iterable[int], cv: int = 10, M: int = 4
                     learning_rate_init: float = 1e-3,
                     perturbation: float = 0.5, perturbation_mode: str = "features", random_state=0,
                     n_jobs: int = 2, cache=True, scheduler=None,
-                    progress: Progress | None = None, niceness: int = 0) -> pd.DataFrame:
+                    progress: Progress | None = None, niceness: int = 0,
+                    uncertainty: BoundaryUncertainty | None = None) -> pd.DataFrame:
     """Return a tidy table, one row per training epoch of one MLP, columns as for the γ sweep.
 
     The sweep of Fig 9 of Ha et al. (2021). Each fold (and the full training set, and the hold-out
@@ -560,6 +648,13 @@ def mlp_epoch_sweep(ds: Dataset, epochs: Iterable[int], cv: int = 10, M: int = 4
     niceness : int, default=0
         Unix niceness of the worker processes (0: unchanged); the calling process is never reniced.
         joblib reuses its workers, so they keep that niceness for later sweeps in the same process.
+    uncertainty : BoundaryUncertainty, optional
+        The estimator template Û is computed with (cloned, fitted on T and on the test set), e.g.
+        ``BoundaryUncertainty(M=20, separability="graded", weight_tol=0.1)``. Without it, one is built
+        from ``M``, ``K``, ``K_range``, ``separability``, ``separability_n0``, ``perturbation``,
+        ``perturbation_mode`` and ``random_state`` (:func:`uncertainty_template`); with it, those
+        keywords must keep their defaults and ``random_state`` seeds only the folds, the hold-out
+        split and Proposal 1.
 
     Returns
     -------
@@ -581,18 +676,20 @@ def mlp_epoch_sweep(ds: Dataset, epochs: Iterable[int], cv: int = 10, M: int = 4
     epochs = sorted({check_int(e, "epochs", low=1) for e in np.atleast_1d(epochs)})
     if not epochs:
         raise InvalidParameterError("epochs must hold at least one value")
-    cv = _check_common(ds, cv, M)
+    template = uncertainty_template(uncertainty, random_state=random_state, M=M, K=K, K_range=K_range,
+                                    separability=separability, separability_n0=separability_n0,
+                                    perturbation=perturbation, perturbation_mode=perturbation_mode)
+    cv = _check_common(ds, cv, template.M)
     mlp_kw = dict(hidden_layer_sizes=tuple(hidden_layer_sizes), learning_rate_init=learning_rate_init,
                   random_state=random_state)
     store = _resolve_cache(cache)
-    params = _uncertainty_params(M, K, K_range, separability, separability_n0, perturbation, perturbation_mode,
-                                 random_state)
+    params = _key_params(template, random_state)
     key = RowCache.key(kind="mlp", ds=ds.key, epochs=epochs, cv=cv, mlp=mlp_kw, **params)
     if store and (hit := store.get(key)):
         if progress:
             progress(0, 0)
         return pd.DataFrame(hit["rows"])
-    bu_tr, bu_te, _ = _fit_estimators(ds, params, False)
+    bu_tr, bu_te, _ = _fit_estimators(ds, template, False, random_state)
     fit_times = _fit_times(bu_tr, bu_te, None)
     X, y = ds.X_train, ds.y_train
     folds = _splits(y, cv, random_state)

@@ -125,10 +125,7 @@ def discrete_monte_carlo(N: int, k: int, p_key: int, samples: int, n_points: int
     grid = np.unique(np.r_[np.linspace(0, 1, n_points), p_key / 1e6])
     for method, x in discrete_tables(N, k).items():
         for i, pv in enumerate(grid):
-            f, g = discrete.simulate(x, N, k, float(pv), samples, random_state=random_state + i)
-            sq = (f - g) ** 2
-            S = float(np.sqrt(sq.mean()))
-            se = float(sq.std(ddof=1) / np.sqrt(sq.size) / (2 * S)) if S > 0 else 0.0
+            S, se = discrete.simulate_rms_deviation(x, N, k, float(pv), samples, random_state=random_state + i)
             rows.append({"method": method, "p": float(pv), "S": S, "se": se})
     return pd.DataFrame(rows)
 
@@ -176,30 +173,21 @@ def population_margins(name: str, rho_key: int, seed: int, classifier: str, clas
 @cached(max_items=16)
 def extrapolation_curves(name: str, rho_key: int, seed: int, classifier: str, K: int, method: str,
                          basis: str) -> dict:
-    """Observed AverageTA_k (eq 3) on K random classes, each estimator's extrapolation, the truth."""
+    """Observed AverageTA_k (eq 3) on K random classes, each estimator's extrapolation, the truth
+    (:func:`buviz.extrapolation.extrapolation_curves` on this module's cached margins)."""
     pop = label_population(name, rho_key, seed)
     n = pop.n_classes
     if K < 2 or K >= n:
         raise ValueError(f"K must be between 2 and {n - 1} for this population ({n} classes)")
-    rng = np.random.default_rng(seed)
-    classes = tuple(int(c) for c in np.sort(rng.choice(n, K, replace=False)))
-    ties = "random" if classifier == "knn" else "max"
-    Mf, yf = population_margins(name, rho_key, seed, classifier, None)
-    rf = ex.ranks_from_margins(Mf, yf, ties=ties, random_state=seed)
-    k_truth = ex.default_ks(n, n=60) if n > 61 else np.arange(2, n + 1)
-    truth = (k_truth, ex.average_accuracy_from_ranks(rf, k_truth, k1=n, groups=yf))
-    M, y = population_margins(name, rho_key, seed, classifier, classes)
+    classes = tuple(int(c) for c in ex.observed_classes(n, K, seed))
     methods = ex.METHODS if method == "all" else (method,)
-    k_out = np.unique(np.round(np.geomspace(2, n, 60)).astype(int))
-    curves, details = {}, {}
-    observed = None
-    for meth in methods:
-        fit = ex.fit_extrapolator(M, y, meth, random_state=seed, basis=basis, ties=ties, n_boot=10)
-        observed = (fit.ks, fit.observed)
-        label = f"moment ({basis})" if meth == "moment" else meth
-        curves[label] = (k_out, fit.accuracy(k_out))
-        details[label] = fit
-    return {"observed": observed, "estimates": curves, "truth": truth, "fits": details, "K": K, "n_classes": n}
+    c = ex.extrapolation_curves(pop, classifier, K, methods, basis=basis, random_state=seed,
+                                margins=population_margins(name, rho_key, seed, classifier, None),
+                                observed_margins=population_margins(name, rho_key, seed, classifier, classes))
+    label = {m: f"moment ({basis})" if m == "moment" else m for m in methods}
+    return {"observed": (c.ks, c.observed), "estimates": {label[m]: (c.k_grid, a) for m, a in c.estimates.items()},
+            "truth": (c.truth_ks, c.truth), "fits": {label[m]: f for m, f in c.fits.items()}, "K": K,
+            "n_classes": n}
 
 
 @cached(max_items=1)

@@ -12,7 +12,9 @@ Pure numpy/scipy/scikit-learn (never imports panel or holoviews).
 - Toy bivariate-normal model (Zheng, Achanta & Benjamini 2017, section 4.1) with the corrected
   U_x(y): :func:`toy_average_risk` etc.
 - Populations with ground truth and classifiers' margins: :func:`make_population`,
-  :func:`margin_matrix`, :func:`ground_truth`, :func:`compare_classifiers`.
+  :func:`margin_matrix`, :func:`ground_truth`, :func:`compare_classifiers`; the Fig 11 experiment
+  (fit on K observed classes, compare with the whole population): :func:`extrapolation_curves`,
+  :func:`truth_curve`.
 
 References
 ----------
@@ -72,6 +74,7 @@ from ._toy import (
     toy_printed_error,
     toy_risk_distribution,
 )
+from ._truth import ExtrapolationCurves, extrapolation_curves, observed_classes, truth_curve
 
 __all__ = [
     "BASES", "CLASSIFIERS", "EXTRA_METHODS", "MARGINAL", "METHODS", "NON_MARGINAL", "PEER_FIELDS",
@@ -84,4 +87,5 @@ __all__ = [
     "toy_accuracy_grid", "toy_average_accuracy", "toy_average_risk", "toy_conditional_accuracy", "toy_dbar",
     "toy_label_set_accuracy", "toy_monte_carlo", "toy_polynomial_error", "toy_printed_error",
     "toy_risk_distribution",
+    "ExtrapolationCurves", "extrapolation_curves", "observed_classes", "truth_curve",
 ]

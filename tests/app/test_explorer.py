@@ -383,9 +383,19 @@ def test_pair_table_shows_the_blend_case_and_effective_size_under_shrinkage(stat
     from buviz.uncertainty import BoundaryUncertainty
 
     s = state.snapshot
-    r = BoundaryUncertainty(M=int(s.settings["M"]), separability="shrinkage", random_state=0).fit(
+    r = BoundaryUncertainty(M=int(s.settings["M"]), separability="shrinkage", separability_n0=10.0, random_state=0).fit(
         s.ds.X_train, s.ds.y_train).evaluate(s.status.discriminant)
     assert np.all(r.pair_weighted) and np.any((r.pair_blend > 0) & (r.pair_blend < 1))
+    # the numbers the table shows, from the per-sample k̂ by hand (Kish's n_eff, λ = n/(n + n0)),
+    # so that a broken shrinkage formula cannot pass by being shown faithfully
+    phi0 = 1.0 / np.sqrt(2.0 * np.pi)
+    for n in range(len(r.pairs)):
+        k = r.k[r.true_pair_index == n]
+        n_eff = k.sum() ** 2 / np.sum(k * k)
+        n_kl = min(n_eff, k.sum() / phi0)
+        assert r.pair_effective_size[n] == pytest.approx(n_eff, rel=1e-12)
+        assert r.pair_blend[n] == pytest.approx(n_kl / (n_kl + 10.0), rel=1e-12)
+        assert r.pair_case[n] == (2 if r.pair_blend[n] >= 0.5 else 1 if r.pair_error_tilde[n] == 0 else 3)
     view = WeightsView(state=state)
     view._snap = lambda: dataclasses.replace(s, result=r)
     lines = view.pair_text().splitlines()

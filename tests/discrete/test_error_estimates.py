@@ -213,3 +213,25 @@ def test_fig2_shape_claims():
 def test_bad_input(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+# ------------------------------------------------------------------ Monte Carlo S with its standard error
+@pytest.mark.parametrize("method,N,k,p", [("resubstitution", 20, 4, 0.3), ("loo", 24, 3, 0.35),
+                                          ("bootstrap632", 16, 5, 0.1)])
+def test_simulated_rms_deviation_agrees_with_the_exact_S(method, N, k, p):
+    S, se = d.simulate_rms_deviation(d.cell_values(method, N, N, k=k), N, k, p, 100_000, random_state=3)
+    exact = d.rms_deviation(method, N, k, p)
+    assert 0 < se < 0.02 * exact
+    assert abs(S - exact) <= 3 * se
+    # the standard error is the spread of S over independent runs (delta method)
+    runs = [d.simulate_rms_deviation(d.cell_values(method, N, N, k=k), N, k, p, 2_000, random_state=s)[0]
+            for s in range(200)]
+    se_small = d.simulate_rms_deviation(d.cell_values(method, N, N, k=k), N, k, p, 2_000, random_state=0)[1]
+    assert np.std(runs, ddof=1) == pytest.approx(se_small, rel=0.25)
+
+
+def test_simulated_rms_deviation_is_exact_where_f_equals_g():
+    # resubstitution at p = 0 in one cell: f = g = 0 on every draw
+    assert d.simulate_rms_deviation(d.cell_values("resubstitution", 5, 5, k=1), 5, 1, 0.0, 100) == (0.0, 0.0)
+    with pytest.raises(d.InvalidParameterError, match="n_samples"):
+        d.simulate_rms_deviation(d.cell_values("loo", 5, 5), 5, 2, 0.3, 1)

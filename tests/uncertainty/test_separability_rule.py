@@ -216,13 +216,38 @@ def test_graded_rule_needs_the_case3_error():
                          rule="graded")
 
 
-def test_estimator_graded_rule_matches_pair_uncertainty_on_its_arrays():
+def _graded_by_hand(r, n0):
+    """Eq 37-40 under the graded Case 1/3 rule, written out pair by pair from the result's per-sample
+    arrays (k̂^i, k̂^j, the pair match, B̂*(k,l), y), sharing no code with the estimator."""
+    U_pair, P = [], []
+    for c in range(len(r.pairs)):
+        B = np.flatnonzero(r.true_pair_index == c)
+        k = r.k_i[B] + r.k_j[B]  # eq 28
+        post = np.divide(r.k_i[B], k, out=np.zeros(len(B)), where=k > 0)  # eq 38
+        local = 1.0 - np.abs(2.0 * post - 1.0)  # eq 37
+        w = k.sum()  # eq 29
+        n_kl = min(w * w / np.sum(k * k), w / PHI0) if w > 0 else 0.0
+        lam = n_kl / (n_kl + n0)
+        mean = np.sum(k * local * r.pair_match[B]) / w if w > 0 else 0.0  # eq 30-31
+        counts = np.bincount(r.y[B], minlength=3)
+        e3 = 1.0 - counts.max() / len(B)  # the pair's minority share
+        err = np.mean(np.argmax(r.g_tilde[B], axis=1) != r.y[B])  # L̃_tr^kl
+        u0 = 1.0 - min(1.0, err / e3) if e3 > 0 else float(err == 0)
+        U_pair.append(lam * mean + (1.0 - lam) * u0)  # eq 39
+        P.append(len(B) / len(r.k))  # eq 33-34
+    return np.array(U_pair), np.array(P)
+
+
+def test_estimator_graded_rule_matches_eq_37_to_40_written_out():
     ds = datasets.load("gmm3", n_train=300, n_test=0, random_state=1)
     d = svm_status(ds.X_train, ds.y_train, 1.0)
     bu = BoundaryUncertainty(M=20, K=2, separability="graded", separability_n0=10.0, random_state=0)
     r = bu.fit(ds.X_train, ds.y_train).evaluate(d)
     e3 = case3_error(r.true_pair_index, r.y, len(r.pairs))
     assert np.all((e3 > 0) & (e3 <= 0.5))
-    pv = pair_uncertainty(r.k, r.local_uncertainty, r.pair_match, r.true_pair_index, r.pair_error_tilde,
-                          len(r.pairs), rule="graded", n0=10.0, case3_error=e3)
-    assert r.value == pytest.approx(float(np.dot(r.pair_probabilities, pv.values)), abs=1e-14)
+    U_pair, P = _graded_by_hand(r, n0=10.0)
+    assert np.all((r.pair_blend > 0.05) & (r.pair_blend < 0.95))  # both branches of eq 39 carry weight
+    assert np.all((r.pair_error_tilde > 0) & (r.pair_error_tilde < e3))  # u⁰ on the graded slope, not at an end
+    np.testing.assert_allclose(r.pair_values, U_pair, atol=1e-12)
+    np.testing.assert_allclose(r.pair_probabilities, P, atol=1e-15)
+    assert r.value == pytest.approx(float(np.dot(P, U_pair)), abs=1e-12)  # eq 40
