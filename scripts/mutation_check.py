@@ -134,7 +134,11 @@ def _pytest(tree: Path, tests, timeout: float) -> tuple[int, str]:
     return proc.returncode, lines[-1] if lines else ""
 
 
-def check(mutations=MUTATIONS, *, timeout: float = 600.0, baseline: bool = True, log=print) -> list[Outcome]:
+def _print(line: str) -> None:
+    print(line, flush=True)
+
+
+def check(mutations=MUTATIONS, *, timeout: float = 600.0, baseline: bool = True, log=_print) -> list[Outcome]:
     """Apply each mutation to a temporary copy of the tree and run its tests there.
 
     Parameters
@@ -145,7 +149,7 @@ def check(mutations=MUTATIONS, *, timeout: float = 600.0, baseline: bool = True,
         Seconds allowed for one pytest run (a mutant that hangs its tests counts as killed).
     baseline : bool, default=True
         First run the union of the targeted tests on the unmutated copy; raise if they fail.
-    log : callable, default=print
+    log : callable, default=print (flushed)
         Called with one line per mutation.
 
     Returns

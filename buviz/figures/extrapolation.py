@@ -123,21 +123,15 @@ class ExtrapolationFig11(PaperFigure):
     def build(self) -> hv.Layout:
         pop = _population(self.n_classes, self.rho, self.seed)
         K = self.check("K", self.K, 5, pop.n_classes - 1)
-        rng = np.random.default_rng(self.seed)
-        sub = ex.subsample_classes(pop, np.sort(rng.choice(pop.n_classes, K, replace=False)))
+        sub = ex.subsample_classes(pop, ex.observed_classes(pop.n_classes, K, self.seed))
         M, y = ex.population_margins(sub, self.classifier, random_state=self.seed)
         k_all = _k_all(pop)
-        truth = (k_all, ex.ground_truth(pop, self.classifier, k_all, random_state=self.seed))
-        est, observed = {}, None
-        for m in self.methods:
-            fit = ex.fit_extrapolator(M, y, m, random_state=self.seed, n_boot=10)
-            observed = (fit.ks, fit.observed)
-            est[m] = (k_all, fit.accuracy(k_all))
-        ko = np.arange(2, K + 1)
-        r = ex.ranks_from_margins(M, y, random_state=self.seed)
-        a = xplots.observed_accuracy(ko, ex.average_accuracy_from_ranks(r, ko, k1=K, groups=y),
+        c = ex.extrapolation_curves(pop, self.classifier, K, tuple(self.methods), k_grid=k_all, truth_ks=k_all,
+                                    random_state=self.seed, observed_margins=(M, y))
+        est = {m: (c.k_grid, acc) for m, acc in c.estimates.items()}
+        a = xplots.observed_accuracy(*ex.truth_curve(M, y, np.arange(2, K + 1), random_state=self.seed),
                                      title=f"(a) {K} observed classes ({self.classifier})")
-        b = style.opts(xplots.extrapolation_curves(observed, est, truth, k_observed=K),
+        b = style.opts(xplots.extrapolation_curves((c.ks, c.observed), est, (c.truth_ks, c.truth), k_observed=K),
                        title=f"(b) extrapolation to {pop.n_classes} classes")
         return (a + b).cols(2)
 
