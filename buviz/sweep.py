@@ -46,6 +46,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -53,13 +54,15 @@ import pandas as pd
 from joblib import Parallel, delayed
 
 from buviz._validation import InvalidParameterError, check_int, check_real
+from buviz._values import freeze_fields
 from buviz.classifiers import Discriminant, mlp_statuses, svm_status
 from buviz.datasets import Dataset
+from buviz.grid import top2_difference
 from buviz.uncertainty import DEFAULT_SEPARABILITY, DEFAULT_SEPARABILITY_N0, BoundaryUncertainty
 from buviz.uncertainty.prototypes import DEFAULT_K_RANGE
 
 __all__ = ["svm_gamma_sweep", "iter_svm_gamma_sweep", "mlp_epoch_sweep", "RowCache", "default_cache",
-           "SWEEP_COLUMNS", "UNCERTAINTY_KEYWORDS", "uncertainty_template"]
+           "SWEEP_COLUMNS", "UNCERTAINTY_KEYWORDS", "uncertainty_template", "evaluate_on_test_set", "StatusOnTestSet"]
 
 SWEEP_COLUMNS = ["L_tr", "L_val", "L_ho", "L_te", "U_tr", "U_te"]
 Progress = Callable[[int, int], None]
@@ -168,6 +171,51 @@ def _resolve_cache(cache) -> RowCache | None:
 
 def _error(d: Discriminant, X, y) -> float:
     return float(np.mean(d.predict(X) != y)) if len(y) else float("nan")
+
+
+@dataclass(frozen=True, eq=False)
+class StatusOnTestSet:
+    """A classifier status's test-set quantities (:func:`evaluate_on_test_set`).
+
+    Parameters
+    ----------
+    f_test : ndarray of shape (n_test,)
+        f(x;Λ) = g_i − g_j with the top-2 pair {i, j} taken at each test point (Fig 10's f(X_te)).
+    L_te : float
+        The test error of the label argmax g (NaN without test points).
+    """
+
+    f_test: np.ndarray
+    L_te: float
+
+    def __post_init__(self):
+        freeze_fields(self)
+
+
+def evaluate_on_test_set(discriminant, X_test, y_test) -> StatusOnTestSet:
+    """Return f(X_te; Λ) and the test error L_te of one classifier status, from one evaluation of g.
+
+    The columns ``L_te`` of the sweeps and the f(X_te) that Û's covariate-shift check compares with
+    f(T) and f(T̃) (:meth:`~buviz.uncertainty.BoundaryUncertaintyResult.covariate_shift`).
+
+    Parameters
+    ----------
+    discriminant : Discriminant or callable
+        The status, X -> (n, J) discriminants (:func:`~buviz.classifiers.as_discriminant`).
+    X_test : ndarray of shape (n_test, d)
+        Test points (may be empty).
+    y_test : ndarray of shape (n_test,)
+        Their labels as codes 0..J−1.
+
+    Returns
+    -------
+    StatusOnTestSet
+        ``f_test`` (empty without test points) and ``L_te`` (NaN then).
+    """
+    if not len(X_test):
+        return StatusOnTestSet(np.empty(0), float("nan"))
+    g = np.asarray(discriminant(X_test))
+    return StatusOnTestSet(top2_difference(g), float(np.mean(np.argmax(g, axis=1) != np.asarray(y_test))))
 
 
 def _splits(y, cv: int, random_state) -> list[tuple[np.ndarray, np.ndarray]]:

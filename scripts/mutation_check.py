@@ -138,7 +138,22 @@ def _print(line: str) -> None:
     print(line, flush=True)
 
 
-def check(mutations=MUTATIONS, *, timeout: float = 600.0, baseline: bool = True, log=_print) -> list[Outcome]:
+def _run_mutant(tree: Path, m: Mutation, timeout: float) -> Outcome:
+    target = tree / m.path
+    source = target.read_text(encoding="utf-8")
+    if source.count(m.old) != 1:
+        return Outcome(m.name, "stale", 0.0, f"{m.old!r} occurs {source.count(m.old)} times in {m.path}")
+    t0 = time.perf_counter()
+    target.write_text(source.replace(m.old, m.new), encoding="utf-8")
+    try:
+        rc, last = _pytest(tree, m.tests, timeout)
+    finally:
+        target.write_text(source, encoding="utf-8")
+    return Outcome(m.name, "survived" if rc == 0 else "killed", time.perf_counter() - t0, last)
+
+
+def check(mutations=MUTATIONS, *, timeout: float = 600.0, baseline: bool = True, jobs: int = 2,
+          log=_print) -> list[Outcome]:
     """Apply each mutation to a temporary copy of the tree and run its tests there.
 
     Parameters
@@ -149,46 +164,49 @@ def check(mutations=MUTATIONS, *, timeout: float = 600.0, baseline: bool = True,
         Seconds allowed for one pytest run (a mutant that hangs its tests counts as killed).
     baseline : bool, default=True
         First run the union of the targeted tests on the unmutated copy; raise if they fail.
+    jobs : int, default=2
+        Mutants tested at once, each in its own copy of the tree.
     log : callable, default=print (flushed)
         Called with one line per mutation.
 
     Returns
     -------
     list of Outcome
-        One per mutation, in order.
+        One per mutation, in the order given.
 
     Raises
     ------
     RuntimeError
         If the baseline run fails (a mutant could not be told from a broken test).
     """
-    outcomes = []
+    from concurrent.futures import ThreadPoolExecutor
+    from queue import Queue
+
+    jobs = max(1, min(int(jobs), len(mutations) or 1))
     with tempfile.TemporaryDirectory(prefix="buviz-mutants-") as tmp:
-        tree = Path(tmp)
-        _copy_tree(tree)
+        trees: Queue = Queue()
+        for n in range(jobs):
+            _copy_tree(Path(tmp) / str(n))
+            trees.put(Path(tmp) / str(n))
         if baseline:
             union = list(dict.fromkeys(t for m in mutations for t in m.tests))
             t0 = time.perf_counter()
-            rc, last = _pytest(tree, union, timeout)
+            rc, last = _pytest(Path(tmp) / "0", union, timeout)
             log(f"baseline: {'passed' if rc == 0 else 'FAILED'} in {time.perf_counter() - t0:.1f} s ({last})")
             if rc != 0:
                 raise RuntimeError(f"the targeted tests fail without any mutation: {last}")
-        for m in mutations:
-            target = tree / m.path
-            source = target.read_text(encoding="utf-8")
-            t0 = time.perf_counter()
-            if source.count(m.old) != 1:
-                out = Outcome(m.name, "stale", 0.0, f"{m.old!r} occurs {source.count(m.old)} times in {m.path}")
-            else:
-                target.write_text(source.replace(m.old, m.new), encoding="utf-8")
-                try:
-                    rc, last = _pytest(tree, m.tests, timeout)
-                finally:
-                    target.write_text(source, encoding="utf-8")
-                out = Outcome(m.name, "survived" if rc == 0 else "killed", time.perf_counter() - t0, last)
+
+        def one(m: Mutation) -> Outcome:
+            tree = trees.get()
+            try:
+                out = _run_mutant(tree, m, timeout)
+            finally:
+                trees.put(tree)
             log(f"{out.name:34s} {out.status:8s} {out.seconds:6.1f} s  {out.detail}")
-            outcomes.append(out)
-    return outcomes
+            return out
+
+        with ThreadPoolExecutor(jobs) as pool:
+            return list(pool.map(one, mutations))
 
 
 def main(argv=None) -> int:
@@ -196,6 +214,7 @@ def main(argv=None) -> int:
     parser.add_argument("names", nargs="*", help="mutations to run (default: all)")
     parser.add_argument("--list", action="store_true", help="list the mutations and exit")
     parser.add_argument("--no-baseline", action="store_true", help="skip the unmutated run")
+    parser.add_argument("--jobs", type=int, default=2, help="mutants tested at once (default 2)")
     args = parser.parse_args(argv)
     by_name = {m.name: m for m in MUTATIONS}
     if args.list:
@@ -206,7 +225,7 @@ def main(argv=None) -> int:
     if unknown:
         parser.error(f"unknown mutations {unknown}; see --list")
     chosen = [by_name[n] for n in args.names] if args.names else list(MUTATIONS)
-    outcomes = check(chosen, baseline=not args.no_baseline)
+    outcomes = check(chosen, baseline=not args.no_baseline, jobs=args.jobs)
     bad = [o.name for o in outcomes if o.status != "killed"]
     print(f"{len(outcomes) - len(bad)} of {len(outcomes)} mutants killed" + (f"; not killed: {bad}" if bad else ""))
     return 1 if bad else 0

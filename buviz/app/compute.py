@@ -45,7 +45,8 @@ from buviz.app.runner import PREFETCH, RUNNER
 from buviz.app.upload import parse_mixture, read_normalised
 from buviz.classifiers import Discriminant, mlp_statuses, svm_status
 from buviz.datasets import Dataset
-from buviz.grid import evaluate_grid, top2_difference
+from buviz.grid import evaluate_grid
+from buviz.sweep import evaluate_on_test_set
 
 __all__ = ["LRUCache", "cached", "Settings", "StatusEval", "Snapshot", "dataset_for", "bayes_info",
            "mlp_trajectory", "real_sizes", "status_eval", "bu_fitted", "bu_result", "compute_snapshot",
@@ -178,13 +179,8 @@ def status_eval(name: str, n_train: int, seed: int, payload: str, classifier: st
     if ds.n_features == 2:
         ev = evaluate_grid(d, ds.bounds(), GRID_RESOLUTION)
         xs, ys, pred, fields = ev.xs, ev.ys, ev.predicted.astype(np.uint8), ev.fields
-    if len(ds.X_test):
-        g = d(ds.X_test)
-        f_test = top2_difference(g)
-        L_te = float(np.mean(np.argmax(g, axis=1) != ds.y_test))
-    else:
-        f_test, L_te = np.empty(0), float("nan")
-    return StatusEval(d, label, xs, ys, pred, fields, f_test, L_te, t1 - t0, time.perf_counter() - t1)
+    te = evaluate_on_test_set(d, ds.X_test, ds.y_test)
+    return StatusEval(d, label, xs, ys, pred, fields, te.f_test, te.L_te, t1 - t0, time.perf_counter() - t1)
 
 
 def prototypes_per_class(K: str):

@@ -53,3 +53,19 @@ def test_the_sweep_seed_and_the_templates_seed_are_both_in_the_key():
     assert "split_random_state" not in sweep._key_params(t, 1)
     assert RowCache.key(**sweep._key_params(t, 1)) != RowCache.key(**sweep._key_params(clone(t).set_params(
         random_state=2), 1))
+
+
+def test_the_test_set_quantities_of_a_status(small):
+    d = svm_status(small.X_train, small.y_train, 1.0)
+    te = sweep.evaluate_on_test_set(d, small.X_test, small.y_test)
+    g = d(small.X_test)
+    top = np.sort(g, axis=1)
+    pair = np.argsort(-g, axis=1)[:, :2]
+    i, j = pair.min(axis=1), pair.max(axis=1)  # the pair in class order: f = g_i − g_j, i < j
+    rows = np.arange(len(g))
+    np.testing.assert_allclose(te.f_test, g[rows, i] - g[rows, j])
+    assert np.all(np.abs(te.f_test) == top[:, -1] - top[:, -2])
+    assert te.L_te == np.mean(d.predict(small.X_test) != small.y_test)
+    assert not te.f_test.flags.writeable
+    empty = sweep.evaluate_on_test_set(d, small.X_test[:0], small.y_test[:0])
+    assert len(empty.f_test) == 0 and np.isnan(empty.L_te)
