@@ -39,6 +39,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from buviz._validation import Interval, InvalidParameterError, Options, SequenceOf, check_params, check_Xy
+from buviz._values import FrozenDict
 from buviz.classifiers import Discriminant, as_discriminant
 from buviz.uncertainty.neighbours import PERTURBATION_MODES
 from buviz.uncertainty.proposal2 import BoundaryUncertainty
@@ -231,16 +232,26 @@ class SelectionResult:
         Its row of ``table``.
     uncertainty_time : float
         Seconds of the per-dataset work, done once.
+
+    Notes
+    -----
+    A value: its attributes cannot be set (``AttributeError``) and ``best_params_`` is read-only;
+    ``table`` is the search's own DataFrame, built for this result and shared with nothing.
     """
 
     def __init__(self, table, best_index, best_estimator, scorer):
-        self.table = table
-        self.best_index_ = int(best_index)
-        self.best_estimator_ = best_estimator
-        self.best_params_ = dict(table["params"].iloc[best_index])
-        self.best_score_ = float(table["U"].iloc[best_index])
-        self.scorer = scorer
-        self.uncertainty_time = scorer.fit_time_
+        values = {"table": table, "best_index_": int(best_index), "best_estimator_": best_estimator,
+                  "best_params_": FrozenDict(table["params"].iloc[best_index]),
+                  "best_score_": float(table["U"].iloc[best_index]), "scorer": scorer,
+                  "uncertainty_time": scorer.fit_time_}
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"SelectionResult is a value: {name} cannot be set")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"SelectionResult is a value: {name} cannot be deleted")
 
     def __repr__(self) -> str:
         return (f"SelectionResult(best_params_={self.best_params_}, best_score_={self.best_score_:.4f}, "

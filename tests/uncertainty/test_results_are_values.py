@@ -190,3 +190,48 @@ def test_the_callers_scores_are_not_frozen_in_place(two_sizes):
     assert g.flags.writeable and not r.g_tilde.flags.writeable
     g[:] = 0.0
     assert np.any(r.g_tilde != 0.0)
+
+
+def test_selection_result_is_a_value(two_sizes):
+    import pickle
+
+    from sklearn.svm import SVC
+
+    from buviz.model_selection import select_by_uncertainty
+
+    small, _ = two_sizes
+    res = select_by_uncertainty(SVC(), {"gamma": [0.5, 2.0]}, small.X_train, small.y_train, M=10)
+    for name in ("best_params_", "table", "best_score_"):
+        with pytest.raises(AttributeError, match="value"):
+            setattr(res, name, None)
+    with pytest.raises(AttributeError, match="value"):
+        del res.table
+    with pytest.raises(TypeError, match="read-only"):
+        res.best_params_["gamma"] = 99.0
+    assert pickle.loads(pickle.dumps(res)).best_params_ == res.best_params_
+
+
+def test_discrete_and_extrapolation_results_are_values():
+    from buviz import discrete
+    from buviz import extrapolation as ex
+
+    m = discrete.moments(discrete.cell_values("loo", 8, 8), 8, 2, np.array([0.2, 0.4]))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        m.S = None
+    assert not any(a.flags.writeable for a in _arrays(m))
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.arange(6), 5)
+    margins = rng.normal(size=(30, 6)) + 2.0 * np.eye(6)[y]
+    fit = ex.fit_extrapolator(margins, y, "moment")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fit.k1 = 3
+    assert not any(a.flags.writeable for a in _arrays(fit))
+    with pytest.raises(TypeError, match="read-only"):
+        fit.details["fit"] = None
+    assert pickle_roundtrip(fit).accuracy(12) == fit.accuracy(12)
+
+
+def pickle_roundtrip(obj):
+    import pickle
+
+    return pickle.loads(pickle.dumps(obj))
