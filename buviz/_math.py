@@ -17,14 +17,3 @@ def log_comb(n, k) -> np.ndarray:
     kk = np.where(ok, k, 0.0)
     nn = np.where(ok, n, 0.0)
     return np.where(ok, gammaln(nn + 1) - gammaln(kk + 1) - gammaln(nn - kk + 1), -np.inf)
-
-
-def read_only(a) -> np.ndarray:
-    """A read-only view of ``a``, for a result object to hold.
-
-    A view, not a copy: the owner of ``a`` (an estimator's own arrays, which it only ever rebinds,
-    never writes) keeps it unchanged, so the result does too.
-    """
-    v = np.asarray(a).view()
-    v.flags.writeable = False
-    return v

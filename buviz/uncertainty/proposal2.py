@@ -400,7 +400,8 @@ class BoundaryUncertainty(BaseEstimator):
     Attributes
     ----------
     X_ : ndarray of shape (N, d)
-        The training set.
+        The training set (the estimator's own copy). This and the other fitted arrays are read-only:
+        results hold views of them, and a refit rebinds them instead of writing into them.
     y_ : ndarray of shape (N,)
         Its labels as codes 0..J-1.
     n_classes_ : int
