@@ -319,6 +319,9 @@ def _flat_advice(est) -> str:
             "(e.g. a very large RBF γ) that Û says little about it")
 
 
+#: The fitted arrays results may view: read-only from ``fit`` (and after unpickling) on.
+_FITTED_ARRAYS = ("X_", "y_", "neighbours_", "neighbour_labels_", "nn_distance_", "X_tilde_")
+
 #: The hyper-parameters :meth:`BoundaryUncertainty.evaluate` reads (the others act in ``fit``).
 _EVALUATE_PARAMS = ("weight_tol", "separability", "separability_n0", "pair_at", "chunk_size", "array_backend",
                     "device", "n_jobs")
@@ -528,10 +531,21 @@ class BoundaryUncertainty(BaseEstimator):
             X, y, self.n_classes_, self.K, K_range=self.K_range, max_iter=self.kmeans_iter,
             aic_form=self.aic_form, random_state=int(rng.integers(2**31)))
         # read-only: results hold views of these arrays, so nothing may write into them (a refit rebinds)
-        for name in ("X_", "y_", "neighbours_", "neighbour_labels_", "nn_distance_", "X_tilde_"):
-            setattr(self, name, sealed(getattr(self, name)))
+        self._seal_fitted()
         self.fit_time_ = time.perf_counter() - t0
         return self
+
+    def _seal_fitted(self) -> None:
+        """Make the fitted arrays read-only (copied once where one views a writeable array)."""
+        for name in _FITTED_ARRAYS:
+            if name in self.__dict__:
+                setattr(self, name, sealed(self.__dict__[name]))
+
+    def __setstate__(self, state):
+        # unpickled arrays come back writeable (or as joblib memmaps): seal them once here, so that the
+        # results of an estimator shipped to a worker view them instead of copying them per status
+        super().__setstate__(state)
+        self._seal_fitted()
 
     def _workers(self) -> int:
         return -1 if self.n_jobs in (None, -1) else max(1, int(self.n_jobs))

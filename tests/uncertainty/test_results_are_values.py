@@ -235,3 +235,13 @@ def pickle_roundtrip(obj):
     import pickle
 
     return pickle.loads(pickle.dumps(obj))
+
+
+def test_an_unpickled_estimator_keeps_its_arrays_read_only_and_its_results_view_them(two_sizes):
+    import pickle
+
+    small, _ = two_sizes
+    bu = pickle.loads(pickle.dumps(BoundaryUncertainty(M=10).fit(small.X_train, small.y_train)))
+    assert not any(bu.__dict__[n].flags.writeable for n in ("X_", "y_", "X_tilde_", "neighbours_"))
+    r = bu.evaluate(svm_status(small.X_train, small.y_train, gamma=1.0))
+    assert r.X is bu.X_ and r.neighbours is bu.neighbours_  # no copy per status
