@@ -354,6 +354,12 @@ def _key_params(template: BoundaryUncertainty, random_state) -> dict:
     return out
 
 
+def _setup(ds: Dataset, cv: int, uncertainty, random_state, **keywords) -> tuple[BoundaryUncertainty, int, dict]:
+    """A sweep's template (:func:`uncertainty_template`), its checked fold count and its cache-key parameters."""
+    template = uncertainty_template(uncertainty, random_state=random_state, **keywords)
+    return template, _check_common(ds, cv, template.M), _key_params(template, random_state)
+
+
 def _fit_estimators(ds: Dataset, template: BoundaryUncertainty, proposal1: bool, random_state):
     """Û's estimators on T and (when it is large enough) on the test set, both clones of the sweep's
     ``template``, and Proposal 1 on T."""
@@ -460,12 +466,10 @@ def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, c
     if not gammas:
         raise InvalidParameterError("gammas must hold at least one value")
     C = check_real(C, "C", low=0, low_open=True)
-    template = uncertainty_template(uncertainty, random_state=random_state, M=M, K=K, K_range=K_range,
-                                    separability=separability, separability_n0=separability_n0,
-                                    perturbation=perturbation, perturbation_mode=perturbation_mode)
-    cv = _check_common(ds, cv, template.M)
+    template, cv, params = _setup(ds, cv, uncertainty, random_state, M=M, K=K, K_range=K_range,
+                                  separability=separability, separability_n0=separability_n0,
+                                  perturbation=perturbation, perturbation_mode=perturbation_mode)
     store = _resolve_cache(cache)
-    params = _key_params(template, random_state)
     keys = [RowCache.key(kind="svm", ds=ds.key, gamma=g, C=C, cv=cv, p1=proposal1, **params) for g in gammas]
     cached = {k: row for k in keys if (row := store.get(k))} if store else {}
     todo = [i for i, k in enumerate(keys) if not cached.get(k)]
@@ -724,14 +728,12 @@ def mlp_epoch_sweep(ds: Dataset, epochs: Iterable[int], cv: int = 10, M: int = 4
     epochs = sorted({check_int(e, "epochs", low=1) for e in np.atleast_1d(epochs)})
     if not epochs:
         raise InvalidParameterError("epochs must hold at least one value")
-    template = uncertainty_template(uncertainty, random_state=random_state, M=M, K=K, K_range=K_range,
-                                    separability=separability, separability_n0=separability_n0,
-                                    perturbation=perturbation, perturbation_mode=perturbation_mode)
-    cv = _check_common(ds, cv, template.M)
+    template, cv, params = _setup(ds, cv, uncertainty, random_state, M=M, K=K, K_range=K_range,
+                                  separability=separability, separability_n0=separability_n0,
+                                  perturbation=perturbation, perturbation_mode=perturbation_mode)
     mlp_kw = dict(hidden_layer_sizes=tuple(hidden_layer_sizes), learning_rate_init=learning_rate_init,
                   random_state=random_state)
     store = _resolve_cache(cache)
-    params = _key_params(template, random_state)
     key = RowCache.key(kind="mlp", ds=ds.key, epochs=epochs, cv=cv, mlp=mlp_kw, **params)
     if store and (hit := store.get(key)):
         if progress:
