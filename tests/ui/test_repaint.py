@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import time
+from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import holoviews as hv
@@ -175,10 +177,15 @@ def _settle(page, tab: str, want: dict | None = None, timeout: float = 90.0) -> 
                          f"plots {[p['title'] for p in plots]}")
 
 
-def _repainted(before: Shown, after: Shown, titles) -> None:
-    """Each plot titled (starting with) one of ``titles`` draws other data and paints other pixels."""
-    data = [t for t in titles if before.plots[before.index(t)]["sources"] == after.plots[after.index(t)]["sources"]]
-    pixels = [t for t in titles if before.pixels[before.index(t)] == after.pixels[after.index(t)]]
+def _repainted(before: Shown, after: Shown, which) -> None:
+    """Each plot of ``which`` (a position in reading order, or the start of a title) draws other data
+    and paints other pixels."""
+
+    def at(shown, w):
+        return w if isinstance(w, int) else shown.index(w)
+
+    data = [w for w in which if before.plots[at(before, w)]["sources"] == after.plots[at(after, w)]["sources"]]
+    pixels = [w for w in which if before.pixels[at(before, w)] == after.pixels[at(after, w)]]
     assert data == [] and pixels == [], f"not redrawn: data {data}, pixels {pixels}"
 
 
@@ -253,4 +260,109 @@ def test_covariate_shift_repaints_with_gamma_amplitude_and_dataset(server, page)
     s3 = _settle(page, "Covariate shift", {"dataset": "gmm"})
     _repainted(s2, s3, SHIFT)
     _matches_export(s3, _exported(page.url, "Covariate shift"))
+    assert page.console_errors == []
+
+
+def test_sample_space_and_weights_repaint_with_gamma_k_m_and_dataset(server, page):
+    _start(page, server)
+    s0 = _settle(page, "Sample space", {"log2_gamma": 0})
+    _tab(page, "Weights k̂/w")
+    w0 = _settle(page, "Weights k̂/w", {"log2_gamma": 0})
+    _gamma(page, 2)  # on the Weights tab: its map follows; the Sample space map follows when opened
+    w1 = _settle(page, "Weights k̂/w", {"log2_gamma": 2})
+    _repainted(w0, w1, (0,))
+    _matches_export(w1, _exported(page.url, "Weights k̂/w"))
+    _choose(page, "K prototypes", "3")  # Î*'s prototypes: the pair weights w_kl of eq 29
+    w2 = _settle(page, "Weights k̂/w", {"K": "3"})
+    _repainted(w1, w2, (0,))
+    _type(page, "M (neighbourhood size)", 30)  # N^M(x): every k̂(x)
+    w3 = _settle(page, "Weights k̂/w", {"M": 30})
+    _repainted(w2, w3, (0,))
+    _matches_export(w3, _exported(page.url, "Weights k̂/w"))
+    _tab(page, "Sample space")
+    s1 = _settle(page, "Sample space", {"log2_gamma": 2})
+    _repainted(s0, s1, ("gmm3: SVM",))
+    _matches_export(s1, _exported(page.url, "Sample space"))
+    _gamma(page, -3)  # on the Sample space tab
+    s2 = _settle(page, "Sample space", {"log2_gamma": -1})
+    _repainted(s1, s2, ("gmm3: SVM",))
+    _choose(page, "Dataset", "gmm")
+    s3 = _settle(page, "Sample space", {"dataset": "gmm"})
+    assert s3.titles() == ["gmm: SVM γ = 2^-1, C = 2^0"]
+    _repainted(s2, s3, (0,))
+    _matches_export(s3, _exported(page.url, "Sample space"))
+    assert page.console_errors == []
+
+
+def _tapped_index(page) -> int:
+    text = page.get_by_text("(tapped)").first.text_content()
+    return int(re.search(r"Sample #(\d+)", text).group(1))
+
+
+def test_one_sample_repaints_with_a_tap_gamma_m_and_amplitude(server, page):
+    _start(page, server)
+    _tab(page, "One sample")
+    o0 = _settle(page, "One sample", {"log2_gamma": 0})  # the sample with the largest weight
+    _tab(page, "Sample space")
+    s = _settle(page, "Sample space", {"log2_gamma": 0})
+    x, y, w, h = s.plots[0]["box"]
+    _tap_until(page, (x + 0.3 * w, y + 0.55 * h), lambda: page.get_by_text("(tapped)").count() > 0)  # up close
+    o1 = _settle(page, "One sample", {"log2_gamma": 0})
+    picked = _tapped_index(page)
+    _repainted(o0, o1, (0, 1))
+    _matches_export(o1, _exported(page.url, "One sample", selected=picked))
+    _gamma(page, 2)
+    o2 = _settle(page, "One sample", {"log2_gamma": 2})
+    _repainted(o1, o2, (0, 1))
+    _type(page, "M (neighbourhood size)", 35)
+    o3 = _settle(page, "One sample", {"M": 35})
+    _repainted(o2, o3, (0, 1))
+    _press(page, "T̃ amplitude", "ArrowLeft", 4)  # a = 0.5 -> 0.3: f(x̃') of the cluster
+    o4 = _settle(page, "One sample", {"perturbation": 0.3})
+    _repainted(o3, o4, (1,))
+    assert _tapped_index(page) == picked
+    _matches_export(o4, _exported(page.url, "One sample", selected=picked))
+    x, y, w, h = o4.plots[0]["box"]
+    _tap_until(page, (x + 0.7 * w, y + 0.4 * h), lambda: _tapped_index(page) != picked)  # on this tab's map
+    o5 = _settle(page, "One sample", {"perturbation": 0.3})
+    _repainted(o4, o5, (0, 1))
+    _matches_export(o5, _exported(page.url, "One sample", selected=_tapped_index(page)))
+    assert page.console_errors == []
+
+
+def _tap_until(page, xy, done, tries: int = 3, timeout: float = 15.0) -> None:
+    """Tap at ``xy`` until ``done()`` (a tap the server has not answered yet is tapped again; a
+    second tap at the same place asks for the same thing)."""
+    for _ in range(tries):
+        page.mouse.click(*xy)
+        end = time.time() + timeout
+        while time.time() < end:
+            if done():
+                return
+            page.wait_for_timeout(200)
+    raise AssertionError(f"a tap at {xy} was not answered ({page.url})")
+
+
+CURVES = ("Error (left)", "Error against −Û")
+
+
+def test_error_curves_repaint_with_gamma_m_and_a_tap_and_match_the_export(server, page):
+    _start(page, server)
+    _tab(page, "Error vs −Û")
+    c0 = _settle(page, "Error vs −Û", {"log2_gamma": 0})
+    _gamma(page, 3)  # the current-status markers move; the sweep stays
+    c1 = _settle(page, "Error vs −Û", {"log2_gamma": 3})
+    _repainted(c0, c1, CURVES)
+    with page.expect_download() as dl:
+        page.get_by_role("button", name="Download sweep CSV").click()
+    table = Path(dl.value.path()).read_bytes()
+    _matches_export(c1, _exported(page.url, "Error vs −Û", sweep_csv=table))
+    _type(page, "M (neighbourhood size)", 30)  # a new sweep: −Û moves in every plot
+    c2 = _settle(page, "Error vs −Û", {"M": 30})
+    _repainted(c1, c2, (*CURVES, "Separability case", "Effective near-boundary"))
+    x, y, w, h = c2.plots[0]["box"]
+    _tap_until(page, (x + 0.25 * w, y + 0.5 * h), lambda: _settings(page.url)["log2_gamma"] < 0)  # a status
+
+    c3 = _settle(page, "Error vs −Û", {"log2_gamma": _settings(page.url)["log2_gamma"]})
+    _repainted(c2, c3, CURVES)
     assert page.console_errors == []
