@@ -8,6 +8,10 @@ export at the same status (``figure()``, what *Export PNG/SVG* renders, built he
 and rendered to Bokeh models). A live plot that kept its first frame once passed every test that read
 the data handed to a plot (the Covariate shift maps and histograms, the One-sample zoom).
 
+The Sensitivity tab (sweeps run on demand) is checked for repainting only: its export needs the
+sensitivity sweeps, which the page does not hand out. The T̃ amplitude tab runs its own sweep
+(``test_amplitude_ui.py``); Extrapolation, Discrete and Figures do not follow the boundary status.
+
 One server and one page for the module; each test starts its own session (a fresh ``goto``) at small N.
 """
 
@@ -148,16 +152,17 @@ def _shows(page, want: dict) -> bool:
     return all(SNIPPET[k].format(repr(v) if v == "aic" else v) in code for k, v in want.items())
 
 
-def _settle(page, tab: str, want: dict | None = None, timeout: float = 90.0) -> Shown:
-    """Wait until the page shows ``tab`` at the URL settings ``want``, computes
-    nothing, and its plots draw the same data for a second; then read their pixels."""
+def _settle(page, tab: str, want: dict | None = None, timeout: float = 90.0, ready=None) -> Shown:
+    """Wait until the page shows ``tab`` (its plots pass ``ready``, by default ``TABS[tab]``) at the URL
+    settings ``want``, computes nothing, and its plots draw the same data for a second; then read their
+    pixels."""
     from PIL import Image
 
     deadline = time.time() + timeout
     last, stable, plots = None, 0, []
     while time.time() < deadline:
         plots = page.evaluate(PLOTS_JS)
-        ok = (TABS[tab](plots) and _shows(page, want or {})
+        ok = ((ready or TABS[tab])(plots) and _shows(page, want or {})
               and (tab != "Error vs −Û" or page.get_by_text("Sweep done").count() > 0))
         sig = json.dumps([[p["title"], p["sources"], p["box"]] for p in plots])
         stable = stable + 1 if ok and sig == last else 0
@@ -365,4 +370,27 @@ def test_error_curves_repaint_with_gamma_m_and_a_tap_and_match_the_export(server
 
     c3 = _settle(page, "Error vs −Û", {"log2_gamma": _settings(page.url)["log2_gamma"]})
     _repainted(c2, c3, CURVES)
+    assert page.console_errors == []
+
+
+def _sensitivity_done(plots) -> bool:
+    """One plot of −Û_tr for several M, its curves (and the reference sweep) complete."""
+    if len(plots) != 1 or not plots[0]["title"].startswith("−Û_tr for several M"):
+        return False
+    rows = {s[1] for s in plots[0]["sources"] if s[0] == "Line"}
+    return len(plots[0]["sources"]) >= 3 and rows == {21}
+
+
+def test_sensitivity_repaints_with_m_and_clears_with_the_dataset(server, page):
+    _start(page, server)
+    _tab(page, "Sensitivity M, K")
+    page.get_by_role("button", name="Run M sensitivity (Fig 12)").click()
+    page.get_by_text("Status: done").first.wait_for(timeout=240_000)
+    s0 = _settle(page, "Sensitivity M, K", {"M": 20}, ready=_sensitivity_done, timeout=240)
+    _type(page, "M (neighbourhood size)", 30)  # a new reference sweep: its −Û_te curve moves
+    s1 = _settle(page, "Sensitivity M, K", {"M": 30}, ready=_sensitivity_done, timeout=240)
+    _repainted(s0, s1, (0,))
+    _choose(page, "Dataset", "gmm")  # the sensitivity of another dataset is not this one's: cleared
+    _settle(page, "Sensitivity M, K", {"dataset": "gmm"}, ready=lambda plots: plots == [])
+    assert page.get_by_text("Press a button").count() > 0
     assert page.console_errors == []
