@@ -199,7 +199,14 @@ RECORD_JS = """() => {
 # -- what each plot draws: a digest of its data (browser and Python alike) and its painted pixels -------------
 #: Per plot shown on the page (a Bokeh figure with a visible canvas, in reading order): its title, its
 #: canvas box (CSS px) and a digest of the data of each non-empty glyph source (:func:`bokeh_digest`'s).
+#: Reads two BokehJS internals (checked with bokeh 3.9.2): the view index ``Bokeh.index.query`` and a
+#: plot view's ``canvas_view``; it throws, naming them, when a release drops them.
 PLOTS_JS = """() => {
+  if (typeof Bokeh === 'undefined' || !Bokeh.index || typeof Bokeh.index.query !== 'function')
+    throw new Error('BokehJS has no Bokeh.index.query (checked with bokeh 3.9.2): update PLOTS_JS');
+  const canvases = [...Bokeh.index.query(v => v.model && v.model.constructor.__name__ === 'Figure')];
+  if (canvases.length && canvases.every(v => v.canvas_view == null))
+    throw new Error('no BokehJS plot view has a canvas_view (checked with bokeh 3.9.2): update PLOTS_JS');
   const column = (values) => {
     const d = {n: 0, sum: 0, wsum: 0, nan: 0, strings: new Set()};
     const walk = (v) => {
