@@ -36,6 +36,7 @@ import pandas as pd
 from buviz.grid import evaluate_grid
 from buviz.plots import style
 from buviz.plots import uncertainty as pb
+from buviz.plots._hv_compat import overlay_callback, share_options
 from buviz.projection import Projection, fit_projection
 
 __all__ = [
@@ -191,31 +192,38 @@ class Display:
         frame carrying the plot options of ``options`` by their id.
 
         ``DynamicMap.opts`` would re-apply the options to every frame, building an options tree for
-        every element at every step; here the outermost callback of the overlay only gives its frame
-        the template's options id.
+        every element at every step; here the outermost callback only gives its frame the template's
+        options id (:mod:`buviz.plots._hv_compat`). That callback is a new function over the same
+        streams: one ``DynamicMap`` (a single group) is rebuilt on its own function and pipes, an
+        overlay wraps the function of ``*``. Neither calls another ``Callable``, whose memoisation,
+        keyed on what its own ``DynamicMap`` passes it, would return the first frame forever.
         """
-        dmaps = [self.layers[g] for g, members in self.groups.items() if any(k in self.live for k in members)]
-        dmaps += list(extra)
-        out = dmaps[0]
-        for d in dmaps[1:]:
-            out = out * d
+        groups = [g for g, members in self.groups.items() if any(k in self.live for k in members)]
+        dmaps = [self.layers[g] for g in groups] + list(extra)
         if options is None:
+            out = dmaps[0]
+            for d in dmaps[1:]:
+                out = out * d
             return out
-        inner, oid = out.callback, options.id
         own = options.opts.get("plot", "bokeh").kwargs  # for frames that carry options of their own
 
-        def overlay(*args, **kwargs):
-            frame = inner(*args, **kwargs)
+        def with_options(frame):
             if isinstance(frame, hv.Overlay) and frame.id is None:
-                frame.id = oid  # an overlay built for this frame: it takes the template's options
+                share_options(frame, options)  # an overlay built for this frame: the template's options
             else:
                 # a layer's own element (e.g. a histogram with its title): the display's options
                 # are added to its own, not put in their place
                 frame.opts(clone=False, backend="bokeh", **own)
             return frame
 
-        callback = hv.Callable(overlay, inputs=inner.inputs)
-        callback._is_overlay = True  # as ``*`` flags it: the plot draws each input as its own layer
+        if len(dmaps) == 1:
+            build = self._callback(groups[0])
+            return hv.DynamicMap(lambda **kw: with_options(build(**kw)), streams=list(dmaps[0].streams))
+        out = dmaps[0]
+        for d in dmaps[1:]:
+            out = out * d
+        product = out.callback.callable  # the function of ``*``: it reads the input DynamicMaps
+        callback = overlay_callback(lambda *a, **kw: with_options(product(*a, **kw)), out.callback.inputs)
         return out.clone(callback=callback, shared_data=False)
 
     @property

@@ -194,3 +194,127 @@ RECORD_JS = """() => {
   };
   requestAnimationFrame(loop);
 }"""
+
+
+# -- what each plot draws: a digest of its data (browser and Python alike) and its painted pixels -------------
+#: Per plot shown on the page (a Bokeh figure with a visible canvas, in reading order): its title, its
+#: canvas box (CSS px) and a digest of the data of each non-empty glyph source (:func:`bokeh_digest`'s).
+#: Reads two BokehJS internals (checked with bokeh 3.9.2): the view index ``Bokeh.index.query`` and a
+#: plot view's ``canvas_view``; it throws, naming them, when a release drops them.
+PLOTS_JS = """() => {
+  if (typeof Bokeh === 'undefined' || !Bokeh.index || typeof Bokeh.index.query !== 'function')
+    throw new Error('BokehJS has no Bokeh.index.query (checked with bokeh 3.9.2): update PLOTS_JS');
+  const canvases = [...Bokeh.index.query(v => v.model && v.model.constructor.__name__ === 'Figure')];
+  if (canvases.length && canvases.every(v => v.canvas_view == null))
+    throw new Error('no BokehJS plot view has a canvas_view (checked with bokeh 3.9.2): update PLOTS_JS');
+  const column = (values) => {
+    const d = {n: 0, sum: 0, wsum: 0, nan: 0, strings: new Set()};
+    const walk = (v) => {
+      if (v === null || v === undefined) { d.nan += 1; return; }
+      if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') {
+        const x = Number(v);
+        if (Number.isNaN(x)) { d.nan += 1; return; }
+        if (!Number.isFinite(x)) { d.nan += 1; return; }
+        d.sum += x; d.wsum += x * ((d.n % 7) + 1); d.n += 1; return;
+      }
+      if (typeof v === 'string') { d.strings.add(v); return; }
+      if (ArrayBuffer.isView(v) || Array.isArray(v)) { for (const x of v) walk(x); return; }
+      if (typeof v[Symbol.iterator] === 'function') { for (const x of v) walk(x); return; }
+    };
+    walk(values);
+    return [d.n, d.sum, d.wsum, d.nan, [...d.strings].sort()];
+  };
+  const plots = [];
+  for (const v of Bokeh.index.query(v => v.canvas_view != null && v.model.renderers != null)) {
+    const el = v.canvas_view.el;
+    const r = el.getBoundingClientRect();
+    if (r.width < 2 || r.height < 2 || !el.isConnected) continue;
+    const sources = [];
+    for (const rd of v.model.renderers) {
+      if (rd.constructor.__name__ !== 'GlyphRenderer' || !rd.visible) continue;
+      const data = rd.data_source.data;
+      const names = Object.keys(data).sort();
+      const rows = Math.max(0, ...names.map(k => (data[k] && data[k].length) || 0));
+      if (!rows) continue;
+      sources.push([rd.glyph.constructor.__name__, rows, names.map(k => [k, ...column(data[k])])]);
+    }
+    const title = v.model.title && typeof v.model.title === 'object' ? v.model.title.text : v.model.title;
+    plots.push({title: title || '', box: [r.left + window.scrollX, r.top + window.scrollY, r.width, r.height],
+                sources, id: v.model.id});
+  }
+  plots.sort((a, b) => (Math.round(a.box[1]) - Math.round(b.box[1])) || (a.box[0] - b.box[0]));
+  return plots;
+}"""
+
+
+def _column_digest(values) -> list:
+    """:data:`PLOTS_JS`'s digest of one column, in Python: count, sum and weighted sum of the finite
+    numbers in reading order (the same sequence of float operations), non-finite count, strings."""
+    import numpy as np
+
+    d = {"n": 0, "sum": 0.0, "wsum": 0.0, "nan": 0}
+    strings: set[str] = set()
+
+    def walk(v):
+        if v is None:
+            d["nan"] += 1
+        elif isinstance(v, str):
+            strings.add(v)
+        elif isinstance(v, np.ndarray) and v.dtype.kind in "biuf":
+            for x in v.ravel().tolist():
+                walk(float(x))
+        elif isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)):
+            x = float(v)
+            if not np.isfinite(x):
+                d["nan"] += 1
+                return
+            d["sum"] += x
+            d["wsum"] += x * ((d["n"] % 7) + 1)
+            d["n"] += 1
+        elif isinstance(v, (list, tuple, np.ndarray)):
+            for x in v:
+                walk(x)
+
+    walk(values)
+    return [d["n"], d["sum"], d["wsum"], d["nan"], sorted(strings)]
+
+
+def bokeh_digest(state) -> list[dict]:
+    """:data:`PLOTS_JS`'s digest of every figure of a Bokeh model tree (e.g. ``get_plot(el).state``)."""
+    from bokeh.models import GlyphRenderer, Plot
+
+    out = []
+    for fig in state.select({"type": Plot}):
+        sources = []
+        for rd in fig.renderers:
+            if not isinstance(rd, GlyphRenderer) or not rd.visible:
+                continue
+            data = rd.data_source.data
+            names = sorted(data)
+            rows = max((len(data[k]) for k in names), default=0)
+            if rows:
+                sources.append([type(rd.glyph).__name__, rows, [[k, *_column_digest(data[k])] for k in names]])
+        title = fig.title.text if fig.title is not None else ""
+        out.append({"title": title or "", "sources": sources})
+    return out
+
+
+def same_drawing(a: list, b: list, rel: float = 1e-6) -> bool:
+    """Whether two lists of source digests (:data:`PLOTS_JS`, :func:`bokeh_digest`) draw the same data:
+    the same glyphs, columns, counts and strings, and sums equal to ``rel`` (the server and a test
+    process may differ in the last bits of a BLAS result)."""
+    import math
+
+    def key(src):
+        glyph, rows, cols = src
+        return (glyph, rows, [(c[0], c[1], c[4], c[5]) for c in cols], [float(f"{c[2]:.3e}") for c in cols])
+
+    if len(a) != len(b):
+        return False
+    for sa, sb in zip(sorted(a, key=key), sorted(b, key=key), strict=True):
+        if key(sa)[:3] != key(sb)[:3]:
+            return False
+        for ca, cb in zip(sa[2], sb[2], strict=True):
+            if not all(math.isclose(x, y, rel_tol=rel, abs_tol=1e-9) for x, y in zip(ca[2:4], cb[2:4], strict=True)):
+                return False
+    return True

@@ -1,0 +1,48 @@
+"""The HoloViews internals that the live displays of :mod:`buviz.plots.displays` rely on, in one place.
+
+Checked with holoviews 1.23.2 (bokeh 3.9.2, panel 1.9.4). ``tests/plots/test_displays.py`` checks each
+behaviour named here (``test_hv_compat_*``) and fails, naming this module, when a release changes it.
+
+1. **An overlay's callback is flagged.** HoloViews' ``*`` between ``DynamicMap`` objects returns one
+   whose ``Callable`` carries ``_is_overlay = True``; the plotting code
+   (``holoviews.plotting.util.split_dmap_overlay``) then draws each input ``DynamicMap`` as a layer of
+   its own, so that a stream event redraws only the layers it feeds. A callback that wraps the one of
+   ``*`` (to give its frames the display's options) must carry the flag too: :func:`overlay_callback`.
+2. **Options travel by id.** ``element.opts(...)`` stores the options in ``Store.custom_options()``
+   under a new ``element.id``; another element given that id is drawn with the same options, without
+   an options tree being built for it: :func:`share_options`.
+
+The public alternative, ``DynamicMap.opts``, wraps the map in an operation that applies the options
+to every element of every frame (``holoviews.core.accessors.Opts._dynamicmap_opts``), which costs a
+live plot a few milliseconds per layer at each status step.
+
+A wrapper of a ``DynamicMap``'s callback must call the wrapped *function* (``Callable.callable``), not
+the ``Callable``: a ``Callable`` memoises its result on its inputs' streams and on the memoisation
+hash that only its own ``DynamicMap`` passes, so one without inputs, called from another callback,
+sees the same (empty) key at every call and returns its first frame forever.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import holoviews as hv
+
+__all__ = ["CHECKED", "overlay_callback", "share_options"]
+
+#: The releases whose internals this module was checked against.
+CHECKED = {"holoviews": "1.23.2", "bokeh": "3.9.2", "panel": "1.9.4"}
+
+
+def overlay_callback(fn: Callable, inputs: Sequence[hv.DynamicMap]) -> hv.Callable:
+    """A ``Callable`` of ``fn`` over the ``DynamicMap`` objects ``inputs`` that the plot draws, as the
+    result of ``*``, one layer per input."""
+    callback = hv.Callable(fn, inputs=list(inputs))
+    callback._is_overlay = True
+    return callback
+
+
+def share_options(frame, template) -> None:
+    """Give ``frame`` (an element built for one frame, without options of its own) the plot options set
+    on ``template``; ``template`` must stay alive as long as frames carry its options."""
+    frame.id = template.id
