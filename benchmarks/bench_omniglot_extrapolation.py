@@ -1,6 +1,7 @@
 """Extrapolation against ground truth at scale: Omniglot, one-shot 1-NN (a script, not a test).
 
-    nice -n 10 python benchmarks/bench_omniglot_extrapolation.py [--reps 20] [--seeds 0-5] [--representations pixels,blur2]
+    nice -n 10 python benchmarks/bench_omniglot_extrapolation.py [--reps 20] [--seeds 0-5]
+        [--representations pixels,blur2]
 
 The shape of the face experiment of Zheng, Achanta & Benjamini (2017, §5.1, Figs 11 and 12; LFW, 1672
 people, one training and one test photo each, 1-NN), on Omniglot (Lake, Salakhutdinov & Tenenbaum 2015;
@@ -25,7 +26,9 @@ also gives (seed 0) the whole predicted curve AGA_k, k = 2…1623, against the t
 Writes ``buviz/data/tables/extrapolation_omniglot_replicates.csv`` (one row per representation, seed, K,
 replicate; appended as computed, so an interrupted run resumes),
 ``buviz/data/tables/extrapolation_omniglot_summary.csv`` (per representation, seed, K and estimator: mean,
-sd, bias, RMSE) and ``buviz/data/tables/extrapolation_omniglot_curves.csv`` (Fig 11's curves).
+sd, bias, RMSE), ``buviz/data/tables/extrapolation_omniglot_curves.csv`` (Fig 11's curves) and
+``buviz/data/tables/extrapolation_lfw_authors_summary.csv`` (the authors' saved LFW predictions per K,
+summarised: theirs, shown beside ours).
 
 References
 ----------
@@ -39,17 +42,22 @@ program induction", *Science* 350(6266), 1332-1338, 2015. https://doi.org/10.112
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-import buviz
-from benchmarks._realdata import METHODS, TABLES, Checkpoint, eq3, predict_all, subproblem
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import buviz  # noqa: E402
+from benchmarks._realdata import METHODS, TABLES, Checkpoint, eq3, predict_all, subproblem  # noqa: E402
 
 REPLICATES = TABLES / "extrapolation_omniglot_replicates.csv"
 SUMMARY = TABLES / "extrapolation_omniglot_summary.csv"
 CURVES = TABLES / "extrapolation_omniglot_curves.csv"
+LFW = TABLES / "extrapolation_lfw_authors_summary.csv"
 KS = (50, 100, 200, 400, 800)
 REPRESENTATIONS = ("pixels", "blur2")
 N_CLASSES = 1623
@@ -58,11 +66,8 @@ CURVE_KS = (2, 5, 10, 20, 50, 100, 200, 300, 400, 600, 800, 1000, 1200, 1400, 16
 
 def load_images() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(X, label, drawer)``: the 32 460 images as (n, 32, 32) float32 ink intensities in [0, 1]."""
-    try:
-        from buviz.datasets import fetch_omniglot
-    except ImportError:                   # INTERIM until the loaders are merged: the same file
-        z = np.load("/work/shared/datasets/zheng/omniglot_32x32_grey.npz")
-        return z["X"].astype(np.float32) / 255.0, z["label"].astype(np.int64), z["drawer"].astype(np.int64)
+    from buviz.datasets import fetch_omniglot
+
     ds = fetch_omniglot(32)
     return (ds.X.reshape(-1, 32, 32).astype(np.float32) / 255.0, np.asarray(ds.label),
             np.asarray(ds.meta["drawer"]).astype(np.int64))
@@ -179,6 +184,24 @@ def summarize(rep: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).round(6)
 
 
+def lfw_authors_summary() -> pd.DataFrame:
+    """The authors' saved LFW predictions (theirs: ``snarles/fmri`` ``lfw_sub_preds.rds``, 300 replicates per
+    K, the moment method with a 10 000-knot linear spline) summarised per K: n, median, mean, q10, q90.
+
+    Read from ``<data folder>/zheng/lfw_subsample_predictions_authors.csv`` (not shipped; the summary is).
+    """
+    from buviz._fetch import data_home
+
+    raw = pd.read_csv(data_home() / "lfw_subsample_predictions_authors.csv")
+    raw = raw[raw.source.str.startswith("lfw_sub_preds.rds (top level")]
+    g = raw.groupby("K_subsample").predicted_acc_1672
+    out = pd.DataFrame({"K": g.size().index, "n_replicates": g.size().values, "median": g.median().values,
+                        "mean": g.mean().values, "q10": g.quantile(0.1).values, "q90": g.quantile(0.9).values,
+                        "n_zero": g.apply(lambda v: int((v == 0).sum())).values})
+    out["source"] = "Zheng et al.: snarles/fmri lfw_sub_preds.rds (commit 444588e), their moment-method predictions"
+    return out.round(6)
+
+
 def _seeds(text: str) -> list[int]:
     if "-" in text:
         lo, hi = text.split("-")
@@ -192,6 +215,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seeds", default="0-5", help="drawer seeds, e.g. 0-5 or 0,3")
     parser.add_argument("--representations", default=",".join(REPRESENTATIONS))
     args = parser.parse_args(argv)
+    lfw_authors_summary().to_csv(LFW, index=False)
     table = run(args.reps, _seeds(args.seeds), tuple(args.representations.split(",")),
                 log=lambda s: print(time.strftime("%H:%M:%S"), s, flush=True))
     print(table.pivot_table(index=["representation", "K"], columns="method", values="rmse").round(3).to_string())

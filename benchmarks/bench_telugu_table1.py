@@ -1,6 +1,7 @@
 """Table 1 of Zheng, Achanta & Benjamini (2017) end to end from the Telugu glyphs (a script, not a test).
 
-    nice -n 10 python benchmarks/bench_telugu_table1.py [--subsets 50] [--seed 0] [--classifiers nb,logistic,svm,enn,cnn]
+    nice -n 10 python benchmarks/bench_telugu_table1.py [--subsets 50] [--seed 0]
+        [--classifiers nb,logistic,svm,enn,cnn]
 
 Data: :func:`buviz.datasets.fetch_telugu` (Achanta's 48 × 48 binary glyphs, banti2017), a seeded split of
 the paper's shape: 400 classes with at least 100 glyphs, 50 training and 50 test glyphs each (which 400
@@ -55,14 +56,17 @@ R. Achanta and T. Hastie, "Telugu OCR framework using deep learning", arXiv:1509
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-import buviz
-from benchmarks._realdata import CACHE, METHODS, TABLES, Checkpoint, eq3, predict_all, subproblem
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import buviz  # noqa: E402
+from benchmarks._realdata import CACHE, METHODS, TABLES, Checkpoint, eq3, predict_all, subproblem  # noqa: E402
 
 REPLICATES = TABLES / "extrapolation_telugu_replicates.csv"
 SUMMARY = TABLES / "extrapolation_telugu_table1.csv"
@@ -76,24 +80,8 @@ MARGINAL = {"nb": True, "logistic": False, "svm": False, "enn": False, "cnn": Fa
 
 def load_split(seed: int = 0):
     """The 400 × (50 + 50) split: ``(X_train, y_train, X_test, y_test)`` with 0/1 float32 pixels."""
-    try:
-        from buviz.datasets import fetch_telugu
-    except ImportError:                   # INTERIM until the loaders are merged: the same draws
-        z = np.load("/work/shared/datasets/zheng/telugu_glyphs48_banti2017.npz")
-        X = np.unpackbits(z["X_packed"], axis=1)[:, :2304].astype(np.float32)
-        label = z["label"].astype(np.int64)
-        eligible = np.flatnonzero(np.bincount(label, minlength=len(z["class_name"])) >= 100)
-        rng = np.random.default_rng(seed)
-        classes = np.sort(rng.choice(eligible, 400, replace=False))
-        tr, te = [], []
-        for c in classes:
-            rows = rng.permutation(np.flatnonzero(label == c))[:100]
-            tr.append(np.sort(rows[:50]))
-            te.append(np.sort(rows[50:]))
-        tr, te = np.concatenate(tr), np.concatenate(te)
-        code = np.full(len(z["class_name"]), -1)
-        code[classes] = np.arange(400)
-        return X[tr], code[label[tr]], X[te], code[label[te]]
+    from buviz.datasets import fetch_telugu
+
     ds = fetch_telugu(n_classes=400, n_train=50, n_test=50, random_state=seed)
     return (ds.X_train.astype(np.float32), np.asarray(ds.y_train), ds.X_test.astype(np.float32),
             np.asarray(ds.y_test))

@@ -12,11 +12,16 @@ decision.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
-import buviz
-from benchmarks._realdata import METHODS, TABLES
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import buviz  # noqa: E402
+from benchmarks._realdata import METHODS, TABLES  # noqa: E402
 
 DEFAULT = "classexreg"
 OUT = TABLES / "extrapolation_default_study.csv"
