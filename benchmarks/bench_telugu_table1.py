@@ -166,7 +166,7 @@ def margins_cnn(Xtr, ytr, Xte, K, seed, epochs=8, log=print):
             loss = nn.functional.cross_entropy(net(xt[i]), yt[i])
             loss.backward()
             opt.step()
-            tot += float(loss) * len(i)
+            tot += float(loss.detach()) * len(i)
         log(f"  cnn epoch {ep + 1}/{epochs}: training loss {tot / len(yt):.3f}")
     net.eval()
     with torch.no_grad():

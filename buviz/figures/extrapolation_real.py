@@ -92,9 +92,10 @@ class _Real(PaperFigure):
 
 
 class ExtrapolationTable1Glyphs(_Real):
-    """Table 1 from the Telugu glyphs: our classifiers on 400 classes (50 + 50), ÂGA₄₀₀ from 20-class subsets
+    """Table 1 on the Telugu glyphs, our classifiers
 
-    Per classifier: the mean 20-class accuracy over the subsets (``acc20``), the measured 400-class
+    400 classes, 50 training and 50 test glyphs each; ÂGA₄₀₀ predicted from random 20-class subsets. Per
+    classifier: the mean 20-class accuracy over the subsets (``acc20``), the measured 400-class
     accuracy (``acc400``), each estimator's mean prediction (``aga400_<method>``) and its error
     ``delta_<method> = aga400 − acc400``; the paper's printed row in ``paper_*``.
     """

@@ -50,6 +50,11 @@ FAST = {
     "uncertainty_fig12_real": {},
     "uncertainty_fig13_real": {},
     "uncertainty_table3_real": {},
+    # the real-data extrapolation figures read shipped tables (benchmarks/bench_telugu_table1.py, ...)
+    "extrapolation_table1_glyphs": {},
+    "extrapolation_table1_glyphs_delta": {},
+    "extrapolation_fig11_omniglot": {},
+    "extrapolation_fig12_omniglot": {},
 }
 SLOW = {n for n in FAST if n.startswith("uncertainty_fig")
         or n in ("extrapolation_fig11", "extrapolation_fig12", "extrapolation_table1")}

@@ -45,6 +45,9 @@ SMALL = {
     "uncertainty_fig11_real": dict(datasets=["banknote"]),
     "uncertainty_fig12_real": {},
     "uncertainty_fig13_real": {},
+    "extrapolation_table1_glyphs_delta": {},
+    "extrapolation_fig11_omniglot": {},
+    "extrapolation_fig12_omniglot": {},
 }
 _SLOW = {f"uncertainty_fig{n}" for n in (6, 7, 8, 9, 11, 12, 13, 14, 15)} | {"extrapolation_fig11",
                                                                            "extrapolation_fig12"}
