@@ -72,6 +72,12 @@ def table1(protocol: str = "paper") -> pd.DataFrame:
     return out
 
 
+def _representations(table: pd.DataFrame) -> list[str]:
+    """The representations in ``table``, in the order of :data:`REPRESENTATION_NAMES` (pixels first)."""
+    present = set(table["representation"])
+    return [r for r in REPRESENTATION_NAMES if r in present]
+
+
 def _protocol() -> param.Selector:
     return param.Selector(default="paper", objects=["paper", "columns"],
                           doc="20-class margins: 'paper' = classifier retrained on the 20 classes (CNN: "
@@ -157,7 +163,7 @@ class ExtrapolationFig11Omniglot(_Real):
         kmax = c.k.max()
         end = c[c.k == kmax].set_index(["representation", "curve"]).accuracy
         parts = []
-        for r in dict.fromkeys(c.representation):
+        for r in _representations(c):
             truth = end[(r, next(x for x in end[r].index if x.startswith("truth")))]
             parts.append(f"{REPRESENTATION_NAMES[r]}: truth {truth:.3f}, "
                          + ", ".join(f"{m} {end[(r, m)]:.3f}" for m in METHODS))
@@ -166,7 +172,7 @@ class ExtrapolationFig11Omniglot(_Real):
     def build(self) -> hv.Layout:
         c = load_table("omniglot_curves")
         panels = []
-        for r in dict.fromkeys(c.representation):
+        for r in _representations(c):
             g = c[c.representation == r]
             obs = g[g.curve.str.startswith("observed")]
             tru = g[g.curve.str.startswith("truth")]
@@ -190,7 +196,7 @@ class ExtrapolationFig12Omniglot(_Real):
     def measured(cls) -> str:
         s = load_table("omniglot_summary")
         parts = []
-        for r in dict.fromkeys(s.representation):
+        for r in _representations(s):
             g = s[(s.representation == r) & (s.K == s.K.max())]
             rm = g.groupby("method").rmse.mean()
             parts.append(f"{REPRESENTATION_NAMES[r]} (K = {s.K.max()}, mean RMSE over seeds): "
@@ -205,7 +211,7 @@ class ExtrapolationFig12Omniglot(_Real):
         panels = [rplots.prediction_spread(s[s.representation == r], float(s[s.representation == r].acc_true.iloc[0]),
                                            methods=METHODS, n_total=1623, name=f"accuracy_{r}",
                                            title=f"Omniglot, {REPRESENTATION_NAMES[r]}")
-                  for r in dict.fromkeys(s.representation)]
+                  for r in _representations(s)]
         panels.append(rplots.authors_lfw_spread(load_table("lfw_authors_summary"),
                                                 title="LFW, 1672 people: the authors' predictions"))
         return hv.Layout(panels).cols(3)

@@ -119,15 +119,15 @@ def table1_errors(table: pd.DataFrame, methods, *, title: str = "") -> hv.Overla
     Returns
     -------
     hv.Overlay
-        Points per estimator (one colour each) and the paper's δ (black stars), zero as a grey line.
+        Points per estimator (one colour each) and the paper's δ (black stars), zero as a dotted line.
     """
     clf = list(table["classifier"])
     delta = hv.Dimension("delta", label="δ = ÂGA₄₀₀ − acc₄₀₀", range=(-0.7, 0.7))
-    layers = [style.opts(hv.Curve(([clf[0], clf[-1]], [0.0, 0.0]), "classifier", delta, label=""),
-                         color="#777777", line_dash="dotted")]
+    layers = []
     for i, m in enumerate(methods):
         layers.append(style.opts(hv.Scatter((clf, table[f"{m}_delta"].to_numpy(float)), "classifier", delta,
                                             label=m), color=_COLORS[i % len(_COLORS)], size=9))
     layers.append(style.opts(hv.Scatter((clf, np.asarray(table["paper_delta"], float)), "classifier", delta,
                                         label="paper (Table 1)"), color="black", marker="star", size=12))
+    layers.append(style.opts(hv.HLine(0.0), color="#777777", line_dash="dotted"))
     return style.opts(hv.Overlay(layers), title=title, legend_position="bottom_left")
