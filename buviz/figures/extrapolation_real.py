@@ -37,7 +37,7 @@ METHODS = ("moment", "classexreg", "kde", "best")
 FIGURES: list[type[PaperFigure]] = []
 #: Display names of the Telugu classifiers.
 CLASSIFIER_NAMES = {"nb": "Naive Bayes", "logistic": "Logistic", "svm": "SVM", "enn": "ε-NN", "cnn": "CNN"}
-REPRESENTATION_NAMES = {"pixels": "pixels", "blur2": "blurred pixels (σ = 2)"}
+REPRESENTATION_NAMES = {"pixels": "pixels", "blur2": "blurred (σ = 2)"}
 
 
 def _path(name: str):
@@ -213,7 +213,7 @@ class ExtrapolationFig12Omniglot(_Real):
                                            title=f"Omniglot, {REPRESENTATION_NAMES[r]}")
                   for r in _representations(s)]
         panels.append(rplots.authors_lfw_spread(load_table("lfw_authors_summary"),
-                                                title="LFW, 1672 people: the authors' predictions"))
+                                                title="LFW, the authors' own"))
         return hv.Layout(panels).cols(3)
 
 
