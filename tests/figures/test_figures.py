@@ -57,7 +57,8 @@ FAST = {
     "extrapolation_fig12_omniglot": {},
 }
 SLOW = {n for n in FAST if n.startswith("uncertainty_fig")
-        or n in ("extrapolation_fig11", "extrapolation_fig12", "extrapolation_table1")}
+        or n in ("extrapolation_fig11", "extrapolation_fig12", "extrapolation_table1",
+                 "extrapolation_fig11_omniglot", "extrapolation_fig12_omniglot")}
 
 
 @pytest.fixture(autouse=True)

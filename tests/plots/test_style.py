@@ -50,7 +50,9 @@ SMALL = {
     "extrapolation_fig12_omniglot": {},
 }
 _SLOW = {f"uncertainty_fig{n}" for n in (6, 7, 8, 9, 11, 12, 13, 14, 15)} | {"extrapolation_fig11",
-                                                                           "extrapolation_fig12"}
+                                                                           "extrapolation_fig12",
+                                                                           "extrapolation_fig11_omniglot",
+                                                                           "extrapolation_fig12_omniglot"}
 
 
 @pytest.fixture(autouse=True)
