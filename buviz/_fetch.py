@@ -785,6 +785,7 @@ def fetch_telugu_scores(*, data_dir=None, base_url: str | None = None, download:
             raise DataFetchError(f"{home / _SCORES} lacks the matrices {missing[:3]}...; delete it to re-fetch")
         matrices = {r["key"]: z[r["key"]] for r in rows}
     index = pd.DataFrame(rows)
+    index["k_neighbours"] = index["k_neighbours"].astype("Int64")
     index["test_accuracy"] = [_tie_accuracy(matrices[k]) for k in index["key"]]
     tables = home / _TABLES_DIR
     err = _read_table(tables / "err_rates.delim")
