@@ -183,7 +183,7 @@ class ExtrapolationFig12Synthetic(PaperFigure):
 
 
 class ExtrapolationTable1Synthetic(PaperFigure):
-    """Table 1 on a synthetic Gaussian population (not the paper's data): accuracy on K classes, at k_target, AGA"""
+    """Table 1 on a synthetic Gaussian population (not the paper's data)"""
 
     key, alias, paper, number = "extrapolation_table1_synthetic", "", "extrapolation", "Table 1"
     kind, size = "table", (8.0, 3.0)
@@ -212,7 +212,7 @@ _TABLE1_COLUMNS = {
 
 
 class ExtrapolationTable1(PaperFigure):
-    """Table 1 on the authors' own Telugu outputs: the paper's ÂGA400 redone, buviz's estimators, the true acc(400)"""
+    """Table 1 on the authors' Telugu outputs, with buviz's estimators"""
 
     key, alias, paper, number = "extrapolation_table1", "zheng_table1", "extrapolation", "Table 1"
     kind, size = "table", (12.0, 2.6)
