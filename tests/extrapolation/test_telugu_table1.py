@@ -64,7 +64,6 @@ def _fake_scores(rng) -> TeluguScores:
                         knn400=knn, knn20={})
 
 
-@pytest.mark.slow
 def test_the_table_is_assembled_from_the_matrices_and_the_error_tables():
     scores = _fake_scores(np.random.default_rng(1))
     t = ex.telugu_table1(scores).set_index("classifier")
