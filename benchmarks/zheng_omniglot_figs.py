@@ -16,7 +16,7 @@ is one-shot 1-NN on the pixels, margins ``-‖x_test - x_train‖²`` (a margina
 
 Both tables ship in ``buviz/data/tables`` (our numbers; the images do not ship) and the figures
 ``extrapolation_fig11`` / ``extrapolation_fig12`` read them. Takes about two minutes on two cores.
-``tests/figures/test_extrapolation_real.py`` recomputes the truth when the data are present.
+``tests/figures/test_extrapolation_paper_keys.py`` recomputes the truth when the data are present.
 
 References
 ----------
