@@ -588,7 +588,7 @@ def fetch_telugu(version: str = "banti2017", n_classes: int = 400, n_train: int 
 
     Zheng, Achanta & Benjamini (Table 1) used 400 glyph classes with 50 training and 50 test samples
     each; which 400 and which samples is not recorded, so this draws a seeded split of that shape from
-    the classes with at least ``min_per_class`` samples (451 of 456 in banti2017).
+    the classes with at least ``min_per_class`` samples (450 of 456 in banti2017, 451 of 457 in banti2021).
 
     Parameters
     ----------
@@ -785,6 +785,7 @@ def fetch_telugu_scores(*, data_dir=None, base_url: str | None = None, download:
             raise DataFetchError(f"{home / _SCORES} lacks the matrices {missing[:3]}...; delete it to re-fetch")
         matrices = {r["key"]: z[r["key"]] for r in rows}
     index = pd.DataFrame(rows)
+    index["k_neighbours"] = index["k_neighbours"].astype("Int64")
     index["test_accuracy"] = [_tie_accuracy(matrices[k]) for k in index["key"]]
     tables = home / _TABLES_DIR
     err = _read_table(tables / "err_rates.delim")

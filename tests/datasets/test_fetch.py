@@ -315,6 +315,31 @@ def test_the_shared_folder_is_a_valid_cache_and_splits_are_paper_shaped(monkeypa
     assert len(s.matrices) == 57
 
 
+@needs_shared
+def test_the_original_score_files_convert_to_the_reference_matrices(serve, tmp_path, monkeypatch):
+    """The byte-for-byte sample of snarles/fmri (four Table 1 matrices, two error tables), pinned sha256s."""
+    sample = SHARED / "zheng" / "originals_sample" / "fmri_43c81b1"
+    repo = tmp_path / "server"
+    (repo / _fetch._FMRI[0]).mkdir(parents=True)
+    (repo / _fetch._FMRI[0] / _fetch._FMRI[1]).symlink_to(sample)
+    rows = [r for r in _fetch.scores_manifest() if (sample / r["path"]).is_file()]
+    assert len(rows) == 4
+    tables = {n: v for n, v in _fetch._TABLES.items() if (sample / v[0]).is_file()}
+    assert set(tables) == {"err_rates.delim", "train_tel_error_rates.txt"}
+    remotes = [_fetch.RemoteFile(*_fetch._FMRI, r["path"], r["sha256"]) for r in rows]
+    remotes += [_fetch.RemoteFile(*_fetch._FMRI, path, sha) for path, sha in tables.values()]
+    monkeypatch.setattr(_fetch, "_TABLES", tables)  # what the converter copies
+    targets = {_fetch._SCORES: None} | {f"{_fetch._TABLES_DIR}/{n}": sha for n, (_p, sha) in tables.items()}
+    home = _fetch._ensure(targets, remotes, _fetch._convert_scores(rows), data_dir=tmp_path / "data",
+                          base_url=serve(repo), download=True)
+    with np.load(home / _fetch._SCORES) as got, np.load(SHARED / "zheng" / _fetch._SCORES) as ref:
+        assert sorted(got.files) == sorted(r["key"] for r in rows)
+        for key in got.files:
+            np.testing.assert_array_equal(got[key], ref[key])
+    copied = home / _fetch._TABLES_DIR / "err_rates.delim"
+    assert copied.read_bytes() == (sample / tables["err_rates.delim"][0]).read_bytes()
+
+
 # -- Omniglot --------------------------------------------------------------------------------------------
 def test_omniglot_originals_convert_to_both_resolutions(serve, tmp_path, monkeypatch):
     rng = np.random.default_rng(2)

@@ -22,8 +22,9 @@ def test_registered_under_their_own_keys_beside_the_synthetic_ones():
     for k in KEYS:
         assert k in figures.REGISTRY
         assert figures.REGISTRY[k].paper == "extrapolation"
-    # the synthetic figures keep their keys
-    assert {"extrapolation_fig11", "extrapolation_fig12", "extrapolation_table1"} <= set(figures.REGISTRY)
+    # the paper's keys and the synthetic versions are registered beside them
+    assert {"extrapolation_fig11", "extrapolation_fig12", "extrapolation_table1",
+            "extrapolation_fig11_synthetic", "extrapolation_fig12_synthetic"} <= set(figures.REGISTRY)
 
 
 def test_table1_glyphs_rows_and_paper_columns():
