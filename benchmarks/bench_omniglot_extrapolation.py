@@ -26,9 +26,9 @@ also gives (seed 0) the whole predicted curve AGA_k, k = 2…1623, against the t
 Writes ``buviz/data/tables/extrapolation_omniglot_replicates.csv`` (one row per representation, seed, K,
 replicate; appended as computed, so an interrupted run resumes),
 ``buviz/data/tables/extrapolation_omniglot_summary.csv`` (per representation, seed, K and estimator: mean,
-sd, bias, RMSE), ``buviz/data/tables/extrapolation_omniglot_curves.csv`` (Fig 11's curves) and
-``buviz/data/tables/extrapolation_lfw_authors_summary.csv`` (the authors' saved LFW predictions per K,
-summarised: theirs, shown beside ours).
+sd, bias, RMSE) and ``buviz/data/tables/extrapolation_omniglot_curves.csv`` (Fig 11's curves). The
+authors' saved LFW predictions drawn beside ours are not shipped (no licence):
+:func:`buviz.datasets.fetch_lfw_predictions` reads them from the data folder.
 
 References
 ----------
@@ -57,7 +57,6 @@ from benchmarks._realdata import METHODS, TABLES, Checkpoint, eq3, predict_all, 
 REPLICATES = TABLES / "extrapolation_omniglot_replicates.csv"
 SUMMARY = TABLES / "extrapolation_omniglot_summary.csv"
 CURVES = TABLES / "extrapolation_omniglot_curves.csv"
-LFW = TABLES / "extrapolation_lfw_authors_summary.csv"
 KS = (50, 100, 200, 400, 800)
 REPRESENTATIONS = ("pixels", "blur2")
 N_CLASSES = 1623
@@ -184,24 +183,6 @@ def summarize(rep: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).round(6)
 
 
-def lfw_authors_summary() -> pd.DataFrame:
-    """The authors' saved LFW predictions (theirs: ``snarles/fmri`` ``lfw_sub_preds.rds``, 300 replicates per
-    K, the moment method with a 10 000-knot linear spline) summarised per K: n, median, mean, q10, q90.
-
-    Read from ``<data folder>/zheng/lfw_subsample_predictions_authors.csv`` (not shipped; the summary is).
-    """
-    from buviz._fetch import data_home
-
-    raw = pd.read_csv(data_home() / "lfw_subsample_predictions_authors.csv")
-    raw = raw[raw.source.str.startswith("lfw_sub_preds.rds (top level")]
-    g = raw.groupby("K_subsample").predicted_acc_1672
-    out = pd.DataFrame({"K": g.size().index, "n_replicates": g.size().values, "median": g.median().values,
-                        "mean": g.mean().values, "q10": g.quantile(0.1).values, "q90": g.quantile(0.9).values,
-                        "n_zero": g.apply(lambda v: int((v == 0).sum())).values})
-    out["source"] = "Zheng et al.: snarles/fmri lfw_sub_preds.rds (commit 444588e), their moment-method predictions"
-    return out.round(6)
-
-
 def _seeds(text: str) -> list[int]:
     if "-" in text:
         lo, hi = text.split("-")
@@ -215,7 +196,6 @@ def main(argv=None) -> int:
     parser.add_argument("--seeds", default="0-5", help="drawer seeds, e.g. 0-5 or 0,3")
     parser.add_argument("--representations", default=",".join(REPRESENTATIONS))
     args = parser.parse_args(argv)
-    lfw_authors_summary().to_csv(LFW, index=False)
     table = run(args.reps, _seeds(args.seeds), tuple(args.representations.split(",")),
                 log=lambda s: print(time.strftime("%H:%M:%S"), s, flush=True))
     print(table.pivot_table(index=["representation", "K"], columns="method", values="rmse").round(3).to_string())

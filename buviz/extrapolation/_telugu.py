@@ -248,23 +248,21 @@ def moment_knot_study(scores, *, ms=(100, 1000, 10000), tol: float = 1e-4, m_ran
 
 
 #: The shipped result tables of the paper's real-data figures (our numbers; the data are not shipped):
-#: Table 1 and the knot study (``benchmarks/zheng_table1.py``), Figs 11 and 12 on Omniglot
-#: (``benchmarks/zheng_omniglot_figs.py``).
-SHIPPED = {"table1": "zheng_table1_telugu.csv", "knots": "zheng_table1_moment_knots.csv",
-           "fig11": "zheng_fig11_omniglot.csv", "fig12": "zheng_fig12_omniglot.csv"}
+#: Table 1 and the knot study (``benchmarks/zheng_table1.py``). Figs 11 and 12 on Omniglot read
+#: ``extrapolation_omniglot_*.csv`` (:mod:`buviz.figures.extrapolation_real`).
+SHIPPED = {"table1": "zheng_table1_telugu.csv", "knots": "zheng_table1_moment_knots.csv"}
 
 
 def shipped_table(name: str = "table1"):
     """Read a shipped result table of the paper's real-data figures (a key of :data:`SHIPPED`).
 
     ``"table1"`` (:func:`telugu_table1`) and ``"knots"`` (:func:`moment_knot_study`) are written by
-    ``benchmarks/zheng_table1.py`` from the authors' files, ``"fig11"`` and ``"fig12"`` by
-    ``benchmarks/zheng_omniglot_figs.py`` from Omniglot; the figures and the docs read them, so they
+    ``benchmarks/zheng_table1.py`` from the authors' files; the figures and the docs read them, so they
     render without the data.
 
     Parameters
     ----------
-    name : {"table1", "knots", "fig11", "fig12"}, default="table1"
+    name : {"table1", "knots"}, default="table1"
         Which table.
 
     Returns

@@ -7,9 +7,10 @@ multi-class problems", Journal of Machine Learning Research 19, 2018.
 The paper's keys draw real data, read from shipped result tables (our numbers; the data are fetched by
 :mod:`buviz.datasets`, never shipped): ``extrapolation_table1`` -- Table 1 on the authors' own Telugu
 classifier outputs (``benchmarks/zheng_table1.py``); ``extrapolation_fig11`` / ``extrapolation_fig12``
--- the face experiment's shape on Omniglot, one-shot 1-NN on 1623 characters
-(``benchmarks/zheng_omniglot_figs.py``). ``*_synthetic`` keys are the same analyses on a simulated
-Gaussian population, with parameters; Figs 5-8 are the paper's toy model.
+-- the face experiment's shape on Omniglot, one-shot 1-NN on 1623 characters -- are registered by
+:mod:`buviz.figures.extrapolation_real` (``benchmarks/bench_omniglot_extrapolation.py``).
+``*_synthetic`` keys are the same analyses on a simulated Gaussian population, with parameters;
+Figs 5-8 are the paper's toy model.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from buviz.plots import extrapolation as xplots
 from buviz.plots import style
 
 __all__ = ["ExtrapolationFig5", "ExtrapolationFig6", "ExtrapolationFig7", "ExtrapolationFig8",
-           "ExtrapolationFig11", "ExtrapolationFig12", "ExtrapolationTable1", "ExtrapolationFig11Synthetic",
+           "ExtrapolationTable1", "ExtrapolationFig11Synthetic",
            "ExtrapolationFig12Synthetic", "ExtrapolationTable1Synthetic"]
 
 
@@ -224,51 +225,3 @@ class ExtrapolationTable1(PaperFigure):
             for col in ("aga400_paper", "authors_moment", *ex.TABLE1_METHODS):
                 t[col] = t[col] - t["acc400"].fillna(t["acc400_paper"])
         return t[list(_TABLE1_COLUMNS)].rename(columns=_TABLE1_COLUMNS)
-
-
-def _omniglot(name: str) -> pd.DataFrame:
-    return ex.shipped_table(name)
-
-
-class ExtrapolationFig11(PaperFigure):
-    """Fig 11 on real data (Omniglot, one-shot 1-NN): extrapolating from 400 to 1623 characters against the truth"""
-
-    key, alias, paper, number = "extrapolation_fig11", "zheng_fig11", "extrapolation", "Fig 11"
-    size = (9.0, 4.5)
-    methods = param.ListSelector(default=list(ex.METHODS), objects=list(ex.METHODS), doc="extrapolation methods shown")
-
-    def build(self) -> hv.Layout:
-        t = _omniglot("fig11")
-        K, n = int(t["K"].iloc[0]), int(t["n_classes"].iloc[0])
-
-        def series(name):
-            s = t[t["series"] == name]
-            return s["k"].to_numpy(), s["accuracy"].to_numpy()
-
-        a = xplots.observed_accuracy(*series("observed"), title=f"(a) {K} observed characters (1-NN)")
-        est = {m: series(m) for m in self.methods}
-        b = style.opts(xplots.extrapolation_curves(series("observed"), est, series("truth"), k_observed=K),
-                       title=f"(b) extrapolation to {n} characters", legend_position="top_right")
-        return (a + b).cols(2)
-
-
-class ExtrapolationFig12(PaperFigure):
-    """Fig 12 on real data (Omniglot, one-shot 1-NN): extrapolations to 1623 characters from repeated subsets of K"""
-
-    key, alias, paper, number = "extrapolation_fig12", "zheng_fig12", "extrapolation", "Fig 12"
-    size = (12.0, 3.6)
-    Ks = param.ListSelector(default=[100, 200, 400, 800], objects=[50, 100, 200, 400, 800],
-                            doc="observed classes K (subsets shipped: 50, 100, 200, 400, 800)")
-    method = param.Selector(default="moment", objects=list(ex.METHODS), doc="extrapolation method")
-
-    def build(self) -> hv.Layout:
-        t = _omniglot("fig12")
-        truth = t[t["method"] == "truth"]
-        k_all = truth["k"].to_numpy()
-        panels = []
-        for K in sorted(self.Ks):
-            sub = t[(t["K"] == K) & (t["method"] == self.method)]
-            estimates = [g.sort_values("k")["accuracy"].to_numpy() for _, g in sub.groupby("repeat")]
-            panels.append(style.opts(xplots.subsample_extrapolations(k_all, truth["accuracy"].to_numpy(), estimates,
-                                                                     int(K)), legend_position="top_right"))
-        return hv.Layout(panels).cols(len(panels))

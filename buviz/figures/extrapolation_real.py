@@ -11,10 +11,11 @@ extrapolation_*.csv``) and render in seconds. A figure whose tables are not ship
   ε-NN and small CNN on 400 glyph classes (50 + 50 each), each estimator's ÂGA₄₀₀ from 20-class subsets
   (mean over the subsets), the measured 400-class accuracy, δ, and the paper's row beside it;
 - ``extrapolation_table1_glyphs_delta``: the same δ as points, the paper's δ as stars;
-- ``extrapolation_fig11_omniglot``: one 400-class subsample's extrapolated curves against the true curve
-  (eq 3 on all 1623 classes), pixels and blurred pixels;
-- ``extrapolation_fig12_omniglot``: the spread of the predicted 1623-class accuracy over repeated K-class
-  subsamples, K = 50…800, against the truth, and the authors' own saved LFW predictions (theirs).
+- ``extrapolation_fig11`` (the paper's key): one 400-class subsample's extrapolated curves against the
+  true curve (eq 3 on all 1623 classes), pixels and blurred pixels;
+- ``extrapolation_fig12`` (the paper's key): the spread of the predicted 1623-class accuracy over repeated
+  K-class subsamples, K = 50…800, against the truth; beside it the authors' own saved LFW predictions
+  (theirs) when :func:`buviz.datasets.fetch_lfw_predictions` finds their file (not shipped: no licence).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import holoviews as hv
 import pandas as pd
 import param
 
+from buviz.datasets import DataFetchError, fetch_lfw_predictions
 from buviz.figures._base import REGISTRY, PaperFigure
 from buviz.plots import extrapolation as xplots
 from buviz.plots import extrapolation_real as rplots
@@ -70,6 +72,30 @@ def table1(protocol: str = "paper") -> pd.DataFrame:
         rows.append(g.loc["retrain" if protocol == "paper" and "retrain" in g.index else "columns"])
     out = pd.DataFrame(rows).reset_index().rename(columns={"index": "protocol"})
     return out
+
+
+#: How the LFW panel of ``extrapolation_fig12`` is obtained (part of its caption).
+LFW_NOTE = ("The LFW panel (the authors' own saved predictions; they state no licence, so buviz does not ship "
+            "them) is drawn when buviz.datasets.fetch_lfw_predictions() finds lfw_subsample_predictions_authors.csv "
+            "in $BUVIZ_DATA_DIR/zheng")
+
+
+def lfw_authors_summary(data_dir=None) -> pd.DataFrame | None:
+    """The authors' saved LFW predictions (300 replicates per K) per K: n, median, mean, q10, q90.
+
+    Their moment method with a 10 000-knot linear spline on OpenFace features, one-shot 1-NN, 1672 people
+    (``snarles/fmri`` ``lfw_sub_preds.rds``, commit 444588e). ``None`` when
+    :func:`buviz.datasets.fetch_lfw_predictions` does not find their file (it is not shipped).
+    """
+    try:
+        raw = fetch_lfw_predictions(data_dir=data_dir)
+    except DataFetchError:
+        return None
+    raw = raw[raw.source.str.startswith("lfw_sub_preds.rds (top level")]
+    g = raw.groupby("K_subsample").predicted_acc_1672
+    return pd.DataFrame({"K": g.size().index, "n_replicates": g.size().values, "median": g.median().values,
+                         "mean": g.mean().values, "q10": g.quantile(0.1).values, "q90": g.quantile(0.9).values,
+                         "n_zero": g.apply(lambda v: int((v == 0).sum())).values})
 
 
 def _representations(table: pd.DataFrame) -> list[str]:
@@ -149,10 +175,10 @@ class ExtrapolationTable1GlyphsDelta(_Real):
         return rplots.table1_errors(t, METHODS, title="δ on 400 Telugu classes from 20")
 
 
-class ExtrapolationFig11Omniglot(_Real):
+class ExtrapolationFig11(_Real):
     """Fig 11 on Omniglot: AGA_k extrapolated from one subsample of 400 of 1623 classes, one-shot 1-NN"""
 
-    key, number = "extrapolation_fig11_omniglot", "Fig 11 (Omniglot, one-shot 1-NN)"
+    key, alias, number = "extrapolation_fig11", "zheng_fig11", "Fig 11 (Omniglot, one-shot 1-NN)"
     size = (10.0, 4.5)
     tables = ("omniglot_curves",)
     claim = "the extrapolated curve from 400 of 1672 faces follows the ground-truth curve"
@@ -183,12 +209,12 @@ class ExtrapolationFig11Omniglot(_Real):
         return hv.Layout(panels).cols(2)
 
 
-class ExtrapolationFig12Omniglot(_Real):
+class ExtrapolationFig12(_Real):
     """Fig 12 on Omniglot: predicted 1623-class accuracy from K = 50…800 classes (mean, 10-90 % band) vs truth"""
 
-    key, number = "extrapolation_fig12_omniglot", "Fig 12 (Omniglot, one-shot 1-NN; LFW: the authors')"
+    key, alias, number = "extrapolation_fig12", "zheng_fig12", "Fig 12 (Omniglot, one-shot 1-NN; LFW: the authors')"
     size = (13.0, 4.5)
-    tables = ("omniglot_summary", "lfw_authors_summary")
+    tables = ("omniglot_summary",)
     claim = "the spread of the estimates shrinks with K and centres on the ground truth"
     seed = param.Integer(0, bounds=(0, 5), doc="drawer seed (which drawers give the training and test images)")
 
@@ -201,7 +227,7 @@ class ExtrapolationFig12Omniglot(_Real):
             rm = g.groupby("method").rmse.mean()
             parts.append(f"{REPRESENTATION_NAMES[r]} (K = {s.K.max()}, mean RMSE over seeds): "
                          + ", ".join(f"{m} {rm[m]:.3f}" for m in METHODS if m in rm))
-        return "; ".join(parts)
+        return "; ".join(parts) + f". {LFW_NOTE}"
 
     def build(self) -> hv.Layout:
         s = load_table("omniglot_summary")
@@ -212,9 +238,10 @@ class ExtrapolationFig12Omniglot(_Real):
                                            methods=METHODS, n_total=1623, name=f"accuracy_{r}",
                                            title=f"Omniglot, {REPRESENTATION_NAMES[r]}")
                   for r in _representations(s)]
-        panels.append(rplots.authors_lfw_spread(load_table("lfw_authors_summary"),
-                                                title="LFW, the authors' own"))
-        return hv.Layout(panels).cols(3)
+        lfw = lfw_authors_summary()
+        if lfw is not None:
+            panels.append(rplots.authors_lfw_spread(lfw, title="LFW, the authors' own"))
+        return hv.Layout(panels).cols(len(panels))
 
 
 def _register(cls: type[_Real]) -> None:
@@ -229,6 +256,5 @@ def _register(cls: type[_Real]) -> None:
     FIGURES.append(cls)
 
 
-for _cls in (ExtrapolationTable1Glyphs, ExtrapolationTable1GlyphsDelta, ExtrapolationFig11Omniglot,
-             ExtrapolationFig12Omniglot):
+for _cls in (ExtrapolationTable1Glyphs, ExtrapolationTable1GlyphsDelta, ExtrapolationFig11, ExtrapolationFig12):
     _register(_cls)

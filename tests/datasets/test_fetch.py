@@ -387,3 +387,23 @@ def test_no_data_file_ships_with_the_package():
     assert sorted(p.suffix for p in data.iterdir()) == [".csv", ".sha256", ".sha256"]
     assert all(len(line.split("  ")) == 2 for line in (data / "bmp_manifest_banti2017_a1cbeb0.sha256")
                .read_text(encoding="utf-8").splitlines())
+
+
+def test_the_authors_lfw_predictions_are_read_from_the_cache_only(tmp_path):
+    home = tmp_path / "zheng"
+    with pytest.raises(DataFetchError, match=r"lfw_subsample_predictions_authors\.csv.*no licence") as err:
+        _fetch.fetch_lfw_predictions(data_dir=tmp_path)
+    assert str(home) in str(err.value) and "BUVIZ_DATA_DIR" in str(err.value)
+    home.mkdir()
+    (home / "lfw_subsample_predictions_authors.csv").write_text("source,K_subsample,replicate,predicted_acc_1672\n")
+    with pytest.raises(DataFetchError, match="sha256 differs"):
+        _fetch.fetch_lfw_predictions(data_dir=tmp_path)
+
+
+@needs_shared
+def test_the_authors_lfw_predictions_load_from_the_shared_folder():
+    table = _fetch.fetch_lfw_predictions(data_dir=SHARED)
+    assert table.shape == (1450, 4)
+    top = table[table.source.str.startswith("lfw_sub_preds.rds (top level")]
+    assert top.groupby("K_subsample").size().to_dict() == {100: 300, 200: 300, 400: 300, 800: 300}
+    assert top.predicted_acc_1672.between(0, 1).all()
