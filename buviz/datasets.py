@@ -40,6 +40,18 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
+from buviz._fetch import (  # the Zheng et al. data: downloaded, checked and cached, never shipped
+    ChecksumError,
+    DataFetchError,
+    ImageSet,
+    ImageSplit,
+    TeluguScores,
+    fetch_lfw_predictions,
+    fetch_omniglot,
+    fetch_telugu,
+    fetch_telugu_glyphs,
+    fetch_telugu_scores,
+)
 from buviz._validation import InvalidParameterError, check_int, check_real, check_X, check_Xy
 from buviz.grid import GridField, boundary_fields, grid_points
 
@@ -59,6 +71,16 @@ __all__ = [
     "REAL_NAMES",
     "paper_mixture",
     "DATASET_NAMES",
+    "fetch_telugu",
+    "fetch_telugu_glyphs",
+    "fetch_telugu_scores",
+    "fetch_omniglot",
+    "fetch_lfw_predictions",
+    "ImageSet",
+    "ImageSplit",
+    "TeluguScores",
+    "DataFetchError",
+    "ChecksumError",
     "MIXTURE_NAMES",
     "MAX_CSV_BYTES",
 ]

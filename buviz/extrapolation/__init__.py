@@ -11,6 +11,8 @@ Pure numpy/scipy/scikit-learn (never imports panel or holoviews).
 - The reference implementation's fixture: :func:`load_classex_fixture`, :func:`peer_comparison`.
 - Toy bivariate-normal model (Zheng, Achanta & Benjamini 2017, section 4.1) with the corrected
   U_x(y): :func:`toy_average_risk` etc.
+- Table 1 (section 5.2) on the authors' own classifier outputs: :func:`telugu_table1`,
+  :func:`authors_moment`, :func:`moment_knot_study`, :func:`shipped_table`.
 - Populations with ground truth and classifiers' margins: :func:`make_population`,
   :func:`margin_matrix`, :func:`ground_truth`, :func:`compare_classifiers`; the Fig 11 experiment
   (fit on K observed classes, compare with the whole population): :func:`extrapolation_curves`,
@@ -62,6 +64,16 @@ from ._population import (
     population_margins,
     subsample_classes,
 )
+from ._telugu import (
+    PAPER_TABLE1,
+    TABLE1_METHODS,
+    authors_average_accuracy,
+    authors_moment,
+    moment_knot_study,
+    shipped_table,
+    telugu_table1,
+)
+from ._telugu import SHIPPED as SHIPPED_TABLES
 from ._toy import (
     toy_accuracy_grid,
     toy_average_accuracy,
@@ -88,4 +100,7 @@ __all__ = [
     "toy_label_set_accuracy", "toy_monte_carlo", "toy_polynomial_error", "toy_printed_error",
     "toy_risk_distribution",
     "ExtrapolationCurves", "extrapolation_curves", "observed_classes", "truth_curve",
+    # Table 1 on the authors' outputs (section 5.2)
+    "PAPER_TABLE1", "SHIPPED_TABLES", "TABLE1_METHODS", "authors_average_accuracy", "authors_moment",
+    "moment_knot_study", "shipped_table", "telugu_table1",
 ]

@@ -32,7 +32,13 @@ from pathlib import Path
 import pandas as pd
 
 from buviz._validation import InvalidParameterError
-from buviz.figures import discrete, extrapolation, real_data, uncertainty  # noqa: F401  (the modules register their figures)
+from buviz.figures import (  # noqa: F401  (the modules register their figures)
+    discrete,
+    extrapolation,
+    extrapolation_real,
+    real_data,
+    uncertainty,
+)
 from buviz.figures._base import ALIASES, PAPERS, REGISTRY, PaperFigure
 from buviz.plots._matplotlib import FONT_SIZE, FORMATS, OKABE_ITO, figure_bytes, layout_problems, to_matplotlib
 from buviz.plots._matplotlib import draw as _draw

@@ -3,6 +3,14 @@
 C. Zheng, R. Achanta, Y. Benjamini, "Extrapolating expected accuracies for multi-class
 classification", manuscript, April 21, 2017; published as "Extrapolating expected accuracies for large
 multi-class problems", Journal of Machine Learning Research 19, 2018.
+
+The paper's keys draw real data, read from shipped result tables (our numbers; the data are fetched by
+:mod:`buviz.datasets`, never shipped): ``extrapolation_table1`` -- Table 1 on the authors' own Telugu
+classifier outputs (``benchmarks/zheng_table1.py``); ``extrapolation_fig11`` / ``extrapolation_fig12``
+-- the face experiment's shape on Omniglot, one-shot 1-NN on 1623 characters -- are registered by
+:mod:`buviz.figures.extrapolation_real` (``benchmarks/bench_omniglot_extrapolation.py``).
+``*_synthetic`` keys are the same analyses on a simulated Gaussian population, with parameters;
+Figs 5-8 are the paper's toy model.
 """
 
 from __future__ import annotations
@@ -18,7 +26,8 @@ from buviz.plots import extrapolation as xplots
 from buviz.plots import style
 
 __all__ = ["ExtrapolationFig5", "ExtrapolationFig6", "ExtrapolationFig7", "ExtrapolationFig8",
-           "ExtrapolationFig11", "ExtrapolationFig12", "ExtrapolationTable1"]
+           "ExtrapolationTable1", "ExtrapolationFig11Synthetic",
+           "ExtrapolationFig12Synthetic", "ExtrapolationTable1Synthetic"]
 
 
 def _rho(default: float, low: float = 0.0):
@@ -106,10 +115,10 @@ class ExtrapolationFig8(PaperFigure):
                 + style.opts(xplots.polynomial_error(err), title="(c) polynomial error")).cols(3)
 
 
-class ExtrapolationFig11(PaperFigure):
-    """Extrapolating AverageTA_k from K observed classes to a larger population (ground truth)"""
+class ExtrapolationFig11Synthetic(PaperFigure):
+    """Fig 11 on a synthetic Gaussian population (not the paper's data): extrapolating AverageTA_k from K classes"""
 
-    key, alias, paper, number = "extrapolation_fig11", "zheng_fig11", "extrapolation", "Fig 11"
+    key, alias, paper, number = "extrapolation_fig11_synthetic", "", "extrapolation", "Fig 11"
     size = (9.0, 4.5)
     accepts = {"K": "integer in [5, n_classes − 1]"}
     n_classes = _n_classes()
@@ -136,10 +145,10 @@ class ExtrapolationFig11(PaperFigure):
         return (a + b).cols(2)
 
 
-class ExtrapolationFig12(PaperFigure):
-    """Moment-method extrapolations from subsamples of K classes, repeated, against the truth"""
+class ExtrapolationFig12Synthetic(PaperFigure):
+    """Fig 12 on a synthetic Gaussian population (not the paper's data): extrapolations from repeated subsets"""
 
-    key, alias, paper, number = "extrapolation_fig12", "zheng_fig12", "extrapolation", "Fig 12"
+    key, alias, paper, number = "extrapolation_fig12_synthetic", "", "extrapolation", "Fig 12"
     size = (11.0, 4.0)
     accepts = {"Ks": "integers in [5, n_classes − 1] (a list)"}
     n_classes = _n_classes()
@@ -168,10 +177,10 @@ class ExtrapolationFig12(PaperFigure):
         return hv.Layout(panels).cols(len(panels))
 
 
-class ExtrapolationTable1(PaperFigure):
-    """Table 1 style: test accuracy on K classes, at k_target, and the extrapolated AGA"""
+class ExtrapolationTable1Synthetic(PaperFigure):
+    """Table 1 on a synthetic Gaussian population (not the paper's data)"""
 
-    key, alias, paper, number = "extrapolation_table1", "zheng_table1", "extrapolation", "Table 1"
+    key, alias, paper, number = "extrapolation_table1_synthetic", "", "extrapolation", "Table 1"
     kind, size = "table", (8.0, 3.0)
     n_classes = _n_classes()
     K = param.Integer(20, bounds=(2, None), doc="observed classes")
@@ -186,3 +195,27 @@ class ExtrapolationTable1(PaperFigure):
         pop = _population(self.n_classes, self.rho, self.seed)
         return ex.compare_classifiers(pop, list(self.classifiers), K=self.K, k_target=self.k_target,
                                       method=self.method, random_state=self.seed)
+
+
+# -- the paper's keys: real data, from shipped result tables -------------------------------------------
+_TABLE1_COLUMNS = {
+    "classifier": "classifier", "acc20_paper": "acc20 paper", "acc20": "acc20",
+    "aga400_paper": "ÂGA paper", "authors_moment": "ÂGA redone", "moment": "moment",
+    "classexreg": "ClassExReg", "kde": "KDE", "best": "best", "acc400_paper": "acc400 paper",
+    "acc400": "acc400 true",
+}
+
+
+class ExtrapolationTable1(PaperFigure):
+    """Table 1 on the authors' Telugu outputs, with buviz's estimators"""
+
+    key, alias, paper, number = "extrapolation_table1", "zheng_table1", "extrapolation", "Table 1"
+    kind, size = "table", (12.0, 2.6)
+    errors = param.Boolean(False, doc="show each prediction's error (prediction − true acc(400)) instead")
+
+    def build(self) -> pd.DataFrame:
+        t = ex.shipped_table("table1")
+        if self.errors:
+            for col in ("aga400_paper", "authors_moment", *ex.TABLE1_METHODS):
+                t[col] = t[col] - t["acc400"].fillna(t["acc400_paper"])
+        return t[list(_TABLE1_COLUMNS)].rename(columns=_TABLE1_COLUMNS)

@@ -25,12 +25,48 @@ FORMATS = (".svg", ".pdf", ".png", ".csv")
 
 
 
+def _align_with_boxes(overlay):
+    """Put an overlay's categorical Scatter and Curve on its BoxWhisker's boxes.
+
+    HoloViews' Matplotlib backend draws the boxes of a BoxWhisker at x = 1..n (Matplotlib's ``boxplot``
+    default) but a Scatter or Curve with categorical (text) x at 0..n-1, so the points and curves of an
+    overlay such as Fig 6's would sit one category to the left of their boxes. Their x is replaced by
+    the position of the box with the same label. Bokeh shares one categorical axis and needs nothing.
+    """
+    if not isinstance(overlay, hv.Overlay):
+        return overlay
+    boxes = [e for e in overlay if isinstance(e, hv.BoxWhisker) and e.kdims]
+    if not boxes:
+        return overlay
+    kdim = boxes[0].kdims[0]
+    keys = pd.unique(boxes[0].dimension_values(kdim))  # HoloViews groups the boxes in order of appearance
+    position = {}
+    for i, key in enumerate(keys):
+        position.setdefault(kdim.pprint_value(key), i + 1.0)
+        position.setdefault(str(key), i + 1.0)
+
+    def move(el):
+        x = el.dimension_values(0)
+        if x.dtype.kind not in "OUS" or not all(str(v) in position for v in x):
+            return el
+        data = {d.name: el.dimension_values(d) for d in el.dimensions()}
+        data[el.kdims[0].name] = np.array([position[str(v)] for v in x])
+        return el.clone(data)
+
+    return overlay.map(move, [hv.Scatter, hv.Curve])
+
+
 def to_matplotlib(obj):
     """The object as the Matplotlib backend should draw it.
 
     The builders set each element's Matplotlib options at build time (:func:`buviz.plots.style.opts`),
-    so only what belongs to a static page is added here: a layout loses its panel letters.
+    so only what belongs to a static page is added here: a layout loses its panel letters, and
+    categorical points and curves drawn over boxes are put on their boxes (:func:`_align_with_boxes`).
     """
+    if isinstance(obj, hv.Overlay):
+        obj = _align_with_boxes(obj)
+    elif isinstance(obj, hv.Layout | hv.NdLayout):
+        obj = obj.map(_align_with_boxes, hv.Overlay)
     if isinstance(obj, hv.Layout | hv.NdLayout):
         ncols = getattr(obj, "_max_cols", None)
         out = hv.Layout(list(obj)).opts(backend="matplotlib", sublabel_format="")

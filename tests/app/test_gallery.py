@@ -39,10 +39,10 @@ def test_widgets_follow_the_param_declarations():
     assert list(g.widgets) == ["N", "k", "n_p"]
     n = g.widgets["N"]
     assert isinstance(n, pn.widgets.IntInput) and (n.start, n.end, n.value) == (2, 400, 50)
-    g.figure = "extrapolation_fig11"
+    g.figure = "extrapolation_fig11_synthetic"
     assert isinstance(g.widgets["methods"], pn.widgets.MultiChoice)
     assert isinstance(g.widgets["classifier"], pn.widgets.Select)
-    assert g.select.value == "extrapolation_fig11"
+    assert g.select.value == "extrapolation_fig11_synthetic"
     g.figure = "uncertainty_fig6"
     assert g.widgets["log2_gamma"].value == "-6, -4, -2, 0, 2, 4, 6"
 

@@ -167,8 +167,8 @@ def test_bounds_text_lists_the_package_choices():
         return figures.parameter_table(name).set_index("name").loc[param, "bounds"]
 
     assert bounds("uncertainty_fig3", "dataset") == ", ".join(datasets.DATASET_NAMES)
-    assert bounds("extrapolation_fig11", "classifier") == ", ".join(ex.CLASSIFIERS)
-    assert bounds("extrapolation_table1", "method") == ", ".join(ex.METHODS)
+    assert bounds("extrapolation_fig11_synthetic", "classifier") == ", ".join(ex.CLASSIFIERS)
+    assert bounds("extrapolation_table1_synthetic", "method") == ", ".join(ex.METHODS)
 
 
 def test_sweep_own_csv(tmp_path, monkeypatch):

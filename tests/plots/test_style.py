@@ -34,8 +34,8 @@ SMALL = {
     "extrapolation_fig6": dict(n_sets=20, k_max=4),
     "extrapolation_fig7": {},
     "extrapolation_fig8": dict(rhos=[0.5, 0.9], max_degree=3),
-    "extrapolation_fig11": dict(n_classes=40, K=10, methods=["moment", "kde"]),
-    "extrapolation_fig12": dict(n_classes=40, Ks=[10], repeats=2),
+    "extrapolation_fig11_synthetic": dict(n_classes=40, K=10, methods=["moment", "kde"]),
+    "extrapolation_fig12_synthetic": dict(n_classes=40, Ks=[10], repeats=2),
     "discrete_fig1": dict(N=20, k=5, n=4),
     "discrete_fig2": dict(N=20, k=5, n_p=11),
     # the real-data figures read shipped tables (buviz.reproduce)
@@ -45,8 +45,13 @@ SMALL = {
     "uncertainty_fig11_real": dict(datasets=["banknote"]),
     "uncertainty_fig12_real": {},
     "uncertainty_fig13_real": {},
+    "extrapolation_table1_glyphs_delta": {},
+    "extrapolation_fig11": {},
+    "extrapolation_fig12": {},
 }
-_SLOW = {f"uncertainty_fig{n}" for n in (6, 7, 8, 9, 11, 12, 13, 14, 15)} | {"extrapolation_fig11",
+_SLOW = {f"uncertainty_fig{n}" for n in (6, 7, 8, 9, 11, 12, 13, 14, 15)} | {"extrapolation_fig11_synthetic",
+                                                                           "extrapolation_fig12_synthetic",
+                                                                           "extrapolation_fig11",
                                                                            "extrapolation_fig12"}
 
 

@@ -1,0 +1,98 @@
+"""The real-data extrapolation figures (Telugu Table 1 from the glyphs, Omniglot Figs 11-12 under the
+paper's keys): built from the shipped tables, captions that state what the tables show; Fig 12's LFW
+panel (the authors' predictions, not shipped) drawn only when their file is in the data folder."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import holoviews as hv
+import numpy as np
+import pandas as pd
+import pytest
+
+from buviz import figures
+from buviz.figures import extrapolation_real as xr
+
+KEYS = ("extrapolation_table1_glyphs", "extrapolation_table1_glyphs_delta", "extrapolation_fig11",
+        "extrapolation_fig12")
+pytestmark = pytest.mark.skipif(not all(xr.has_table(t) for t in ("telugu_table1", "omniglot_summary",
+                                                                  "omniglot_curves")),
+                                reason="the real-data result tables are not shipped")
+ROOT = Path(__file__).resolve().parents[2]
+LFW_FILE = "lfw_subsample_predictions_authors.csv"
+SHARED = next((p for p in (ROOT.parent / "shared" / "datasets" / "zheng", Path("/work/shared/datasets/zheng"))
+               if (p / LFW_FILE).is_file()), None)
+
+
+def test_registered_under_the_papers_keys_beside_the_synthetic_ones():
+    for k in KEYS:
+        assert k in figures.REGISTRY
+        assert figures.REGISTRY[k].paper == "extrapolation"
+    assert figures.REGISTRY["extrapolation_fig11"] is xr.ExtrapolationFig11
+    assert figures.REGISTRY["extrapolation_fig12"] is xr.ExtrapolationFig12
+    assert figures.get("zheng_fig12") is xr.ExtrapolationFig12  # the old alias
+    assert {"extrapolation_table1", "extrapolation_fig11_synthetic", "extrapolation_fig12_synthetic",
+            "extrapolation_table1_synthetic"} <= set(figures.REGISTRY)
+    assert not any(k.endswith("_omniglot") for k in figures.REGISTRY)
+
+
+def test_table1_glyphs_rows_and_paper_columns():
+    t = figures.render("extrapolation_table1_glyphs")
+    assert isinstance(t, pd.DataFrame)
+    assert list(t.classifier[:4]) == ["Naive Bayes", "Logistic", "SVM", "ε-NN"]
+    for m in xr.METHODS:
+        assert np.allclose(t[f"delta_{m}"], t[f"aga400_{m}"] - t["acc400"], atol=2e-3)
+    assert t.set_index("classifier").loc["Naive Bayes", "paper_aga400"] == pytest.approx(0.858)
+    paper = t[t.protocol == "retrain"]
+    assert len(paper) == 3, "logistic, SVM and ε-NN retrained on each 20-class subset (the paper's protocol)"
+    cols = figures.render("extrapolation_table1_glyphs", protocol="columns")
+    assert (cols.protocol == "columns").all()
+    # naive Bayes is marginal: its row does not depend on the protocol
+    assert t.iloc[0].acc20 == cols.iloc[0].acc20
+
+
+def _titles(layout):
+    return [str(p.opts.get().kwargs.get("title", "")) for p in layout]
+
+
+def test_figures_build_and_state_the_claim_and_the_measurement():
+    for k in ("extrapolation_table1_glyphs_delta", "extrapolation_fig11"):
+        cls = figures.REGISTRY[k]
+        assert "Paper:" in cls.description and "buviz measures:" in cls.description
+        obj = figures.render(k)
+        assert isinstance(obj, hv.Overlay | hv.Layout)
+    # the caption says how to get the LFW panel, whether or not it is drawn
+    assert "fetch_lfw_predictions" in xr.ExtrapolationFig12.description
+
+
+def test_fig12_without_the_authors_file_draws_the_omniglot_panels_only(tmp_path, monkeypatch):
+    monkeypatch.setenv("BUVIZ_DATA_DIR", str(tmp_path))
+    assert xr.lfw_authors_summary() is None
+    lay = figures.render("extrapolation_fig12", seed=1)
+    assert len(lay) == 2 and all("Omniglot" in t for t in _titles(lay))
+    out = tmp_path / "fig12.png"
+    figures.export("extrapolation_fig12", out, width=9, height=4.5, dpi=60)
+    assert out.stat().st_size > 5000
+
+
+@pytest.mark.skipif(SHARED is None, reason=f"the authors' LFW file is absent (../shared/datasets/zheng/{LFW_FILE})")
+def test_fig12_with_the_authors_file_draws_their_lfw_panel(tmp_path, monkeypatch):
+    (tmp_path / "zheng").mkdir()
+    shutil.copy(SHARED / LFW_FILE, tmp_path / "zheng" / LFW_FILE)
+    monkeypatch.setenv("BUVIZ_DATA_DIR", str(tmp_path))
+    lfw = xr.lfw_authors_summary().set_index("K")
+    # the medians the shared data README quotes for the authors' 300 replicates
+    assert lfw["median"].round(3).tolist() == [0.405, 0.414, 0.426, 0.434]
+    assert (lfw.n_replicates == 300).all()
+    lay = figures.render("extrapolation_fig12", seed=1)
+    assert len(lay) == 3 and "authors" in _titles(lay)[-1]
+    out = tmp_path / "fig12.png"
+    figures.export("extrapolation_fig12", out, width=13, height=4.5, dpi=60)
+    assert out.stat().st_size > 5000
+
+
+def test_bad_seed_names_the_parameter():
+    with pytest.raises(ValueError, match="seed"):
+        figures.render("extrapolation_fig12", seed=9)
