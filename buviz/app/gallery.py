@@ -20,6 +20,7 @@ from buviz import figures
 from buviz.app.runner import RUNNER
 from buviz.app.session import SessionLink
 from buviz.figures._base import parse_text
+from buviz.plots import style
 
 __all__ = ["FigureGallery", "PAPER_TITLES"]
 
@@ -88,8 +89,10 @@ class FigureGallery(pn.viewable.Viewer):
         self.info = pn.pane.Markdown(sizing_mode="stretch_width", css_classes=["buviz-gallery-info"])
         self.message = pn.pane.Alert(alert_type="danger", visible=False, sizing_mode="stretch_width",
                                      css_classes=["buviz-gallery-message"])
-        self.plot = pn.pane.HoloViews(None, backend="bokeh", sizing_mode="stretch_width", min_height=450,
-                                      css_classes=["buviz-gallery-plot"])
+        # fixed size: each figure is drawn at its export size (style.screen_sized), its panels in the
+        # export's proportions, so that no plot frame is squeezed by its axes and legend
+        self.plot = pn.pane.HoloViews(None, backend="bokeh", min_height=450, css_classes=["buviz-gallery-plot"])
+        self.shown = pn.pane.Markdown("", sizing_mode="stretch_width", css_classes=["buviz-gallery-shown"])
         self.table = pn.pane.DataFrame(None, visible=False, sizing_mode="stretch_width")
         self.obj = None  # the last figure rendered (HoloViews object or DataFrame)
         self.rendered_key = None
@@ -132,9 +135,14 @@ class FigureGallery(pn.viewable.Viewer):
         self.message.visible = False
         self.obj, self.rendered_key = obj, key
         if isinstance(obj, pd.DataFrame):
-            self.table.object, self.table.visible, self.plot.visible = obj, True, False
+            # the plot pane is emptied, not only hidden: Panel would otherwise re-apply the page's
+            # design to the hidden Bokeh GridPlot of the last figure and fail (unexpected attribute 'design')
+            self.plot.object, self.plot.visible = None, False
+            self.table.object, self.table.visible = obj, True
         else:
-            self.plot.object, self.plot.visible, self.table.visible = obj, True, False
+            self.table.object, self.table.visible = None, False
+            self.plot.object, self.plot.visible = style.screen_sized(obj, figures.get(key).size), True
+        self.shown.object = f"<small>Shown: `{key}`</small>"
         return True
 
     def render(self, *, blocking: bool | None = None) -> bool:
@@ -204,7 +212,8 @@ class FigureGallery(pn.viewable.Viewer):
 
     def main(self) -> pn.Column:
         """The main area: description and citation, error message, the figure."""
-        return pn.Column(self.info, self.message, self.plot, self.table, sizing_mode="stretch_width")
+        return pn.Column(self.info, self.message, self.shown, self.plot, self.table, sizing_mode="stretch_width",
+                         styles={"overflow-x": "auto"})
 
     def __panel__(self):
         return pn.Row(pn.Column(self.controls(), width=320), self.main())

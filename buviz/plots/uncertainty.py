@@ -578,8 +578,23 @@ def error_curves(
     same layers while a sweep fills in. ``current`` draws a vertical line and markers on L_te and
     −Û_tr at that status (when the table has a row there).
     """
-    el = error_curve_layers(table, x, columns=columns) * current_status_layers(table, x, current)
-    return style.opts(el, multi_y=True, title=title, legend_position="right", framewise=True)
+    el = _drawn_in_legend(error_curve_layers(table, x, columns=columns) * current_status_layers(table, x, current))
+    return style.opts(el, multi_y=True, title=title, framewise=True, **LEGEND_BELOW)
+
+
+#: Options of a legend under the frame, in two columns: beside the frame it would take the frame's width
+#: (a twin-axis panel of a three-panel figure keeps a frame tens of pixels wide), inside it would cover
+#: the curves.
+LEGEND_BELOW = {"legend_position": "bottom", "legend_cols": 2}
+
+
+def _drawn_in_legend(overlay: hv.Overlay) -> hv.Overlay:
+    """``overlay`` with no legend entry for a layer that draws nothing (an absent column, no current
+    status): a legend lists only what the plot shows."""
+    return hv.Overlay([
+        el.opts(show_legend=False, backend="bokeh") if len(el) == 0 and not isinstance(el, hv.VLine) else el
+        for el in overlay
+    ])
 
 
 _PARAMETRIC_MARKERS = {"L_te": "circle", "L_val": "square", "L_ho": "triangle", "L_tr": "inverted_triangle"}
