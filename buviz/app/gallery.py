@@ -92,6 +92,7 @@ class FigureGallery(pn.viewable.Viewer):
         # fixed size: each figure is drawn at its export size (style.screen_sized), its panels in the
         # export's proportions, so that no plot frame is squeezed by its axes and legend
         self.plot = pn.pane.HoloViews(None, backend="bokeh", min_height=450, css_classes=["buviz-gallery-plot"])
+        self.plot_box = pn.Column(self.plot)
         self.shown = pn.pane.Markdown("", sizing_mode="stretch_width", css_classes=["buviz-gallery-shown"])
         self.table = pn.pane.DataFrame(None, visible=False, sizing_mode="stretch_width")
         self.obj = None  # the last figure rendered (HoloViews object or DataFrame)
@@ -135,13 +136,13 @@ class FigureGallery(pn.viewable.Viewer):
         self.message.visible = False
         self.obj, self.rendered_key = obj, key
         if isinstance(obj, pd.DataFrame):
-            # the plot pane is emptied, not only hidden: Panel would otherwise re-apply the page's
-            # design to the hidden Bokeh GridPlot of the last figure and fail (unexpected attribute 'design')
-            self.plot.object, self.plot.visible = None, False
+            # the plot pane is emptied and its box hidden, never the pane itself: toggling a HoloViews
+            # pane's ``visible`` makes Panel pass its design to the Bokeh figure (AttributeError 'design')
+            self.plot.object, self.plot_box.visible = None, False
             self.table.object, self.table.visible = obj, True
         else:
             self.table.object, self.table.visible = None, False
-            self.plot.object, self.plot.visible = style.screen_sized(obj, figures.get(key).size), True
+            self.plot.object, self.plot_box.visible = style.screen_sized(obj, figures.get(key).size), True
         self.shown.object = f"<small>Shown: `{key}`</small>"
         return True
 
@@ -212,7 +213,7 @@ class FigureGallery(pn.viewable.Viewer):
 
     def main(self) -> pn.Column:
         """The main area: description and citation, error message, the figure."""
-        return pn.Column(self.info, self.message, self.shown, self.plot, self.table, sizing_mode="stretch_width",
+        return pn.Column(self.info, self.message, self.shown, self.plot_box, self.table, sizing_mode="stretch_width",
                          styles={"overflow-x": "auto"})
 
     def __panel__(self):

@@ -384,7 +384,7 @@ def _class_points(X, y, classes, feature_names):
 def _f_points(X, f, feature_names):
     c = pb.symmetric_limit(f)
     el = pb.shift_map(X, f, c, colorbar=True, feature_names=feature_names, size=4)
-    return style.opts(el.get(0).relabel("T"), show_legend=True)
+    return style.opts(el.get(0).relabel(pb.TRAINING_LABEL), show_legend=True)
 
 
 def _near_points(X, pairs, classes, feature_names, title=None):

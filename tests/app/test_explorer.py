@@ -10,6 +10,7 @@ from buviz.app import state as st
 from buviz.app.layout import tab_views
 from buviz.app.state import ExplorerState
 from buviz.app.uncertainty import CurvesView, SampleSpaceView, SampleView, ShiftView, WeightsView, numbers_markdown
+from buviz.plots import uncertainty as pb
 
 hv.extension("bokeh")
 
@@ -142,7 +143,9 @@ def test_real_dataset_is_shown_in_a_plane_fitted_on_T():
     Z = fit_projection(snap.ds.X_train).transform(snap.ds.X_train)
     view = SampleSpaceView(state=s)
     layers = {e.label: e for e in view.plot(snap) if e.label}
-    np.testing.assert_allclose(np.column_stack([layers["T"].dimension_values(i) for i in (0, 1)]), Z)
+    pts = layers[pb.TRAINING_LABEL]  # in legend order: the first sample of each class in front
+    np.testing.assert_allclose(np.column_stack([pts.dimension_values(i) for i in (0, 1)]),
+                               Z[pb.legend_order(snap.ds.y_train)])
     near = layers["near-boundary (k̂ > 0)"]
     assert len(near) == int(np.sum(snap.result.near_boundary_weights > 0)) > 0
     assert len(layers["B(Λ)"].split()) in (0, 1) and not layers["B(Λ)"].data  # no boundary curve in the plane

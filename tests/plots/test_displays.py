@@ -96,8 +96,9 @@ def test_sample_space_at_d5_shows_T_in_its_plane_with_the_near_boundary_samples_
     d = SampleSpaceDisplay.from_result(r0, ds)
     Z = fit_projection(ds.X_train).transform(ds.X_train)
     layers = {e.label: e for e in d.element() if e.label}
-    pts = layers["T"]
-    np.testing.assert_allclose(np.column_stack([pts.dimension_values(0), pts.dimension_values(1)]), Z)
+    pts = layers[pb.TRAINING_LABEL]  # in legend order: the first sample of each class in front
+    np.testing.assert_allclose(np.column_stack([pts.dimension_values(0), pts.dimension_values(1)]),
+                               Z[pb.legend_order(ds.y_train)])
     pos = r0.near_boundary_weights > 0
     near = layers["near-boundary (k̂ > 0)"]
     assert len(near) == pos.sum() > 0
@@ -164,7 +165,9 @@ def test_one_sample_display_follows_the_selection(gmm, five_d):
         np.testing.assert_allclose(np.sort(spikes), np.sort(view["F"]))
         cluster = d.map.element(["cluster"])
         members = [e for e in cluster if e.label == "N^M(x)"][0]
-        np.testing.assert_allclose(members.dimension_values(0), d.plane(ds.X_train[view["neighbours"]])[:, 0])
+        nbr = np.asarray(view["neighbours"])
+        np.testing.assert_allclose(members.dimension_values(0),  # in legend order (pb.legend_order)
+                                   d.plane(ds.X_train[nbr[pb.legend_order(ds.y_train[nbr])]])[:, 0])
         # the kernel estimate of each class of the pair, k̂^m(t)/M, read at t = 0 gives k̂^m(x)/M
         est = {e.label: e for e in d.zoom.element() if isinstance(e, hv.Curve)}
         names = [str(c) for c in (ds.classes if ds.model is None else [f"C{j + 1}" for j in range(ds.n_classes)])]
