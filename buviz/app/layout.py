@@ -40,6 +40,11 @@ _MIXTURE_HELP = """Classes → components `{"weight", "mean": [x, y], "cov"}`; `
 numbers (diagonal) or a 2×2 matrix. Press *Apply mixture*."""
 
 
+#: The tab headers wrap onto a second line where the page is narrow (1024 px) instead of hiding the
+#: last tabs behind a horizontal scroll.
+_WRAPPING_TABS = ".bk-headers-wrapper { flex-wrap: wrap; overflow-x: visible; }"
+
+
 def tab_views(state: ExplorerState, on_select=None) -> dict[str, TabView]:
     """The seven boundary-uncertainty views, keyed by tab title (the app shell assembles them; no
     view module imports another)."""
@@ -130,7 +135,7 @@ class ExplorerApp(pn.viewable.Viewer):
                                 for name in self.OTHER_TABS}
         self.tabs = pn.Tabs(*[(name, view) for name, view in self.views.items()],
                             *[(name, self._other_main[name]) for name in self.OTHER_TABS], dynamic=True,
-                            sizing_mode="stretch_width")
+                            sizing_mode="stretch_width", stylesheets=[_WRAPPING_TABS])
         self.tabs.param.watch(self._on_tab, "active")
         for view_name, view in self.views.items():
             view.tab_open = view_name == self.tab_names[self.tabs.active]
@@ -228,8 +233,9 @@ class ExplorerApp(pn.viewable.Viewer):
         self.file_input = pn.widgets.FileInput(accept=".csv,.txt,.tsv,.gz", multiple=False,
                                                sizing_mode="stretch_width")
         self.file_input.param.watch(self._on_upload, "value")
+        # collapsed, as the mixture editor: open, it pushed the γ slider below a 720-px screen
         upload = pn.Card(pn.pane.Markdown(CSV_HELP), self.file_input,
-                         title="Upload a CSV", collapsed=False, sizing_mode="stretch_width")
+                         title="Upload a CSV", collapsed=True, sizing_mode="stretch_width")
 
         reset = pn.widgets.Button(label="Reset all controls", color="warning", sizing_mode="stretch_width")
         reset.on_click(lambda e: s.reset())

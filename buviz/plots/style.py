@@ -30,7 +30,7 @@ from holoviews import Store
 __all__ = ["OKABE_ITO", "PALETTE", "CLASS_COLORS", "BOUNDARY_COLOR", "BAYES_COLOR", "HIGHLIGHT_COLOR",
            "WEIGHT_CMAP", "DIVERGING_CMAP", "SEQUENTIAL_CMAP", "CURVE_STYLES", "AMPLITUDE_PALETTE", "METHOD_COLORS",
            "NEG_U", "COLOR_WORDS",
-           "CLASS_DELTA_E", "cie_lab", "class_color", "opts", "SCREEN_DPI", "screen_sized"]
+           "CLASS_DELTA_E", "cie_lab", "class_color", "opts", "SCREEN_DPI", "screen_sized", "LEGEND_BELOW"]
 
 #: Okabe & Ito (2008) colour-blind-safe palette: orange, sky blue, bluish green, yellow, blue,
 #: vermillion, reddish purple, black.
@@ -115,6 +115,9 @@ AMPLITUDE_PALETTE = ("#9ecae1", "#6baed6", "#3182bd", "#0072B2", "#08519c", "#08
 #: The discrete case's four estimators.
 METHOD_COLORS = {"resubstitution": "#D55E00", "loo": "#0072B2", "bootstrap632": "#009E73",
                  "balanced_optimal": "#000000"}
+#: Options of a legend under the frame, in two columns: beside the frame it would take the frame's width
+#: (a twin-axis panel of a three-panel figure kept a frame tens of pixels wide), inside it covers curves.
+LEGEND_BELOW = {"legend_position": "bottom", "legend_cols": 2}
 #: Name of the −Û value dimension: elements on it go to the right-hand axis of the static export.
 NEG_U = "neg_U"
 

@@ -600,13 +600,8 @@ def error_curves(
     −Û_tr at that status (when the table has a row there).
     """
     el = _drawn_in_legend(error_curve_layers(table, x, columns=columns) * current_status_layers(table, x, current))
-    return style.opts(el, multi_y=True, title=title, framewise=True, **LEGEND_BELOW)
+    return style.opts(el, multi_y=True, title=title, framewise=True, **style.LEGEND_BELOW)
 
-
-#: Options of a legend under the frame, in two columns: beside the frame it would take the frame's width
-#: (a twin-axis panel of a three-panel figure keeps a frame tens of pixels wide), inside it would cover
-#: the curves.
-LEGEND_BELOW = {"legend_position": "bottom", "legend_cols": 2}
 
 
 def _drawn_in_legend(overlay: hv.Overlay) -> hv.Overlay:
@@ -851,8 +846,10 @@ def cluster_zoom(
         )
     )
     layers.append(style.opts(hv.VLine(0.0, kdims=[fd, kd]), color=BOUNDARY_COLOR, line_width=2.5))
+    # the legend under the frame, in three columns: beside it, it took a third of the panel's width
     return style.opts(
-        hv.Overlay(layers), title=title, legend_position="right", xlim=(t[0], t[-1]), ylim=(0, 0.5), framewise=True
+        _drawn_in_legend(hv.Overlay(layers)), title=title, xlim=(t[0], t[-1]), ylim=(0, 0.5), framewise=True,
+        **{**style.LEGEND_BELOW, "legend_cols": 3},
     )
 
 

@@ -393,9 +393,10 @@ def test_pair_table_shows_the_blend_case_and_effective_size_under_shrinkage(stat
     view._snap = lambda: dataclasses.replace(s, result=r)
     lines = view.pair_text().splitlines()
     assert "λ_kl" in lines[0] and "case" in lines[0] and "n_eff" in lines[0] and "weighted" not in lines[0]
+    names = [f"C{j + 1}" for j in range(s.ds.n_classes)]  # a mixture's classes, as the plots name them
     for n, (k, l) in enumerate(r.pairs):
         cells = [c.strip() for c in lines[2 + n].strip("|").split("|")]
-        assert cells[0] == f"({k + 1},{l + 1})"
+        assert cells[0] == f"({names[k]}, {names[l]})"
         assert float(cells[4]) == pytest.approx(r.pair_blend[n], abs=5e-4)
         assert int(cells[5]) == int(r.pair_case[n]) and cells[5] in {"1", "2", "3"}
         assert float(cells[6]) == pytest.approx(r.pair_effective_size[n], abs=0.05)
@@ -425,5 +426,5 @@ def test_curves_tab_hosts_the_cases_panel_of_the_sweep_table():
     sent = []
     view._cases_pipe.add_subscriber(lambda **kw: sent.append(kw))
     s.log2_gamma = 2  # a status step: the marker moves, the cases plots get nothing
-    assert sent == [] and view._cases_pipe.data is t
+    assert sent == [] and view._cases_pipe.data[0] is t  # (sweep table, class names)
     s.close()
