@@ -242,7 +242,10 @@ class ExplorerApp(pn.viewable.Viewer):
         #: the groups of controls by name (laid out differently by the notebook explorer)
         self.control_groups = {"data": data, "mixture": mixture, "upload": upload, "classifier": clf,
                                "estimator": est, "reset": reset}
-        return [pn.pane.Markdown(_ABOUT), pn.pane.Markdown("### Data"), data, mixture, upload,
+        # the introduction folded (one line): open, it pushed the γ slider below a 720-px screen
+        about = pn.Card(pn.pane.Markdown(_ABOUT), title="About this explorer", collapsed=True,
+                        sizing_mode="stretch_width")
+        return [about, pn.pane.Markdown("### Data"), data, mixture, upload,
                 pn.pane.Markdown("### Classifier status Λ"), clf,
                 pn.pane.Markdown("### Proposal 2 estimator"), est, reset]
 
