@@ -3,8 +3,6 @@ draws plot frames of a readable width (Bokeh's own frame boxes, read from its vi
 sizes (1280 × 720, 1024 × 768) the γ slider and every tab header are on screen without horizontal
 scrolling, and every tab opens."""
 
-import re
-
 import pytest
 
 from buviz import figures
@@ -93,7 +91,7 @@ def _render(page, key: str) -> list[dict]:
     page.locator(".bk-input-group", has_text="Figure").locator("select").first.select_option(
         label=f"{cls.description} ({key})")
     page.get_by_role("button", name="Render").click()
-    shown = page.locator(".buviz-gallery-shown", has_text=re.compile(rf"Shown: {key}$"))
+    shown = page.locator(".buviz-gallery-shown").get_by_text(key, exact=True)  # "Shown: `key`"
     shown.wait_for(state="visible", timeout=120_000)
     page.wait_for_function(f"() => {{ const f = ({FRAMES_JS})(); return f.length > 0 && f.every(x => x.width > 0); }}",
                            timeout=60_000)
