@@ -287,10 +287,7 @@ class _Plane:
         if self.projection is None:
             self.axis_names = list(getattr(dataset, "feature_names", None) or ["x1", "x2"])[:2]
         else:
-            share = self.projection.explained_variance_ratio
-            self.axis_names = [
-                f"{n} ({100 * v:.0f} % of the variance)" for n, v in zip(self.projection.axis_names, share, strict=True)
-            ]
+            self.axis_names = list(self.projection.axis_labels)
 
     def __call__(self, X) -> np.ndarray:
         X = np.asarray(X, dtype=float)

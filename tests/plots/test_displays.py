@@ -114,6 +114,7 @@ def test_sample_space_at_d5_shows_T_in_its_plane_with_the_near_boundary_samples_
     f = SampleSpaceDisplay.from_result(r0, ds, color_by="f", projection="lda")
     np.testing.assert_allclose(f.element().get(1).dimension_values("f"), r0.f_train)
     assert f.plane.projection.axis_names == ("LD1", "LD2")
+    assert f.element().get(1).kdims[0].label == "LD1 (discriminant axis)"  # not a share of variance
     (x0, x1), (y0, y1) = f.opts["xlim"], f.opts["ylim"]
     Zl = f.plane.X_train
     assert x0 < Zl[:, 0].min() < Zl[:, 0].max() < x1 and y0 < Zl[:, 1].min() < Zl[:, 1].max() < y1

@@ -70,3 +70,18 @@ def test_figures_are_drawn_in_their_export_proportions():
     assert (fig.width, fig.height) == (600, 400)
     table = figures.render("discrete_table1", N=20)
     assert style.screen_sized(table, (7.0, 3.5)) is table
+
+
+def test_projection_axes_say_what_they_are():
+    from sklearn.datasets import make_classification
+
+    from buviz.projection import fit_projection
+
+    X, y = make_classification(300, n_features=6, n_informative=4, n_classes=3, random_state=0)
+    pca, lda = fit_projection(X, y, method="pca"), fit_projection(X, y, method="lda")
+    share = pca.explained_variance_ratio
+    assert pca.axis_labels == (f"PC1 ({100 * share[0]:.0f} % of the variance)",
+                               f"PC2 ({100 * share[1]:.0f} % of the variance)")
+    assert lda.axis_labels == ("LD1 (discriminant axis)", "LD2 (discriminant axis)")
+    two = fit_projection(X[y < 2], y[y < 2], method="lda")  # one discriminant axis, completed by a PC
+    assert two.axis_labels == ("LD1 (discriminant axis)", "PC1⊥ (principal axis ⊥ LD1)")
