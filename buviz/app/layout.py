@@ -30,10 +30,11 @@ __all__ = ["ExplorerApp", "build_app", "tab_views", "URL_PARAMS", "TITLE"]
 URL_PARAMS = (*CONTROL_PARAMS, "sweep_proposal1")
 
 _ABOUT = """
-Explore how a classifier status Λ is judged by **boundary uncertainty** (Proposal 2 of Ha et al., 2021)
-next to the usual error estimates. Pick a dataset and a classifier on the left; every view follows the
-current status. The γ sweep (CV and hold-out errors, Û_te) starts when you first open *Error vs −Û*
-(or *Sensitivity*), runs in the background and fills the curves as rows arrive.
+Explore how a classifier with parameters Λ (a *status*) is judged by **boundary uncertainty**
+(Proposal 2 of Ha et al., 2021) next to the usual error estimates. Pick a dataset and a classifier on
+the left; every view follows the current status. The γ sweep (CV and hold-out errors, Û_te) starts
+when you first open *Error vs −Û* (or *Sensitivity*), runs in the background and fills the curves as
+rows arrive.
 """
 
 _MIXTURE_HELP = """Classes → components `{"weight", "mean": [x, y], "cov"}`; `cov` is a number, two
@@ -242,7 +243,8 @@ class ExplorerApp(pn.viewable.Viewer):
         #: the groups of controls by name (laid out differently by the notebook explorer)
         self.control_groups = {"data": data, "mixture": mixture, "upload": upload, "classifier": clf,
                                "estimator": est, "reset": reset}
-        # the introduction folded (one line): open, it pushed the γ slider below a 720-px screen
+        # the introduction folded (one line): open, it pushed the γ slider below a 720-px screen. (Its
+        # text never says "status Λ": a hidden first match would stall the pages that wait for the numbers.)
         about = pn.Card(pn.pane.Markdown(_ABOUT), title="About this explorer", collapsed=True,
                         sizing_mode="stretch_width")
         return [about, pn.pane.Markdown("### Data"), data, mixture, upload,
