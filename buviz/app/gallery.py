@@ -20,7 +20,6 @@ from buviz import figures
 from buviz.app.runner import RUNNER
 from buviz.app.session import SessionLink
 from buviz.figures._base import parse_text
-from buviz.plots import style
 
 __all__ = ["FigureGallery", "PAPER_TITLES"]
 
@@ -89,8 +88,8 @@ class FigureGallery(pn.viewable.Viewer):
         self.info = pn.pane.Markdown(sizing_mode="stretch_width", css_classes=["buviz-gallery-info"])
         self.message = pn.pane.Alert(alert_type="danger", visible=False, sizing_mode="stretch_width",
                                      css_classes=["buviz-gallery-message"])
-        # fixed size: each figure is drawn at its export size (style.screen_sized), its panels in the
-        # export's proportions, so that no plot frame is squeezed by its axes and legend
+        # fixed size: figures.render draws each figure at its export size (style.screen_sized), its panels
+        # in the export's proportions, so that no plot frame is squeezed by its axes and legend
         self.plot = pn.pane.HoloViews(None, backend="bokeh", min_height=450, css_classes=["buviz-gallery-plot"])
         self.plot_box = pn.Column(self.plot)
         self.shown = pn.pane.Markdown("", sizing_mode="stretch_width", css_classes=["buviz-gallery-shown"])
@@ -142,7 +141,7 @@ class FigureGallery(pn.viewable.Viewer):
             self.table.object, self.table.visible = obj, True
         else:
             self.table.object, self.table.visible = None, False
-            self.plot.object, self.plot_box.visible = style.screen_sized(obj, figures.get(key).size), True
+            self.plot.object, self.plot_box.visible = obj, True  # at its export size (figures.render)
         self.shown.object = f"<small>Shown: `{key}`</small>"
         return True
 
