@@ -605,7 +605,7 @@ class CurvesView(TabView):
     def __panel__(self):
         return pn.Column(
             self.progress(),
-            pn.FlexBox(self.curves_pane, self.param_pane, sizing_mode="stretch_width"),
+            pn.Row(self.curves_pane, self.param_pane),  # a Row: in a FlexBox these panes, empty at first, kept 0 px
             *self.cases_panes,
             export_buttons(self, "curves"),
             math_markdown(CURVES_MD, sizing_mode="stretch_width"),
