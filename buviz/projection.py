@@ -58,6 +58,22 @@ class Projection:
     explained_variance_ratio: np.ndarray
     axis_names: tuple[str, str]
 
+    @property
+    def axis_labels(self) -> tuple[str, str]:
+        """Axis titles saying what each axis is: a principal axis with its share of the training
+        variance ("PC1 (37 % of the variance)"), a discriminant axis as such ("LD1 (discriminant
+        axis)": LDA picks directions that separate the classes, not ones that carry variance), the
+        principal axis completing a single discriminant one ("PC1⊥ (principal axis ⊥ LD1)")."""
+        out = []
+        for name, share in zip(self.axis_names, self.explained_variance_ratio, strict=True):
+            if name.startswith("LD"):
+                out.append(f"{name} (discriminant axis)")
+            elif name.endswith("⊥"):
+                out.append(f"{name} (principal axis ⊥ LD1)")
+            else:
+                out.append(f"{name} ({100 * share:.0f} % of the variance)")
+        return out[0], out[1]
+
     def transform(self, X) -> np.ndarray:
         """Return the coordinates of ``X`` in the plane.
 

@@ -88,8 +88,11 @@ class FigureGallery(pn.viewable.Viewer):
         self.info = pn.pane.Markdown(sizing_mode="stretch_width", css_classes=["buviz-gallery-info"])
         self.message = pn.pane.Alert(alert_type="danger", visible=False, sizing_mode="stretch_width",
                                      css_classes=["buviz-gallery-message"])
-        self.plot = pn.pane.HoloViews(None, backend="bokeh", sizing_mode="stretch_width", min_height=450,
-                                      css_classes=["buviz-gallery-plot"])
+        # fixed size: figures.render draws each figure at its export size (style.screen_sized), its panels
+        # in the export's proportions, so that no plot frame is squeezed by its axes and legend
+        self.plot = pn.pane.HoloViews(None, backend="bokeh", min_height=450, css_classes=["buviz-gallery-plot"])
+        self.plot_box = pn.Column(self.plot)
+        self.shown = pn.pane.Markdown("", sizing_mode="stretch_width", css_classes=["buviz-gallery-shown"])
         self.table = pn.pane.DataFrame(None, visible=False, sizing_mode="stretch_width")
         self.obj = None  # the last figure rendered (HoloViews object or DataFrame)
         self.rendered_key = None
@@ -132,9 +135,14 @@ class FigureGallery(pn.viewable.Viewer):
         self.message.visible = False
         self.obj, self.rendered_key = obj, key
         if isinstance(obj, pd.DataFrame):
-            self.table.object, self.table.visible, self.plot.visible = obj, True, False
+            # the plot pane is emptied and its box hidden, never the pane itself: toggling a HoloViews
+            # pane's ``visible`` makes Panel pass its design to the Bokeh figure (AttributeError 'design')
+            self.plot.object, self.plot_box.visible = None, False
+            self.table.object, self.table.visible = obj, True
         else:
-            self.plot.object, self.plot.visible, self.table.visible = obj, True, False
+            self.table.object, self.table.visible = None, False
+            self.plot.object, self.plot_box.visible = obj, True  # at its export size (figures.render)
+        self.shown.object = f"<small>Shown: `{key}`</small>"
         return True
 
     def render(self, *, blocking: bool | None = None) -> bool:
@@ -204,7 +212,8 @@ class FigureGallery(pn.viewable.Viewer):
 
     def main(self) -> pn.Column:
         """The main area: description and citation, error message, the figure."""
-        return pn.Column(self.info, self.message, self.plot, self.table, sizing_mode="stretch_width")
+        return pn.Column(self.info, self.message, self.shown, self.plot_box, self.table, sizing_mode="stretch_width",
+                         styles={"overflow-x": "auto"})
 
     def __panel__(self):
         return pn.Row(pn.Column(self.controls(), width=320), self.main())

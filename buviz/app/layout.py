@@ -30,14 +30,20 @@ __all__ = ["ExplorerApp", "build_app", "tab_views", "URL_PARAMS", "TITLE"]
 URL_PARAMS = (*CONTROL_PARAMS, "sweep_proposal1")
 
 _ABOUT = """
-Explore how a classifier status Λ is judged by **boundary uncertainty** (Proposal 2 of Ha et al., 2021)
-next to the usual error estimates. Pick a dataset and a classifier on the left; every view follows the
-current status. The γ sweep (CV and hold-out errors, Û_te) starts when you first open *Error vs −Û*
-(or *Sensitivity*), runs in the background and fills the curves as rows arrive.
+Explore how a classifier with parameters Λ (a *status*) is judged by **boundary uncertainty**
+(Proposal 2 of Ha et al., 2021) next to the usual error estimates. Pick a dataset and a classifier on
+the left; every view follows the current status. The γ sweep (CV and hold-out errors, Û_te) starts
+when you first open *Error vs −Û* (or *Sensitivity*), runs in the background and fills the curves as
+rows arrive.
 """
 
 _MIXTURE_HELP = """Classes → components `{"weight", "mean": [x, y], "cov"}`; `cov` is a number, two
 numbers (diagonal) or a 2×2 matrix. Press *Apply mixture*."""
+
+
+#: The tab headers wrap onto a second line where the page is narrow (1024 px) instead of hiding the
+#: last tabs behind a horizontal scroll.
+_WRAPPING_TABS = ".bk-headers-wrapper { flex-wrap: wrap; overflow-x: visible; }"
 
 
 def tab_views(state: ExplorerState, on_select=None) -> dict[str, TabView]:
@@ -130,7 +136,7 @@ class ExplorerApp(pn.viewable.Viewer):
                                 for name in self.OTHER_TABS}
         self.tabs = pn.Tabs(*[(name, view) for name, view in self.views.items()],
                             *[(name, self._other_main[name]) for name in self.OTHER_TABS], dynamic=True,
-                            sizing_mode="stretch_width")
+                            sizing_mode="stretch_width", stylesheets=[_WRAPPING_TABS])
         self.tabs.param.watch(self._on_tab, "active")
         for view_name, view in self.views.items():
             view.tab_open = view_name == self.tab_names[self.tabs.active]
@@ -228,15 +234,20 @@ class ExplorerApp(pn.viewable.Viewer):
         self.file_input = pn.widgets.FileInput(accept=".csv,.txt,.tsv,.gz", multiple=False,
                                                sizing_mode="stretch_width")
         self.file_input.param.watch(self._on_upload, "value")
+        # collapsed, as the mixture editor: open, it pushed the γ slider below a 720-px screen
         upload = pn.Card(pn.pane.Markdown(CSV_HELP), self.file_input,
-                         title="Upload a CSV", collapsed=False, sizing_mode="stretch_width")
+                         title="Upload a CSV", collapsed=True, sizing_mode="stretch_width")
 
         reset = pn.widgets.Button(label="Reset all controls", color="warning", sizing_mode="stretch_width")
         reset.on_click(lambda e: s.reset())
         #: the groups of controls by name (laid out differently by the notebook explorer)
         self.control_groups = {"data": data, "mixture": mixture, "upload": upload, "classifier": clf,
                                "estimator": est, "reset": reset}
-        return [pn.pane.Markdown(_ABOUT), pn.pane.Markdown("### Data"), data, mixture, upload,
+        # the introduction folded (one line): open, it pushed the γ slider below a 720-px screen. (Its
+        # text never says "status Λ": a hidden first match would stall the pages that wait for the numbers.)
+        about = pn.Card(pn.pane.Markdown(_ABOUT), title="About this explorer", collapsed=True,
+                        sizing_mode="stretch_width")
+        return [about, pn.pane.Markdown("### Data"), data, mixture, upload,
                 pn.pane.Markdown("### Classifier status Λ"), clf,
                 pn.pane.Markdown("### Proposal 2 estimator"), est, reset]
 

@@ -277,11 +277,12 @@ class SampleSpaceView(_PlaneView):
                      f"({1000 * r.evaluate_time:.0f} ms)")
         return text
 
-    def __panel__(self):
-        return pn.Row(
+    def __panel__(self):  # a FlexBox: the numbers go under the map where the page is narrow
+        return pn.FlexBox(
             pn.Column(pn.Row(self._plane_widget(), self.color_widget), self.map_pane,
                       pn.Row(self.p1_toggle, export_buttons(self, "sample_space"))),
             pn.Column(self.numbers_pane, math_markdown(SAMPLE_SPACE_MD, width=320)),
+            sizing_mode="stretch_width",
         )
 
 
@@ -292,10 +293,10 @@ def _fmt(v, digits: int = 4) -> str:
     return text.lstrip("-") if float(text) == 0 else text  # never "−0.0000"
 
 
-def _pairs_text(pairs, shown: int = 12) -> str:
-    """The class pairs of Î*, counted from 1: all of them up to ``shown``, else the first ones and the count
-    (26 classes can have hundreds; the Weights tab lists each pair)."""
-    text = ", ".join(f"({k + 1},{l + 1})" for k, l in list(pairs)[:shown])
+def _pairs_text(pairs, names, shown: int = 12) -> str:
+    """The class pairs of Î* in class names (as the plots name them): all of them up to ``shown``, else the
+    first ones and the count (26 classes can have hundreds; the Weights tab lists each pair)."""
+    text = ", ".join(f"({names[k]}, {names[l]})" for k, l in list(pairs)[:shown])
     return text if len(pairs) <= shown else f"{text}, … ({len(pairs)} pairs)"
 
 
@@ -334,7 +335,7 @@ def numbers_markdown(state: ExplorerState) -> str:
         f"| estimator | M = {int(st['M'])}, K = {st['K']}, {tilde} |",
         f"| Case 1/3 rule (eq 39) | {DEFAULT_SEPARABILITY}, n0 = {DEFAULT_SEPARABILITY_N0:g} (paper: threshold) |",
         f"| N (train), J | {len(s.ds.X_train)}, {s.ds.n_classes} |",
-        f"| Î* pairs | {_pairs_text(r.pairs)} |",
+        f"| Î* pairs | {_pairs_text(r.pairs, pd_.class_names(s.ds))} |",
         "",
         f"<small>computed in {1000 * s.elapsed:.0f} ms (classifier fit {1000 * s.status.fit_time:.0f} ms)</small>",
     ]
@@ -384,8 +385,9 @@ class WeightsView(_PlaneView):
             return ""
         r = s.result
         rows = ["| pair {k,l} | P̂(C_kl) | w_kl | Û_kl | λ_kl | case | n_eff |", "|---|---|---|---|---|---|---|"]
+        names = pd_.class_names(s.ds)  # the pairs named as the plots name the classes
         for n, (k, l) in enumerate(r.pairs):
-            rows.append(f"| ({k + 1},{l + 1}) | {r.pair_probabilities[n]:.3f} | {r.pair_weights[n]:.3g} | "
+            rows.append(f"| ({names[k]}, {names[l]}) | {r.pair_probabilities[n]:.3f} | {r.pair_weights[n]:.3g} | "
                         f"{r.pair_values[n]:.3f} | {r.pair_blend[n]:.3f} | {int(r.pair_case[n])} | "
                         f"{r.pair_effective_size[n]:.1f} |")
         n_pos = int(np.sum(r.near_boundary_weights > 0))
@@ -397,9 +399,10 @@ class WeightsView(_PlaneView):
 
     def __panel__(self):
         pairs = self._pane(pn.pane.Markdown(width=340), self.pair_text, (self.state, "snapshot"))
-        return pn.Row(
+        return pn.FlexBox(
             pn.Column(self._plane_widget(), self.map_pane, export_buttons(self, "weights")),
             pn.Column(pairs, math_markdown(WEIGHTS_MD, width=340)),
+            sizing_mode="stretch_width",
         )
 
 
@@ -418,7 +421,7 @@ class ShiftView(TabView):
         self.display: pd_.CovariateShiftDisplay | None = None
         self._key = None
         self.map_panes = [pn.pane.HoloViews(None, linked_axes=False) for _ in self.NAMES]
-        self.maps_row = pn.Row(*self.map_panes, visible=False)
+        self.maps_row = pn.FlexBox(*self.map_panes, visible=False, sizing_mode="stretch_width")
         self.hist_pane = pn.pane.HoloViews(None, linked_axes=False)
         self._follow_when_open(self._follow, "snapshot")
 
@@ -458,10 +461,10 @@ class ShiftView(TabView):
 
     def __panel__(self):
         return pn.Column(self.maps_row,
-                         pn.Row(self.hist_pane,
-                                pn.Column(self._pane(pn.pane.Markdown(width=320), self.ks_text,
-                                                     (self.state, "snapshot")),
-                                          math_markdown(SHIFT_MD, width=340))),
+                         pn.FlexBox(self.hist_pane,
+                                    pn.Column(self._pane(pn.pane.Markdown(width=320), self.ks_text,
+                                                         (self.state, "snapshot")),
+                                              math_markdown(SHIFT_MD, width=340)), sizing_mode="stretch_width"),
                          export_buttons(self, "covariate_shift"))
 
 
@@ -485,7 +488,8 @@ class CurvesView(TabView):
         # fed by one stream: a new sweep table changes their data, never their Bokeh models (replacing a
         # pane's plot while a busy page switches tabs left the browser with references it never received)
         self._cases_pipe = hv.streams.Pipe(data=None)
-        self.cases_panes = [pn.pane.HoloViews(hv.DynamicMap(build, streams=[self._cases_pipe]), linked_axes=False)
+        self.cases_panes = [pn.pane.HoloViews(hv.DynamicMap(build, streams=[self._cases_pipe]), linked_axes=False,
+                                              sizing_mode="stretch_width")
                             for build in self._cases_builders()]
         self._cases_table = None  # the sweep table the cases panel shows
         self.restart = pn.widgets.Button(label="Restart sweep", color="default", width=130)
@@ -511,21 +515,35 @@ class CurvesView(TabView):
             self.display.update(t, cur, x)
         self._follow_cases(t)
 
-    _CASES = ((1100, 200), (1100, 300))  # (width, height) of the case markers and of the n_eff curves
+    #: heights of the case markers (room for pcases.MAX_PAIRS rows; more pairs are summarised) and of
+    #: the n_eff curves; both stretch to the width of the page
+    _CASES = (pcases.pair_cases_height(pcases.MAX_PAIRS), 300)
 
     @classmethod
     def _cases_builders(cls) -> list:
-        """The two plots below the curves, each a function of the sweep table (:mod:`buviz.plots.cases`)."""
-        (w1, h1), (w2, h2) = cls._CASES
-        return [lambda data: pcases.pair_cases(data).opts(width=w1, height=h1, toolbar="above"),
-                lambda data: pcases.effective_size_points(data).opts(width=w2, height=h2, toolbar="above")]
+        """The two plots below the curves, each a function of (sweep table, class names) (:mod:`buviz.plots.cases`)."""
+        h1, h2 = cls._CASES
+
+        def args(data):
+            return data if isinstance(data, tuple) else (data, None)
+
+        def marks(data):
+            t, names = args(data)
+            return pcases.pair_cases(t, classes=names).opts(responsive=True, height=h1, toolbar="above")
+
+        def sizes(data):
+            t, names = args(data)
+            return pcases.effective_size_points(t, classes=names).opts(responsive=True, height=h2, toolbar="above")
+
+        return [marks, sizes]
 
     def _follow_cases(self, t) -> None:
         """Send the sweep table to the cases plots when it changes (a status step leaves them alone)."""
         if t is self._cases_table:
             return
         self._cases_table = t
-        self._cases_pipe.send(t)
+        s = self._snap()
+        self._cases_pipe.send((t, pd_.class_names(s.ds) if s is not None else None))
 
     def plot(self, sweep_table=None, snapshot=None):
         """Errors and −Û of ``sweep_table`` with the marker of ``snapshot`` (a static overlay)."""
@@ -587,7 +605,7 @@ class CurvesView(TabView):
     def __panel__(self):
         return pn.Column(
             self.progress(),
-            pn.Row(self.curves_pane, self.param_pane),
+            pn.Row(self.curves_pane, self.param_pane),  # a Row: in a FlexBox these panes, empty at first, kept 0 px
             *self.cases_panes,
             export_buttons(self, "curves"),
             math_markdown(CURVES_MD, sizing_mode="stretch_width"),
@@ -708,12 +726,13 @@ class SampleView(_PlaneView):
         return "\n".join(rows)
 
     def __panel__(self):
-        return pn.Row(
+        return pn.FlexBox(
             pn.Column(self._plane_widget(), self.map_pane, export_buttons(self, "one_sample")),
             pn.Column(self.zoom_pane,
                       pn.Row(self._pane(pn.pane.Markdown(width=290), self.details, (self.state, "snapshot"),
                                         (self, "selected")),
                              math_markdown(SAMPLE_MD, width=290))),
+            sizing_mode="stretch_width",
         )
 
 

@@ -40,6 +40,7 @@ from buviz.figures import (  # noqa: F401  (the modules register their figures)
     uncertainty,
 )
 from buviz.figures._base import ALIASES, PAPERS, REGISTRY, PaperFigure
+from buviz.plots import style
 from buviz.plots._matplotlib import FONT_SIZE, FORMATS, OKABE_ITO, figure_bytes, layout_problems, to_matplotlib
 from buviz.plots._matplotlib import draw as _draw
 from buviz.plots._matplotlib import save as _save
@@ -115,8 +116,14 @@ def render(name: str, **params):
     InvalidParameterError
         For an unknown parameter (the message lists the accepted ones) or a bad value (it names the
         figure, the parameter and what it accepts).
+
+    Notes
+    -----
+    On screen (Bokeh) a figure is drawn at its export size, each panel of a layout getting its share
+    (:func:`buviz.plots.style.screen_sized`), so that no plot frame is squeezed by its axes and legend.
     """
-    return instance(name, **params).build()
+    fig = instance(name, **params)
+    return style.screen_sized(fig.build(), fig.size)
 
 
 def _size(value: float, what: str) -> float:

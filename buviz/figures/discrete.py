@@ -14,7 +14,6 @@ import param
 from buviz import discrete
 from buviz.figures._base import PaperFigure
 from buviz.plots import discrete as dplots
-from buviz.plots import style
 
 __all__ = ["DiscreteTable1", "DiscreteTable2", "DiscreteFig1", "DiscreteFig2"]
 
@@ -83,7 +82,7 @@ class DiscreteFig1(PaperFigure):
     def build(self) -> hv.Overlay:
         n = self.check("n", self.n, 0, self.N)
         tables = {m: discrete.cell_values(m, self.N, self.N, k=self.k) for m in _METHODS}
-        return style.opts(dplots.fig1_estimates(tables, n, self.N), legend_position="top_left")
+        return dplots.fig1_estimates(tables, n, self.N)
 
 
 class DiscreteFig2(PaperFigure):
@@ -97,4 +96,4 @@ class DiscreteFig2(PaperFigure):
     def build(self) -> hv.Overlay:
         p = np.linspace(0, 1, self.n_p)
         S = {m: discrete.rms_deviation(m, self.N, self.k, p) for m in _METHODS}
-        return style.opts(dplots.fig2_rms(p, S), legend_position="top_left")
+        return dplots.fig2_rms(p, S)

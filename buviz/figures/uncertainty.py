@@ -324,7 +324,7 @@ class UncertaintyFig9(PaperFigure):
                                   random_state=self.seed, cache=self.cache, n_jobs=2)
         return style.opts(uplots.error_curves(t, "epoch", columns=("L_te", "L_val", "U_tr", "U_te"),
                                               title="digits, MLP: errors (left) and −Û (right)"),
-                          multi_y=True, legend_position="right")
+                          multi_y=True)  # the legend under the frame (error_curves)
 
 
 class UncertaintyAmplitude(PaperFigure):
@@ -406,7 +406,7 @@ class UncertaintyFig11(PaperFigure):
         el = uplots.error_curves(t0, columns=("L_val", "L_ho", "U_tr"), title=f"{self.dataset}: −Û_tr without T̃")
         if t is not None:
             el = el * uplots.u_curve(t, "U_tr", label="−Û_tr with T̃")
-        return style.opts(el, multi_y=True, legend_position="right")
+        return style.opts(el, multi_y=True, **style.LEGEND_BELOW)  # beside, it took the frame's width
 
 
 class UncertaintyFig12(PaperFigure):

@@ -11,6 +11,9 @@ the near-boundary mean rests (:func:`buviz.uncertainty.proposal2.pair_uncertaint
 - :func:`effective_size_curve` -- n_eff of each pair along the sweep (log scale).
 - :func:`cases_panel` -- both, stacked, for the *Error vs −Û* view.
 
+Pairs are written with the dataset's class names ("A-B"). With many classes (Letter Recognition: up to
+325 pairs) the plots show the most telling pairs (:func:`ranked_pairs`) and say how many there are.
+
 A status where a pair is Case 2 on a handful of effective samples while its neighbours are Case 1
 or 3 is the pattern behind a spike of Û on a near-chance classifier (D. Ha, S. Katagiri, H. Watanabe,
 M. Ohsaki, "An Improved Boundary Uncertainty-Based Estimation for Classifier Evaluation", Journal of
@@ -25,7 +28,8 @@ import pandas as pd
 
 from buviz.plots import style
 
-__all__ = ["CASE_COLORS", "CASE_LABELS", "case_table", "pair_cases", "effective_size_curve", "cases_panel"]
+__all__ = ["CASE_COLORS", "CASE_LABELS", "MAX_PAIRS", "case_table", "pair_label", "ranked_pairs", "pair_cases",
+           "pair_cases_height", "effective_size_curve", "effective_size_points", "cases_panel"]
 
 #: Colours of the separability cases of §4.5 (Okabe-Ito): 1 boundary in an empty band, no error
 #: (U_max); 2 boundary through the data (near-boundary mean); 3 boundary outside the data (U_min).
@@ -39,12 +43,15 @@ def _x_column(table: pd.DataFrame) -> str:
     return "log2_gamma" if "log2_gamma" in table else "epoch"
 
 
-def _one_based(pair) -> str:
-    """A sweep's pair code "k-l" (classes counted from 0) as the explorer writes pairs: from 1."""
-    return "-".join(str(int(c) + 1) for c in str(pair).split("-"))
+def pair_label(pair, classes=None) -> str:
+    """A sweep's pair code "k-l" (class codes from 0) as the plots name classes: "A-B" with the
+    dataset's class names ``classes``, "C1-C2" without (:func:`buviz.plots.displays.class_names`)."""
+    codes = [int(c) for c in str(pair).split("-")]
+    names = list(classes) if classes is not None else [f"C{j + 1}" for j in range(max(codes) + 1)]
+    return "-".join(str(names[c]) for c in codes)
 
 
-def case_table(table: pd.DataFrame | None) -> pd.DataFrame:
+def case_table(table: pd.DataFrame | None, classes=None) -> pd.DataFrame:
     """Return the per-pair separability columns of a sweep table in long form.
 
     Parameters
@@ -52,13 +59,15 @@ def case_table(table: pd.DataFrame | None) -> pd.DataFrame:
     table : pandas.DataFrame or None
         A sweep table with the columns ``pairs_tr``, ``pair_case_tr``, ``pair_n_eff_tr``,
         ``pair_blend_tr`` (lists, one entry per pair of Î*) and ``log2_gamma`` or ``epoch``.
+    classes : sequence of str, optional
+        The class names (class code j -> ``classes[j]``); C1, C2, ... by default.
 
     Returns
     -------
     pandas.DataFrame
-        One row per (status, pair): ``x`` (log₂ γ or epoch), ``pair`` ("k-l", classes from 1 as
-        the explorer counts them), ``case`` (1, 2, 3), ``n_eff``, ``blend`` (λ_kl). Empty (same
-        columns) when the table is None, empty or lacks the columns.
+        One row per (status, pair): ``x`` (log₂ γ or epoch), ``pair`` ("k-l" in class names, see
+        :func:`pair_label`), ``case`` (1, 2, 3), ``n_eff``, ``blend`` (λ_kl). Empty (same columns)
+        when the table is None, empty or lacks the columns.
     """
     cols = ["x", "pair", "case", "n_eff", "blend"]
     if table is None or len(table) == 0 or not set(_COLUMNS) <= set(table.columns):
@@ -67,8 +76,42 @@ def case_table(table: pd.DataFrame | None) -> pd.DataFrame:
     rows = []
     for _, r in table.iterrows():
         for pair, case, n_eff, blend in zip(*(r[c] for c in _COLUMNS), strict=True):
-            rows.append((float(r[x]), _one_based(pair), int(case), float(n_eff), float(blend)))
+            rows.append((float(r[x]), pair_label(pair, classes), int(case), float(n_eff), float(blend)))
     return pd.DataFrame(rows, columns=cols).sort_values(["pair", "x"], kind="stable").reset_index(drop=True)
+
+
+def ranked_pairs(long: pd.DataFrame) -> list[str]:
+    """The pairs of a :func:`case_table`, most telling first: those whose case changes along the sweep
+    (where a spike of Û can come from), then the rest, each group by decreasing mean n_eff."""
+    if not len(long):
+        return []
+    g = long.groupby("pair", sort=False)
+    stats = pd.DataFrame({"steady": g["case"].nunique() == 1, "n_eff": -g["n_eff"].mean()})
+    return list(stats.sort_values(["steady", "n_eff"], kind="stable").index)
+
+
+#: Pairs shown at most by :func:`pair_cases` in a plot of fixed height (the explorer's).
+MAX_PAIRS = 12
+#: Pixels per pair row of :func:`pair_cases`, and the height of its title, axis and legend.
+ROW_PX, FRAME_PX = 20, 110
+
+
+def pair_cases_height(n_pairs: int) -> int:
+    """Height (px) of a :func:`pair_cases` plot with ``n_pairs`` rows: :data:`ROW_PX` a row."""
+    return FRAME_PX + ROW_PX * max(int(n_pairs), 1)
+
+
+def _shown_pairs(long: pd.DataFrame, max_pairs: int | None) -> tuple[pd.DataFrame, list[str], int]:
+    """(rows of the pairs shown, those pairs most telling first, all pairs)."""
+    ranked = ranked_pairs(long)
+    shown = ranked if max_pairs is None else ranked[:max(int(max_pairs), 1)]
+    return long[long["pair"].isin(shown)], shown, len(ranked)
+
+
+def _summary(title: str, shown: int, total: int) -> str:
+    if shown >= total:
+        return title
+    return f"{title}: {shown} of {total} pairs (case changing first, then largest n_eff)"
 
 
 def _x_dimension(table) -> hv.Dimension:
@@ -77,27 +120,35 @@ def _x_dimension(table) -> hv.Dimension:
     return hv.Dimension("x", label=_X_LABELS.get(x, x))
 
 
-def pair_cases(table: pd.DataFrame | None, *, title: str | None = None) -> hv.Overlay:
+def pair_cases(table: pd.DataFrame | None, *, classes=None, max_pairs: int | None = MAX_PAIRS,
+               title: str | None = None) -> hv.Overlay:
     """One row of markers per class pair along the sweep, coloured by the case of §4.5 that dominates Û_kl.
 
     Parameters
     ----------
     table : pandas.DataFrame or None
         A sweep table (see :func:`case_table`); None or empty gives the same layers with no points.
+    classes : sequence of str, optional
+        The class names the pairs are written with (C1, C2, ... by default).
+    max_pairs : int or None
+        Rows shown at most: beyond, the most telling pairs (:func:`ranked_pairs`) and the count of all
+        in the title (Letter Recognition's 26 classes give up to 325 pairs). None: every pair. The
+        plot's height for its rows is :func:`pair_cases_height`.
     title : str, optional
 
     Returns
     -------
     holoviews.Overlay
         One :class:`holoviews.Scatter` per case (label :data:`CASE_LABELS`, colour
-        :data:`CASE_COLORS`) with x = log₂ γ (or epoch), y = the pair's row (ticks "k-l"), hover
-        showing the pair, n_eff and λ_kl.
+        :data:`CASE_COLORS`) with x = log₂ γ (or epoch), y = the pair's row (ticks "k-l", the most
+        telling pair on top), hover showing the pair, n_eff and λ_kl.
     """
-    long, xd = case_table(table), _x_dimension(table)
+    long, xd = case_table(table, classes), _x_dimension(table)
+    long, labels, total = _shown_pairs(long, max_pairs)
     # the pair on a numeric axis (row 0, 1, ... labelled "k-l"): a live plot keeps one kind of axis
     # whatever pairs the next sweep table brings (a categorical axis cannot start empty)
-    labels = list(dict.fromkeys(long["pair"]))
-    long = long.assign(row=long["pair"].map({p: n for n, p in enumerate(labels)}).astype(float))
+    rows = {p: float(len(labels) - 1 - n) for n, p in enumerate(labels)}
+    long = long.assign(row=long["pair"].map(rows).astype(float))
     yd = hv.Dimension("row", label="class pair (k-l)")
     layers = []
     for case in (1, 2, 3):
@@ -105,18 +156,23 @@ def pair_cases(table: pd.DataFrame | None, *, title: str | None = None) -> hv.Ov
         el = hv.Scatter(d, xd, [yd, "pair", "n_eff", "blend"], label=CASE_LABELS[case])
         layers.append(style.opts(el, color=CASE_COLORS[case], size=12, marker="square", line_color="black",
                                  tools=["hover"]))
-    overlay = style.opts(hv.Overlay(layers), title=title or "Separability case of each pair (eq 39, §4.5)",
-                         legend_position="right", framewise=True, yticks=list(enumerate(labels)) or [(0, "")])
+    ticks = [(rows[p], p) for p in labels] or [(0, "")]
+    title = _summary(title or "Separability case of each pair (eq 39, §4.5)", len(labels), total)
+    overlay = style.opts(hv.Overlay(layers), title=title, legend_position="right", framewise=True, yticks=ticks,
+                         ylim=(-0.7, max(len(labels), 1) - 0.3))
     return overlay
 
 
-def effective_size_curve(table: pd.DataFrame | None, *, title: str | None = None) -> hv.Overlay:
+def effective_size_curve(table: pd.DataFrame | None, *, classes=None, max_pairs: int | None = MAX_PAIRS,
+                         title: str | None = None) -> hv.Overlay:
     """The effective number of near-boundary samples n_eff of each pair along the sweep.
 
     Parameters
     ----------
     table : pandas.DataFrame or None
         A sweep table (see :func:`case_table`); None or empty gives one empty curve.
+    classes, max_pairs
+        As for :func:`pair_cases` (the same pairs are shown).
     title : str, optional
 
     Returns
@@ -124,21 +180,22 @@ def effective_size_curve(table: pd.DataFrame | None, *, title: str | None = None
     holoviews.Overlay
         One curve per pair (log y axis; zeros are left out), with markers coloured by case.
     """
-    long, xd = case_table(table), _x_dimension(table)
+    long, xd = case_table(table, classes), _x_dimension(table)
+    long, pairs, total = _shown_pairs(long, max_pairs)
     yd = hv.Dimension("n_eff", label="effective near-boundary samples n_eff")
     layers = []
-    pairs = list(dict.fromkeys(long["pair"]))
     for n, pair in enumerate(pairs):
         d = long[(long["pair"] == pair) & (long["n_eff"] > 0)]
         layers.append(style.opts(hv.Curve(d, xd, [yd, "case", "blend"], label=f"pair {pair}"),
-                                 color=style.PALETTE[n % len(style.PALETTE)], line_width=2, tools=["hover"]))
+                                 color=style.class_color(n), line_width=2, tools=["hover"]))
     if not pairs:
         layers.append(hv.Curve(([], []), xd, yd, label="n_eff"))
-    return style.opts(hv.Overlay(layers), title=title or "Effective near-boundary sample size per pair",
-                      logy=True, legend_position="right", framewise=True)
+    title = _summary(title or "Effective near-boundary sample size per pair", len(pairs), total)
+    return style.opts(hv.Overlay(layers), title=title, logy=True, legend_position="right", framewise=True)
 
 
-def effective_size_points(table: pd.DataFrame | None, *, title: str | None = None) -> hv.Scatter:
+def effective_size_points(table: pd.DataFrame | None, *, classes=None, max_pairs: int | None = MAX_PAIRS,
+                          title: str | None = None) -> hv.Scatter:
     """n_eff of every pair along the sweep as one element, coloured by pair.
 
     The same numbers as :func:`effective_size_curve` in a structure that does not depend on the data
@@ -149,6 +206,8 @@ def effective_size_points(table: pd.DataFrame | None, *, title: str | None = Non
     ----------
     table : pandas.DataFrame or None
         A sweep table (see :func:`case_table`); None or empty gives an empty element.
+    classes, max_pairs
+        As for :func:`pair_cases` (the same pairs are shown).
     title : str, optional
 
     Returns
@@ -156,15 +215,19 @@ def effective_size_points(table: pd.DataFrame | None, *, title: str | None = Non
     holoviews.Scatter
         x = log₂ γ (or epoch), y = n_eff > 0 (log axis), colour = the pair, hover with the case and λ_kl.
     """
-    long, xd = case_table(table), _x_dimension(table)
+    long, xd = case_table(table, classes), _x_dimension(table)
+    long, pairs, total = _shown_pairs(long, max_pairs)
     long = long[long["n_eff"] > 0]
     yd = hv.Dimension("n_eff", label="effective near-boundary samples n_eff")
     el = hv.Scatter(long, xd, [yd, hv.Dimension("pair", label="class pair (k-l)"), "case", "blend"])
-    return style.opts(el, color="pair", cmap=list(style.PALETTE), size=8, tools=["hover"], logy=True,
-                      title=title or "Effective near-boundary sample size per pair", framewise=True)
+    title = _summary(title or "Effective near-boundary sample size per pair", len(pairs), total)
+    return style.opts(el, color="pair", cmap=list(style.CLASS_COLORS), size=8, tools=["hover"], logy=True,
+                      title=title, framewise=True)
 
 
-def cases_panel(table: pd.DataFrame | None) -> hv.Layout:
-    """:func:`pair_cases` above :func:`effective_size_curve`, sharing the sweep's x axis."""
-    return hv.Layout([pair_cases(table), effective_size_curve(table)]).cols(1)
-
+def cases_panel(table: pd.DataFrame | None, *, classes=None, max_pairs: int | None = 40) -> hv.Layout:
+    """:func:`pair_cases` above :func:`effective_size_curve`, sharing the sweep's x axis; the case
+    plot is :func:`pair_cases_height` tall for the pairs it shows (at most ``max_pairs``)."""
+    n = len(_shown_pairs(case_table(table, classes), max_pairs)[1])
+    return hv.Layout([pair_cases(table, classes=classes, max_pairs=max_pairs).opts(height=pair_cases_height(n)),
+                      effective_size_curve(table, classes=classes, max_pairs=max_pairs)]).cols(1)

@@ -54,7 +54,8 @@ def fig1_estimates(tables: Mapping[str, np.ndarray], n: int, N: int, *, units: s
         elements.append(style.opts(hv.Curve((m, y), "m", "x[n, m]", label=label), color=color))
         elements.append(style.opts(hv.Scatter((m, y), "m", "x[n, m]", label=label), color=color, size=5))
     ylabel = "N·x[n, m] (errors)" if units == "count" else "x[n, m] (probability)"
-    return style.opts(hv.Overlay(elements), title=f"Fig 1: per-cell estimates at n = {n}", ylabel=ylabel)
+    return style.opts(hv.Overlay(elements), title=f"Fig 1: per-cell estimates at n = {n}", ylabel=ylabel,
+                      **style.LEGEND_BELOW)  # under the frame: inside, it covers the curves
 
 
 def fig2_rms(p: np.ndarray, S: Mapping[str, np.ndarray], *, p_mark: float | None = None) -> hv.Overlay:
@@ -65,7 +66,8 @@ def fig2_rms(p: np.ndarray, S: Mapping[str, np.ndarray], *, p_mark: float | None
     ]
     if p_mark is not None:
         elements.append(style.opts(hv.VLine(float(p_mark)), color="#777777", line_dash="dashed"))
-    return style.opts(hv.Overlay(elements), title="Fig 2: RMS deviation S against p")
+    return style.opts(hv.Overlay(elements), title="Fig 2: RMS deviation S against p",
+                      **style.LEGEND_BELOW)  # under the frame: inside, it covers the curves
 
 
 def mc_points(frame: pd.DataFrame) -> hv.Overlay:

@@ -295,10 +295,7 @@ class _Plane:
         if self.projection is None:
             self.axis_names = list(getattr(dataset, "feature_names", None) or ["x1", "x2"])[:2]
         else:
-            share = self.projection.explained_variance_ratio
-            self.axis_names = [
-                f"{n} ({100 * v:.0f} % of the variance)" for n, v in zip(self.projection.axis_names, share, strict=True)
-            ]
+            self.axis_names = list(self.projection.axis_labels)
 
     def __call__(self, X) -> np.ndarray:
         X = np.asarray(X, dtype=float)
@@ -392,7 +389,7 @@ def _class_points(X, y, classes, feature_names):
 def _f_points(X, f, feature_names):
     c = pb.symmetric_limit(f)
     el = pb.shift_map(X, f, c, colorbar=True, feature_names=feature_names, size=4)
-    return style.opts(el.get(0).relabel("T"), show_legend=True)
+    return style.opts(el.get(0).relabel(pb.TRAINING_LABEL), show_legend=True)
 
 
 def _near_points(X, pairs, classes, feature_names, title=None):

@@ -1,6 +1,7 @@
 """One style for the screen (Bokeh) and the static export (Matplotlib).
 
-One palette -- Okabe & Ito's colour-blind-safe eight colours -- and the semantic styles of the papers'
+One palette -- Okabe & Ito's colour-blind-safe eight colours, extended for many classes by Glasbey's
+categorical colours -- and the semantic styles of the papers'
 figures built from it: a colour and dash per estimator or sweep column, class colours, B(Λ) and the
 Bayes boundary B*, the colour map of the probability weights and the diverging map of f(x;Λ). The
 builders of :mod:`buviz.plots` set their options through :func:`opts`, which gives every element the
@@ -11,6 +12,10 @@ References
 ----------
 M. Okabe, K. Ito, "Color Universal Design (CUD): how to make figures and presentations that are
 friendly to colorblind people", J*FLY, 2008, https://jfly.uni-koeln.de/color/.
+
+C. Glasbey, G. van der Heijden, V. F. K. Toh, A. Gray, "Colour displays for categorical images",
+Color Research & Application 32(4), 304-309, 2007 (doi:10.1002/col.20327); the palettes of colorcet
+(P. Kovesi, "Good colour maps: how to design them", arXiv:1509.03700, 2015).
 """
 
 from __future__ import annotations
@@ -18,20 +23,67 @@ from __future__ import annotations
 import holoviews as hv
 import holoviews.plotting.bokeh  # noqa: F401  (registers the bokeh backend so .opts works headless)
 import holoviews.plotting.mpl  # noqa: F401  (registers the matplotlib backend; the current one stays bokeh)
+import numpy as np
+from colorcet import glasbey_dark
 from holoviews import Store
 
 __all__ = ["OKABE_ITO", "PALETTE", "CLASS_COLORS", "BOUNDARY_COLOR", "BAYES_COLOR", "HIGHLIGHT_COLOR",
            "WEIGHT_CMAP", "DIVERGING_CMAP", "SEQUENTIAL_CMAP", "CURVE_STYLES", "AMPLITUDE_PALETTE", "METHOD_COLORS",
            "NEG_U", "COLOR_WORDS",
-           "opts"]
+           "CLASS_DELTA_E", "cie_lab", "class_color", "opts", "SCREEN_DPI", "screen_sized", "LEGEND_BELOW"]
 
 #: Okabe & Ito (2008) colour-blind-safe palette: orange, sky blue, bluish green, yellow, blue,
 #: vermillion, reddish purple, black.
 OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000")
 #: Colours of curves, estimators and settings in order (the palette without yellow first, then grey).
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#777777")
-#: Class colours: class 1 orange, class 2 blue (the papers' yellow and purple), then the rest.
-CLASS_COLORS = ("#E69F00", "#0072B2", "#CC79A7", "#D55E00", "#56B4E9", "#009E73", "#F0E442", "#777777")
+
+
+def cie_lab(colors) -> np.ndarray:
+    """CIE L*a*b* coordinates (D65 white) of ``#rrggbb`` colours: an (n, 3) array.
+
+    Euclidean distances between rows are CIE76 colour differences ΔE*ab (about 2.3 is a just
+    noticeable difference; tens are colours told apart at a glance).
+    """
+    rgb = np.array([[int(c.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)] for c in colors], dtype=float)
+    lin = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    to_xyz = np.array([[0.4124564, 0.3575761, 0.1804375], [0.2126729, 0.7151522, 0.0721750],
+                       [0.0193339, 0.1191920, 0.9503041]])
+    xyz = lin @ to_xyz.T / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.column_stack([116 * f[:, 1] - 16, 500 * (f[:, 0] - f[:, 1]), 200 * (f[:, 1] - f[:, 2])])
+
+
+#: Least CIE76 difference ΔE*ab between any two class colours.
+CLASS_DELTA_E = 20.0
+#: Lightest class colour allowed (L*): lighter ones vanish on the white page and in the tinted regions.
+_CLASS_MAX_L = 82.0
+
+
+def _class_colors(first, extra) -> tuple[str, ...]:
+    """``first``, then each colour of ``extra`` (in order) at least :data:`CLASS_DELTA_E` from every colour
+    kept so far and no lighter than ``_CLASS_MAX_L``."""
+    kept = list(first)
+    lab = cie_lab(kept)
+    for c in extra:
+        c_lab = cie_lab([c])
+        if c_lab[0, 0] <= _CLASS_MAX_L and np.linalg.norm(lab - c_lab, axis=1).min() >= CLASS_DELTA_E:
+            kept.append(c.upper())
+            lab = np.vstack([lab, c_lab])
+    return tuple(kept)
+
+
+#: Class colours: class 1 orange, class 2 blue (the papers' yellow and purple), then Okabe & Ito's
+#: reddish purple, vermillion, sky blue and bluish green, then Glasbey's dark categorical colours
+#: (colorcet ``glasbey_dark``), each at least ΔE*ab = 20 from all before it: 68 colours, so that
+#: Letter's 26 classes get 26 colours told apart.
+CLASS_COLORS = _class_colors(("#E69F00", "#0072B2", "#CC79A7", "#D55E00", "#56B4E9", "#009E73"), glasbey_dark)
+
+
+def class_color(j: int) -> str:
+    """The colour of class code ``j`` (cycled past :data:`CLASS_COLORS`)."""
+    return CLASS_COLORS[int(j) % len(CLASS_COLORS)]
+
 #: B(Λ), the classifier's boundary (solid).
 BOUNDARY_COLOR = "#009E73"
 #: B*, the Bayes boundary (dashed).
@@ -63,6 +115,9 @@ AMPLITUDE_PALETTE = ("#9ecae1", "#6baed6", "#3182bd", "#0072B2", "#08519c", "#08
 #: The discrete case's four estimators.
 METHOD_COLORS = {"resubstitution": "#D55E00", "loo": "#0072B2", "bootstrap632": "#009E73",
                  "balanced_optimal": "#000000"}
+#: Options of a legend under the frame, in two columns: beside the frame it would take the frame's width
+#: (a twin-axis panel of a three-panel figure kept a frame tens of pixels wide), inside it covers curves.
+LEGEND_BELOW = {"legend_position": "bottom", "legend_cols": 2}
 #: Name of the −Û value dimension: elements on it go to the right-hand axis of the static export.
 NEG_U = "neg_U"
 
@@ -163,3 +218,34 @@ def opts(el, **kw):
         el = el.map(lambda e: e.opts(framewise=True, backend="bokeh"), hv.Element)
     mpl = _matplotlib_options(el, kw)
     return el.opts(backend="matplotlib", **mpl) if mpl else el
+
+
+#: Pixels per inch of a figure's export size on screen: the Figures tab draws a figure of w × h inches
+#: export size at ``w·SCREEN_DPI`` × ``h·SCREEN_DPI`` pixels.
+SCREEN_DPI = 100
+
+
+def screen_sized(obj, size: tuple[float, float], *, dpi: float = SCREEN_DPI):
+    """``obj`` with each panel's Bokeh width and height set from the figure's export ``size`` (inches):
+    the panels of a layout share the figure's width by column and its height by row, so that a
+    figure shows on screen in the proportions of its export, whatever the plots' defaults.
+
+    Parameters
+    ----------
+    obj : HoloViews element, overlay or layout
+    size : (width, height) in inches, e.g. ``PaperFigure.size``
+    dpi : pixels per inch on screen
+
+    Returns
+    -------
+    The same object with the sizes set on its panels; anything else (a table) unchanged.
+    """
+    if not isinstance(obj, (hv.Element, hv.Overlay, hv.NdOverlay, hv.Layout)):
+        return obj
+    panels = list(obj) if isinstance(obj, hv.Layout) else [obj]
+    cols = min(getattr(obj, "_max_cols", None) or 4, len(panels)) if isinstance(obj, hv.Layout) else 1
+    rows = -(-len(panels) // cols)
+    width, height = round(size[0] * dpi / cols), round(size[1] * dpi / rows)
+    for p in panels:  # in place: the layout keeps its own options (columns, shared axes)
+        p.opts(width=width, height=height, responsive=False, backend="bokeh", clone=False)
+    return obj

@@ -32,6 +32,8 @@ from buviz.plots import style
 
 __all__ = [
     "CLASS_COLORS",
+    "TRAINING_LABEL",
+    "legend_order",
     "BOUNDARY_COLOR",
     "BAYES_COLOR",
     "sample_space_layers",
@@ -96,7 +98,7 @@ def _n_classes(y: np.ndarray, classes) -> int:
 
 
 def _class_cmap(names: Sequence[str]) -> dict[str, str]:
-    return {n: CLASS_COLORS[j % len(CLASS_COLORS)] for j, n in enumerate(names)}
+    return {n: style.class_color(j) for j, n in enumerate(names)}
 
 
 # -- boundaries -----------------------------------------------------------------------------------
@@ -152,14 +154,33 @@ def boundary_path(
     )
 
 
+#: Legend label of the training set T (never a bare "T": a class may be called T, as in Letter Recognition).
+TRAINING_LABEL = "training set T"
+
+
+def legend_order(y) -> np.ndarray:
+    """A permutation of the samples that puts the first sample of each class in front, by class code,
+    and leaves the rest in their order: Bokeh lists the classes of a colour-mapped glyph in the order
+    they first appear, so the legend reads class 1, 2, ... while the drawing order barely changes."""
+    y = np.asarray(y, dtype=int)
+    if not len(y):
+        return np.arange(0)
+    _, first = np.unique(y, return_index=True)  # sorted by class code
+    rest = np.setdiff1d(np.arange(len(y)), first, assume_unique=True)
+    return np.concatenate([first, rest])
+
+
 def training_points(
-    X, y, classes=None, *, size: float = 4, alpha: float = 0.75, label: str = "T", feature_names=None
+    X, y, classes=None, *, size: float = 4, alpha: float = 0.75, label: str = TRAINING_LABEL, feature_names=None
 ) -> hv.Points:
-    """Training points coloured by class (categorical colour map)."""
+    """Training points coloured by class (categorical colour map); the legend lists the classes in
+    their order (:func:`legend_order`)."""
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=int)
     n_classes = _n_classes(y, classes)
     names = _class_names(n_classes, classes)
+    order = legend_order(y)
+    X, y = X[order] if len(X) else X, y[order]
     labels = np.array(names, dtype=object)[y] if len(y) else np.array([], dtype=object)
     data = {"x1": X[:, 0], "x2": X[:, 1], "class": labels}
     return style.opts(
@@ -181,7 +202,7 @@ def region_rgba(predicted, n_classes: int, alpha: float = 0.16) -> np.ndarray:
     ``CLASS_COLORS[j]`` (cycled) at opacity ``alpha``."""
     lut = np.zeros((max(int(n_classes), 1), 4), dtype=np.uint8)
     for j in range(len(lut)):
-        c = CLASS_COLORS[j % len(CLASS_COLORS)].lstrip("#")
+        c = style.class_color(j).lstrip("#")
         lut[j] = [int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16), round(255 * alpha)]
     return lut[np.asarray(predicted, dtype=np.intp)]
 
@@ -578,8 +599,18 @@ def error_curves(
     same layers while a sweep fills in. ``current`` draws a vertical line and markers on L_te and
     −Û_tr at that status (when the table has a row there).
     """
-    el = error_curve_layers(table, x, columns=columns) * current_status_layers(table, x, current)
-    return style.opts(el, multi_y=True, title=title, legend_position="right", framewise=True)
+    el = _drawn_in_legend(error_curve_layers(table, x, columns=columns) * current_status_layers(table, x, current))
+    return style.opts(el, multi_y=True, title=title, framewise=True, **style.LEGEND_BELOW)
+
+
+
+def _drawn_in_legend(overlay: hv.Overlay) -> hv.Overlay:
+    """``overlay`` with no legend entry for a layer that draws nothing (an absent column, no current
+    status): a legend lists only what the plot shows."""
+    return hv.Overlay([
+        el.opts(show_legend=False, backend="bokeh") if len(el) == 0 and not isinstance(el, hv.VLine) else el
+        for el in overlay
+    ])
 
 
 _PARAMETRIC_MARKERS = {"L_te": "circle", "L_val": "square", "L_ho": "triangle", "L_tr": "inverted_triangle"}
@@ -684,7 +715,7 @@ def cluster_layers(
     n_classes = _n_classes(y, classes)
     names = _class_names(n_classes, classes)
     base = style.opts(
-        training_points(X, y, names, alpha=0.18, size=3, feature_names=feature_names, label="T"),
+        training_points(X, y, names, alpha=0.18, size=3, feature_names=feature_names),
         show_legend=False,
     )  # one legend entry per class: the cluster members carry it
     nbr = np.asarray(neighbours if neighbours is not None and index is not None else [], dtype=int)
@@ -775,7 +806,7 @@ def cluster_zoom(
     layers.append(band)
     for cls in pair:
         sel = labels == cls
-        color = CLASS_COLORS[cls % len(CLASS_COLORS)]
+        color = style.class_color(cls)
         if h > 0 and sel.any():
             z = (t[None, :] - F[sel, None]) / h
             kern = np.exp(-0.5 * z * z) / np.sqrt(2 * np.pi)
@@ -815,8 +846,10 @@ def cluster_zoom(
         )
     )
     layers.append(style.opts(hv.VLine(0.0, kdims=[fd, kd]), color=BOUNDARY_COLOR, line_width=2.5))
+    # the legend under the frame, in three columns: beside it, it took a third of the panel's width
     return style.opts(
-        hv.Overlay(layers), title=title, legend_position="right", xlim=(t[0], t[-1]), ylim=(0, 0.5), framewise=True
+        _drawn_in_legend(hv.Overlay(layers)), title=title, xlim=(t[0], t[-1]), ylim=(0, 0.5), framewise=True,
+        **{**style.LEGEND_BELOW, "legend_cols": 3},
     )
 
 

@@ -10,6 +10,7 @@ from buviz.app import state as st
 from buviz.app.layout import tab_views
 from buviz.app.state import ExplorerState
 from buviz.app.uncertainty import CurvesView, SampleSpaceView, SampleView, ShiftView, WeightsView, numbers_markdown
+from buviz.plots import uncertainty as pb
 
 hv.extension("bokeh")
 
@@ -142,7 +143,9 @@ def test_real_dataset_is_shown_in_a_plane_fitted_on_T():
     Z = fit_projection(snap.ds.X_train).transform(snap.ds.X_train)
     view = SampleSpaceView(state=s)
     layers = {e.label: e for e in view.plot(snap) if e.label}
-    np.testing.assert_allclose(np.column_stack([layers["T"].dimension_values(i) for i in (0, 1)]), Z)
+    pts = layers[pb.TRAINING_LABEL]  # in legend order: the first sample of each class in front
+    np.testing.assert_allclose(np.column_stack([pts.dimension_values(i) for i in (0, 1)]),
+                               Z[pb.legend_order(snap.ds.y_train)])
     near = layers["near-boundary (k̂ > 0)"]
     assert len(near) == int(np.sum(snap.result.near_boundary_weights > 0)) > 0
     assert len(layers["B(Λ)"].split()) in (0, 1) and not layers["B(Λ)"].data  # no boundary curve in the plane
@@ -400,9 +403,10 @@ def test_pair_table_shows_the_blend_case_and_effective_size_under_shrinkage(stat
     view._snap = lambda: dataclasses.replace(s, result=r)
     lines = view.pair_text().splitlines()
     assert "λ_kl" in lines[0] and "case" in lines[0] and "n_eff" in lines[0] and "weighted" not in lines[0]
+    names = [f"C{j + 1}" for j in range(s.ds.n_classes)]  # a mixture's classes, as the plots name them
     for n, (k, l) in enumerate(r.pairs):
         cells = [c.strip() for c in lines[2 + n].strip("|").split("|")]
-        assert cells[0] == f"({k + 1},{l + 1})"
+        assert cells[0] == f"({names[k]}, {names[l]})"
         assert float(cells[4]) == pytest.approx(r.pair_blend[n], abs=5e-4)
         assert int(cells[5]) == int(r.pair_case[n]) and cells[5] in {"1", "2", "3"}
         assert float(cells[6]) == pytest.approx(r.pair_effective_size[n], abs=0.05)
@@ -432,5 +436,5 @@ def test_curves_tab_hosts_the_cases_panel_of_the_sweep_table():
     sent = []
     view._cases_pipe.add_subscriber(lambda **kw: sent.append(kw))
     s.log2_gamma = 2  # a status step: the marker moves, the cases plots get nothing
-    assert sent == [] and view._cases_pipe.data is t
+    assert sent == [] and view._cases_pipe.data[0] is t  # (sweep table, class names)
     s.close()

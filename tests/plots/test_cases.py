@@ -41,7 +41,7 @@ def test_case_strip_places_each_pair_status_in_its_case_layer(separable_sweep):
     for case, s in zip((1, 2, 3), scatters, strict=True):
         expect = sorted(float(x) for x, c in zip(t["log2_gamma"], t["pair_case_tr"], strict=True) if c[0] == case)
         assert sorted(s.dimension_values("x")) == expect
-        assert set(s.dimension_values("pair")) <= {"1-2"}  # classes counted from 1, as the explorer writes them
+        assert set(s.dimension_values("pair")) <= {"C1-C2"}  # the class names, as the other plots write them
     fig = hv.render(cases.cases_panel(t), backend="bokeh")
     assert fig is not None
 
@@ -55,7 +55,7 @@ def test_effective_size_curve_one_curve_per_pair_without_zeros():
     long = cases.case_table(t)
     assert len(long) == 6 and list(long.columns) == ["x", "pair", "case", "n_eff", "blend"]
     curves = [e for e in cases.effective_size_curve(t) if isinstance(e, hv.Curve)]
-    assert [c.label for c in curves] == ["pair 1-2", "pair 1-3"]
+    assert [c.label for c in curves] == ["pair C1-C2", "pair C1-C3"]
     np.testing.assert_array_equal(curves[0].dimension_values("n_eff"), [500.0, 120.0, 3.0])
     np.testing.assert_array_equal(curves[1].dimension_values("x"), [0.0, 2.0])  # n_eff = 0 left out (log axis)
     scatters = [e for e in cases.pair_cases(t) if isinstance(e, hv.Scatter)]

@@ -98,8 +98,9 @@ def test_sample_space_at_d5_shows_T_in_its_plane_with_the_near_boundary_samples_
     d = SampleSpaceDisplay.from_result(r0, ds)
     Z = fit_projection(ds.X_train).transform(ds.X_train)
     layers = {e.label: e for e in d.element() if e.label}
-    pts = layers["T"]
-    np.testing.assert_allclose(np.column_stack([pts.dimension_values(0), pts.dimension_values(1)]), Z)
+    pts = layers[pb.TRAINING_LABEL]  # in legend order: the first sample of each class in front
+    np.testing.assert_allclose(np.column_stack([pts.dimension_values(0), pts.dimension_values(1)]),
+                               Z[pb.legend_order(ds.y_train)])
     pos = r0.near_boundary_weights > 0
     near = layers["near-boundary (k̂ > 0)"]
     assert len(near) == pos.sum() > 0
@@ -115,6 +116,7 @@ def test_sample_space_at_d5_shows_T_in_its_plane_with_the_near_boundary_samples_
     f = SampleSpaceDisplay.from_result(r0, ds, color_by="f", projection="lda")
     np.testing.assert_allclose(f.element().get(1).dimension_values("f"), r0.f_train)
     assert f.plane.projection.axis_names == ("LD1", "LD2")
+    assert f.element().get(1).kdims[0].label == "LD1 (discriminant axis)"  # not a share of variance
     (x0, x1), (y0, y1) = f.opts["xlim"], f.opts["ylim"]
     Zl = f.plane.X_train
     assert x0 < Zl[:, 0].min() < Zl[:, 0].max() < x1 and y0 < Zl[:, 1].min() < Zl[:, 1].max() < y1
@@ -166,7 +168,9 @@ def test_one_sample_display_follows_the_selection(gmm, five_d):
         np.testing.assert_allclose(np.sort(spikes), np.sort(view["F"]))
         cluster = d.map.element(["cluster"])
         members = [e for e in cluster if e.label == "N^M(x)"][0]
-        np.testing.assert_allclose(members.dimension_values(0), d.plane(ds.X_train[view["neighbours"]])[:, 0])
+        nbr = np.asarray(view["neighbours"])
+        np.testing.assert_allclose(members.dimension_values(0),  # in legend order (pb.legend_order)
+                                   d.plane(ds.X_train[nbr[pb.legend_order(ds.y_train[nbr])]])[:, 0])
         # the kernel estimate of each class of the pair, k̂^m(t)/M, read at t = 0 gives k̂^m(x)/M
         est = {e.label: e for e in d.zoom.element() if isinstance(e, hv.Curve)}
         names = [str(c) for c in (ds.classes if ds.model is None else [f"C{j + 1}" for j in range(ds.n_classes)])]

@@ -1,0 +1,120 @@
+"""What a lecturer sees, measured in headless Chromium: every registered figure of the *Figures* tab
+draws plot frames of a readable width (Bokeh's own frame boxes, read from its views), and at projector
+sizes (1280 × 720, 1024 × 768) the γ slider and every tab header are on screen without horizontal
+scrolling, and every tab opens."""
+
+import pytest
+
+from buviz import figures
+
+from .conftest import ExplorerServer, close_page, require_browser
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+#: The narrowest plot frame (px) a figure may draw at 1600 px wide: below it tick labels overprint.
+MIN_FRAME = 150
+
+#: The frame boxes (px) of the Bokeh plots laid out and shown on the page, read from BokehJS's views.
+FRAMES_JS = """() => [...Bokeh.index.query(v => ['Figure', 'Plot'].includes(v.model.constructor.__name__))]
+  .filter(v => v.el.isConnected && v.el.offsetParent !== null)
+  .map(v => ({title: v.model.title && v.model.title.text ? v.model.title.text : '',
+              width: v.frame.bbox.width, height: v.frame.bbox.height}))"""
+
+#: Slider-less check of horizontal overflow: the page and the template's main area.
+OVERFLOW_JS = """() => {
+  const main = document.querySelector('#main') || document.body;
+  return {page: document.documentElement.scrollWidth - window.innerWidth,
+          main: main.scrollWidth - main.clientWidth};
+}"""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    require_browser()
+    srv = ExplorerServer(tmp_path_factory.mktemp("legibility"), query="?n_train=200&M=20", timeout=120)
+    yield srv
+    srv.stop()
+
+
+def _open(browser, server, width: int, height: int):
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.console_errors = []
+    page.on("pageerror", lambda e: page.console_errors.append(str(e)))
+    page.goto(server.url + "?n_train=200&M=20")
+    page.wait_for_selector("canvas", timeout=120_000)
+    return page
+
+
+def _gamma_slider_box(page) -> dict:
+    """The box of the γ slider's track: the slider right under its title."""
+    title = page.get_by_text("log₂ γ (RBF kernel)").first
+    title.wait_for(state="visible", timeout=60_000)
+    t = title.bounding_box()
+    sliders = page.locator(".noUi-target")
+    boxes = [sliders.nth(i).bounding_box() for i in range(sliders.count())]
+    below = [b for b in boxes if b and 0 <= b["y"] - t["y"] < 80]
+    assert below, "no slider under the γ title"
+    return min(below, key=lambda b: b["y"])
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1024, 768)], ids=["1280x720", "1024x768"])
+def test_projector_sizes_show_the_gamma_slider_and_every_tab(browser, server, size):
+    width, height = size
+    page = _open(browser, server, width, height)
+    try:
+        g = _gamma_slider_box(page)
+        assert g["y"] >= 0 and g["y"] + g["height"] <= height, f"γ slider at y = {g['y']:.0f} (screen {height})"
+        assert g["x"] >= 0 and g["x"] + g["width"] <= width
+        overflow = page.evaluate(OVERFLOW_JS)
+        assert overflow["page"] <= 0 and overflow["main"] <= 0, overflow
+        tabs = page.locator(".bk-tab")
+        names = [tabs.nth(i).inner_text().strip() for i in range(tabs.count())]
+        assert len(names) == 10
+        for i, name in enumerate(names):
+            box = tabs.nth(i).bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width, f"tab {name!r}: {box}"
+            assert box["y"] + box["height"] <= height, f"tab {name!r} below the screen: {box}"
+        for name in names:  # each opens by a click where it is (no scrolling of the strip)
+            tab = page.locator(".bk-tab", has_text=name).first
+            tab.click(timeout=10_000)
+            page.wait_for_timeout(500)
+            assert "bk-active" in (tab.get_attribute("class") or ""), name
+            assert page.evaluate(OVERFLOW_JS)["page"] <= 0, f"horizontal scroll after opening {name!r}"
+        assert page.console_errors == []
+    finally:
+        close_page(page)
+
+
+def _render(page, key: str) -> list[dict]:
+    """Select ``key`` in the Figures tab, press Render, wait until it is shown and laid out; its frames."""
+    cls = figures.REGISTRY[key]
+    page.locator(".bk-input-group", has_text="Figure").locator("select").first.select_option(
+        label=f"{cls.description} ({key})")
+    page.get_by_role("button", name="Render").click()
+    shown = page.locator(".buviz-gallery-shown").get_by_text(key, exact=True)  # "Shown: `key`"
+    shown.wait_for(state="visible", timeout=120_000)
+    page.wait_for_function(f"() => {{ const f = ({FRAMES_JS})(); return f.length > 0 && f.every(x => x.width > 0); }}",
+                           timeout=60_000)
+    page.wait_for_timeout(300)  # a layout pass more: the frames settle
+    return page.evaluate(FRAMES_JS)
+
+
+def test_every_gallery_figure_draws_readable_frames(browser, server):
+    page = _open(browser, server, 1600, 1000)
+    keys = [k for k in figures.REGISTRY if not k.endswith(("table1", "table2", "table3", "table3_real"))]
+    narrow = {}
+    try:
+        page.locator(".bk-tab", has_text="Figures").first.click()
+        page.locator(".bk-input-group", has_text="Figure").locator("select").first.wait_for(state="visible",
+                                                                                             timeout=90_000)
+        for key in keys:
+            frames = _render(page, key)
+            small = [(f["title"], round(f["width"]), round(f["height"])) for f in frames
+                     if f["width"] < MIN_FRAME or f["height"] < 100]
+            if small:
+                narrow[key] = small
+        assert narrow == {}, f"plot frames narrower than {MIN_FRAME} px (or lower than 100 px): {narrow}"
+        assert page.console_errors == []
+    finally:
+        close_page(page)
+    assert "AttributeError" not in server.text()
