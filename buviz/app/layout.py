@@ -83,6 +83,19 @@ def dataset_size_text(snapshot) -> str:
     return f"{sizes} *(fixed by this dataset)*" if fixed else sizes
 
 
+#: Menu labels that tell apart datasets whose names alone do not.
+DATASET_HINTS = {
+    "breast_cancer": "breast_cancer (scikit-learn's copy: diagnostic WDBC, 569 × 30)",
+    "breast_cancer_wisconsin": "breast_cancer_wisconsin (the paper's UCI set: original, 683 × 9)",
+    "csv": "csv (your upload)",
+}
+
+
+def dataset_options() -> dict[str, str]:
+    """The dataset menu: label -> name, every choice of the state, the ambiguous ones explained."""
+    return {DATASET_HINTS.get(n, n): n for n in ExplorerState.param.dataset.objects}
+
+
 def _throttled(widget_type, **kw):
     return {"type": widget_type, "throttled": True, **kw}
 
@@ -156,8 +169,14 @@ class ExplorerApp(pn.viewable.Viewer):
 
     def _on_tab(self, event):
         name = self.tab_names[event.new] if 0 <= event.new < len(self.tab_names) else ""
+        failed = None
         for view_name, view in self.views.items():  # a closed tab's text panes wait until it opens
-            view.tab_open = view_name == name
+            try:
+                view.tab_open = view_name == name
+            except Exception as exc:  # the opened view cannot draw the state shown: back to the last good one
+                failed = exc
+        if failed is not None:
+            self.state.store.view_failed(failed, drop_current=True)
         if name in self.SWEEP_TABS:
             self.state.auto_sweep = True
         if name in self.OTHER_TABS and name not in self.other_views:
@@ -184,7 +203,7 @@ class ExplorerApp(pn.viewable.Viewer):
         # coalesces the changes, latest wins. N stays throttled: each N is a new dataset.
         w = pn.widgets
         spec = {
-            "dataset": (w.Select, "Dataset", {}),
+            "dataset": (w.Select, "Dataset", {"options": dataset_options()}),
             "n_train": (w.IntSlider, "N (training samples)", {"step": 10, "throttled": True}),
             "seed": (w.IntInput, "Random seed", {}),
             "classifier": (w.RadioButtonGroup, "Classifier", {}),
@@ -273,6 +292,7 @@ class ExplorerApp(pn.viewable.Viewer):
         """
         if pn.state.location is not None:
             pn.state.location.sync(self.state, {p: p for p in URL_PARAMS})
+            pn.state.location.sync(self.tabs, {"active": "tab"})  # the open tab (its index) too
         doc = pn.state.curdoc
         if doc is not None and doc.session_context is not None:
             self.state.attach(doc)
