@@ -292,10 +292,18 @@ class ExplorerApp(pn.viewable.Viewer):
         """
         if pn.state.location is not None:
             pn.state.location.sync(self.state, {p: p for p in URL_PARAMS})
+            self._open_tab_from_url()
             pn.state.location.sync(self.tabs, {"active": "tab"})  # the open tab (its index) too
         doc = pn.state.curdoc
         if doc is not None and doc.session_context is not None:
             self.state.attach(doc)
+
+    def _open_tab_from_url(self) -> None:
+        """Open the tab the URL names (``?tab=8``, its index), if it names one."""
+        args = getattr(pn.state, "session_args", None) or {}
+        raw = (args.get("tab") or [b""])[-1].decode("utf-8", "replace")
+        if raw.isdigit() and 0 < int(raw) < len(self.tab_names):
+            self.tabs.active = int(raw)
 
     def template(self):
         # Bootstrap rather than Fast: the Fast theme always links Google Fonts, which an offline
