@@ -303,7 +303,8 @@ class ExplorerApp(pn.viewable.Viewer):
         args = getattr(pn.state, "session_args", None) or {}
         raw = (args.get("tab") or [b""])[-1].decode("utf-8", "replace")
         if raw.isdigit() and 0 < int(raw) < len(self.tab_names):
-            self.tabs.active = int(raw)
+            # once the page is up: a tab built while the page is (Figures, Discrete) would hold it back
+            pn.state.onload(lambda: setattr(self.tabs, "active", int(raw)))
 
     def template(self):
         # Bootstrap rather than Fast: the Fast theme always links Google Fonts, which an offline
