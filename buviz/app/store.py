@@ -333,6 +333,9 @@ class SnapshotStore:
             try:
                 with st.update_context():
                     st.param.update(**values, computing="")
+                    # the failed update may have set some of these to the values now restored, and
+                    # stopped before their watchers ran: the panes showing them are told again
+                    st.param.trigger(*[p for p in ("computing", *SHOWN_PARAMS) if p != "snapshot"])
                 break
             except Exception:  # that one cannot be drawn any more either (a tab opened since)
                 self._good.pop()

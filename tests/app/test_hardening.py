@@ -131,10 +131,12 @@ def test_a_view_that_cannot_draw_an_upload_leaves_the_whole_page_on_the_last_goo
     assert "good.csv" in s.notice and "d = 3" in app.size_pane.object
     _fail_on(monkeypatch, "SampleSpaceDisplay")
     s.computing = "SVM γ = 2^0, C = 2^0"  # as the served store shows while the runner computes
+    assert "computing" in app.computing.object
     assert not s.upload_csv(_three_feature_csv("boom"), "late.csv")
     assert "Could not show dataset 'csv'" in s.message and "SampleSpaceDisplay cannot draw boom" in s.message
     assert s.settings() == good["settings"] and s.snapshot is good["snapshot"]
     assert (s.notice, s.status_notice, s.computing) == (good["notice"], good["status_notice"], "")
+    assert app.computing.object == ""  # the pane too, not only the state
     assert _page_text(app) == good["text"] and "late.csv" not in _page_text(app)
     assert {k: w.value for k, w in app.widgets.items()} == good["widgets"]
     assert "Traceback" not in capsys.readouterr().err
