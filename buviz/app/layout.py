@@ -87,7 +87,6 @@ def dataset_size_text(snapshot) -> str:
 DATASET_HINTS = {
     "breast_cancer": "breast_cancer (scikit-learn's copy: diagnostic WDBC, 569 × 30)",
     "breast_cancer_wisconsin": "breast_cancer_wisconsin (the paper's UCI set: original, 683 × 9)",
-    "csv": "csv (your upload)",
 }
 
 
