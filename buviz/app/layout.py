@@ -291,8 +291,11 @@ class ExplorerApp(pn.viewable.Viewer):
         """
         if pn.state.location is not None:
             pn.state.location.sync(self.state, {p: p for p in URL_PARAMS})
+            # the open tab (its index) too; not with location.sync, which would open it while the page
+            # is being built (an Extrapolation, Discrete or Figures tab built then keeps the page blank)
             self._open_tab_from_url()
-            pn.state.location.sync(self.tabs, {"active": "tab"})  # the open tab (its index) too
+            location = pn.state.location
+            self.tabs.param.watch(lambda e: location.update_query(tab=e.new), "active")
         doc = pn.state.curdoc
         if doc is not None and doc.session_context is not None:
             self.state.attach(doc)
@@ -303,7 +306,8 @@ class ExplorerApp(pn.viewable.Viewer):
         raw = (args.get("tab") or [b""])[-1].decode("utf-8", "replace")
         if raw.isdigit() and 0 < int(raw) < len(self.tab_names):
             # once the page is up: a tab built while the page is (Figures, Discrete) would hold it back
-            pn.state.onload(lambda: setattr(self.tabs, "active", int(raw)))
+            pn.state.onload(lambda: pn.state.add_periodic_callback(
+                lambda: setattr(self.tabs, "active", int(raw)), period=200, count=1))
 
     def template(self):
         # Bootstrap rather than Fast: the Fast theme always links Google Fonts, which an offline
