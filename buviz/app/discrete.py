@@ -29,6 +29,11 @@ $x^*$: $\max_p \partial\Delta/\partial x_{mn} = -\min_p \partial\Delta/\partial 
 """
 
 
+#: What the short sidebar labels leave out (a label wider than the sidebar is clipped).
+_CONTROLS_NOTE = ("<small>k: the values of the discrete feature (the histogram's cells). Monte Carlo: "
+                  "simulated training sets per p, drawn as points on Fig 2.</small>")
+
+
 class DiscreteEstimatorsView(pn.viewable.Viewer):
     """Tables 1-2, Fig 1 and Fig 2 of Nedelko (2009) for chosen N, k, p."""
 
@@ -127,12 +132,12 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
     #: Sidebar labels (what each control means, with units).
     LABELS = {
         "N": "Sample size N (training points)",
-        "k": "Number of cells k (values of the discrete feature)",
+        "k": "Number of cells k",
         "p": "Class-1 probability p = P(y = 1 | x) in each cell",
         "units": "Table units: errors (N·x) or probability (x)",
         "n": "Fig 1: points n in one cell (0 … N)",
         "table_method": "Estimator shown in the table",
-        "mc_samples": "Monte Carlo samples per p (simulated training sets)",
+        "mc_samples": "Monte Carlo samples per p",
     }
 
     def controls(self) -> pn.Column:
@@ -145,7 +150,8 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
                      "units": {"type": pn.widgets.RadioButtonGroup, "name": self.LABELS["units"]},
                      **{k: {"name": self.LABELS[k]} for k in ("n", "table_method", "mc_samples")}},
         )
-        return pn.Column(pn.pane.Markdown("### Discrete case (Nedelko 2009)"), widgets, self.mc_button,
+        return pn.Column(pn.pane.Markdown("### Discrete case (Nedelko 2009)"), widgets,
+                         pn.pane.Markdown(_CONTROLS_NOTE, margin=(0, 10)), self.mc_button,
                          sizing_mode="stretch_width")
 
     def main(self) -> pn.Column:

@@ -89,6 +89,18 @@ def dataset_size_text(snapshot) -> str:
     return f"{sizes} *(fixed by this dataset)*" if fixed else sizes
 
 
+#: Menu labels that tell apart datasets whose names alone do not.
+DATASET_HINTS = {
+    "breast_cancer": "breast_cancer (scikit-learn's copy: diagnostic WDBC, 569 × 30)",
+    "breast_cancer_wisconsin": "breast_cancer_wisconsin (the paper's UCI set: original, 683 × 9)",
+}
+
+
+def dataset_options() -> dict[str, str]:
+    """The dataset menu: label -> name, every choice of the state, the ambiguous ones explained."""
+    return {DATASET_HINTS.get(n, n): n for n in ExplorerState.param.dataset.objects}
+
+
 def _throttled(widget_type, **kw):
     return {"type": widget_type, "throttled": True, **kw}
 
@@ -162,8 +174,14 @@ class ExplorerApp(pn.viewable.Viewer):
 
     def _on_tab(self, event):
         name = self.tab_names[event.new] if 0 <= event.new < len(self.tab_names) else ""
+        failed = None
         for view_name, view in self.views.items():  # a closed tab's text panes wait until it opens
-            view.tab_open = view_name == name
+            try:
+                view.tab_open = view_name == name
+            except Exception as exc:  # the opened view cannot draw the state shown: back to the last good one
+                failed = exc
+        if failed is not None:
+            self.state.store.view_failed(failed, drop_current=True)
         if name in self.SWEEP_TABS:
             self.state.auto_sweep = True
         if name in self.OTHER_TABS and name not in self.other_views:
@@ -190,7 +208,7 @@ class ExplorerApp(pn.viewable.Viewer):
         # coalesces the changes, latest wins. N stays throttled: each N is a new dataset.
         w = pn.widgets
         spec = {
-            "dataset": (w.Select, "Dataset", {}),
+            "dataset": (w.Select, "Dataset", {"options": dataset_options()}),
             "n_train": (w.IntSlider, "N (training samples)", {"step": 10, "throttled": True}),
             "seed": (w.IntInput, "Random seed", {}),
             "classifier": (w.RadioButtonGroup, "Classifier", {}),
@@ -284,9 +302,23 @@ class ExplorerApp(pn.viewable.Viewer):
         """
         if pn.state.location is not None:
             pn.state.location.sync(self.state, {p: p for p in URL_PARAMS})
+            # the open tab (its index) too; not with location.sync, which would open it while the page
+            # is being built (an Extrapolation, Discrete or Figures tab built then keeps the page blank)
+            self._open_tab_from_url()
+            location = pn.state.location
+            self.tabs.param.watch(lambda e: location.update_query(tab=e.new), "active")
         doc = pn.state.curdoc
         if doc is not None and doc.session_context is not None:
             self.state.attach(doc)
+
+    def _open_tab_from_url(self) -> None:
+        """Open the tab the URL names (``?tab=8``, its index), if it names one."""
+        args = getattr(pn.state, "session_args", None) or {}
+        raw = (args.get("tab") or [b""])[-1].decode("utf-8", "replace")
+        if raw.isdigit() and 0 < int(raw) < len(self.tab_names):
+            # once the page is up: a tab built while the page is (Figures, Discrete) would hold it back
+            pn.state.onload(lambda: pn.state.add_periodic_callback(
+                lambda: setattr(self.tabs, "active", int(raw)), period=200, count=1))
 
     def template(self):
         # Bootstrap rather than Fast: the Fast theme always links Google Fonts, which an offline

@@ -25,7 +25,10 @@ it (the shared caches are bounded).
 
 Bad input (an estimator rejecting M > N, an invalid CSV or mixture) never raises out of the
 state: :attr:`ExplorerState.message` says what went wrong and the controls are reverted to the last
-valid settings, so the views keep showing the previous valid state.
+valid settings, so the views keep showing the previous valid state. A state some view cannot draw is
+refused whole in the same way (:meth:`SnapshotStore.view_failed`), and the notices follow the status
+shown: ``notice`` says what the explorer did with the data, ``status_notice`` what the status's numbers
+rest on when it is degenerate.
 """
 
 from __future__ import annotations
@@ -112,6 +115,9 @@ class ExplorerState(param.Parameterized):
     notice = param.String(default="", doc=(
         "What the explorer did on its own with the current data (a CSV's delimiter or header inferred, "
         "M capped at N(train)); '' when nothing"))
+    status_notice = param.String(default="", doc=(
+        "What the current status's numbers rest on when it is degenerate (a flat classifier, few "
+        "near-boundary samples, Case 1/3 pairs; :func:`buviz.app.store.status_notes`); '' when nothing"))
     sweep_table = param.DataFrame(default=None, allow_None=True, doc="Sweep rows received so far")
     sweep_progress = param.Integer(default=0, bounds=(0, 100))
     sweep_state = param.String(default="idle")
@@ -131,6 +137,8 @@ class ExplorerState(param.Parameterized):
         self.closed = False
         self.link = SessionLink()  # background results, delivered on this session's event loop
         self.store = SnapshotStore(self)  # the snapshot shown and how a change gets there
+        # a dataset named without a γ (URL, notebook arguments) starts at its "scale" γ
+        self.store.gamma_from_data = "dataset" in params and "log2_gamma" not in params
         self.sweeps = SweepClient(self)  # the shared CV sweep this session follows
         self.sensitivity_runner = SensitivityRunner(self)
         self.store.apply()
@@ -189,12 +197,13 @@ class ExplorerState(param.Parameterized):
     def reset(self):
         """Back to the default controls (one recomputation)."""
         defaults = {p: self.param[p].default for p in CONTROL_PARAMS}
+        self.store.as_given = any(getattr(self, p) != v for p, v in defaults.items())  # γ too, as given
         self.param.update(**defaults)
 
     # ------------------------------------------------------------------ user actions
     def upload_csv(self, data: bytes, filename: str = "upload.csv") -> bool:
         """Check an uploaded CSV (:func:`buviz.app.upload.prepare_csv`: delimiter and header sniffed,
-        any number of numeric feature columns) and switch to it; on failure set :attr:`message` and
+        two or more numeric feature columns) and switch to it; on failure set :attr:`message` and
         keep the state. :attr:`notice` says what was inferred."""
         try:
             up = prepare_csv(data, random_state=self.seed)

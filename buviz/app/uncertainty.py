@@ -165,6 +165,11 @@ class SampleSpaceView(_PlaneView):
         self.color_widget = pn.widgets.RadioButtonGroup.from_param(
             self.param.color_by, options={"by class": "class", "by f(x;Λ)": "f"}, color="light", width=180,
             visible=self.state.param.snapshot.rx().rx.pipe(lambda s: s is not None and not s.is_2d))
+        #: what the status's numbers rest on when it is degenerate (``state.status_notice``), beside them
+        self.status_notice_pane = self._pane(
+            pn.pane.Alert(alert_type="warning", width=300, css_classes=["buviz-status-notice"]),
+            lambda: self.state.status_notice, (self.state, "status_notice"))
+        self.status_notice_pane.visible = self.state.param.status_notice.rx().rx.pipe(bool)
         self._asked = None  # the keys of the Proposal 1 job in flight
         self._following = False
         self.numbers_pane = self._pane(pn.pane.Markdown(width=300), self.numbers_text,
@@ -281,7 +286,7 @@ class SampleSpaceView(_PlaneView):
         return pn.FlexBox(
             pn.Column(pn.Row(self._plane_widget(), self.color_widget), self.map_pane,
                       pn.Row(self.p1_toggle, export_buttons(self, "sample_space"))),
-            pn.Column(self.numbers_pane, math_markdown(SAMPLE_SPACE_MD, width=320)),
+            pn.Column(self.numbers_pane, self.status_notice_pane, math_markdown(SAMPLE_SPACE_MD, width=320)),
             sizing_mode="stretch_width",
         )
 

@@ -31,7 +31,7 @@ MAX_CLASSES = 8
 #: Delimiters the sniffer chooses from (a space stands for runs of blanks).
 DELIMITERS = ",;\t| "
 #: What the upload card says.
-CSV_HELP = ("Numeric feature columns (any number) and a label column (the last), one sample a row; "
+CSV_HELP = ("Numeric feature columns (two or more) and a label column (the last), one sample a row; "
             "comma, semicolon, tab or space separated, with or without a header row; .csv or .csv.gz, "
             f"at most {datasets.MAX_CSV_BYTES // 1_000_000} MB.")
 _WOULD_WORK = ("What works: one sample per row, numeric feature columns and the label in the last column, "
@@ -120,8 +120,11 @@ def prepare_csv(raw: bytes, *, random_state: int = 0) -> Upload:
         raise ValueError(f"the rows have different numbers of columns ({sorted(widths)[:5]}). " + _WOULD_WORK)
     width = widths.pop()
     if width < 2:
-        raise ValueError("only one column was found: a CSV needs at least one feature column and a label "
+        raise ValueError("only one column was found: a CSV needs at least two feature columns and a label "
                          "column. " + _WOULD_WORK)
+    if width == 2:
+        raise ValueError("only one feature column was found (and the label): the explorer needs at least two "
+                         "features (its maps draw the samples in a plane). " + _WOULD_WORK)
     first = [c.strip() for c in rows[0]]
     if all(_is_number(c) for c in first[:-1]):
         header = [*(f"x{i + 1}" for i in range(width - 1)), "label"]

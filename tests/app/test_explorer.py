@@ -438,3 +438,56 @@ def test_curves_tab_hosts_the_cases_panel_of_the_sweep_table():
     s.log2_gamma = 2  # a status step: the marker moves, the cases plots get nothing
     assert sent == [] and view._cases_pipe.data[0] is t  # (sweep table, class names)
     s.close()
+
+
+# -- a new dataset starts at gamma="scale"; degenerate statuses are explained beside the numbers ---------
+@pytest.mark.parametrize("name", ["satimage", "banknote", "breast_cancer", "gmm3"])
+def test_a_new_dataset_starts_at_scikit_learns_scale_gamma_on_the_grid(name):
+    from sklearn.svm import SVC
+
+    from buviz.app.compute import GAMMA_GRID
+
+    s = ExplorerState(dataset=name, n_train=300, auto_sweep=False)
+    ds = s.snapshot.ds
+    scale = SVC(gamma="scale").fit(ds.X_train, ds.y_train)._gamma  # scikit-learn's own value
+    assert s.log2_gamma == min(GAMMA_GRID, key=lambda g: abs(g - np.log2(scale)))
+    assert abs(s.log2_gamma - np.log2(scale)) <= 0.5 and s.snapshot.settings["log2_gamma"] == s.log2_gamma
+    assert (s.log2_gamma == 0) or f"γ set to 2^{s.log2_gamma}" in s.notice
+
+
+def test_switching_dataset_moves_gamma_unless_given_and_reset_keeps_the_defaults():
+    s = ExplorerState(n_train=300, auto_sweep=False)
+    assert s.log2_gamma == 0  # the default dataset at the default γ, as before
+    s.dataset = "satimage"  # 36 standardised features: 1/36 -> 2^-5, not 2^0
+    assert s.log2_gamma == -5 and s.snapshot.settings["log2_gamma"] == -5 and "gamma = \"scale\"" in s.notice
+    s.param.update(dataset="letter", log2_gamma=2)  # a γ given with the dataset is kept
+    assert s.log2_gamma == 2 and s.snapshot.ds.name == "letter"
+    s.reset()
+    assert (s.dataset, s.log2_gamma) == ("gmm", 0) and s.snapshot.settings["log2_gamma"] == 0
+
+
+def test_a_uci_set_never_shows_more_N_than_it_uses():
+    s = ExplorerState(dataset="banknote", auto_sweep=False)
+    full = len(s.snapshot.ds.X_train)
+    assert s.n_train == full < 1000  # the slider reads what is used, not 1000 over 960
+    s.n_train = 2000
+    assert s.n_train == full and s.message == ""
+
+
+def test_degenerate_statuses_are_explained_in_the_state_and_beside_the_numbers():
+    from buviz.app.layout import ExplorerApp
+
+    app = ExplorerApp(state=ExplorerState(dataset="satimage", n_train=1000, log2_gamma=3, auto_sweep=False))
+    s, view = app.state, app.views["Sample space"]
+    r = s.snapshot.result
+    assert r.value == 0.0 and not np.any(r.near_boundary_weights > 0)  # Û_tr = 0, every weight 0
+    share3 = float(r.pair_probabilities[r.pair_case == 3].sum())
+    assert "No near-boundary sample" in s.status_notice and f"P̂ = {share3:.2f} of T" in s.status_notice
+    assert view.status_notice_pane.object == s.status_notice and view.status_notice_pane.visible
+    s.log2_gamma = 4
+    s.n_train = 200  # flat on most neighbourhoods of T̃: FlatDiscriminantWarning's condition
+    flat = float(np.mean(s.snapshot.result.bandwidth == 0))
+    assert flat > 0.5 and f"Flat classifier**: f(x;Λ) is constant (h_x = 0, k̂ = 0) on the neighbourhoods of " \
+                          f"{100 * flat:.0f}% of T̃" in s.status_notice
+    s.param.update(dataset="breast_cancer", log2_gamma=-5)  # an ordinary status: the notice goes away
+    assert s.status_notice == "" and view.status_notice_pane.object == "" and not view.status_notice_pane.visible

@@ -33,6 +33,8 @@ def _state_cases():
         ("CSV with inf", lambda s: s.upload_csv(_csv([*GOOD_ROWS, "inf,1,a"])), r"infinite", None),
         ("CSV with text", lambda s: s.upload_csv(_csv([*GOOD_ROWS, "1,x,a"])), r"non-numeric", None),
         ("CSV one column", lambda s: s.upload_csv(_csv(["1", "2"], "x")), r"only one column", None),
+        ("CSV one feature", lambda s: s.upload_csv(_csv([f"{i},{'ab'[i % 2]}" for i in range(40)], "x,label")),
+         r"only one feature column", None),
         ("CSV ragged", lambda s: s.upload_csv(_csv(["1,2,a", "2,b"], "x,y,label")), r"different numbers", None),
         ("CSV empty", lambda s: s.upload_csv(b""), r"empty", None),
         ("CSV over 5 MB", lambda s: s.upload_csv(many.encode()), r"too large", None),
@@ -87,6 +89,78 @@ def test_state_catalogue(explorer, case, action, expected, control):
         assert s.message.startswith(("Could not apply", "CSV", "Custom mixture"))
         assert s.snapshot is snap, "the previous valid state must stay"
         assert s.settings() == before, "controls revert to the last valid settings"
+
+
+# -- a state some view cannot draw is refused whole ---------------------------------------------------
+def _three_feature_csv(marker: str = "x3", n: int = 60) -> bytes:
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(n, 3))
+    rows = [f"{a:.5f},{b:.5f},{c:.5f},{'ab'[int(a + b > 0)]}" for a, b, c in X]
+    return _csv(rows, f"x1,x2,{marker},label")
+
+
+def _fail_on(monkeypatch, display: str, marker: str = "boom"):
+    """Make a display class raise on data with a feature named ``marker`` (a view failing late)."""
+    from buviz.plots import displays
+
+    cls = getattr(displays, display)
+    original = cls.from_result.__func__
+
+    def from_result(klass, result, dataset, **kw):
+        if marker in dataset.feature_names:
+            raise RuntimeError(f"{display} cannot draw {marker}")
+        return original(klass, result, dataset, **kw)
+
+    monkeypatch.setattr(cls, "from_result", classmethod(from_result))
+
+
+def _page_text(app) -> str:
+    view = app.views["Sample space"]
+    return "\n".join([view.numbers_pane.object, app.size_pane.object, app.notice.object or ""])
+
+
+def test_a_view_that_cannot_draw_an_upload_leaves_the_whole_page_on_the_last_good_state(monkeypatch, capsys):
+    from buviz.app.layout import ExplorerApp
+    from buviz.app.state import ExplorerState
+
+    app = ExplorerApp(state=ExplorerState(n_train=200, auto_sweep=False))
+    s = app.state
+    assert s.upload_csv(_three_feature_csv("x3"), "good.csv")  # a good upload first: its state is the one to keep
+    good = dict(settings=s.settings(), snapshot=s.snapshot, notice=s.notice, status_notice=s.status_notice,
+                text=_page_text(app), widgets={k: w.value for k, w in app.widgets.items()})
+    assert "good.csv" in s.notice and "d = 3" in app.size_pane.object
+    _fail_on(monkeypatch, "SampleSpaceDisplay")
+    s.computing = "SVM γ = 2^0, C = 2^0"  # as the served store shows while the runner computes
+    assert "computing" in app.computing.object
+    assert not s.upload_csv(_three_feature_csv("boom"), "late.csv")
+    assert "Could not show dataset 'csv'" in s.message and "SampleSpaceDisplay cannot draw boom" in s.message
+    assert s.settings() == good["settings"] and s.snapshot is good["snapshot"]
+    assert (s.notice, s.status_notice, s.computing) == (good["notice"], good["status_notice"], "")
+    assert app.computing.object == ""  # the pane too, not only the state
+    assert _page_text(app) == good["text"] and "late.csv" not in _page_text(app)
+    assert {k: w.value for k, w in app.widgets.items()} == good["widgets"]
+    assert "Traceback" not in capsys.readouterr().err
+    s.log2_gamma = -1  # the page still works, and a new good state clears the message
+    assert s.message == "" and s.snapshot.settings["log2_gamma"] == -1 and s.snapshot.ds.feature_names[2] == "x3"
+
+
+def test_a_tab_opened_later_that_cannot_draw_the_state_puts_the_previous_one_back(monkeypatch, capsys):
+    from buviz.app.layout import ExplorerApp
+    from buviz.app.state import ExplorerState
+
+    app = ExplorerApp(state=ExplorerState(n_train=200, auto_sweep=False))
+    s = app.state
+    gmm = dict(settings=s.settings(), snapshot=s.snapshot, text=_page_text(app))
+    _fail_on(monkeypatch, "WeightsDisplay")
+    assert s.upload_csv(_three_feature_csv("boom"), "late.csv")  # the open tab (Sample space) draws it
+    assert s.dataset == "csv" and s.message == ""
+    app.tabs.active = app.tab_names.index("Weights k̂/w")  # the Weights tab cannot: back to the GMM
+    assert "WeightsDisplay cannot draw boom" in s.message
+    assert s.settings() == gmm["settings"] and s.snapshot is gmm["snapshot"] and s.computing == ""
+    assert app.views["Weights k̂/w"].display.dataset.name == "gmm"
+    app.tabs.active = 0  # a closed tab's text catches up when it opens
+    assert _page_text(app) == gmm["text"]
+    assert "Traceback" not in capsys.readouterr().err
 
 
 # -- URL query values (user-controlled) are validated by param -----------------------------------------

@@ -106,3 +106,15 @@ def test_one_mlp_trajectory_writes_no_warning():
         statuses = dict(mlp_statuses(X, y, [1, 3]))
     assert [str(w.message) for w in caught] == []
     assert set(statuses) == {1, 3}
+
+
+def test_a_one_feature_csv_is_refused_whole_and_the_page_keeps_its_data():
+    rows = "x,label\n" + "\n".join(f"{i * 0.1:.1f},{'abc'[i % 3]}" for i in range(60))
+    with pytest.raises(ValueError, match="only one feature column") as err:
+        prepare_csv(rows.encode())
+    assert "What works" in str(err.value)
+    state = ExplorerState(**SMALL)
+    snap, before = state.snapshot, state.settings()
+    assert not state.upload_csv(rows.encode(), "one.csv")
+    assert "'one.csv' rejected: only one feature column" in state.message
+    assert state.snapshot is snap and state.settings() == before and state.computing == ""

@@ -94,16 +94,18 @@ def free_port() -> int:
 
 
 class ExplorerServer:
-    """``panel serve apps/explorer.py`` on 127.0.0.1 with ``flags``; output goes to ``tmp/server.log``
-    (never a full pipe) and the sweep cache to ``tmp/cache``. Returns once ``url + query`` answers."""
+    """``panel serve apps/explorer.py`` (or the script ``app``) on 127.0.0.1 with ``flags``; output goes
+    to ``tmp/server.log`` (never a full pipe) and the sweep cache to ``tmp/cache``. Returns once
+    ``url + query`` answers."""
 
-    def __init__(self, tmp: Path, *flags: str, query: str = "", env: dict | None = None, timeout: float = 120):
+    def __init__(self, tmp: Path, *flags: str, query: str = "", env: dict | None = None, timeout: float = 120,
+                 app: str | Path = "apps/explorer.py"):
         self.port = free_port()
         self.log = tmp / "server.log"
-        self.url = f"http://127.0.0.1:{self.port}/explorer"
+        self.url = f"http://127.0.0.1:{self.port}/{Path(app).stem}"
         self._fh = open(self.log, "wb")  # noqa: SIM115 -- closed in stop()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "panel", "serve", "apps/explorer.py", "--address", "127.0.0.1",
+            [sys.executable, "-m", "panel", "serve", str(app), "--address", "127.0.0.1",
              "--port", str(self.port), "--allow-websocket-origin", f"127.0.0.1:{self.port}", *flags],
             cwd=ROOT, env={**os.environ, "BUVIZ_CACHE_DIR": str(tmp / "cache"), **(env or {})},
             stdout=self._fh, stderr=subprocess.STDOUT)

@@ -239,3 +239,30 @@ def test_proposal1_overlay_arrives_from_the_runner_and_the_curves_tab_shows_the_
     page.wait_for_timeout(2500)
     _shot(page, "explorer_curves_cases.png")
     assert page.console_errors == []
+
+
+def test_a_degenerate_status_is_explained_beside_the_numbers_and_the_url_keeps_the_tab(server, page):
+    """Satimage at γ = 2³: Û_tr = 0 with every weight 0; the page says why next to the numbers, and
+    the notice goes once the status is ordinary. A dataset switched in the menu starts at its
+    "scale" γ (2⁻⁵ for 36 standardised features); the open tab is in the URL and comes back."""
+    _open(page, server + "?dataset=satimage&log2_gamma=3&n_train=1000")
+    page.get_by_text("SVM γ = 2^3, C = 2^0").first.wait_for(timeout=120_000)
+    notice = page.locator(".buviz-status-notice")
+    notice.get_by_text("No near-boundary sample", exact=False).first.wait_for(timeout=60_000)
+    notice.get_by_text("every weight k̂/w is 0", exact=False).first.wait_for(timeout=10_000)
+    _shot(page, "explorer_degenerate_notice.png")
+    from buviz.app.layout import DATASET_HINTS
+
+    page.locator("select").first.select_option(label=DATASET_HINTS["breast_cancer"])  # ordinary: no notice
+    page.get_by_text("SVM γ = 2^-5, C = 2^0").first.wait_for(timeout=120_000)  # 1/30 -> 2^-5, not 2^0
+    page.get_by_text("No near-boundary sample", exact=False).first.wait_for(state="hidden", timeout=60_000)
+    _tab(page, "Weights k̂/w")
+    page.wait_for_function("() => window.location.search.includes('tab=1')", timeout=30_000)
+    _open(page, page.url)
+    active = page.locator(".bk-tab.bk-active").first
+    active.wait_for(timeout=30_000)
+    deadline = time.time() + 60
+    while active.text_content().strip() != "Weights k̂/w" and time.time() < deadline:
+        page.wait_for_timeout(300)
+    assert active.text_content().strip() == "Weights k̂/w"
+    assert page.console_errors == []

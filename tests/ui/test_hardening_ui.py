@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from .conftest import ExplorerServer, close_page, free_port, new_page, require_browser, server_errors, stop_process
@@ -102,6 +103,74 @@ def test_singular_mixture_in_the_editor(server, page):
     assert page.locator("select").first.input_value() == "gmm"
     assert page.evaluate(BOUNDARY_JS) == boundary
     assert page.console_errors == []
+
+
+#: The explorer with one display that cannot draw data having a feature named "boom": a view failing
+#: late, after the upload was accepted and its snapshot computed (no real input is known to do that
+#: since 1-feature data are refused at upload).
+FAULTY_APP = """
+from buviz.plots import displays
+
+_original = displays.SampleSpaceDisplay.from_result.__func__
+
+
+def _from_result(cls, result, dataset, **kw):
+    if "boom" in dataset.feature_names:
+        raise RuntimeError("this display cannot draw boom")
+    return _original(cls, result, dataset, **kw)
+
+
+displays.SampleSpaceDisplay.from_result = classmethod(_from_result)
+
+from buviz.app.layout import TITLE, build_app  # noqa: E402
+
+build_app().servable(title=TITLE)
+"""
+
+SHOWN_JS = """() => {
+  const texts = [];
+  for (const doc of Bokeh.documents) for (const m of doc.all_models) {
+    if (typeof m.text === 'string' && m.text) texts.push(m.text);
+    if (typeof m.object === 'string' && m.object) texts.push(m.object);
+  }
+  return texts.join('\\n');
+}"""
+
+
+def test_an_input_failing_anywhere_leaves_the_whole_page_on_the_last_good_state(tmp_path, browser):
+    """A 1-feature CSV is refused at upload; a CSV whose map cannot be drawn (found after its
+    snapshot was computed in the background) puts the whole page back: the dataset menu, the sizes,
+    the numbers, the map, the URL; no "computing", no traceback in the server log."""
+    script = tmp_path / "faulty.py"
+    script.write_text(FAULTY_APP)
+    srv = ExplorerServer(tmp_path, query=QUERY, app=script)
+    pg = new_page(browser)
+    try:
+        boundary = _open(pg, srv.url + QUERY)
+        before = pg.evaluate(SHOWN_JS)
+        assert "N(train) = 200, N(test) = 5000, d = 2, J = 2" in before
+        one = "x,label\n" + "".join(f"{i * 0.1:.1f},{'abc'[i % 3]}\n" for i in range(60))
+        _upload(pg, "one.csv", one.encode())
+        pg.get_by_text("only one feature column", exact=False).first.wait_for(timeout=60_000)
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(80, 3))
+        late = "x1,x2,boom,label\n" + "".join(f"{a:.4f},{b:.4f},{c:.4f},{'ab'[int(a > 0)]}\n" for a, b, c in X)
+        _upload(pg, "late.csv", late.encode())
+        pg.get_by_text("Could not show dataset 'csv'", exact=False).first.wait_for(timeout=120_000)
+        pg.wait_for_timeout(1000)  # anything still to come would arrive now
+        shown = pg.evaluate(SHOWN_JS)
+        assert "this display cannot draw boom" in shown and "only one feature column" not in shown
+        assert "computing" not in shown and "late.csv" not in shown
+        assert "N(train) = 200, N(test) = 5000, d = 2, J = 2" in shown and "SVM γ = 2^0, C = 2^0" in shown
+        assert pg.locator("select").first.input_value() == "gmm"
+        assert pg.evaluate(BOUNDARY_JS) == boundary
+        assert "dataset=csv" not in pg.url and "log2_gamma=-" not in pg.url
+        assert pg.console_errors == []
+    finally:
+        close_page(pg)
+        srv.stop()
+    assert server_errors(srv.text().splitlines()) == []
+    assert "a view could not draw dataset 'csv'" in srv.text()  # one warning line, no traceback
 
 
 def _listening_addresses(port: int) -> set[str]:
