@@ -52,17 +52,31 @@ def _svm(name: str, perturbation: float = reproduce.PERTURBATION) -> pd.DataFram
     return t[t["perturbation"] == perturbation]
 
 
-def _available(key: str) -> bool:
+def _present(key: str) -> tuple[str, ...]:
+    """The datasets of a figure whose tables are shipped (in the figure's order)."""
     table, names = reproduce.FIGURE_TABLES[key]
-    return all(reproduce.has_table(table, n) for n in names)
+    order = PAPER_ORDER if set(names) == set(PAPER_ORDER) else names
+    return tuple(n for n in order if reproduce.has_table(table, n))
+
+
+def _available(key: str) -> bool:
+    return bool(_present(key))
+
+
+def _missing(key: str) -> str:
+    """The datasets of a figure whose tables are not shipped, as a caption clause ("" when none)."""
+    names = reproduce.FIGURE_TABLES[key][1]
+    gone = [TITLES[n] for n in names if n not in _present(key)]
+    return f"; tables not yet computed at these settings: {', '.join(gone)}" if gone else ""
 
 
 def _register(cls: type[PaperFigure]) -> None:
     """Keep a figure in the registry only when its tables are shipped (a figure never computes them)."""
-    from buviz.figures._base import REGISTRY
+    from buviz.figures._base import ALIASES, REGISTRY
 
     if not _available(cls.key):
         REGISTRY.pop(cls.key, None)
+        ALIASES.pop(cls.alias, None)
         return
     title, _, rest = (cls.__doc__ or "").partition("\n")
     if cls.kind != "figure":  # a table's title is drawn above it: the table shows the printed values itself
@@ -82,6 +96,12 @@ def _g(x: float) -> str:
 def _per_seed(values) -> str:
     """Values per seed, e.g. "−2/−3/−2"."""
     return "/".join(_g(v) if isinstance(v, float | int | np.floating | np.integer) else str(v) for v in values)
+
+
+def _n_seeds(seeds) -> str:
+    """The seeds as text: "3 seeds (0/1/2)" or "1 seed (0)"."""
+    seeds = list(seeds)
+    return f"{len(seeds)} seed{'s' if len(seeds) != 1 else ''} ({_per_seed(seeds)})"
 
 
 def _count(flags) -> str:
@@ -111,7 +131,7 @@ def _seeds(t: pd.DataFrame) -> list[int]:
 
 
 class UncertaintyFig7(_RealData):
-    """Fig 7 on Letter Recognition (10 000 training / 10 000 test samples, the paper's split), mean over the seeds with their range."""  # noqa: E501
+    """Fig 7 on Letter Recognition (10 000 training / 10 000 test samples, the paper's split), the seeds' mean drawn over each seed's own curve."""  # noqa: E501
 
     key, alias, number = "uncertainty_fig7", "uncertainty_fig7_real", "Fig 7 (Letter Recognition)"
     size = (9.0, 6.5)
@@ -127,7 +147,7 @@ class UncertaintyFig7(_RealData):
         m = [reproduce.minima(a) for a, _ in per]
         te = [reproduce.minima(a, error="L_te", u="U_te") for a, _ in per]
         steps = [abs(x["x_error"] - x["x_u"]) for x in m]
-        return (f"{len(seeds)} seeds ({_per_seed(seeds)}); max |Û_tr − Û_te| {_per_seed(round(g, 3) for g in gap)} "
+        return (f"{_n_seeds(seeds)}; max |Û_tr − Û_te| {_per_seed(round(g, 3) for g in gap)} "
                 f"({_per_seed(round(g, 3) for g in gap0)} without T̃); argmin log₂γ of L_val "
                 f"{_per_seed(x['x_error'] for x in m)}, of −Û_tr {_per_seed(x['x_u'] for x in m)}: the same in "
                 f"{_count(d == 0 for d in steps)}, within one step in {_count(d <= 1 for d in steps)} "
@@ -176,7 +196,7 @@ def _by_seed(m: pd.DataFrame) -> dict[int, pd.DataFrame]:
 
 
 class UncertaintyFig8(_RealData):
-    """Fig 8 on the ten sets of Table 2 (4 panels by default, the 10 with datasets=; whole sets as training sets): L_val, L_HO, −Û_tr and Proposal 1's −Û against log₂γ, mean over the seeds with their range."""  # noqa: E501
+    """Fig 8 on the datasets of Table 2 (4 panels by default, all with datasets=; whole sets as training sets): L_val, L_HO, −Û_tr and Proposal 1's −Û against log₂γ, the seeds' mean drawn over each seed's own curve."""  # noqa: E501
 
     key, alias, number = "uncertainty_fig8", "uncertainty_fig8_real", "Fig 8 (the ten datasets of Table 2)"
     size = (9.0, 6.5)
@@ -185,18 +205,19 @@ class UncertaintyFig8(_RealData):
 
     @classmethod
     def measured(cls) -> str:
-        per = _by_seed(reproduce.svm_minima(PAPER_ORDER))
+        names = _present(cls.key)
+        per = _by_seed(reproduce.svm_minima(names))
         seeds = list(per)
         same = [int((m["steps"] == 0).sum()) for m in per.values()]
         near = [int((m["steps"] <= 1).sum()) for m in per.values()]
         rho = pd.concat([m["rho"] for m in per.values()])
-        text = (f"{len(seeds)} seeds ({_per_seed(seeds)}); argmin of −Û_tr on L_val's γ on {_per_seed(same)} of 10 "
-                f"sets, within one step (Δlog₂γ = 1) on {_per_seed(near)}; Spearman ρ(−Û_tr, L_val) "
-                f"{rho.min():.2f} to {rho.max():.2f} (median {rho.median():.2f})")
+        text = (f"{_n_seeds(seeds)}; argmin of −Û_tr on L_val's γ on {_per_seed(same)} of "
+                f"{len(names)} sets, within one step (Δlog₂γ = 1) on {_per_seed(near)}; "
+                f"Spearman ρ(−Û_tr, L_val) {rho.min():.2f} to {rho.max():.2f} (median {rho.median():.2f})")
         closer = []
         for s in seeds:
             pairs = []
-            for n in reproduce.P1_DATASETS:
+            for n in (n for n in reproduce.P1_DATASETS if n in names):
                 t = _svm(n)
                 t = t[t["seed"] == s]
                 if t["U1_tr"].notna().all():
@@ -207,18 +228,18 @@ class UncertaintyFig8(_RealData):
             text += f"; min −Û_tr closer to −1 than Proposal 1's on {', '.join(closer)}"
         else:
             text += "; Proposal 1 not computed at these settings"
-        return text
+        return text + _missing(cls.key)
 
     datasets = _sets_param()
 
     def build(self) -> hv.Layout:
-        names = [n for n in PAPER_ORDER if n in self.datasets]
+        names = [n for n in _present(self.key) if n in self.datasets]
         first_p1 = next((i for i, n in enumerate(names) if n in reproduce.P1_DATASETS), 0)
         return _layout(_panels(names, reproduce.PERTURBATION, proposal1=True), _cols(names), legends=(0, first_p1))
 
 
 class UncertaintyFig11(_RealData):
-    """Fig 11 on the ten sets of Table 2 (4 panels by default, the 10 with datasets=): Fig 8 without T̃ (f computed on T), mean over the seeds with their range."""  # noqa: E501
+    """Fig 11 on the datasets of Table 2 (4 panels by default, all with datasets=): Fig 8 without T̃ (f computed on T), the seeds' mean drawn over each seed's own curve."""  # noqa: E501
 
     key, alias, number = "uncertainty_fig11", "uncertainty_fig11_real", "Fig 11 (the ten datasets of Table 2)"
     size = (9.0, 6.5)
@@ -227,24 +248,25 @@ class UncertaintyFig11(_RealData):
 
     @classmethod
     def measured(cls) -> str:
-        per0 = _by_seed(reproduce.svm_minima(PAPER_ORDER, perturbation=0.0))
-        per = _by_seed(reproduce.svm_minima(PAPER_ORDER))
+        names = _present(cls.key)
+        per0 = _by_seed(reproduce.svm_minima(names, perturbation=0.0))
+        per = _by_seed(reproduce.svm_minima(names))
         seeds = list(per0)
         high0 = [int((m["x_u"] > m["x_error"]).sum()) for m in per0.values()]
         high = [int((per[s]["x_u"] > per[s]["x_error"]).sum()) for s in seeds]
         ex0 = [round(float((m["error_at_u"] - m["error_min"]).mean()), 3) for m in per0.values()]
         ex = [round(float((per[s]["error_at_u"] - per[s]["error_min"]).mean()), 3) for s in seeds]
-        return (f"{len(seeds)} seeds ({_per_seed(seeds)}); argmin of −Û_tr above L_val's γ on {_per_seed(high0)} of "
-                f"10 sets without T̃ ({_per_seed(high)} with T̃); L_val there exceeds its minimum by "
-                f"{_per_seed(ex0)} on average ({_per_seed(ex)} with T̃)")
+        return (f"{_n_seeds(seeds)}; argmin of −Û_tr above L_val's γ on {_per_seed(high0)} of "
+                f"{len(names)} sets without T̃ ({_per_seed(high)} with T̃); L_val there exceeds its minimum by "
+                f"{_per_seed(ex0)} on average ({_per_seed(ex)} with T̃){_missing(cls.key)}")
 
     def build(self) -> hv.Layout:
-        names = [n for n in PAPER_ORDER if n in self.datasets]
+        names = [n for n in _present(self.key) if n in self.datasets]
         return _layout(_panels(names, 0.0), _cols(names))
 
 
 class UncertaintyFig9(_RealData):
-    """Fig 9 on Letter Recognition: the paper's MLP (128-64 ReLU, RMSProp) by training epoch, mean over the seeds with their range."""  # noqa: E501
+    """Fig 9 on Letter Recognition: the paper's MLP (128-64 ReLU, RMSProp) by training epoch, the seeds' mean drawn over each seed's own curve."""  # noqa: E501
 
     key, alias, number = "uncertainty_fig9", "uncertainty_fig9_real", "Fig 9 (Letter Recognition)"
     size = (10.0, 4.0)
@@ -259,7 +281,7 @@ class UncertaintyFig9(_RealData):
         te = [reproduce.minima(a, "epoch", error="L_te", u="U_te") for a in per]
         gap = [round(float((a["U_tr"] - a["U_te"]).abs().max()), 3) for a in per]
         opt = ", ".join(sorted(set(t["optimizer"].astype(str)))) if "optimizer" in t else "?"
-        return (f"{len(seeds)} seeds ({_per_seed(seeds)}), {opt}; max |Û_tr − Û_te| {_per_seed(gap)}; argmin epoch of "
+        return (f"{_n_seeds(seeds)}, {opt}; max |Û_tr − Û_te| {_per_seed(gap)}; argmin epoch of "
                 f"L_val {_per_seed(x['x_error'] for x in m)}, of −Û_tr {_per_seed(x['x_u'] for x in m)}; of L_te "
                 f"{_per_seed(x['x_error'] for x in te)}, of −Û_te {_per_seed(x['x_u'] for x in te)}")
 
@@ -294,7 +316,7 @@ def _spread(table: str, name: str, column: str) -> str:
 
 
 class UncertaintyFig12(_RealData):
-    """Fig 12: −Û_tr for M = 20, 40, 80, 120, 160 on GMM and Wine Quality White, mean over the seeds with their range."""  # noqa: E501
+    """Fig 12: −Û_tr for M = 20, 40, 80, 120, 160 on GMM and Wine Quality White, the seeds' mean drawn over each seed's own curve."""  # noqa: E501
 
     key, alias, number = "uncertainty_fig12", "uncertainty_fig12_real", "Fig 12 (GMM and Wine Quality White)"
     size = (11.0, 4.5)
@@ -302,18 +324,19 @@ class UncertaintyFig12(_RealData):
 
     @classmethod
     def measured(cls) -> str:
-        t = reproduce.load_table("u_by_M", reproduce.FIG12_DATASETS[0])
-        return (f"{len(_seeds(t))} seeds; "
-                + "; ".join(f"{TITLES[n]}: {_spread('u_by_M', n, 'M')}" for n in reproduce.FIG12_DATASETS))
+        names = _present(cls.key)
+        t = reproduce.load_table("u_by_M", names[0])
+        return (f"{_n_seeds(_seeds(t))}; "
+                + "; ".join(f"{TITLES[n]}: {_spread('u_by_M', n, 'M')}" for n in names) + _missing(cls.key))
 
     def build(self) -> hv.Layout:
         panels = [rplots.spread_sensitivity(_variants("u_by_M", n, "M"), title=TITLES[n])
-                  for n in reproduce.FIG12_DATASETS]
+                  for n in _present(self.key)]
         return hv.Layout(panels).cols(2)
 
 
 class UncertaintyFig13(_RealData):
-    """Fig 13: −Û_tr for K = 3, 10, 20, 40 prototypes per class and K by AIC on the multi-class sets, mean over the seeds with their range."""  # noqa: E501
+    """Fig 13: −Û_tr for K = 3, 10, 20, 40 prototypes per class and K by AIC on the multi-class sets, the seeds' mean drawn over each seed's own curve."""  # noqa: E501
 
     key, alias, number = "uncertainty_fig13", "uncertainty_fig13_real", "Fig 13 (the multi-class datasets)"
     size = (9.0, 6.5)
@@ -321,12 +344,13 @@ class UncertaintyFig13(_RealData):
 
     @classmethod
     def measured(cls) -> str:
-        names = reproduce.FIGURE_TABLES[cls.key][1]
+        names = _present(cls.key)
         t = reproduce.load_table("u_by_K", names[0])
-        return f"{len(_seeds(t))} seeds; " + "; ".join(f"{TITLES[n]}: {_spread('u_by_K', n, 'K')}" for n in names)
+        return (f"{_n_seeds(_seeds(t))}; " + "; ".join(f"{TITLES[n]}: {_spread('u_by_K', n, 'K')}" for n in names)
+                + _missing(cls.key))
 
     def build(self) -> hv.Layout:
-        names = reproduce.FIGURE_TABLES[self.key][1]
+        names = _present(self.key)
         panels = [rplots.spread_sensitivity(_variants("u_by_K", n, "K"), title=TITLES[n]) for n in names]
         return _layout(panels, 2)
 
@@ -349,8 +373,8 @@ class UncertaintyTable3(_RealData):
     def measured(cls) -> str:
         t = cls._table()
         seeds = sorted(set().union(*(reproduce.seeds_of(reproduce.load_table("table3", n))
-                                     for n in reproduce.TABLE3_DATASETS)))
-        return (f"{len(seeds)} seed(s), mean over them; counted "
+                                     for n in _present(cls.key))))
+        return (f"{_n_seeds(seeds)}, mean over them; counted "
                 + ", ".join(f"G_{op} {t[f'G_{op}'].min():.0e} to {t[f'G_{op}'].max():.0e}"
                             for op in ("add", "mul", "comp", "CL"))
                 + "; the cost formulas (every O(·) constant 1) give "
@@ -359,7 +383,7 @@ class UncertaintyTable3(_RealData):
 
     @classmethod
     def _table(cls) -> pd.DataFrame:
-        rows = [reproduce.load_table("table3", n) for n in reproduce.TABLE3_DATASETS]
+        rows = [reproduce.load_table("table3", n) for n in _present(cls.key)]
         t = pd.concat(rows, ignore_index=True)
         num = t.select_dtypes("number").columns.difference(["seed"])
         return t.groupby("dataset", sort=False)[list(num)].mean().reset_index()

@@ -7,7 +7,7 @@ https://doi.org/10.1007/s11265-021-01671-1 (Figs 7-9, 11-13).
 The shipped tables (:mod:`buviz.reproduce`) hold one sweep per seed of T̃, K-means, CV folds and
 hold-out split. These builders draw the mean over the seeds as the curves of
 :func:`buviz.plots.uncertainty.error_curves` / :func:`~buviz.plots.uncertainty.sensitivity_curves`
-and the range over the seeds (min to max) as a translucent band of the same colour.
+and each seed's own curve as a thin translucent line of the same colour (the seeds' spread).
 """
 
 from __future__ import annotations
@@ -15,51 +15,48 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import holoviews as hv
-import numpy as np
 import pandas as pd
 
 from buviz.plots import style
 from buviz.plots import uncertainty as uplots
 
-__all__ = ["seed_band", "spread_curves", "spread_sensitivity"]
+__all__ = ["seed_curves", "spread_curves", "spread_sensitivity"]
 
 
-def _by_status(table: pd.DataFrame, x: str, column: str) -> pd.DataFrame:
-    """min, mean and max of ``column`` over the seeds at each status (−Û for the Û columns)."""
-    values = -table[column] if column.startswith("U") else table[column]
-    return values.groupby(table[x]).agg(["min", "mean", "max"]).sort_index()
-
-
-def seed_band(table: pd.DataFrame, column: str, x: str = "log2_gamma", *, color: str | None = None,
-              alpha: float = 0.18) -> hv.Area:
-    """The range over the seeds of one column (min to max at each status), on the axis of its curve.
+def seed_curves(table: pd.DataFrame, column: str, x: str = "log2_gamma", *, color: str | None = None,
+                alpha: float = 0.35) -> hv.Overlay:
+    """One thin curve per seed of one column, on the axis of its mean curve (the seeds' spread).
 
     Parameters
     ----------
     table : pandas.DataFrame
-        One sweep per seed (rows with the same ``x`` are the seeds' values).
+        One sweep per seed (a ``seed`` column; rows with the same ``x`` are the seeds' values).
     column : str
         An error column (``L_val``...) or a Û column (``U_tr``...; drawn as −Û on the −Û axis).
     x : str, default="log2_gamma"
         The status column.
     color : str, optional
-        The band's colour (default: the column's curve colour).
-    alpha : float, default=0.18
-        Opacity of the band.
+        The curves' colour (default: the column's curve colour).
+    alpha : float, default=0.35
+        Opacity of the curves.
 
     Returns
     -------
-    holoviews.Area
+    holoviews.Overlay
+        One unlabelled curve per seed (none when the column is absent or empty).
     """
     vd = uplots._NEG_U_DIM if column.startswith("U") else uplots._ERROR_DIM
-    if len(table) and column in table and x in table and table[column].notna().any():
-        s = _by_status(table, x, column)
-        data = (s.index.to_numpy(float), s["min"].to_numpy(float), s["max"].to_numpy(float))
-    else:
-        data = (np.array([]), np.array([]), np.array([]))
     color = color or style.CURVE_STYLES.get(column, ("#777777",))[0]
-    return style.opts(hv.Area(data, uplots._status_dim(x), [vd, hv.Dimension(f"{vd.name}_hi")]),
-                      color=color, alpha=alpha, line_alpha=0, show_legend=False)
+    curves = []
+    if len(table) and column in table and x in table and table[column].notna().any():
+        seeds = table["seed"] if "seed" in table else pd.Series(0, index=table.index)
+        for _, t in table.groupby(seeds):
+            t = t.sort_values(x)
+            ys = t[column].to_numpy(float)
+            curves.append(style.opts(hv.Curve((t[x].to_numpy(float), -ys if column.startswith("U") else ys),
+                                              uplots._status_dim(x), vd),
+                                     color=color, alpha=alpha, line_width=1, show_legend=False))
+    return hv.Overlay(curves)
 
 
 def _mean(table: pd.DataFrame, x: str, columns: Sequence[str]) -> pd.DataFrame:
@@ -69,7 +66,7 @@ def _mean(table: pd.DataFrame, x: str, columns: Sequence[str]) -> pd.DataFrame:
 
 def spread_curves(table: pd.DataFrame, x: str = "log2_gamma", *, columns: Sequence[str],
                   title: str = "") -> hv.Overlay:
-    """The seeds' mean of each column as in :func:`~buviz.plots.uncertainty.error_curves`, over the seeds' range.
+    """The seeds' mean of each column as in :func:`~buviz.plots.uncertainty.error_curves`, over each seed's curve.
 
     Parameters
     ----------
@@ -87,14 +84,14 @@ def spread_curves(table: pd.DataFrame, x: str = "log2_gamma", *, columns: Sequen
     holoviews.Overlay
     """
     present = [c for c in columns if c in table and table[c].notna().any()]
-    bands = [seed_band(table, c, x) for c in present]
+    seeds = [c for col in present for c in seed_curves(table, col, x)]
     curves = uplots.error_curves(_mean(table, x, present), x, columns=present, title=title)
-    return style.opts(hv.Overlay([*bands, *curves]), multi_y=True, title=title, legend_position="right",
+    return style.opts(hv.Overlay([*seeds, *curves]), multi_y=True, title=title, legend_position="right",
                       framewise=True)
 
 
 def spread_sensitivity(tables: Mapping[str, pd.DataFrame], x: str = "log2_gamma", *, title: str = "") -> hv.Overlay:
-    """−Û_tr per setting (label -> the setting's sweeps over the seeds): the seeds' mean, over their range.
+    """−Û_tr per setting (label -> the setting's sweeps over the seeds): the seeds' mean, over each seed's curve.
 
     Parameters
     ----------
@@ -110,7 +107,8 @@ def spread_sensitivity(tables: Mapping[str, pd.DataFrame], x: str = "log2_gamma"
     holoviews.Overlay
     """
     palette = style.PALETTE
-    bands = [seed_band(t, "U_tr", x, color=palette[n % len(palette)]) for n, t in enumerate(tables.values())]
+    seeds = [c for n, t in enumerate(tables.values())
+             for c in seed_curves(t, "U_tr", x, color=palette[n % len(palette)])]
     means = {label: _mean(t, x, ["U_tr"]) for label, t in tables.items()}
     curves = uplots.sensitivity_curves(means, x, title=title)
-    return style.opts(hv.Overlay([*bands, *curves]), title=title, legend_position="right")
+    return style.opts(hv.Overlay([*seeds, *curves]), title=title, legend_position="right")
