@@ -315,6 +315,16 @@ def _spread(table: str, name: str, column: str) -> str:
             f"{same}/{len(argmins)} seeds), max ΔÛ_tr {_per_seed(change)}")
 
 
+def _sensitivity_caption(key: str, table: str, column: str) -> str:
+    """Figs 12 and 13: the seeds every set has, then per set its seeds and :func:`_spread`."""
+    names = _present(key)
+    seeds = {n: _seeds(reproduce.load_table(table, n)) for n in names}
+    common = sorted(set.intersection(*(set(s) for s in seeds.values())))
+    return (f"{_n_seeds(common)} on every set shown; "
+            + "; ".join(f"{TITLES[n]}, {_n_seeds(seeds[n])}: {_spread(table, n, column)}" for n in names)
+            + _missing(key))
+
+
 class UncertaintyFig12(_RealData):
     """Fig 12: −Û_tr for M = 20, 40, 80, 120, 160 on GMM and Wine Quality White, the seeds' mean drawn over each seed's own curve."""  # noqa: E501
 
@@ -324,10 +334,7 @@ class UncertaintyFig12(_RealData):
 
     @classmethod
     def measured(cls) -> str:
-        names = _present(cls.key)
-        t = reproduce.load_table("u_by_M", names[0])
-        return (f"{_n_seeds(_seeds(t))}; "
-                + "; ".join(f"{TITLES[n]}: {_spread('u_by_M', n, 'M')}" for n in names) + _missing(cls.key))
+        return _sensitivity_caption(cls.key, "u_by_M", "M")
 
     def build(self) -> hv.Layout:
         panels = [rplots.spread_sensitivity(_variants("u_by_M", n, "M"), title=TITLES[n])
@@ -344,10 +351,7 @@ class UncertaintyFig13(_RealData):
 
     @classmethod
     def measured(cls) -> str:
-        names = _present(cls.key)
-        t = reproduce.load_table("u_by_K", names[0])
-        return (f"{_n_seeds(_seeds(t))}; " + "; ".join(f"{TITLES[n]}: {_spread('u_by_K', n, 'K')}" for n in names)
-                + _missing(cls.key))
+        return _sensitivity_caption(cls.key, "u_by_K", "K")
 
     def build(self) -> hv.Layout:
         names = _present(self.key)
