@@ -326,37 +326,59 @@ def _print_params(name: str) -> None:
 
 
 def cmd_reproduce(args) -> int:
-    """Compute (or, with --recompute, redo) the shipped tables behind a real-data figure."""
+    """Compute (resuming from the cells on disk) the shipped tables behind the real-data figures."""
+    import time
+
     from buviz import reproduce
 
     if args.list:
         for key, (table, names) in reproduce.FIGURE_TABLES.items():
             state = ["shipped" if reproduce.has_table(table, n) else "missing" for n in names]
             done = sum(s == "shipped" for s in state)
-            print(f"{key:<26} table {table:<10} {done}/{len(names)} shipped  ({', '.join(names)})")
+            print(f"{key:<20} table {table:<10} {done}/{len(names)} shipped  ({', '.join(names)})")
         return 0
-    if not args.figure:
-        raise UsageError("name a figure with --figure (see 'buviz reproduce --list')")
-    if args.figure not in reproduce.FIGURE_TABLES:
+    chosen = sum(bool(x) for x in (args.figure, args.table, args.all))
+    if chosen != 1:
+        raise UsageError("name one of --figure KEY, --table NAME or --all (see 'buviz reproduce --list')")
+    if args.figure and args.figure not in reproduce.FIGURE_TABLES:
         raise UsageError(f"unknown figure {args.figure!r}{_did_you_mean(args.figure, list(reproduce.FIGURE_TABLES))} "
                          "('buviz reproduce --list' shows the names)")
-    written = reproduce.reproduce(figure=args.figure, recompute=args.recompute, directory=args.out_dir,
-                                  n_jobs=args.n_jobs, log=print)
+    if args.table and args.table not in reproduce.TABLES:
+        raise UsageError(f"unknown table {args.table!r}{_did_you_mean(args.table, list(reproduce.TABLES))}")
+    t0 = time.perf_counter()
+
+    def log(line: str) -> None:
+        print(f"[{time.perf_counter() - t0:7.0f} s] {line}", flush=True)
+
+    written = reproduce.reproduce(figure=args.figure or None, table=args.table or None, all_tables=args.all,
+                                  seeds=args.seeds, recompute=args.recompute, directory=args.out_dir,
+                                  work_dir=args.work_dir, n_jobs=args.n_jobs, scheduler=args.scheduler, log=log)
     print(f"wrote {len(written)} table(s)")
     return 0
 
 
 def _reproduce_parser(sub) -> argparse.ArgumentParser:
     rp = sub.add_parser("reproduce", help="compute the shipped tables behind the real-data figures",
-                        usage="%(prog)s --figure KEY [--recompute] [--out-dir DIR] | --list",
-                        description="Run the sweeps behind a real-data figure of Ha et al. (2021) with the "
-                                    "settings of buviz.reproduce and write its tables (CSV).")
-    rp.add_argument("--figure", metavar="KEY", help="a real-data figure, e.g. uncertainty_fig8_real (see --list)")
+                        usage="%(prog)s (--figure KEY | --table NAME | --all) [--seeds S ...] [--recompute] "
+                              "[--out-dir DIR] [--work-dir DIR] [--n-jobs N] [--scheduler ADDRESS] | --list",
+                        description="Run the experiments behind the real-data figures of Ha et al. (2021) at the "
+                                    "paper's settings (buviz.reproduce), cell by cell (one per dataset, seed and "
+                                    "gamma), in parallel, keeping each finished cell in --work-dir so that an "
+                                    "interrupted run resumes; then write the tables (CSV).")
+    rp.add_argument("--figure", metavar="KEY", help="a real-data figure, e.g. uncertainty_fig8 (see --list)")
+    rp.add_argument("--table", metavar="NAME", help="a table: svm_gamma, mlp_epoch, u_by_M, u_by_K or table3")
+    rp.add_argument("--all", action="store_true", help="every table (the sweeps of all seeds first)")
     rp.add_argument("--list", action="store_true", help="list the figures and whether their tables are shipped")
-    rp.add_argument("--recompute", action="store_true", help="redo the tables that exist too")
+    rp.add_argument("--seeds", type=_int_type(0), nargs="+", default=[0, 1, 2], metavar="S",
+                    help="seeds of T~, K-means, CV folds and hold-out split (default: 0 1 2)")
+    rp.add_argument("--recompute", action="store_true", help="compute even when the tables are present")
     rp.add_argument("--out-dir", default=None, metavar="DIR",
                     help="where to write (default: the package's data/tables, in a source checkout)")
-    rp.add_argument("--n-jobs", type=_int_type(1), default=2)
+    rp.add_argument("--work-dir", default=None, metavar="DIR",
+                    help="where finished cells are kept (default: $BUVIZ_CACHE_DIR/reproduce)")
+    rp.add_argument("--n-jobs", type=_int_type(1), default=2, help="cells run in parallel (default 2)")
+    rp.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                    help="a Dask scheduler address (tcp://host:port): run the cells on its workers")
     rp.set_defaults(func=cmd_reproduce)
     return rp
 

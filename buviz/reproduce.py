@@ -1,27 +1,49 @@
-"""The sweeps behind the real-data figures of Ha et al. (2021), run once and shipped as tables.
+"""The real-data experiments of Ha et al. (2021) at the paper's settings, computed once and shipped as tables.
 
 D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based Estimation for
 Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021,
-https://doi.org/10.1007/s11265-021-01671-1 (§6.4.2, Figs 7-9 and 11-13, Table 3), on the ten UCI
+https://doi.org/10.1007/s11265-021-01671-1 (§6.2-§6.4, Figs 7-9 and 11-13, Table 3), on the ten UCI
 datasets of its Table 2 (:data:`buviz.datasets.UCI_NAMES`).
 
-The sweeps take minutes on two cores, so they are computed once with::
+The settings (module constants; every row of a table repeats them):
 
-    buviz reproduce --figure uncertainty_fig8_real --recompute
+- **Data** (§6.2-6.3): for the nine UCI sets other than Letter Recognition the whole set is the
+  training set T (the paper's Table 2 N; there is no test set, so L_te and Û_te are empty); Letter
+  Recognition uses the paper's split, the first 10 000 rows for training and the other 10 000 for
+  testing. Features are standardised on T. Fig 12's GMM set is sampled with :data:`GMM_SIZES`.
+- **Classifier** (§6.1): RBF SVC (scikit-learn's ``SVC``, the paper's footnote 5). The paper
+  "preliminarily selected the regularization coefficient using CV" without saying how; here C is
+  chosen per dataset, before the γ sweep, by 10-fold stratified CV (folds seeded with
+  :data:`C_SEED`) over :data:`C_GRID` at γ = 1/d (scikit-learn's ``gamma="scale"`` on standardised
+  features), the smallest validation error winning (ties to the smaller C). The choice is recorded
+  in the ``C`` and ``C_rule`` columns.
+- **γ** (§6.1): log₂ γ from −15 to 15 in steps of 1 (:data:`LOG2_GAMMAS`), untrimmed.
+- **CV and hold-out** (§6.4.1): 10-fold stratified CV for L_tr and L_val (the paper's range is
+  10 to 40 folds); one stratified 75/25 split for L_HO.
+- **Û** (§6.3): M = 40, K per class chosen by AIC over the paper's 1, 3, ..., 39
+  (:data:`~buviz.uncertainty.PAPER_K_RANGE`), eq 39 as printed
+  (:data:`~buviz.uncertainty.proposal2.PAPER_SEPARABILITY`), T̃ with amplitude 0.5 (Algorithm 1;
+  0 is "without T̃", Figs 7 and 11). Without T̃ reuses the K-means prototypes Î* of the fit with T̃.
+- **Seeds** (:data:`SEEDS`): each seed draws T̃, the K-means of Î*, the CV folds and the hold-out
+  split; the data and C are the same for every seed.
+- **MLP of Fig 9** (§6.1): 128-64 ReLU, softmax cross-entropy, RMSProp (the paper used Keras,
+  footnote 6): trained with PyTorch (CPU) with Keras's RMSProp defaults (learning rate 10⁻³,
+  ρ = 0.9, ε = 10⁻⁷) and mini-batches of 128 (the paper does not give its batch size; Keras's
+  default of 32 costs four times more steps), read off at :data:`MLP_EPOCHS`; when
+  PyTorch is not installed, scikit-learn's Adam MLP is used instead and the ``optimizer`` column
+  says so.
+- **Table 3**: operations counted while Proposal 1 and Proposal 2 evaluate one SVC status
+  (log₂ γ = :data:`TABLE3_LOG2_GAMMA`, the dataset's C) on the whole training set.
 
-and their results are shipped in ``buviz/data/tables/`` as small CSV files (one per table and
-dataset) that the figures of :mod:`buviz.figures.real_data` render from in seconds. Every row of a
-table carries the settings that made it (sizes, folds, M, K, T̃ amplitude, C, seed) and the buviz
-version, so :func:`compute` can redo any part of it and compare.
+The computation is split into *cells*: one per (dataset, seed, γ) for the SVC sweeps, holding the
+10-fold CV, the hold-out and the SVC trained on T, evaluated by every Û variant the tables need
+(with and without T̃, the M of Fig 12, the K of Fig 13) -- CV does not depend on them, so it is done
+once; the classifier's discriminants on T, T̃ and the test set are computed once per cell and shared
+by the variants. Proposal 1 (Fig 8), the MLP (Fig 9) and Table 3 have cells of their own. Cells run
+in parallel (joblib's processes, or a Dask cluster with ``scheduler``), each written to disk as soon
+as it is done, so an interrupted run resumes where it stopped::
 
-The settings are reduced from the paper's to fit two shared cores (they are in every row):
-
-- log₂ γ from −10 to 10 in steps of 2 (11 statuses; the paper's step is finer);
-- 5-fold stratified CV (the paper uses 10 to 40 folds);
-- training and test sets capped at :data:`MAX_TRAIN` / :data:`MAX_TEST` samples by a stratified
-  subsample (Letter Recognition: 2 000 of its 10 000 training and 2 000 of its 10 000 test
-  samples; Satimage, Spambase, Abalone and Wine Quality White likewise);
-- one seed (0) for the split, the subsample, the folds, T̃ and the K-means of Proposal 2.
+    buviz reproduce --all --seeds 0 1 2 --work-dir ~/buviz-cells --out-dir tables/
 
 This module computes and reads tables; it never imports plotting libraries.
 """
@@ -29,9 +51,12 @@ This module computes and reads tables; it never imports plotting libraries.
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import os
 import time
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -45,179 +70,585 @@ from buviz._validation import InvalidParameterError
 from buviz.uncertainty.proposal2 import PAPER_SEPARABILITY
 from buviz.uncertainty.prototypes import PAPER_K_RANGE
 
-__all__ = ["MAX_TRAIN", "MAX_TEST", "LOG2_GAMMAS", "CV", "M", "SEED", "P1_DATASETS", "MULTICLASS_DATASETS",
-           "FIG12_MS", "FIG13_KS", "MLP_EPOCHS", "TABLES", "FIGURE_TABLES", "TableSpec", "table_names",
-           "tables_dir", "load_table", "load_dataset", "minima", "svm_minima", "has_table", "compute", "reproduce",
-           "VALUE_COLUMNS"]
+__all__ = ["LOG2_GAMMAS", "CV", "HOLDOUT", "M", "SEEDS", "C_GRID", "C_SEED", "PERTURBATION", "P1_DATASETS",
+           "MULTICLASS_DATASETS", "FIG12_MS", "FIG12_DATASETS", "FIG13_KS", "MLP_EPOCHS", "MLP_HIDDEN",
+           "SETTINGS", "TABLES", "FIGURE_TABLES", "TableSpec", "table_names", "tables_dir", "load_table",
+           "load_dataset", "choose_C", "sweep_cell", "minima", "svm_minima", "seed_mean", "seeds_of", "has_table",
+           "compute", "reproduce", "assemble", "default_work_dir", "VALUE_COLUMNS", "UCI_ORDER"]
 
-#: Largest training set used (a stratified subsample of larger ones).
-MAX_TRAIN = 2000
-#: Largest test set used (a stratified subsample of larger ones).
-MAX_TEST = 2000
-#: log₂ γ of the RBF SVC statuses.
-LOG2_GAMMAS = tuple(range(-10, 11, 2))
-#: Folds of stratified cross-validation (L_tr, L_val).
-CV = 5
-#: Proposal 2's neighbourhood size (the paper's default).
+#: log₂ γ of the RBF SVC statuses (the paper: 2⁻¹⁵, 2⁻¹⁴, ..., 2¹⁵).
+LOG2_GAMMAS = tuple(range(-15, 16))
+#: Folds of stratified cross-validation (L_tr, L_val); the paper: 10 to 40.
+CV = 10
+#: Share of T held out for L_HO (the paper's 75/25 split).
+HOLDOUT = 0.25
+#: Proposal 2's neighbourhood size (the paper's, §6.3).
 M = 40
-#: The one seed of the split, subsample, folds, T̃ and K-means.
-SEED = 0
+#: The seeds of T̃, K-means, CV folds and the hold-out split of the shipped tables.
+SEEDS = (0, 1, 2)
+#: The C tried by the preliminary 10-fold CV (powers of 2, as the paper's γ grid).
+C_GRID = (0.25, 1.0, 4.0, 16.0, 64.0)
+#: The seed of the folds of C's selection (one C per dataset, shared by all seeds).
+C_SEED = 0
 #: Amplitude of T̃ (0: "without T̃", Figs 7 and 11).
 PERTURBATION = 0.5
 #: The sets on which Fig 8 also shows Proposal 1.
 P1_DATASETS = ("cardiotocography", "spambase", "winequality_red", "winequality_white")
-#: The multi-class sets of Fig 13 (the paper shows the first two; Wine Quality Red is grouped into two classes).
+#: The multi-class sets of Fig 13.
 MULTICLASS_DATASETS = ("satimage", "winequality_white", "abalone", "letter")
 #: Cluster sizes of Fig 12 and its two datasets.
 FIG12_MS = (20, 40, 80, 120, 160)
 FIG12_DATASETS = ("gmm", "winequality_white")
 #: Prototypes per class of Fig 13 ("aic": chosen by AIC).
 FIG13_KS = (3, 10, 20, 40, "aic")
-#: Epochs read off the MLP of Fig 9 and its layers.
+#: Epochs read off the MLP of Fig 9, its layers and its training (Keras's RMSProp defaults, batch 128).
 MLP_EPOCHS = (1, 2, 5, 10, 20, 50, 100, 200)
 MLP_HIDDEN = (128, 64)
+MLP_LEARNING_RATE, MLP_RHO, MLP_EPS, MLP_BATCH = 1e-3, 0.9, 1e-7, 128
 #: The datasets of Table 3 (Landsat is the Statlog satimage set).
 TABLE3_DATASETS = {"abalone": "Abalone", "cardiotocography": "Cardiotocography", "letter": "Letter Recognition",
                    "satimage": "Landsat", "spambase": "Spambase"}
-#: Sizes of the 2-D mixture of Fig 12 (the paper: 2 000 training samples; its 18 000 test samples capped like the rest).
+#: log₂ γ of the SVC status whose Proposal 1 and 2 runs are counted in Table 3.
+TABLE3_LOG2_GAMMA = 0.0
+#: Sizes of the 2-D mixture of Fig 12 (the paper: 2 000 training samples), sampled with seed 0.
 GMM_SIZES = (2000, 2000)
+#: The K tried per class by AIC for Î* (the paper's 1, 3, ..., 39, §6.3).
+K_RANGE = PAPER_K_RANGE
+K_RANGE_NAME = "paper"
+#: Eq 39's Case 1/3 branch as printed (the threshold on ω_kl).
+SEPARABILITY = PAPER_SEPARABILITY
+#: Tag of these settings, in every row and in the cell folder (change it when a setting changes).
+SETTINGS = "paper-v1"
 #: Result columns compared when a table is recomputed (times are not).
 VALUE_COLUMNS = ("L_tr", "L_val", "L_ho", "L_te", "U_tr", "U_te", "U1_tr", "G_add", "G_mul", "G_comp", "G_CL")
 
 
+def UCI_ORDER() -> tuple[str, ...]:  # noqa: N802 - kept callable so that it reads like the other orders
+    """The ten UCI sets, cheapest first: the order in which a recompute fills the tables."""
+    return ("breast_cancer_wisconsin", "banknote", "german", "winequality_red", "cardiotocography", "abalone",
+            "winequality_white", "spambase", "satimage", "letter")
+
+
 # -- data --------------------------------------------------------------------------------------------
-def load_dataset(name: str, max_train: int = MAX_TRAIN, max_test: int = MAX_TEST, seed: int = SEED):
-    """The dataset ``name`` with its training and test parts capped at ``max_train`` / ``max_test``.
+@functools.lru_cache(maxsize=16)
+def load_dataset(name: str):
+    """The dataset ``name`` as the paper uses it (see the module docstring).
 
     Parameters
     ----------
     name : str
-        A name of :data:`buviz.datasets.UCI_NAMES`, or ``"gmm"`` (sampled with :data:`GMM_SIZES`).
-    max_train, max_test : int
-        Larger parts are subsampled (stratified, with ``seed``) to this size; a table's ``n_train``
-        and ``n_test`` columns give back the data it was computed on.
-    seed : int
-        ``random_state`` of the split and the subsample.
+        A name of :data:`buviz.datasets.UCI_NAMES`, or ``"gmm"``.
 
     Returns
     -------
     buviz.datasets.Dataset
+        Letter Recognition: the paper's 10 000 / 10 000 split; GMM: :data:`GMM_SIZES` drawn with seed
+        0; the other sets: the whole set as training set, no test set.
+
+    Raises
+    ------
+    InvalidParameterError
+        An unknown name.
     """
     from buviz import datasets
 
     if name == "gmm":
-        return datasets.load(name, n_train=GMM_SIZES[0], n_test=GMM_SIZES[1], random_state=seed)
-    full = datasets.load(name, random_state=seed)
-    n_train = max_train if len(full.y_train) > max_train else None
-    n_test = max_test if len(full.y_test) > max_test else None
-    if n_train is None and n_test is None:
-        return full
-    return datasets.load(name, n_train=n_train, n_test=n_test, random_state=seed)
+        return datasets.load(name, n_train=GMM_SIZES[0], n_test=GMM_SIZES[1], random_state=0)
+    if name not in datasets.UCI_NAMES:
+        raise InvalidParameterError(f"name must be one of {datasets.UCI_NAMES} or 'gmm', got {name!r}")
+    if name == "letter":
+        return datasets.load(name)
+    X, y, columns = datasets._read_uci(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", datasets.ConstantFeatureWarning)
+        return datasets.from_arrays(X, y, test_size=0, name=name, feature_names=list(columns),
+                                    description=f"{name}: the whole set as training set (Ha et al. 2021, Table 2)")
 
 
-#: The K tried per class by AIC for Î*: the paper's 1, 3, ..., 39 (Ha et al. 2021, §6.3), which the tables
-#: were computed with (the package's default is the growing range "auto" since).
-K_RANGE = PAPER_K_RANGE
-K_RANGE_NAME = "paper"
-#: Eq 39's Case 1/3 branch as printed (the threshold on ω_kl), which the tables were computed with (the
-#: package's default is the shrinkage rule since the second pre-registered study).
-SEPARABILITY = PAPER_SEPARABILITY
+def _variants(name: str) -> dict[str, dict]:
+    """The Û variants of a dataset's tables: key -> BoundaryUncertainty keywords (and whether Û_te is read)."""
+    out = {"base": dict(M=M, K="aic", perturbation=PERTURBATION, te=True),
+           "noT": dict(M=M, K="aic", perturbation=0.0, te=True)}
+    if name in FIG12_DATASETS:
+        out.update({f"M{m}": dict(M=m, K="aic", perturbation=PERTURBATION, te=False) for m in FIG12_MS if m != M})
+    if name in MULTICLASS_DATASETS:
+        smallest = int(np.bincount(load_dataset(name).y_train).min())
+        out.update({f"K{k}": dict(M=M, K=k, perturbation=PERTURBATION, te=False)
+                    for k in FIG13_KS if k != "aic" and k <= smallest})
+    return out
 
 
-def _settings(ds, name: str, **extra) -> dict:
-    return {"dataset": name, "n_train": len(ds.y_train), "n_test": len(ds.y_test), "n_classes": ds.n_classes,
-            "cv": CV, **extra, "K_range": K_RANGE_NAME, "separability": SEPARABILITY, "seed": SEED,
-            "buviz_version": buviz.__version__}
+def _fit_variants(name: str, seed: int) -> dict[str, tuple]:
+    """Û's estimators of every variant of ``name``, fitted on T (and on the test set where it is read)."""
+    from buviz.uncertainty import BoundaryUncertainty
+
+    ds = load_dataset(name)
+    common = dict(K_range=K_RANGE, separability=SEPARABILITY, random_state=seed, n_jobs=1)
+    has_test = len(ds.y_test) > M and len(np.unique(ds.y_test)) == ds.n_classes
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for key, v in _variants(name).items():
+            if key == "noT":
+                base_tr, base_te = out["base"]
+                out[key] = (base_tr.with_perturbation(0.0),
+                            base_te.with_perturbation(0.0) if base_te is not None else None)
+                continue
+            kw = dict(M=v["M"], K=v["K"], perturbation=v["perturbation"], **common)
+            tr = BoundaryUncertainty(**kw).fit(ds.X_train, ds.y_train)
+            te = BoundaryUncertainty(**kw).fit(ds.X_test, ds.y_test) if v["te"] and has_test else None
+            out[key] = (tr, te)
+    return out
 
 
-def _gamma_sweep(ds, name: str, *, M: int = M, K="aic", perturbation: float = PERTURBATION,
-                 proposal1: bool = False, n_jobs: int = 2, cache=False) -> pd.DataFrame:
+class _Shared:
+    """A discriminant whose values on an array already seen are served again (the variants of a cell
+    evaluate the same status on the same T, T̃ and test set)."""
+
+    def __init__(self, disc):
+        self.disc = disc
+        self.memo: dict[tuple, np.ndarray] = {}
+
+    def __call__(self, X):
+        X = np.ascontiguousarray(X, dtype=float)
+        key = (X.shape, hashlib.sha1(X.data).hexdigest())
+        if key not in self.memo:
+            self.memo[key] = self.disc(X)
+        return self.memo[key]
+
+
+def _error(disc, X, y) -> float:
+    return float(np.mean(disc.predict(X) != y)) if len(y) else float("nan")
+
+
+# -- C, chosen before the sweep ---------------------------------------------------------------------
+def _fold_error(X, y, tr, va, gamma: float, C: float) -> tuple[float, float]:
+    from buviz.classifiers import svm_status
+
+    d = svm_status(X[tr], y[tr], gamma, C)
+    return _error(d, X[tr], y[tr]), _error(d, X[va], y[va])
+
+
+def _val_error(X, y, tr, va, gamma: float, C: float) -> float:
+    from buviz.classifiers import svm_status
+
+    return _error(svm_status(X[tr], y[tr], gamma, C), X[va], y[va])
+
+
+def choose_C(name: str, *, n_jobs: int = 2, scheduler=None) -> dict:
+    """The C of ``name``'s sweeps: 10-fold stratified CV over :data:`C_GRID` at γ = 1/d.
+
+    Parameters
+    ----------
+    name : str
+        A dataset of :func:`load_dataset`.
+    n_jobs : int, default=2
+        joblib workers.
+    scheduler : str or distributed.Client, optional
+        A Dask scheduler (see :func:`buviz.sweep.svm_gamma_sweep`).
+
+    Returns
+    -------
+    dict
+        ``C``, ``C_rule`` (the rule in words) and ``C_val`` (the validation error of each C).
+    """
+    from joblib import delayed
+
     from buviz import sweep
 
-    t = sweep.svm_gamma_sweep(ds, 2.0 ** np.asarray(LOG2_GAMMAS, dtype=float), C=1.0, cv=CV, M=M, K=K,
-                              K_range=K_RANGE, separability=SEPARABILITY, perturbation=perturbation,
-                              proposal1=proposal1, random_state=SEED,
-                              n_jobs=n_jobs, cache=cache)
-    if "U1_tr" not in t:
-        t["U1_tr"] = np.nan
-    settings = _settings(ds, name, M=M, K=str(K), perturbation=perturbation)  # C is a column of the sweep
-    return pd.concat([pd.DataFrame([settings] * len(t)), t.reset_index(drop=True)], axis=1)
-
-
-# -- the tables -------------------------------------------------------------------------------------
-def _svm_gamma(name: str, n_jobs: int, cache) -> pd.DataFrame:
-    """Figs 7, 8 and 11: the γ sweep with T̃ (and Proposal 1 on P1_DATASETS) and without T̃."""
     ds = load_dataset(name)
-    with_t = _gamma_sweep(ds, name, proposal1=name in P1_DATASETS, n_jobs=n_jobs, cache=cache)
-    without = _gamma_sweep(ds, name, perturbation=0.0, n_jobs=n_jobs, cache=cache)
-    return pd.concat([with_t, without], ignore_index=True)
+    X, y = ds.X_train, ds.y_train
+    gamma = 1.0 / X.shape[1]
+    folds = sweep._splits(y, CV, C_SEED)
+    tasks = [delayed(_val_error)(X, y, tr, va, gamma, C) for C in C_GRID for tr, va in folds]
+    out = [None] * len(tasks)
+    with sweep._backend(scheduler):
+        for t, res in sweep._run_tasks(tasks, n_jobs, {}):
+            out[t] = res
+    val = np.asarray(out).reshape(len(C_GRID), CV).mean(axis=1)
+    best = int(np.argmin(val))
+    rule = (f"{CV}-fold stratified CV (seed {C_SEED}) at gamma=1/d={gamma:.4g} over C in "
+            f"{{{', '.join(f'{c:g}' for c in C_GRID)}}}: min L_val {val[best]:.4f}")
+    return {"C": float(C_GRID[best]), "C_rule": rule, "C_val": [float(v) for v in val]}
 
 
-def _u_by_M(name: str, n_jobs: int, cache) -> pd.DataFrame:
-    """Fig 12: the γ sweep for each cluster size M of FIG12_MS."""
+# -- the cells --------------------------------------------------------------------------------------
+def sweep_cell(name: str, seed: int, log2_gamma: float, C: float, estimators: dict[str, tuple]) -> dict:
+    """One (dataset, seed, γ) cell of the SVC sweeps: CV, hold-out, L_te and Û of every variant.
+
+    Parameters
+    ----------
+    name : str
+        A dataset of :func:`load_dataset`.
+    seed : int
+        Seed of the CV folds and the hold-out split (the estimators carry T̃'s and K-means').
+    log2_gamma : float
+        log₂ γ of the status.
+    C : float
+        The SVC's C.
+    estimators : dict
+        Variant key -> (Û fitted on T, Û fitted on the test set or None), from the variants of ``name``.
+
+    Returns
+    -------
+    dict
+        ``common`` (the errors and times shared by the variants) and ``variants`` (key -> Û values).
+    """
+    from buviz import sweep
+    from buviz.classifiers import svm_status
+
     ds = load_dataset(name)
-    return pd.concat([_gamma_sweep(ds, name, M=m, n_jobs=n_jobs, cache=cache) for m in FIG12_MS], ignore_index=True)
+    X, y = ds.X_train, ds.y_train
+    gamma = 2.0 ** float(log2_gamma)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        folds = [_fold_error(X, y, tr, va, gamma, C) for tr, va in sweep._splits(y, CV, seed)]
+        t_cv = time.perf_counter() - t0
+        tr, va = sweep._holdout_split(y, seed)
+        t1 = time.perf_counter()
+        l_ho = _fold_error(X, y, tr, va, gamma, C)[1]
+        t_ho = time.perf_counter() - t1
+        t1 = time.perf_counter()
+        disc = svm_status(X, y, gamma, C)
+        t_fit = time.perf_counter() - t1
+        shared = _Shared(disc)
+        from buviz.classifiers import Discriminant
+
+        status = Discriminant(shared, disc.n_classes, name=disc.name)
+        variants = {}
+        for key, (bu_tr, bu_te) in estimators.items():
+            r = bu_tr.evaluate(status)
+            v = {"U_tr": r.value, "n_eff_tr": float(np.dot(r.pair_probabilities, r.pair_effective_size)),
+                 "time_u_tr": r.evaluate_time, "time_u_fit": bu_tr.fit_time_}
+            v["U_te"] = bu_te.evaluate(status).value if bu_te is not None else float("nan")
+            variants[key] = v
+    common = {"log2_gamma": float(log2_gamma), "gamma": gamma, "C": C,
+              "L_tr": float(np.mean([f[0] for f in folds])), "L_val": float(np.mean([f[1] for f in folds])),
+              "L_ho": l_ho, "L_te": _error(status, ds.X_test, ds.y_test), "time_cv": t_cv, "time_ho": t_ho,
+              "time_fit": t_fit, "time_cell": time.perf_counter() - t0}
+    return {"common": common, "variants": variants}
 
 
-def _u_by_K(name: str, n_jobs: int, cache) -> pd.DataFrame:
-    """Fig 13: the γ sweep for each number K of prototypes per class of FIG13_KS."""
+def _p1_cell(name: str, seed: int, log2_gamma: float, C: float, p1) -> dict:
+    """Proposal 1's Û on T of one status (Fig 8)."""
+    from buviz.classifiers import svm_status
+
     ds = load_dataset(name)
-    smallest = int(np.bincount(ds.y_train).min())
-    Ks = [K for K in FIG13_KS if K == "aic" or K <= smallest]
-    return pd.concat([_gamma_sweep(ds, name, K=K, n_jobs=n_jobs, cache=cache) for K in Ks], ignore_index=True)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        disc = svm_status(ds.X_train, ds.y_train, 2.0 ** float(log2_gamma), C)
+        value = p1.evaluate(disc).value
+    return {"log2_gamma": float(log2_gamma), "U1_tr": value, "time_u1_tr": time.perf_counter() - t0}
 
 
-def _mlp_epoch(name: str, n_jobs: int, cache) -> pd.DataFrame:
-    """Fig 9: one MLP per fold read off at MLP_EPOCHS."""
+def _torch_mlp(X, y, n_classes: int, epochs, seed: int):
+    """Yield (epoch, Discriminant) of the paper's MLP trained with RMSProp in PyTorch (log-softmax outputs)."""
+    import torch
+
+    from buviz.classifiers import Discriminant
+
+    torch.set_num_threads(1)
+    gen = torch.Generator().manual_seed(seed)
+    torch.manual_seed(seed)
+    layers, width = [], X.shape[1]
+    for h in MLP_HIDDEN:
+        layers += [torch.nn.Linear(width, h), torch.nn.ReLU()]
+        width = h
+    net = torch.nn.Sequential(*layers, torch.nn.Linear(width, n_classes))
+    opt = torch.optim.RMSprop(net.parameters(), lr=MLP_LEARNING_RATE, alpha=MLP_RHO, eps=MLP_EPS)
+    loss = torch.nn.CrossEntropyLoss()
+    Xt, yt = torch.as_tensor(X, dtype=torch.float32), torch.as_tensor(y, dtype=torch.long)
+    done = 0
+    for target in sorted(epochs):
+        while done < target:
+            order = torch.randperm(len(Xt), generator=gen)
+            for s in range(0, len(Xt), MLP_BATCH):
+                idx = order[s:s + MLP_BATCH]
+                opt.zero_grad()
+                loss(net(Xt[idx]), yt[idx]).backward()
+                opt.step()
+            done += 1
+        snap = [p.detach().clone() for p in net.parameters()]
+        yield target, Discriminant(functools.partial(_mlp_forward, snap), n_classes, name=f"MLP(epoch={target})")
+
+
+def _mlp_forward(params, X) -> np.ndarray:
+    import torch
+
+    with torch.no_grad():
+        h = torch.as_tensor(np.asarray(X), dtype=torch.float32)
+        for n in range(0, len(params) - 2, 2):
+            h = torch.relu(h @ params[n].T + params[n + 1])
+        out = torch.log_softmax(h @ params[-2].T + params[-1], dim=1)
+    return out.double().numpy()
+
+
+def _mlp_backend() -> str:
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return "sklearn-adam"
+    return "torch-rmsprop"
+
+
+def _mlp_statuses(X, y, n_classes: int, seed: int):
+    if _mlp_backend() == "torch-rmsprop":
+        return _torch_mlp(X, y, n_classes, MLP_EPOCHS, seed)
+    from buviz.classifiers import mlp_statuses
+
+    return mlp_statuses(X, y, MLP_EPOCHS, hidden_layer_sizes=MLP_HIDDEN, random_state=seed)
+
+
+def _mlp_cell(name: str, seed: int, part: str, estimators: dict[str, tuple] | None) -> dict:
+    """One network of Fig 9: ``part`` is "full" (trained on T; L_te and Û), "ho" or a fold number."""
     from buviz import sweep
 
     ds = load_dataset(name)
-    t = sweep.mlp_epoch_sweep(ds, MLP_EPOCHS, cv=CV, M=M, K_range=K_RANGE, separability=SEPARABILITY,
-                              hidden_layer_sizes=MLP_HIDDEN,
-                              random_state=SEED, n_jobs=n_jobs, cache=cache)
-    settings = _settings(ds, name, M=M, K="aic", hidden_layer_sizes=str(MLP_HIDDEN), perturbation=PERTURBATION)
-    return pd.concat([pd.DataFrame([settings] * len(t)), t.reset_index(drop=True)], axis=1)
+    X, y = ds.X_train, ds.y_train
+    t0 = time.perf_counter()
+    if part == "full":
+        tr, va = np.arange(len(y)), np.arange(0)
+    elif part == "ho":
+        tr, va = sweep._holdout_split(y, seed)
+    else:
+        tr, va = sweep._splits(y, CV, seed)[int(part)]
+    rows = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for e, d in _mlp_statuses(X[tr], y[tr], ds.n_classes, seed):
+            row = {"epoch": e, "err_tr": _error(d, X[tr], y[tr]), "err_va": _error(d, X[va], y[va])}
+            if part == "full":
+                row["L_te"] = _error(d, ds.X_test, ds.y_test)
+                for key, (bu_tr, bu_te) in (estimators or {}).items():
+                    row[f"U_tr:{key}"] = bu_tr.evaluate(d).value
+                    row[f"U_te:{key}"] = bu_te.evaluate(d).value if bu_te is not None else float("nan")
+            rows.append(row)
+    return {"part": part, "rows": rows, "time": time.perf_counter() - t0}
 
 
-#: log₂ γ of the SVC status whose Proposal 1 run is counted in Table 3.
-TABLE3_LOG2_GAMMA = 0.0
-
-
-def _table3(name: str, n_jobs: int, cache) -> pd.DataFrame:
-    """Table 3: operations counted by running Proposal 1 and Proposal 2 on one SVC status."""
+def _table3_cell(name: str, seed: int, C: float) -> dict:
+    """Table 3: operations counted while Proposal 1 and Proposal 2 evaluate one SVC status on T."""
     from buviz.classifiers import svm_status
     from buviz.uncertainty import BoundaryUncertainty, Proposal1, costs
 
     ds = load_dataset(name)
-    disc = svm_status(ds.X_train, ds.y_train, 2.0 ** TABLE3_LOG2_GAMMA, 1.0)
-    p1 = Proposal1(R_T=10, i_max=20, random_state=SEED).fit(ds.X_train, ds.y_train).evaluate(disc)
-    p2 = BoundaryUncertainty(M=M, K_range=K_RANGE, separability=SEPARABILITY,
-                             random_state=SEED).fit(ds.X_train, ds.y_train).evaluate(disc)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        disc = svm_status(ds.X_train, ds.y_train, 2.0 ** TABLE3_LOG2_GAMMA, C)
+        p1 = Proposal1(R_T=10, i_max=20, random_state=seed).fit(ds.X_train, ds.y_train).evaluate(disc)
+        p2 = BoundaryUncertainty(M=M, K_range=K_RANGE, separability=SEPARABILITY, random_state=seed,
+                                 n_jobs=1).fit(ds.X_train, ds.y_train).evaluate(disc)
     counted = costs.gains(costs.proposal1_costs(p1), costs.proposal2_costs(p2, mode="counted"))["gain"]
     N, d, J = ds.X_train.shape[0], ds.X_train.shape[1], ds.n_classes
     formula = costs.gains(costs.proposal1_costs(N=N, d=d, J=J), costs.proposal2_costs(N=N, M=M, J=J))["gain"]
     paper_name = TABLE3_DATASETS[name]
-    printed = costs.TABLE3_PRINTED[paper_name]
-    row = {**_settings(ds, name, M=M, R_T=10, i_max=20, log2_gamma=TABLE3_LOG2_GAMMA), "paper_dataset": paper_name,
+    row = {"R_T": 10, "i_max": 20, "log2_gamma": TABLE3_LOG2_GAMMA, "paper_dataset": paper_name,
            "paper_N": costs.TABLE2[paper_name][0], "d": d}
-    for op, p in zip(("add", "mul", "comp", "CL"), printed, strict=True):
-        row[f"G_{op}"] = counted[op]
-        row[f"formula_G_{op}"] = formula[op]
+    for op, p in zip(("add", "mul", "comp", "CL"), costs.TABLE3_PRINTED[paper_name], strict=True):
+        row[f"G_{op}"] = float(counted[op])
+        row[f"formula_G_{op}"] = float(formula[op])
         row[f"printed_G_{op}"] = p
-    row["U1"], row["U2"] = p1.value, p2.value
-    return pd.DataFrame([row])
+    row["U1"], row["U2"], row["time_cell"] = p1.value, p2.value, time.perf_counter() - t0
+    return row
+
+
+# -- the cells on disk ------------------------------------------------------------------------------
+def default_work_dir() -> Path:
+    """Where cells are kept: ``$BUVIZ_CACHE_DIR/reproduce`` or ``~/.cache/buviz/reproduce``."""
+    root = os.environ.get("BUVIZ_CACHE_DIR") or Path.home() / ".cache" / "buviz"
+    return Path(root) / "reproduce"
+
+
+def _cell_path(work_dir: Path, kind: str, name: str, seed: int | None, part=None) -> Path:
+    stem = "" if seed is None else f"s{seed}"
+    if part is not None:
+        stem += f"_{part:+03d}" if isinstance(part, int | float) else f"_{part}"
+    return Path(work_dir) / SETTINGS / kind / name / f"{stem or 'cell'}.json"
+
+
+def _write(path: Path, obj) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(obj))
+    os.replace(tmp, path)  # atomic: an interrupted run never leaves half a cell
+
+
+def _read_cell(path: Path):
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _run_jobs(jobs: list[tuple[Path, Callable, tuple]], *, n_jobs: int, scheduler, log: Callable[[str], None],
+              label: str) -> None:
+    """Run the jobs whose cell file is missing, in parallel, writing each cell as soon as it is done."""
+    from joblib import delayed
+
+    from buviz import sweep
+
+    todo = [(p, fn, args) for p, fn, args in jobs if not p.is_file()]
+    if len(todo) < len(jobs):
+        log(f"{label}: {len(jobs) - len(todo)} of {len(jobs)} cells already on disk")
+    if not todo:
+        return
+    t0 = time.perf_counter()
+    tasks = [delayed(fn)(*args) for _, fn, args in todo]
+    with sweep._backend(scheduler):
+        for n, (t, out) in enumerate(sweep._run_tasks(tasks, min(n_jobs, len(tasks)), {}), 1):
+            _write(todo[t][0], out)
+            log(f"{label}: cell {todo[t][0].stem} done ({n}/{len(todo)}, {time.perf_counter() - t0:.0f} s)")
+
+
+def _C(name: str, work_dir: Path, n_jobs: int, scheduler, log) -> dict:
+    path = _cell_path(work_dir, "C", name, None)
+    if (got := _read_cell(path)) is None:
+        t0 = time.perf_counter()
+        got = choose_C(name, n_jobs=n_jobs, scheduler=scheduler)
+        got["time"] = time.perf_counter() - t0
+        _write(path, got)
+        log(f"{name}: C = {got['C']:g} ({got['C_rule']}) in {got['time']:.0f} s")
+    return got
+
+
+def _run_sweep(name, seed, work_dir, n_jobs, scheduler, log) -> None:
+    paths = [_cell_path(work_dir, "sweep", name, seed, lg) for lg in LOG2_GAMMAS]
+    if all(p.is_file() for p in paths):
+        return
+    C = _C(name, work_dir, n_jobs, scheduler, log)["C"]
+    t0 = time.perf_counter()
+    est = _fit_variants(name, seed)
+    log(f"{name} seed {seed}: {len(est)} Û variants fitted in {time.perf_counter() - t0:.0f} s")
+    jobs = [(p, sweep_cell, (name, seed, lg, C, est)) for p, lg in zip(paths, LOG2_GAMMAS, strict=True)]
+    _run_jobs(jobs, n_jobs=n_jobs, scheduler=scheduler, log=log, label=f"{name} seed {seed} sweep")
+    log(f"{name} seed {seed}: sweep done in {time.perf_counter() - t0:.0f} s")
+
+
+def _run_p1(name, seed, work_dir, n_jobs, scheduler, log) -> None:
+    from buviz.uncertainty import Proposal1
+
+    paths = [_cell_path(work_dir, "p1", name, seed, lg) for lg in LOG2_GAMMAS]
+    if all(p.is_file() for p in paths):
+        return
+    C = _C(name, work_dir, n_jobs, scheduler, log)["C"]
+    ds = load_dataset(name)
+    p1 = Proposal1(random_state=seed).fit(ds.X_train, ds.y_train)
+    jobs = [(p, _p1_cell, (name, seed, lg, C, p1)) for p, lg in zip(paths, LOG2_GAMMAS, strict=True)]
+    _run_jobs(jobs, n_jobs=n_jobs, scheduler=scheduler, log=log, label=f"{name} seed {seed} Proposal 1")
+
+
+def _mlp_parts() -> list[str]:
+    return ["full", "ho", *map(str, range(CV))]
+
+
+def _run_mlp(name, seed, work_dir, n_jobs, scheduler, log) -> None:
+    paths = [_cell_path(work_dir, "mlp", name, seed, part) for part in _mlp_parts()]
+    if all(p.is_file() for p in paths):
+        return
+    est = {"base": _fit_variants(name, seed)["base"]} if not paths[0].is_file() else None
+    jobs = [(p, _mlp_cell, (name, seed, part, est if part == "full" else None))
+            for p, part in zip(paths, _mlp_parts(), strict=True)]
+    _run_jobs(jobs, n_jobs=n_jobs, scheduler=scheduler, log=log, label=f"{name} seed {seed} MLP")
+
+
+def _run_table3(names, seed, work_dir, n_jobs, scheduler, log) -> None:
+    jobs = [(_cell_path(work_dir, "table3", n, seed), _table3_cell,
+             (n, seed, _C(n, work_dir, n_jobs, scheduler, log)["C"])) for n in names]
+    _run_jobs(jobs, n_jobs=n_jobs, scheduler=scheduler, log=log, label=f"Table 3 seed {seed}")
+
+
+# -- the tables -------------------------------------------------------------------------------------
+def _settings(name: str, seed: int, work_dir: Path, **extra) -> dict:
+    ds = load_dataset(name)
+    c = _read_cell(_cell_path(work_dir, "C", name, None)) or {"C": float("nan"), "C_rule": ""}
+    return {"dataset": name, "n_train": len(ds.y_train), "n_test": len(ds.y_test), "n_classes": ds.n_classes,
+            "cv": CV, "holdout": HOLDOUT, "C": c["C"], "C_rule": c["C_rule"], **extra, "K_range": K_RANGE_NAME,
+            "separability": SEPARABILITY, "seed": seed, "settings": SETTINGS, "buviz_version": buviz.__version__}
+
+
+def _sweep_rows(name: str, seed: int, work_dir: Path, keys: Iterable[str], column: str | None) -> list[dict] | None:
+    """Rows of the complete sweep of (name, seed) for the variants ``keys``, or None when a cell is missing."""
+    cells = [_read_cell(_cell_path(work_dir, "sweep", name, seed, lg)) for lg in LOG2_GAMMAS]
+    if any(c is None for c in cells):
+        return None
+    variants = _variants(name)
+    p1 = {lg: _read_cell(_cell_path(work_dir, "p1", name, seed, lg)) for lg in LOG2_GAMMAS}
+    rows = []
+    for key in keys:
+        v = variants[key]
+        for lg, cell in zip(LOG2_GAMMAS, cells, strict=True):
+            K = "aic" if v["K"] == "aic" else int(v["K"])
+            row = _settings(name, seed, work_dir, M=v["M"], K=K, perturbation=v["perturbation"])
+            row.update({"variant": key, "status": "gamma", **{k: x for k, x in cell["common"].items() if k != "C"}})
+            row.update(cell["variants"][key])
+            if column is None:  # svm_gamma: Proposal 1 on the rows with T̃
+                got = p1[lg] if key == "base" and name in P1_DATASETS else None
+                row["U1_tr"] = got["U1_tr"] if got else float("nan")
+                row["time_u1_tr"] = got["time_u1_tr"] if got else float("nan")
+            rows.append(row)
+    return rows
+
+
+def _svm_gamma(name, seeds, work_dir) -> list[dict]:
+    return [r for s in seeds for r in (_sweep_rows(name, s, work_dir, ("base", "noT"), None) or [])]
+
+
+def _u_by_M(name, seeds, work_dir) -> list[dict]:
+    keys = [k for k in _variants(name) if k == "base" or k.startswith("M")]
+    return [r for s in seeds for r in (_sweep_rows(name, s, work_dir, keys, "M") or [])]
+
+
+def _u_by_K(name, seeds, work_dir) -> list[dict]:
+    keys = [k for k in _variants(name) if k == "base" or k.startswith("K")]
+    return [r for s in seeds for r in (_sweep_rows(name, s, work_dir, keys, "K") or [])]
+
+
+def _mlp_epoch(name, seeds, work_dir) -> list[dict]:
+    rows = []
+    for s in seeds:
+        cells = {p: _read_cell(_cell_path(work_dir, "mlp", name, s, p)) for p in _mlp_parts()}
+        if any(c is None for c in cells.values()):
+            continue
+        folds = [cells[str(f)]["rows"] for f in range(CV)]
+        for n, e in enumerate(MLP_EPOCHS):
+            full = cells["full"]["rows"][n]
+            rows.append({**_settings(name, s, work_dir, M=M, K="aic", perturbation=PERTURBATION,
+                                     hidden_layer_sizes=str(MLP_HIDDEN), optimizer=_mlp_backend(),
+                                     batch_size=MLP_BATCH, learning_rate=MLP_LEARNING_RATE),
+                         "status": "epoch", "epoch": e,
+                         "L_tr": float(np.mean([f[n]["err_tr"] for f in folds])),
+                         "L_val": float(np.mean([f[n]["err_va"] for f in folds])),
+                         "L_ho": cells["ho"]["rows"][n]["err_va"], "L_te": full["L_te"],
+                         "U_tr": full["U_tr:base"], "U_te": full["U_te:base"],
+                         "time_fit": cells["full"]["time"],
+                         "time_cv": float(sum(cells[str(f)]["time"] for f in range(CV))),
+                         "time_ho": cells["ho"]["time"]})
+    return rows
+
+
+def _table3(name, seeds, work_dir) -> list[dict]:
+    out = []
+    for s in seeds:
+        if (cell := _read_cell(_cell_path(work_dir, "table3", name, s))) is not None:
+            out.append({**_settings(name, s, work_dir, M=M), **cell})
+    return out
 
 
 @dataclass(frozen=True)
 class TableSpec:
-    """One shipped table: how it is computed and on which datasets.
+    """One shipped table: which cells it is assembled from and on which datasets.
 
     Attributes
     ----------
     name : str
         File stem prefix (``svm_gamma`` gives ``svm_gamma_<dataset>.csv``).
-    compute : callable
-        ``compute(dataset, n_jobs, cache)`` returns the table of one dataset.
+    kinds : tuple of str
+        The kinds of cells it reads (``sweep``, ``p1``, ``mlp``, ``table3``).
+    assemble : callable
+        ``assemble(dataset, seeds, work_dir)`` returns the rows of the seeds whose cells are all on disk.
     datasets : tuple of str
         The datasets it is computed on, cheapest first.
     doc : str
@@ -225,35 +656,31 @@ class TableSpec:
     """
 
     name: str
-    compute: Callable[[str, int, object], pd.DataFrame]
+    kinds: tuple[str, ...]
+    assemble: Callable[[str, Sequence[int], Path], list[dict]]
     datasets: tuple[str, ...]
     doc: str
 
 
-def _uci() -> tuple[str, ...]:
-    # cheapest first: the order in which a full recompute fills the tables
-    return ("breast_cancer_wisconsin", "banknote", "german", "cardiotocography", "winequality_red", "abalone",
-            "winequality_white", "spambase", "satimage", "letter")
-
-
 #: The shipped tables, by name.
 TABLES: dict[str, TableSpec] = {
-    "svm_gamma": TableSpec("svm_gamma", _svm_gamma, _uci(), "γ sweep with and without T̃ (Figs 7, 8, 11)"),
-    "mlp_epoch": TableSpec("mlp_epoch", _mlp_epoch, ("letter",), "MLP by epoch (Fig 9)"),
-    "u_by_M": TableSpec("u_by_M", _u_by_M, FIG12_DATASETS, "γ sweep for each M (Fig 12)"),
-    "u_by_K": TableSpec("u_by_K", _u_by_K, MULTICLASS_DATASETS, "γ sweep for each K (Fig 13)"),
-    "table3": TableSpec("table3", _table3, tuple(TABLE3_DATASETS), "counted operations (Table 3)"),
+    "svm_gamma": TableSpec("svm_gamma", ("sweep", "p1"), _svm_gamma, UCI_ORDER(),
+                           "γ sweep with and without T̃, Proposal 1 on four sets (Figs 7, 8, 11)"),
+    "mlp_epoch": TableSpec("mlp_epoch", ("mlp",), _mlp_epoch, ("letter",), "MLP by epoch (Fig 9)"),
+    "u_by_M": TableSpec("u_by_M", ("sweep",), _u_by_M, FIG12_DATASETS, "γ sweep for each M (Fig 12)"),
+    "u_by_K": TableSpec("u_by_K", ("sweep",), _u_by_K, MULTICLASS_DATASETS, "γ sweep for each K (Fig 13)"),
+    "table3": TableSpec("table3", ("table3",), _table3, tuple(TABLE3_DATASETS), "counted operations (Table 3)"),
 }
 
 #: The tables (and datasets) each real-data figure renders from.
 FIGURE_TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "uncertainty_fig7_real": ("svm_gamma", ("letter",)),
-    "uncertainty_fig8_real": ("svm_gamma", _uci()),
-    "uncertainty_fig11_real": ("svm_gamma", _uci()),
-    "uncertainty_fig9_real": ("mlp_epoch", ("letter",)),
-    "uncertainty_fig12_real": ("u_by_M", FIG12_DATASETS),
-    "uncertainty_fig13_real": ("u_by_K", MULTICLASS_DATASETS),
-    "uncertainty_table3_real": ("table3", tuple(TABLE3_DATASETS)),
+    "uncertainty_fig7": ("svm_gamma", ("letter",)),
+    "uncertainty_fig8": ("svm_gamma", UCI_ORDER()),
+    "uncertainty_fig9": ("mlp_epoch", ("letter",)),
+    "uncertainty_fig11": ("svm_gamma", UCI_ORDER()),
+    "uncertainty_fig12": ("u_by_M", FIG12_DATASETS),
+    "uncertainty_fig13": ("u_by_K", MULTICLASS_DATASETS),
+    "uncertainty_table3": ("table3", tuple(TABLE3_DATASETS)),
 }
 
 
@@ -318,7 +745,7 @@ def load_table(table: str, dataset: str, directory: str | os.PathLike | None = N
     Returns
     -------
     pandas.DataFrame
-        One row per status (and variant), the settings in the first columns.
+        One row per seed, status and variant, the settings in the first columns.
 
     Raises
     ------
@@ -332,7 +759,7 @@ def load_table(table: str, dataset: str, directory: str | os.PathLike | None = N
     path = root / f"{table}_{dataset}.csv"
     if not path.is_file():
         raise FileNotFoundError(f"table {table}_{dataset} is not shipped; compute it with "
-                                f"`buviz reproduce --figure KEY --recompute` (see `buviz reproduce --list`)")
+                                f"`buviz reproduce --table {table} --recompute` (see `buviz reproduce --list`)")
     with resources.as_file(path) as real:  # the file itself, or a temporary copy out of a zipped install
         return _read(str(real), real.stat().st_mtime_ns).copy()
 
@@ -343,8 +770,28 @@ def _read(path: str, mtime_ns: int) -> pd.DataFrame:
     return pd.read_csv(path)
 
 
-def compute(table: str, dataset: str, *, n_jobs: int = 2, cache=False) -> pd.DataFrame:
-    """Compute the table of ``dataset`` with the module's settings (minutes for the largest sets).
+_RUNNERS = {"sweep": _run_sweep, "p1": _run_p1, "mlp": _run_mlp}
+
+
+def _compute_cells(table: str, names: Sequence[str], seeds: Sequence[int], work_dir: Path, n_jobs: int,
+                   scheduler, log, kinds: Sequence[str] | None = None) -> None:
+    spec = TABLES[table]
+    for kind in spec.kinds:
+        if kinds is not None and kind not in kinds:
+            continue
+        for seed in seeds:
+            if kind == "table3":
+                _run_table3(names, seed, work_dir, n_jobs, scheduler, log)
+                continue
+            for name in names:
+                if kind == "p1" and name not in P1_DATASETS:
+                    continue
+                _RUNNERS[kind](name, seed, work_dir, n_jobs, scheduler, log)
+
+
+def compute(table: str, dataset: str, *, seeds: Sequence[int] = SEEDS, work_dir=None, n_jobs: int = 2,
+            scheduler=None, log: Callable[[str], None] = print) -> pd.DataFrame:
+    """Compute the table of ``dataset`` at the module's settings (cells on disk are reused).
 
     Parameters
     ----------
@@ -352,77 +799,160 @@ def compute(table: str, dataset: str, *, n_jobs: int = 2, cache=False) -> pd.Dat
         A key of :data:`TABLES`.
     dataset : str
         One of its datasets.
+    seeds : sequence of int, default=SEEDS
+        The seeds of T̃, K-means, CV folds and hold-out split.
+    work_dir : path, optional
+        Where cells are kept (default :func:`default_work_dir`).
     n_jobs : int, default=2
-        joblib workers of the sweeps.
-    cache : bool, path or RowCache, default=False
-        The sweeps' row cache (see :func:`buviz.sweep.svm_gamma_sweep`).
+        Parallel cells.
+    scheduler : str or distributed.Client, optional
+        Run the cells on a Dask cluster.
+    log : callable
+        Receives a line per finished cell.
 
     Returns
     -------
     pandas.DataFrame
     """
-    return _check(table, dataset).compute(dataset, n_jobs, cache)
+    _check(table, dataset)
+    work_dir = Path(work_dir) if work_dir is not None else default_work_dir()
+    _compute_cells(table, [dataset], seeds, work_dir, n_jobs, scheduler, log)
+    return pd.DataFrame(TABLES[table].assemble(dataset, seeds, work_dir))
 
 
-def reproduce(figure: str | None = None, *, table: str | None = None, recompute: bool = False,
-              directory=None, n_jobs: int = 2, cache=False,
-              log: Callable[[str], None] = print) -> list[Path]:
-    """Compute the missing (or, with ``recompute``, all) tables of a figure or a table, and write them.
+def assemble(directory, *, work_dir=None, seeds: Sequence[int] = SEEDS,
+             tables: Iterable[str] | None = None) -> list[Path]:
+    """Write every table whose cells are on disk for at least one seed (only the complete seeds).
 
     Parameters
     ----------
-    figure : str, optional
-        A key of :data:`FIGURE_TABLES` (``uncertainty_fig8_real``, ...).
-    table : str, optional
-        A key of :data:`TABLES` instead (all its datasets).
-    recompute : bool, default=False
-        Redo the tables that exist too.
-    directory : path, optional
-        Where to write; default the package's ``data/tables`` (a source checkout).
-    n_jobs : int, default=2
-        joblib workers.
-    cache : bool, path or RowCache, default=False
-        The sweeps' row cache.
-    log : callable
-        Receives one line per table.
+    directory : path
+        Where to write the CSV files.
+    work_dir : path, optional
+        The cells (default :func:`default_work_dir`).
+    seeds : sequence of int, default=SEEDS
+        The seeds to gather.
+    tables : iterable of str, optional
+        Keys of :data:`TABLES` (default all).
 
     Returns
     -------
     list of pathlib.Path
         The files written.
     """
-    if (figure is None) == (table is None):
-        raise InvalidParameterError("give exactly one of figure or table")
-    if figure is not None:
-        if figure not in FIGURE_TABLES:
-            raise InvalidParameterError(f"figure must be one of {sorted(FIGURE_TABLES)}, got {figure!r}")
-        table, names = FIGURE_TABLES[figure]
-    else:
-        if table not in TABLES:
-            raise InvalidParameterError(f"table must be one of {sorted(TABLES)}, got {table!r}")
-        names = TABLES[table].datasets
-    root = Path(os.fspath(directory)) if directory is not None else Path(str(tables_dir()))
+    work_dir = Path(work_dir) if work_dir is not None else default_work_dir()
+    root = Path(os.fspath(directory))
     root.mkdir(parents=True, exist_ok=True)
     written = []
-    for name in names:
-        path = root / f"{table}_{name}.csv"
-        if path.is_file() and not recompute:
-            log(f"{path.name}: present (--recompute to redo it)")
-            continue
-        t0 = time.perf_counter()
-        df = compute(table, name, n_jobs=n_jobs, cache=cache)
-        tmp = path.with_suffix(".tmp")
-        df.to_csv(tmp, index=False)
-        os.replace(tmp, path)
-        written.append(path)
-        log(f"{path.name}: {len(df)} rows in {time.perf_counter() - t0:.0f} s")
+    for key in tables or TABLES:
+        spec = TABLES[key]
+        for name in spec.datasets:
+            rows = spec.assemble(name, seeds, work_dir)
+            if not rows:
+                continue
+            path = root / f"{key}_{name}.csv"
+            tmp = path.with_suffix(".tmp")
+            pd.DataFrame(rows).to_csv(tmp, index=False)
+            os.replace(tmp, path)
+            written.append(path)
     return written
 
 
+def reproduce(figure: str | None = None, *, table: str | None = None, all_tables: bool = False,
+              seeds: Sequence[int] = SEEDS, recompute: bool = False, directory=None, work_dir=None,
+              n_jobs: int = 2, scheduler=None, kinds: Sequence[str] | None = None,
+              log: Callable[[str], None] = print) -> list[Path]:
+    """Compute the cells of a figure, a table or all tables (resuming from those on disk) and write the tables.
+
+    Parameters
+    ----------
+    figure : str, optional
+        A key of :data:`FIGURE_TABLES` (``uncertainty_fig8``, ...).
+    table : str, optional
+        A key of :data:`TABLES` instead (all its datasets).
+    all_tables : bool, default=False
+        Every table (give neither ``figure`` nor ``table``): the sweeps of every seed first, then the
+        MLP, Table 3 and Proposal 1.
+    seeds : sequence of int, default=SEEDS
+        Seeds of T̃, K-means, CV folds and hold-out split.
+    recompute : bool, default=False
+        Compute even when the tables are present in ``directory`` (cells on disk are still reused;
+        delete ``work_dir`` to redo them).
+    directory : path, optional
+        Where to write the tables; default the package's ``data/tables`` (a source checkout).
+    work_dir : path, optional
+        Where the cells are kept (default :func:`default_work_dir`).
+    n_jobs : int, default=2
+        Cells run in parallel.
+    scheduler : str or distributed.Client, optional
+        A Dask scheduler address or client: the cells run on its workers.
+    kinds : sequence of str, optional
+        Only these kinds of cells (``sweep``, ``p1``, ``mlp``, ``table3``).
+    log : callable
+        Receives one line per finished cell (with the elapsed time) and per table written.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written.
+    """
+    if sum(x is not None for x in (figure, table)) + bool(all_tables) != 1:
+        raise InvalidParameterError("give exactly one of figure, table or all_tables")
+    if figure is not None:
+        if figure not in FIGURE_TABLES:
+            raise InvalidParameterError(f"figure must be one of {sorted(FIGURE_TABLES)}, got {figure!r}")
+        plan = [FIGURE_TABLES[figure]]
+    elif table is not None:
+        if table not in TABLES:
+            raise InvalidParameterError(f"table must be one of {sorted(TABLES)}, got {table!r}")
+        plan = [(table, TABLES[table].datasets)]
+    else:
+        plan = [(t, s.datasets) for t, s in TABLES.items()]
+    seeds = [int(s) for s in seeds]
+    root = Path(os.fspath(directory)) if directory is not None else Path(str(tables_dir()))
+    work_dir = Path(work_dir) if work_dir is not None else default_work_dir()
+    if not recompute and all(has_table(t, n, root) for t, names in plan for n in names):
+        log("all tables present (--recompute to redo them)")
+        return []
+    t0 = time.perf_counter()
+    order = ("sweep", "mlp", "table3", "p1")
+    for kind in order:  # the cheap and central cells first, for every table, then the next kind
+        for t, names in plan:
+            if kind in TABLES[t].kinds and (kinds is None or kind in kinds):
+                _compute_cells(t, names, seeds, work_dir, n_jobs, scheduler, log, kinds=[kind])
+    written = assemble(root, work_dir=work_dir, seeds=seeds, tables=dict.fromkeys(t for t, _ in plan))
+    for p in written:
+        log(f"wrote {p}")
+    log(f"done in {time.perf_counter() - t0:.0f} s")
+    return written
 # -- what the tables show against the paper's claims ------------------------------------------------
 def _steps(a: float, b: float) -> int:
     """Distance in grid steps between two log₂ γ of :data:`LOG2_GAMMAS`."""
     return int(round(abs(a - b) / (LOG2_GAMMAS[1] - LOG2_GAMMAS[0])))
+
+
+def seeds_of(t: pd.DataFrame) -> list[int]:
+    """The seeds a table holds (``[0]`` for a table without a ``seed`` column)."""
+    return sorted(int(s) for s in t["seed"].unique()) if "seed" in t else [0]
+
+
+def seed_mean(t: pd.DataFrame, x: str = "log2_gamma") -> pd.DataFrame:
+    """The mean over seeds of every numeric column, one row per status ``x`` (the curves the figures draw).
+
+    Parameters
+    ----------
+    t : pandas.DataFrame
+        One sweep per seed (one variant).
+    x : str
+        The status column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per status, sorted by ``x``.
+    """
+    num = t.select_dtypes("number").drop(columns=["seed"], errors="ignore")
+    return num.groupby(t[x]).mean().drop(columns=[x], errors="ignore").reset_index().sort_values(x)
 
 
 def minima(t: pd.DataFrame, x: str = "log2_gamma", error: str = "L_val", u: str = "U_tr") -> dict:
@@ -455,7 +985,7 @@ def minima(t: pd.DataFrame, x: str = "log2_gamma", error: str = "L_val", u: str 
 
 def svm_minima(names: Sequence[str] | None = None, *, perturbation: float = PERTURBATION, error: str = "L_val",
                u: str = "U_tr", directory: str | os.PathLike | None = None) -> pd.DataFrame:
-    """Per dataset of the shipped ``svm_gamma`` tables: :func:`minima` of ``error`` and −``u`` over log₂ γ.
+    """Per dataset and seed of the shipped ``svm_gamma`` tables: :func:`minima` of ``error`` and −``u`` over log₂ γ.
 
     Parameters
     ----------
@@ -464,7 +994,7 @@ def svm_minima(names: Sequence[str] | None = None, *, perturbation: float = PERT
     perturbation : float
         The rows of this T̃ amplitude (0 for Fig 11's Û without T̃).
     error : str
-        The error column (``L_val``, ``L_HO``, ``L_te``...).
+        The error column (``L_val``, ``L_ho``, ``L_te``...).
     u : str
         The Û column (``U_tr``, ``U_te``, ``U1_tr``).
     directory : str or path-like, optional
@@ -473,7 +1003,7 @@ def svm_minima(names: Sequence[str] | None = None, *, perturbation: float = PERT
     Returns
     -------
     pandas.DataFrame
-        Indexed by dataset; the columns of :func:`minima` (``x_error``, ``x_u``, ``error_at_u``,
+        Indexed by (dataset, seed); the columns of :func:`minima` (``x_error``, ``x_u``, ``error_at_u``,
         ``error_min``, ``rho``) and ``steps`` (the distance between the two argmins in grid steps of
         :data:`LOG2_GAMMAS`).
 
@@ -487,6 +1017,10 @@ def svm_minima(names: Sequence[str] | None = None, *, perturbation: float = PERT
     rows = {}
     for name in names or TABLES["svm_gamma"].datasets:
         t = load_table("svm_gamma", name, directory)
-        m = minima(t[t["perturbation"] == perturbation], error=error, u=u)
-        rows[name] = {**m, "steps": _steps(m["x_error"], m["x_u"])}
-    return pd.DataFrame.from_dict(rows, orient="index")
+        t = t[t["perturbation"] == perturbation]
+        for seed in seeds_of(t):
+            m = minima(t[t["seed"] == seed], error=error, u=u)
+            rows[(name, seed)] = {**m, "steps": _steps(m["x_error"], m["x_u"])}
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index = pd.MultiIndex.from_tuples(out.index, names=["dataset", "seed"])
+    return out

@@ -1,4 +1,7 @@
-"""The shipped real-data tables (buviz.reproduce): recomputing a cell gives back the shipped values."""
+"""The shipped real-data tables (buviz.reproduce): the paper's settings, and a recomputed cell equals the table."""
+
+import dataclasses
+import json
 
 import numpy as np
 import pandas as pd
@@ -8,8 +11,7 @@ import buviz
 from buviz import reproduce
 from buviz._validation import InvalidParameterError
 from buviz.cli import main
-
-SETTINGS = ["dataset", "n_train", "n_test", "n_classes", "cv", "M", "K", "perturbation", "seed", "buviz_version"]
+from buviz.uncertainty import costs
 
 
 def _shipped():
@@ -20,63 +22,96 @@ def _shipped():
 def test_every_shipped_table_states_its_settings(table, name):
     t = reproduce.load_table(table, name)
     assert len(t)
-    for col in ("dataset", "n_train", "n_test", "n_classes", "seed", "buviz_version"):
+    for col in ("dataset", "n_train", "n_test", "n_classes", "cv", "C", "C_rule", "seed", "settings",
+                "buviz_version"):
         assert col in t.columns and t[col].notna().all(), col
     assert (t["dataset"] == name).all()
-    assert (t["seed"] == reproduce.SEED).all()
+    assert set(t["settings"]) == {reproduce.SETTINGS}
+    assert set(t["seed"]) <= set(reproduce.SEEDS)
     assert set(t["buviz_version"].astype(str)) <= {buviz.__version__}
-    assert (t["n_train"] <= reproduce.MAX_TRAIN).all() or name == "gmm"
+    assert (t["cv"] == reproduce.CV).all()
+    assert t["C"].isin(reproduce.C_GRID).all() and t["C_rule"].str.contains("10-fold stratified CV").all()
+    ds = reproduce.load_dataset(name)
+    assert (t["n_train"] == len(ds.y_train)).all() and (t["n_test"] == len(ds.y_test)).all()
+    if name in reproduce.TABLE3_DATASETS:  # the paper's N: the whole set (Letter Recognition: 10 000)
+        assert (t["n_train"] == costs.TABLE2[reproduce.TABLE3_DATASETS[name]][0]).all()
     if "log2_gamma" in t and table != "table3":
-        for _, g in t.groupby([c for c in ("perturbation", "M", "K") if c in t.columns]):
+        for _, g in t.groupby(["seed", "variant"]):
             assert list(g["log2_gamma"]) == list(map(float, reproduce.LOG2_GAMMAS))
-    for col in set(reproduce.VALUE_COLUMNS) & set(t.columns) - {"U1_tr"}:
+    for col in set(reproduce.VALUE_COLUMNS) & set(t.columns) - {"U1_tr", "L_te", "U_te"}:
         assert t[col].notna().all(), col
 
 
-def test_letter_is_subsampled_as_stated():
-    t = reproduce.load_table("svm_gamma", "letter")
-    assert set(t["n_train"]) == {2000} and set(t["n_test"]) == {2000} and set(t["n_classes"]) == {26}
+def test_settings_are_the_papers():
+    assert reproduce.LOG2_GAMMAS == tuple(range(-15, 16))
+    assert (reproduce.CV, reproduce.HOLDOUT, reproduce.M) == (10, 0.25, 40)
+    assert reproduce.SEPARABILITY == "threshold" and tuple(reproduce.K_RANGE) == tuple(range(1, 40, 2))
+    letter = reproduce.load_dataset("letter")
+    assert (len(letter.y_train), len(letter.y_test)) == (10000, 10000)
+    for name in ("banknote", "satimage", "abalone"):  # the whole set is the training set, no test set
+        ds = reproduce.load_dataset(name)
+        assert len(ds.y_test) == 0 and len(ds.y_train) == buviz.datasets.uci_metadata()["datasets"][name]["rows"]
 
 
-def test_banknote_cell_recomputed_equals_the_shipped_table():
-    """Three γ of the Banknote sweep, with and without T̃, redone from the settings stored in the table."""
-    from buviz import sweep
-
-    shipped = reproduce.load_table("svm_gamma", "banknote")
-    log2_gammas = [-2.0, 0.0, 2.0]
-    for perturbation in (reproduce.PERTURBATION, 0.0):
-        rows = shipped[(shipped["perturbation"] == perturbation) & shipped["log2_gamma"].isin(log2_gammas)]
-        s = rows.iloc[0]
-        ds = reproduce.load_dataset(s["dataset"], int(s["n_train"]), int(s["n_test"]), int(s["seed"]))
-        assert (len(ds.y_train), len(ds.y_test)) == (s["n_train"], s["n_test"])
-        t = sweep.svm_gamma_sweep(ds, 2.0 ** np.array(log2_gammas), C=float(s["C"]), cv=int(s["cv"]), M=int(s["M"]),
-                                  K=s["K"], K_range=reproduce.K_RANGE if s["K_range"] == "paper" else "auto",
-                                  separability=s["separability"],
-                                  perturbation=perturbation, random_state=int(s["seed"]), n_jobs=1,
-                                  cache=False)
-        for col in ("L_tr", "L_val", "L_ho", "L_te", "U_tr", "U_te"):
-            np.testing.assert_allclose(t[col].to_numpy(), rows[col].to_numpy(), rtol=1e-9, atol=1e-12, err_msg=col)
+def test_a_recomputed_cell_equals_the_shipped_table():
+    """One (dataset, seed, γ) cell of Breast Cancer Wisconsin redone from scratch: every value of the table's rows."""
+    shipped = reproduce.load_table("svm_gamma", "breast_cancer_wisconsin")
+    seed, lg = 0, -3.0
+    rows = shipped[(shipped["seed"] == seed) & (shipped["log2_gamma"] == lg)].set_index("variant")
+    est = reproduce._fit_variants("breast_cancer_wisconsin", seed)
+    cell = reproduce.sweep_cell("breast_cancer_wisconsin", seed, lg, float(rows["C"].iloc[0]), est)
+    for key in ("base", "noT"):
+        for col in ("L_tr", "L_val", "L_ho"):
+            assert cell["common"][col] == pytest.approx(rows.at[key, col], rel=1e-12, abs=1e-15), col
+        for col in ("U_tr", "n_eff_tr"):
+            assert cell["variants"][key][col] == pytest.approx(rows.at[key, col], rel=1e-9, abs=1e-12), (key, col)
+    assert rows.at["noT", "perturbation"] == 0.0 and rows.at["base", "perturbation"] == reproduce.PERTURBATION
 
 
-def test_reproduce_writes_what_load_table_reads_back(tmp_path, monkeypatch):
-    """A table written by reproduce() is read back value for value; present tables are kept unless recompute."""
+def test_the_chosen_C_is_the_best_of_the_grid():
+    c = reproduce.choose_C("breast_cancer_wisconsin", n_jobs=1)
+    assert c["C"] == reproduce.C_GRID[int(np.argmin(c["C_val"]))] and len(c["C_val"]) == len(reproduce.C_GRID)
+    shipped = reproduce.load_table("svm_gamma", "breast_cancer_wisconsin")
+    assert set(shipped["C"]) == {c["C"]} and set(shipped["C_rule"]) == {c["C_rule"]}
+
+
+def test_cells_are_shared_kept_and_resumed(tmp_path, monkeypatch):
+    """A cell on disk is not computed again; each (dataset, seed, γ) runs CV once for all Û variants."""
     calls = []
+    real = reproduce.sweep_cell
 
-    def fake(name, n_jobs, cache):
-        calls.append(name)
-        return pd.DataFrame({"dataset": [name] * 2, "seed": [0, 0], "U_tr": [1 / 3, np.pi], "K": ["aic", "aic"]})
+    def counting(name, seed, lg, C, est):
+        calls.append((name, seed, lg, tuple(est)))
+        return real(name, seed, lg, C, est)
 
-    spec = reproduce.TableSpec("svm_gamma", fake, ("banknote",), "test")
-    monkeypatch.setitem(reproduce.TABLES, "svm_gamma", spec)
+    monkeypatch.setattr(reproduce, "LOG2_GAMMAS", (-2, 0))
+    monkeypatch.setattr(reproduce, "sweep_cell", counting)
+    monkeypatch.setattr(reproduce, "C_GRID", (1.0,))
+    two = dataclasses.replace(reproduce.TABLES["svm_gamma"], datasets=("breast_cancer_wisconsin", "banknote"))
+    monkeypatch.setitem(reproduce.TABLES, "svm_gamma", two)
     lines = []
-    written = reproduce.reproduce(table="svm_gamma", directory=tmp_path, log=lines.append)
-    assert [p.name for p in written] == ["svm_gamma_banknote.csv"] and calls == ["banknote"]
-    back = reproduce.load_table("svm_gamma", "banknote", tmp_path)
-    assert back["U_tr"].tolist() == [1 / 3, np.pi]  # floats round-trip exactly
-    assert reproduce.reproduce(table="svm_gamma", directory=tmp_path, log=lines.append) == []
-    assert "present" in lines[-1] and calls == ["banknote"]
-    reproduce.reproduce(table="svm_gamma", directory=tmp_path, recompute=True, log=lines.append)
-    assert calls == ["banknote", "banknote"]
+    written = reproduce.reproduce(table="svm_gamma", directory=tmp_path / "out", work_dir=tmp_path / "w", seeds=[0],
+                                  n_jobs=1, kinds=["sweep"], log=lines.append, recompute=True)
+    banknote = reproduce.load_table("svm_gamma", "banknote", tmp_path / "out")
+    assert len(banknote) == 4 and set(banknote["variant"]) == {"base", "noT"}  # two γ × (with, without T̃)
+    assert len(calls) == 2 * 2  # one cell per (dataset, γ)
+    assert any(p.name == "svm_gamma_banknote.csv" for p in written)
+    assert any("cell s0_+00 done" in line for line in lines)
+    # an interrupted run: drop one cell; the next run computes it alone and the table is the same
+    cell = reproduce._cell_path(tmp_path / "w", "sweep", "banknote", 0, 0)
+    before = json.loads(cell.read_text())
+    cell.unlink()
+    calls.clear()
+    reproduce.reproduce(table="svm_gamma", directory=tmp_path / "out", work_dir=tmp_path / "w", seeds=[0],
+                        n_jobs=1, kinds=["sweep"], log=lines.append, recompute=True)
+    assert [c[:3] for c in calls] == [("banknote", 0, 0)]
+    after = json.loads(cell.read_text())
+    for key in ("base", "noT"):
+        assert after["variants"][key]["U_tr"] == before["variants"][key]["U_tr"]
+    assert after["common"]["L_val"] == before["common"]["L_val"]
+    pd.testing.assert_frame_equal(reproduce.load_table("svm_gamma", "banknote", tmp_path / "out")
+                                  .drop(columns=[c for c in banknote if c.startswith("time")]),
+                                  banknote.drop(columns=[c for c in banknote if c.startswith("time")]))
 
 
 def test_minima_on_a_known_table():
@@ -88,6 +123,13 @@ def test_minima_on_a_known_table():
     assert m["rho"] == pytest.approx(np.corrcoef([3, 1, 2, 4], [3, 2, 1, 4])[0, 1])
 
 
+def test_seed_mean_averages_each_status_over_the_seeds():
+    t = pd.DataFrame({"log2_gamma": [0.0, 1.0, 0.0, 1.0], "seed": [0, 0, 1, 1], "L_val": [0.1, 0.2, 0.3, 0.6]})
+    m = reproduce.seed_mean(t)
+    assert m["log2_gamma"].tolist() == [0.0, 1.0] and m["L_val"].tolist() == pytest.approx([0.2, 0.4])
+    assert "seed" not in m
+
+
 def test_bad_names_are_refused(tmp_path):
     with pytest.raises(InvalidParameterError, match="table"):
         reproduce.load_table("nope", "banknote")
@@ -97,6 +139,8 @@ def test_bad_names_are_refused(tmp_path):
         reproduce.reproduce(figure="uncertainty_fig6", directory=tmp_path)
     with pytest.raises(InvalidParameterError, match="exactly one"):
         reproduce.reproduce(directory=tmp_path)
+    with pytest.raises(InvalidParameterError, match="name"):
+        reproduce.load_dataset("nope")
     with pytest.raises(FileNotFoundError, match="buviz reproduce"):
         reproduce.load_table("svm_gamma", "banknote", tmp_path)
 
@@ -104,12 +148,18 @@ def test_bad_names_are_refused(tmp_path):
 def test_cli_reproduce_lists_and_keeps_present_tables(tmp_path, capsys):
     assert main(["reproduce", "--list"]) == 0
     out = capsys.readouterr().out
-    assert "uncertainty_fig7_real" in out and "svm_gamma" in out
-    src = reproduce.tables_dir() / "svm_gamma_letter.csv"
-    (tmp_path / "svm_gamma_letter.csv").write_bytes(src.read_bytes())
-    assert main(["reproduce", "--figure", "uncertainty_fig7_real", "--out-dir", str(tmp_path)]) == 0
+    assert "uncertainty_fig7 " in out and "svm_gamma" in out
+    key = next((k for k, (t, names) in reproduce.FIGURE_TABLES.items()
+                if all(reproduce.has_table(t, n) for n in names)), None)
+    if key is None:
+        pytest.skip("no figure has all its tables shipped")
+    table, names = reproduce.FIGURE_TABLES[key]
+    for n in names:
+        (tmp_path / f"{table}_{n}.csv").write_bytes((reproduce.tables_dir() / f"{table}_{n}.csv").read_bytes())
+    assert main(["reproduce", "--figure", key, "--out-dir", str(tmp_path), "--work-dir", str(tmp_path / "w")]) == 0
     out = capsys.readouterr().out
     assert "present" in out and "wrote 0 table(s)" in out
-    assert main(["reproduce", "--figure", "uncertainty_fig77_real"]) == 2
+    assert main(["reproduce", "--figure", "uncertainty_fig77"]) == 2
     assert "did you mean" in capsys.readouterr().err
     assert main(["reproduce"]) == 2
+    assert main(["reproduce", "--all", "--table", "svm_gamma"]) == 2

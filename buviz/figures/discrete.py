@@ -37,7 +37,12 @@ def _cols():
 
 
 class DiscreteTable1(PaperFigure):
-    """Table 1: balanced-optimal per-cell values N·x*_mn (N = 50, k = 10)"""
+    """Table 1: N·x*_mn (N = 50, k = 10), 117 steps: the count closest to the print
+
+    Balanced-optimal per-cell values by the paper's literal iteration stopped after 117 steps, a step
+    count the paper does not give: it was chosen because it is the one closest to the printed table
+    (:func:`buviz.discrete.balanced_optimal`, ``paper_iterations``).
+    """
 
     key, alias, paper, number = "discrete_table1", "nedelko_table1", "discrete", "Table 1"
     kind, size = "table", (7.0, 3.5)

@@ -228,7 +228,7 @@ class UncertaintyFig5(PaperFigure):
 
 
 class UncertaintyFig6(PaperFigure):
-    """Errors (left axis) and −Û (right axis) against log₂γ on gmm, with and without T̃"""
+    """Errors (left axis) and −Û (right axis) against log₂γ on gmm, with and without T̃. At the defaults (N = 300, seed 0) the minima disagree: with T̃, −Û_tr is lowest at log₂γ = 4 and −Û_te at −4, while L_te is lowest at −2 and L_val at 0 (without T̃: −Û_tr at 2, −Û_te at −2); Û_tr from 300 samples is noisy, raise n_train to see the curves close up"""  # noqa: E501
 
     key, alias, paper, number = "uncertainty_fig6", "bu_fig6", "uncertainty", "Fig 6"
     twin_y, size = True, (10.0, 6.5)
@@ -259,9 +259,9 @@ class UncertaintyFig6(PaperFigure):
 
 
 class UncertaintyFig7(PaperFigure):
-    """SVM selection on a real data set: L_te/−Û_te, L_HO/L_tr/L_val and −Û_tr/−Û_te against log₂γ"""
+    """Fig 7's layout on scikit-learn's breast_cancer or wine (not the paper's data; uncertainty_fig7 is Letter Recognition)"""  # noqa: E501
 
-    key, paper, number = "uncertainty_fig7", "uncertainty", "Fig 7 (on a shipped real data set in place of Letter)"
+    key, paper, number = "uncertainty_fig7_sklearn", "uncertainty", "Fig 7 layout (scikit-learn's breast_cancer / wine)"
     twin_y, size = True, (9.0, 6.5)
     dataset = _dataset("breast_cancer", ("breast_cancer", "wine"))
     log2_gamma = _log2_gammas((-10, -8, -6, -4, -2, 0, 2))
@@ -278,9 +278,9 @@ class UncertaintyFig7(PaperFigure):
 
 
 class UncertaintyFig8(PaperFigure):
-    """Proposal 2 against Proposal 1 and CV on real data sets: L_val, −Û_tr and −Û1_tr against log₂γ"""
+    """Fig 8's layout on scikit-learn's breast_cancer and wine (not the paper's ten sets; uncertainty_fig8 is): L_val, −Û_tr and −Û1_tr against log₂γ"""  # noqa: E501
 
-    key, paper, number = "uncertainty_fig8", "uncertainty", "Fig 8 (on the shipped real data sets)"
+    key, paper, number = "uncertainty_fig8_sklearn", "uncertainty", "Fig 8 layout (scikit-learn's breast_cancer / wine)"
     twin_y, size = True, (10.0, 4.0)
     datasets = param.ListSelector(default=["breast_cancer", "wine"], objects=["breast_cancer", "wine"],
                                   doc="real data sets, one panel each")
@@ -300,9 +300,9 @@ class UncertaintyFig8(PaperFigure):
 
 
 class UncertaintyFig9(PaperFigure):
-    """MLP selection on scikit-learn's digits: errors and −Û against the training epoch"""
+    """Fig 9's layout on scikit-learn's digits (not the paper's Letter Recognition; uncertainty_fig9 is): errors and −Û against the training epoch"""  # noqa: E501
 
-    key, paper, number = "uncertainty_fig9", "uncertainty", "Fig 9 (on scikit-learn's digits in place of Letter)"
+    key, paper, number = "uncertainty_fig9_sklearn", "uncertainty", "Fig 9 layout (scikit-learn's digits)"
     twin_y, size = True, (7.0, 4.5)
     epochs = Numbers([1, 3, 10, 30], item_bounds=(1, 2000), integer=True, bounds=(2, None),
                      doc="training epochs read off (one network per fold, as in the paper)")
@@ -381,9 +381,10 @@ class UncertaintyFig10(PaperFigure):
 
 
 class UncertaintyFig11(PaperFigure):
-    """Without T̃: L_val, L_HO (left) and −Û_tr computed on T (right) against log₂γ"""
+    """Fig 11's layout on scikit-learn's breast_cancer (not the paper's ten sets; uncertainty_fig11 is): L_val, L_HO (left) and −Û_tr computed on T (right) against log₂γ"""  # noqa: E501
 
-    key, alias, paper, number = "uncertainty_fig11", "bu_fig11", "uncertainty", "Fig 11"
+    key, alias, paper, number = ("uncertainty_fig11_sklearn", "bu_fig11", "uncertainty",
+                                  "Fig 11 layout (scikit-learn's breast_cancer)")
     twin_y, size = True, (7.0, 4.5)
     dataset = _dataset("breast_cancer")
     n_train = _n_train(400)
@@ -410,9 +411,9 @@ class UncertaintyFig11(PaperFigure):
 
 
 class UncertaintyFig12(PaperFigure):
-    """Sensitivity of −Û_tr to M (gmm), with −Û_te as reference"""
+    """Fig 12's question on a small sample of the GMM mixture (uncertainty_fig12 is the paper's GMM and Wine Quality White): sensitivity of −Û_tr to M, with −Û_te as reference"""  # noqa: E501
 
-    key, alias, paper, number = "uncertainty_fig12", "bu_fig12", "uncertainty", "Fig 12"
+    key, paper, number = "uncertainty_fig12_toy", "uncertainty", "Fig 12 layout (a small GMM sample)"
     twin_y, size = True, (7.0, 4.5)
     accepts = {"Ms": "integers in [2, n_train] (a list)"}
     dataset = _dataset()
@@ -434,9 +435,9 @@ class UncertaintyFig12(PaperFigure):
 
 
 class UncertaintyFig13(PaperFigure):
-    """Sensitivity of −Û_tr to the number K of prototypes per class (gmm3)"""
+    """Fig 13's question on the three-class mixture gmm3 (uncertainty_fig13 is the paper's multi-class sets): sensitivity of −Û_tr to K"""  # noqa: E501
 
-    key, alias, paper, number = "uncertainty_fig13", "bu_fig13", "uncertainty", "Fig 13"
+    key, paper, number = "uncertainty_fig13_toy", "uncertainty", "Fig 13 layout (the gmm3 mixture)"
     twin_y, size = True, (7.0, 4.5)
     accepts = {"Ks": "integers ≥ 1 or 'aic' (a list)"}
     dataset = _dataset("gmm3", ("gmm3", "wine"))
@@ -534,9 +535,9 @@ class UncertaintyFig15(PaperFigure):
 
 
 class UncertaintyTable3(PaperFigure):
-    """Table 3: gains of Proposal 2 over Proposal 1 in elementary operations"""
+    """Table 3 from the cost formulas: gains of Proposal 2 over Proposal 1 in elementary operations (uncertainty_table3 counts them on the data)"""  # noqa: E501
 
-    key, alias, paper, number = "uncertainty_table3", "bu_table3", "uncertainty", "Table 3"
+    key, alias, paper, number = "uncertainty_table3_formula", "bu_table3", "uncertainty", "Table 3 (cost formulas)"
     kind, size = "table", (7.0, 3.0)
     M = param.Integer(40, bounds=(2, None), doc="cluster size M of Proposal 2")
     i_max = param.Integer(20, bounds=(1, None), doc="Proposal 1: iterations of the anchor search")

@@ -25,56 +25,89 @@ def test_figures_with_shipped_tables_are_registered_and_listed(capsys):
     from buviz.cli import main
 
     shipped = [k for k, (table, names) in reproduce.FIGURE_TABLES.items()
-               if all(reproduce.has_table(table, n) for n in names)]
+               if any(reproduce.has_table(table, n) for n in names)]
     assert REAL_KEYS == shipped
-    assert {"uncertainty_fig7_real", "uncertainty_fig8_real", "uncertainty_fig11_real"} <= set(REAL_KEYS)
+    assert {"uncertainty_fig8", "uncertainty_fig11"} <= set(REAL_KEYS)
     assert main(["figure", "--list"]) == 0
     out = capsys.readouterr().out
     for key in REAL_KEYS:
         assert key in out
+    # the quick substitutes keep names that say which data they draw
+    for key in ("uncertainty_fig7_sklearn", "uncertainty_fig8_sklearn", "uncertainty_fig9_sklearn",
+                "uncertainty_fig11_sklearn", "uncertainty_fig12_toy", "uncertainty_fig13_toy",
+                "uncertainty_table3_formula"):
+        assert key in figures.REGISTRY and key in out, key
 
 
-@pytest.mark.parametrize("key", [k for k in REAL_KEYS if figures.REGISTRY[k].kind == "figure"])
-def test_caption_states_the_claim_and_what_the_tables_show(key):
-    cls = figures.REGISTRY[key]
-    assert cls.claim and f"Paper: {cls.claim}." in cls.description, "the paper's claim is in the caption"
-    assert re.search(r"buviz measures: .*\d.*\.$", cls.description), "the caption ends with measured numbers"
-    assert cls.__doc__.splitlines()[0] == cls.description  # what the docs gallery shows
+def _seeds(table: str, name: str) -> list[int]:
+    return sorted(int(s) for s in set(reproduce.load_table(table, name)["seed"]))
 
 
-def _scan(name: str, perturbation: float = reproduce.PERTURBATION) -> tuple[float, float]:
-    """log₂ γ at the smallest L_val and at the largest Û_tr (the argmin of −Û_tr), by a direct scan of the
-    shipped ``svm_gamma`` rows (ties to the smaller γ), independently of :func:`buviz.reproduce.minima`."""
+def _scan(name: str, seed: int, perturbation: float = reproduce.PERTURBATION, error: str = "L_val",
+          u: str = "U_tr") -> tuple[float, float]:
+    """log₂ γ at the smallest ``error`` and at the largest ``u`` (the argmin of −Û) of one seed, by a direct
+    scan of the shipped ``svm_gamma`` rows (ties to the smaller γ), independently of :func:`buviz.reproduce.minima`."""
     t = reproduce.load_table("svm_gamma", name)
-    rows = sorted((r.log2_gamma, r.L_val, r.U_tr) for r in t.itertuples() if r.perturbation == perturbation)
+    rows = sorted((r["log2_gamma"], r[error], r[u]) for _, r in t.iterrows()
+                  if r["perturbation"] == perturbation and r["seed"] == seed)
     best_l = min(rows, key=lambda r: r[1])  # min keeps the first of equal values: the smaller γ
     best_u = max(rows, key=lambda r: (r[2], -r[0]))
     return best_l[0], best_u[0]
 
 
-def _caption_ints(key: str, pattern: str) -> tuple[int, ...]:
+def _caption_groups(key: str, pattern: str) -> tuple[str, ...]:
     found = re.search(pattern, figures.REGISTRY[key].description)
     assert found, (pattern, figures.REGISTRY[key].description)
-    return tuple(int(float(g)) for g in found.groups())
+    return found.groups()
 
 
-def test_fig7_caption_argmins_are_the_letter_tables():
-    l_val, u_tr = _scan("letter")
-    caption = _caption_ints("uncertainty_fig7_real", r"argmin log₂γ: L_val (-?\d+), −Û_tr (-?\d+),")
-    assert caption == (l_val, u_tr)
+def _ints(text: str) -> list[int]:
+    return [int(float(v.replace("−", "-"))) for v in text.split("/")]
 
 
-def test_fig8_and_fig11_caption_counts_are_the_tables():
-    scans = {n: _scan(n) for n in real_data.PAPER_ORDER}
-    same = sum(a == b for a, b in scans.values())
-    near = sum(abs(a - b) <= 2 for a, b in scans.values())  # one grid step: Δlog₂γ = 2
-    assert _caption_ints("uncertainty_fig8_real", r"on (\d+)/10 sets, within one step \(Δlog₂γ = 2\) on (\d+)/10") \
-        == (same, near)
-    scans0 = {n: _scan(n, 0.0) for n in real_data.PAPER_ORDER}
-    above0 = sum(u > l for l, u in scans0.values())
-    above = sum(u > l for l, u in scans.values())
-    assert _caption_ints("uncertainty_fig11_real", r"above L_val's γ on (\d+)/10 sets without T̃ \((\d+)/10 with") \
-        == (above0, above)
+@pytest.mark.parametrize("key", [k for k in REAL_KEYS if figures.REGISTRY[k].kind == "figure"])
+def test_caption_states_the_claim_and_the_seeds_it_rests_on(key):
+    """The caption is the claim plus numbers read from the tables, and it names as many seeds as the tables hold."""
+    cls = figures.REGISTRY[key]
+    assert f"Paper: {cls.claim}." in cls.description
+    assert cls.__doc__.splitlines()[0] == cls.description  # what the docs gallery shows
+    table, names = reproduce.FIGURE_TABLES[key]
+    present = [n for n in names if reproduce.has_table(table, n)]
+    n_seeds = len(set.intersection(*(set(_seeds(table, n)) for n in present)))  # seeds every shipped set has
+    assert re.search(rf"buviz measures: {n_seeds} seeds? \(", cls.description), cls.description
+
+
+PRESENT = [n for n in real_data.PAPER_ORDER if reproduce.has_table("svm_gamma", n)]
+HAS_LETTER = reproduce.has_table("svm_gamma", "letter")
+
+
+@pytest.mark.skipif(not HAS_LETTER, reason="Letter Recognition's sweep is not shipped")
+def test_fig7_caption_argmins_are_the_letter_tables_seed_by_seed():
+    seeds = _seeds("svm_gamma", "letter")
+    scans = [_scan("letter", s) for s in seeds]
+    l_val, u_tr, same, n = _caption_groups(
+        "uncertainty_fig7", r"argmin log₂γ of L_val ([−\d/]+), of −Û_tr ([−\d/]+): the same in (\d+)/(\d+) seeds")
+    assert _ints(l_val) == [a for a, _ in scans] and _ints(u_tr) == [b for _, b in scans]
+    assert (int(same), int(n)) == (sum(a == b for a, b in scans), len(seeds))
+    te = [_scan("letter", s, error="L_te", u="U_te") for s in seeds]
+    l_te, u_te = _caption_groups("uncertainty_fig7", r"argmin of L_te ([−\d/]+), of −Û_te ([−\d/]+);")
+    assert _ints(l_te) == [a for a, _ in te] and _ints(u_te) == [b for _, b in te]
+
+
+def test_fig8_and_fig11_caption_counts_are_the_tables_seed_by_seed():
+    seeds = sorted(set.intersection(*(set(_seeds("svm_gamma", n)) for n in PRESENT)))
+    scans = {s: {n: _scan(n, s) for n in PRESENT} for s in seeds}
+    same = [sum(a == b for a, b in scans[s].values()) for s in seeds]
+    near = [sum(abs(a - b) <= 1 for a, b in scans[s].values()) for s in seeds]  # one grid step: Δlog₂γ = 1
+    got = _caption_groups("uncertainty_fig8",
+                          rf"on ([\d/]+) of {len(PRESENT)} sets, within one step \(Δlog₂γ = 1\) on ([\d/]+);")
+    assert (_ints(got[0]), _ints(got[1])) == (same, near)
+    scans0 = {s: {n: _scan(n, s, 0.0) for n in PRESENT} for s in seeds}
+    above0 = [sum(u > lv for lv, u in scans0[s].values()) for s in seeds]
+    above = [sum(u > lv for lv, u in scans[s].values()) for s in seeds]
+    got = _caption_groups("uncertainty_fig11",
+                          rf"above L_val's γ on ([\d/]+) of {len(PRESENT)} sets without T̃ \(([\d/]+) with")
+    assert (_ints(got[0]), _ints(got[1])) == (above0, above)
 
 
 def _markdown_table(text: str, first_header: str) -> list[list[str]]:
@@ -96,16 +129,23 @@ def _real_data_doc() -> str:
     return doc.read_text(encoding="utf-8")
 
 
-def test_real_data_doc_argmin_table_is_svm_minima():
-    """docs/real_data.md's per-dataset table, cell by cell, against :func:`buviz.reproduce.svm_minima`."""
+def test_real_data_doc_argmin_table_is_the_tables():
+    """docs/real_data.md's per-dataset table, cell by cell (a value per seed), against direct scans of the tables."""
     rows = _markdown_table(_real_data_doc(), "dataset")
-    m, m0 = reproduce.svm_minima(real_data.PAPER_ORDER), reproduce.svm_minima(real_data.PAPER_ORDER, perturbation=0.0)
-    assert [r[0] for r in rows] == [real_data.TITLES[n] for n in real_data.PAPER_ORDER]
-    for row, name in zip(rows, real_data.PAPER_ORDER, strict=True):
-        x_l, x_u, x_u0, excess, rho = (float(c.replace("−", "-")) for c in row[1:])
-        assert (x_l, x_u, x_u0) == (m.at[name, "x_error"], m.at[name, "x_u"], m0.at[name, "x_u"]), name
-        assert excess == pytest.approx(m.at[name, "error_at_u"] - m.at[name, "error_min"], abs=5e-4), name
-        assert rho == pytest.approx(m.at[name, "rho"], abs=5e-3), name
+    assert [r[0] for r in rows] == [real_data.TITLES[n] for n in PRESENT]
+    for row, name in zip(rows, PRESENT, strict=True):
+        seeds = _seeds("svm_gamma", name)
+        t = reproduce.load_table("svm_gamma", name)
+        assert float(row[1]) == float(t["C"].iloc[0]), name
+        scans = [_scan(name, s) for s in seeds]
+        assert _ints(row[2]) == [a for a, _ in scans], name
+        assert _ints(row[3]) == [b for _, b in scans], name
+        assert _ints(row[4]) == [_scan(name, s, 0.0)[1] for s in seeds], name
+        cost = [float(v) for v in row[5].split("/")]
+        for c, s, (_, xu) in zip(cost, seeds, scans, strict=True):
+            ts = t[(t["seed"] == s) & (t["perturbation"] == reproduce.PERTURBATION)]
+            expected = float(ts.loc[ts["log2_gamma"] == xu, "L_val"].iloc[0] - ts["L_val"].min())
+            assert c == pytest.approx(expected, abs=5e-4), name
 
 
 def test_real_data_doc_quotes_the_current_captions():
@@ -129,51 +169,70 @@ def test_load_table_reads_from_a_zipped_install(tmp_path, monkeypatch):
     pd.testing.assert_frame_equal(reproduce.load_table("svm_gamma", "banknote"), shipped)
 
 
-def test_fig8_shows_the_ten_sets_with_proposal1_on_four_drawn_from_the_tables():
-    assert len(figures.render("uncertainty_fig8_real")) == len(real_data.DEFAULT_SETS)
-    obj = figures.render("uncertainty_fig8_real", datasets=list(real_data.PAPER_ORDER))
-    assert len(obj) == 10
+def _mean(t: pd.DataFrame, column: str) -> np.ndarray:
+    return t.groupby("log2_gamma")[column].mean().sort_index().to_numpy()
+
+
+def test_fig8_shows_the_ten_sets_with_proposal1_drawn_from_the_tables():
+    assert len(figures.render("uncertainty_fig8")) == len([n for n in real_data.DEFAULT_SETS if n in PRESENT])
+    obj = figures.render("uncertainty_fig8", datasets=list(real_data.PAPER_ORDER))
+    assert len(obj) == len(PRESENT)
     titles = [p.opts.get().kwargs.get("title") for p in obj]
-    assert titles == [real_data.TITLES[n] for n in real_data.PAPER_ORDER]
-    spam = reproduce.load_table("svm_gamma", "spambase")
-    spam = spam[spam["perturbation"] == reproduce.PERTURBATION].sort_values("log2_gamma")
-    panel = _curves(obj[titles.index("Spambase")])
-    np.testing.assert_array_equal(panel["−Û_tr"].dimension_values(1), -spam["U_tr"].to_numpy())
-    np.testing.assert_array_equal(panel["L_val (CV)"].dimension_values(1), spam["L_val"].to_numpy())
-    np.testing.assert_array_equal(panel["−Û1_tr (Proposal 1)"].dimension_values(1), -spam["U1_tr"].to_numpy())
-    for n, p in zip(real_data.PAPER_ORDER, obj, strict=True):  # Proposal 1 on the paper's four sets only
-        assert ("−Û1_tr (Proposal 1)" in _curves(p)) == (n in reproduce.P1_DATASETS), n
+    assert titles == [real_data.TITLES[n] for n in PRESENT]
+    last = PRESENT[-1]  # Letter Recognition, or the last one shipped
+    spam = reproduce.load_table("svm_gamma", last)
+    spam = spam[spam["perturbation"] == reproduce.PERTURBATION]
+    panel = obj[titles.index(real_data.TITLES[last])]
+    curves = _curves(panel)
+    np.testing.assert_allclose(curves["−Û_tr"].dimension_values(1), -_mean(spam, "U_tr"), rtol=1e-12)
+    np.testing.assert_allclose(curves["L_val (CV)"].dimension_values(1), _mean(spam, "L_val"), rtol=1e-12)
+    # the seeds' spread: one unlabelled −Û_tr curve per seed, each the seed's own values
+    per_seed = [c.dimension_values(1) for c in panel.traverse(lambda e: e, [hv.Curve])
+                if not c.label and c.vdims[0].name == "neg_U"]
+    expected = [-g.sort_values("log2_gamma")["U_tr"].to_numpy() for _, g in spam.groupby("seed")]
+    assert len(per_seed) == len(expected) == spam["seed"].nunique()
+    for got, want in zip(per_seed, expected, strict=True):
+        np.testing.assert_array_equal(got, want)
+    for n, p in zip(PRESENT, obj, strict=True):  # Proposal 1 on the paper's four sets only
+        has_p1 = reproduce.load_table("svm_gamma", n)["U1_tr"].notna().any()
+        assert ("−Û1_tr (Proposal 1)" in _curves(p)) == (n in reproduce.P1_DATASETS and has_p1), n
 
 
 def test_fig11_is_fig8_without_tilde():
-    obj = figures.render("uncertainty_fig11_real", datasets=["abalone"])
+    obj = figures.render("uncertainty_fig11", datasets=[PRESENT[0]])
     assert len(obj) == 1
-    t = reproduce.load_table("svm_gamma", "abalone")
-    t0 = t[t["perturbation"] == 0.0].sort_values("log2_gamma")
+    t = reproduce.load_table("svm_gamma", PRESENT[0])
+    t0 = t[t["perturbation"] == 0.0]
     curves = _curves(obj[0]) if isinstance(obj, hv.Layout) else _curves(obj)
-    np.testing.assert_array_equal(curves["−Û_tr"].dimension_values(1), -t0["U_tr"].to_numpy())
-    assert not np.array_equal(t0["U_tr"].to_numpy(), t[t["perturbation"] > 0].sort_values("log2_gamma")["U_tr"])
+    np.testing.assert_allclose(curves["−Û_tr"].dimension_values(1), -_mean(t0, "U_tr"), rtol=1e-12)
+    assert not np.array_equal(_mean(t0, "U_tr"), _mean(t[t["perturbation"] > 0], "U_tr"))
 
 
-def test_fig7_panels_and_without_tilde():
-    obj = figures.render("uncertainty_fig7_real")
+@pytest.mark.skipif(not HAS_LETTER, reason="Letter Recognition's sweep is not shipped")
+def test_fig7_is_letter_at_the_papers_size():
+    obj = figures.render("uncertainty_fig7")
     assert len(obj) == 4
     t = reproduce.load_table("svm_gamma", "letter")
-    t0 = t[t["perturbation"] == 0.0].sort_values("log2_gamma")
-    np.testing.assert_array_equal(_curves(obj[3])["−Û_tr"].dimension_values(1), -t0["U_tr"].to_numpy())
-    assert set(t["n_train"]) == {2000}
+    t0 = t[t["perturbation"] == 0.0]
+    np.testing.assert_allclose(_curves(obj[3])["−Û_tr"].dimension_values(1), -_mean(t0, "U_tr"), rtol=1e-12)
+    assert set(t["n_train"]) == {10000} and set(t["n_test"]) == {10000}
+    assert sorted(set(t["log2_gamma"])) == list(map(float, reproduce.LOG2_GAMMAS))
 
 
-@pytest.mark.skipif("uncertainty_table3_real" not in figures.REGISTRY, reason="Table 3 tables not shipped")
-def test_table3_next_to_the_printed_values():
-    t = figures.render("uncertainty_table3_real")
-    assert isinstance(t, pd.DataFrame) and len(t) == 5
-    for _, row in t.iterrows():
-        printed = costs.TABLE3_PRINTED[row["dataset"]]
-        assert tuple(row[[f"printed_G_{op}" for op in ("add", "mul", "comp", "CL")]]) == printed
-        # Proposal 2 is the cheaper one in additions, multiplications and classified samples (comparisons:
-        # not always, once the counted mode charges Proposal 2's IQR partitions and label masks)
-        assert (row[["G_add", "G_mul", "G_CL"]].astype(float) > 1).all()
+T3 = [n for n in reproduce.TABLE3_DATASETS if reproduce.has_table("table3", n)]
+
+
+@pytest.mark.skipif(not T3, reason="Table 3 tables not shipped")
+def test_table3_next_to_the_formulas_and_the_printed_values():
+    t = figures.render("uncertainty_table3")
+    assert isinstance(t, pd.DataFrame) and len(t) == len(T3)
+    assert list(t["dataset"]) == [real_data.TITLES[n] for n in T3]
+    for (_, row), paper in zip(t.iterrows(), [reproduce.TABLE3_DATASETS[n] for n in T3], strict=True):
+        printed = costs.TABLE3_PRINTED[paper]
+        assert tuple(row[[f"G_{op} printed" for op in ("add", "mul", "comp", "CL")]]) == printed
+        assert row["N"] == costs.TABLE2[paper][0]  # the whole set, the paper's N
+        # Proposal 2 is the cheaper one in additions, multiplications and classified samples
+        assert (row[["G_add counted", "G_mul counted", "G_CL counted"]].astype(float) > 1).all()
 
 
 @pytest.mark.parametrize("key", REAL_KEYS)
@@ -185,5 +244,6 @@ def test_renders_from_tables_without_computing(key, monkeypatch):
 
     monkeypatch.setattr(sweep, "svm_gamma_sweep", refuse)
     monkeypatch.setattr(sweep, "mlp_epoch_sweep", refuse)
+    monkeypatch.setattr(reproduce, "sweep_cell", refuse)
     obj = figures.render(key)
     assert obj is not None
