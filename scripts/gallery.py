@@ -159,8 +159,11 @@ def write_pages(entries: list[Entry]) -> None:
     for e in entries:
         shutil.copy2(THUMBS / f"{e.key}.png", OUT / "img" / f"{e.key}.png")
     index = ["# Figure gallery", "",
-             "Every figure and table of the three papers that buviz reproduces, rendered with its default "
-             "parameters (small sample sizes, so each renders in seconds). Each page lists the parameters "
+             "Every figure and table that buviz draws for the three papers, rendered with its default "
+             "parameters. The real-data figures draw the shipped tables (their captions say which data sets "
+             "and how many seeds they rest on, and which are not shipped yet); the substitutes on "
+             "scikit-learn's data or mixtures carry `_sklearn`, `_toy` or `_synthetic` in their keys. "
+             "Each page lists the parameters "
              "and the command that exports the figure at print quality.", "",
              "```{toctree}", ":hidden:", ""]
     index += [e.key for e in entries]
