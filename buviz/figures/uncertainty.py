@@ -535,7 +535,7 @@ class UncertaintyFig15(PaperFigure):
 
 
 class UncertaintyTable3(PaperFigure):
-    """Table 3 from the cost formulas: gains of Proposal 2 over Proposal 1 in elementary operations (uncertainty_table3 counts them on the data)"""  # noqa: E501
+    """Table 3 from the §5 cost formulas (uncertainty_table3 counts the operations on the data)"""
 
     key, alias, paper, number = "uncertainty_table3_formula", "bu_table3", "uncertainty", "Table 3 (cost formulas)"
     kind, size = "table", (7.0, 3.0)
