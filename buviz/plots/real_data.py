@@ -86,8 +86,8 @@ def spread_curves(table: pd.DataFrame, x: str = "log2_gamma", *, columns: Sequen
     present = [c for c in columns if c in table and table[c].notna().any()]
     seeds = [c for col in present for c in seed_curves(table, col, x)]
     curves = uplots.error_curves(_mean(table, x, present), x, columns=present, title=title)
-    return style.opts(hv.Overlay([*seeds, *curves]), multi_y=True, title=title, legend_position="right",
-                      framewise=True)
+    return style.opts(hv.Overlay([*seeds, *curves]), multi_y=True, title=title, framewise=True,
+                      **style.LEGEND_BELOW)  # beside the frame, a legend takes a small panel's width
 
 
 def spread_sensitivity(tables: Mapping[str, pd.DataFrame], x: str = "log2_gamma", *, title: str = "") -> hv.Overlay:

@@ -14,11 +14,6 @@ matplotlib.use("Agg")
 
 pytestmark = pytest.mark.slow  # about a minute for the whole registry
 
-#: A known defect, not yet fixed: at 6 x 4 in, the right-hand "−Û (best −1)" label of the twin axes in the
-#: last column of these multi-panel real-data figures sticks out of the figure by about 5 px (Matplotlib's
-#: constrained layout leaves no room for it). Anything else wrong with them still fails the test.
-KNOWN_CLIPPED_TWIN_LABEL = {"uncertainty_fig8", "uncertainty_fig11"}
-
 
 @pytest.mark.parametrize("name", list(figures.REGISTRY))
 def test_figure_fits_at_default_and_small_size(name):
@@ -30,11 +25,7 @@ def test_figure_fits_at_default_and_small_size(name):
             fig = mpl_export.draw(obj, fig_def.kind, width, height, 100, twin_y=fig_def.twin_y,
                                 title=fig_def.description)
             assert tuple(fig.get_size_inches()) == (width, height)
-            problems = figures.layout_problems(fig)
-            if (problems and name in KNOWN_CLIPPED_TWIN_LABEL and (width, height) == (6.0, 4.0)
-                    and problems == ["clipped text '−Û (best −1)'"]):
-                pytest.xfail(f"{name} at 6 x 4 in: the last column's twin-axis label is clipped (known)")
-            assert problems == [], f"{name} at {width} x {height} in"
+            assert figures.layout_problems(fig) == [], f"{name} at {width} x {height} in"
 
 
 def test_layout_problems_sees_overlap_and_clipping():
