@@ -2,7 +2,7 @@
 
 A local HTTP server on 127.0.0.1 (http.server in a thread) stands in for raw.githubusercontent.com,
 serving small fixtures made here (always) and the byte-for-byte originals sample of the shared data
-folder (when ``../shared/datasets/zheng`` is there). Nothing leaves the machine.
+folder (when ``$BUVIZ_TEST_DATA`` names it, see ``tests/_data.py``). Nothing leaves the machine.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _data import reason, zheng_data
 from PIL import Image
 
 from buviz import _fetch
@@ -32,9 +33,8 @@ from buviz.datasets import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = next((p for p in (ROOT.parent / "shared" / "datasets", Path("/work/shared/datasets"))
-               if (p / "zheng").is_dir()), None)
-needs_shared = pytest.mark.skipif(SHARED is None, reason="the shared data folder ../shared/datasets/zheng is absent")
+SHARED = zheng_data("originals_sample")
+needs_shared = pytest.mark.skipif(SHARED is None, reason=reason("originals_sample and the converted files"))
 
 
 def _sha(data: bytes) -> str:

@@ -1,19 +1,19 @@
 """The shipped real-data extrapolation tables (Telugu Table 1, Omniglot Figs 11-12, the default study).
 
 Invariants are checked on the tables alone; where the data folder is beside the clone
-(``../shared/datasets/zheng``, or ``$BUVIZ_DATA_DIR``), one cell of each table is recomputed from the
+(the folder named by ``$BUVIZ_TEST_DATA``, see ``tests/_data.py``), one cell of each table is recomputed from the
 data (a 1623-class one-shot accuracy, one subsample's prediction, naive Bayes' 400-class accuracy).
 """
 
 from __future__ import annotations
 
 import inspect
-import os
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from _data import reason, zheng_data
 
 from buviz import extrapolation as ex
 from buviz.figures.extrapolation_real import METHODS, has_table, load_table
@@ -21,11 +21,8 @@ from buviz.figures.extrapolation_real import METHODS, has_table, load_table
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-_CANDIDATES = [Path(os.environ["BUVIZ_DATA_DIR"])] if os.environ.get("BUVIZ_DATA_DIR") else []
-_CANDIDATES += [ROOT.parent / "shared" / "datasets", Path("/work/shared/datasets")]
-DATA = next((p for p in _CANDIDATES if (p / "zheng" / "omniglot_32x32_grey.npz").is_file()), None)
-needs_data = pytest.mark.skipif(DATA is None, reason="the data folder ../shared/datasets/zheng is absent "
-                                                     "(the data are fetched, never shipped)")
+DATA = zheng_data("omniglot_32x32_grey.npz")
+needs_data = pytest.mark.skipif(DATA is None, reason=reason("omniglot_32x32_grey.npz"))
 pytestmark = pytest.mark.skipif(not has_table("omniglot_summary") or not has_table("telugu_table1"),
                                 reason="the real-data result tables are not shipped")
 

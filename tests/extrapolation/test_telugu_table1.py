@@ -2,7 +2,7 @@
 
 Without the data: the authors' AverageTA convention against eq 3 and a hand count, the table's
 assembly on synthetic matrices, and the shipped result tables against the paper. With the data
-(``../shared/datasets/zheng``, read through ``BUVIZ_DATA_DIR`` pointing at a temporary folder that
+(the folder named by ``$BUVIZ_TEST_DATA``, read through ``BUVIZ_DATA_DIR`` pointing at a temporary folder that
 links the converted files): both shipped tables recomputed and compared.
 """
 
@@ -13,14 +13,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _data import reason, zheng_data
 
 from buviz import extrapolation as ex
 from buviz._fetch import TeluguScores
 from buviz._validation import InvalidParameterError
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = next((p for p in (ROOT.parent / "shared" / "datasets" / "zheng", Path("/work/shared/datasets/zheng"))
-               if (p / "telugu_scores_20class.npz").is_file()), None)
+SHARED = zheng_data("telugu_scores_20class.npz")
+SHARED = SHARED / "zheng" if SHARED else None
 
 
 def test_without_ties_the_authors_average_accuracy_is_eq_3():
@@ -114,7 +115,7 @@ def test_shipped_table_names_the_choices():
 @pytest.fixture
 def data_dir(tmp_path, monkeypatch):
     if SHARED is None:
-        pytest.skip("the authors' score files are absent (../shared/datasets/zheng/telugu_scores_20class.npz)")
+        pytest.skip(reason("telugu_scores_20class.npz"))
     home = tmp_path / "zheng"
     home.mkdir()
     for name in ("telugu_scores_20class.npz", "telugu_scores_original_tables"):

@@ -11,6 +11,7 @@ import holoviews as hv
 import numpy as np
 import pandas as pd
 import pytest
+from _data import reason, zheng_data
 
 from buviz import figures
 from buviz.figures import extrapolation_real as xr
@@ -22,8 +23,8 @@ pytestmark = pytest.mark.skipif(not all(xr.has_table(t) for t in ("telugu_table1
                                 reason="the real-data result tables are not shipped")
 ROOT = Path(__file__).resolve().parents[2]
 LFW_FILE = "lfw_subsample_predictions_authors.csv"
-SHARED = next((p for p in (ROOT.parent / "shared" / "datasets" / "zheng", Path("/work/shared/datasets/zheng"))
-               if (p / LFW_FILE).is_file()), None)
+SHARED = zheng_data(LFW_FILE)
+SHARED = SHARED / "zheng" if SHARED else None
 
 
 def test_registered_under_the_papers_keys_beside_the_synthetic_ones():
@@ -77,7 +78,7 @@ def test_fig12_without_the_authors_file_draws_the_omniglot_panels_only(tmp_path,
     assert out.stat().st_size > 5000
 
 
-@pytest.mark.skipif(SHARED is None, reason=f"the authors' LFW file is absent (../shared/datasets/zheng/{LFW_FILE})")
+@pytest.mark.skipif(SHARED is None, reason=reason(LFW_FILE))
 def test_fig12_with_the_authors_file_draws_their_lfw_panel(tmp_path, monkeypatch):
     (tmp_path / "zheng").mkdir()
     shutil.copy(SHARED / LFW_FILE, tmp_path / "zheng" / LFW_FILE)
