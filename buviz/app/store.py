@@ -43,6 +43,8 @@ from buviz.app.compute import (
     status_cached,
 )
 from buviz.app.runner import RUNNER, USER
+from buviz.plots.cases import pairs_text
+from buviz.plots.displays import class_names
 from buviz.uncertainty.proposal2 import FLAT_WARN_SHARE
 
 __all__ = ["SnapshotStore", "status_label", "status_notes", "scale_log2_gamma"]
@@ -67,14 +69,13 @@ FEW_SAMPLES = 20
 NOTABLE_SHARE = 0.1
 
 
-def _pair_list(pairs, idx, shown: int = 6) -> str:
-    names = [f"({pairs[n][0] + 1},{pairs[n][1] + 1})" for n in idx]
-    return ", ".join(names[:shown]) + (f" … ({len(names)} pairs)" if len(names) > shown else "")
+def _pair_list(pairs, idx, classes, shown: int = 6) -> str:
+    return pairs_text([pairs[n] for n in idx], classes, shown)
 
 
-def status_notes(result) -> str:
+def status_notes(result, classes) -> str:
     """What the numbers of a Proposal 2 result rest on when it is degenerate, one paragraph each
-    ('' for an ordinary status).
+    ('' for an ordinary status); pairs are named by ``classes`` as the plots name them.
 
     - the classifier is flat around most samples (the condition of
       :class:`~buviz.uncertainty.FlatDiscriminantWarning`: h_x = 0 on more than half of T̃);
@@ -107,14 +108,15 @@ def status_notes(result) -> str:
     few = np.flatnonzero((case == 2) & (n_eff < FEW_SAMPLES))
     if len(few) and prob[few].sum() >= NOTABLE_SHARE:
         sizes = ", ".join(f"{n_eff[n]:.0f}" for n in few[:6])
-        notes.append(f"**Few samples**: Û_kl of pair {_pair_list(pairs, few)} (P̂ = {prob[few].sum():.2f} of T) "
+        notes.append(f"**Few samples**: Û_kl of pair {_pair_list(pairs, few, classes)} "
+                     f"(P̂ = {prob[few].sum():.2f} of T) "
                      f"is a near-boundary mean over an effective n_eff = {sizes} samples (fewer than "
                      f"{FEW_SAMPLES}): a noisy value.")
     for c, meaning in ((1, "U_max: no error on the perturbed pair, B(Λ) in an empty band"),
                        (3, "U_min: B(Λ) outside the pair's data")):
         idx = np.flatnonzero(case == c)
         if len(idx) and share[c] >= NOTABLE_SHARE:
-            notes.append(f"**Case {c}** (eq 39): pair {_pair_list(pairs, idx)} (P̂ = {share[c]:.2f} of T) has "
+            notes.append(f"**Case {c}** (eq 39): pair {_pair_list(pairs, idx, classes)} (P̂ = {share[c]:.2f} of T) has "
                          f"(almost) no near-boundary samples, so Û_kl is mostly {meaning}.")
     return "\n\n".join(notes)
 
@@ -353,7 +355,8 @@ class SnapshotStore:
         old = st.snapshot
         changed = sorted(k for k, v in s.items() if self._shown is None or self._shown.get(k) != v)
         dataset_changed = old is None or old.ds is not snap.ds
-        updates = {"snapshot": snap, "message": "", "computing": "", "status_notice": status_notes(snap.result)}
+        updates = {"snapshot": snap, "message": "", "computing": "",
+                   "status_notice": status_notes(snap.result, class_names(snap.ds))}
         if dataset_changed:
             updates["sensitivity"] = {}
         if st.message == "":

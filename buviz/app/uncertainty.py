@@ -298,11 +298,6 @@ def _fmt(v, digits: int = 4) -> str:
     return text.lstrip("-") if float(text) == 0 else text  # never "−0.0000"
 
 
-def _pairs_text(pairs, names, shown: int = 12) -> str:
-    """The class pairs of Î* in class names (as the plots name them): all of them up to ``shown``, else the
-    first ones and the count (26 classes can have hundreds; the Weights tab lists each pair)."""
-    text = ", ".join(f"({names[k]}, {names[l]})" for k, l in list(pairs)[:shown])
-    return text if len(pairs) <= shown else f"{text}, … ({len(pairs)} pairs)"
 
 
 def numbers_markdown(state: ExplorerState) -> str:
@@ -340,7 +335,7 @@ def numbers_markdown(state: ExplorerState) -> str:
         f"| estimator | M = {int(st['M'])}, K = {st['K']}, {tilde} |",
         f"| Case 1/3 rule (eq 39) | {DEFAULT_SEPARABILITY}, n0 = {DEFAULT_SEPARABILITY_N0:g} (paper: threshold) |",
         f"| N (train), J | {len(s.ds.X_train)}, {s.ds.n_classes} |",
-        f"| Î* pairs | {_pairs_text(r.pairs, pd_.class_names(s.ds))} |",
+        f"| Î* pairs | {pcases.pairs_text(r.pairs, pd_.class_names(s.ds))} |",
         "",
         f"<small>computed in {1000 * s.elapsed:.0f} ms (classifier fit {1000 * s.status.fit_time:.0f} ms)</small>",
     ]

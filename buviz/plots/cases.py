@@ -51,6 +51,14 @@ def pair_label(pair, classes=None) -> str:
     return "-".join(str(names[c]) for c in codes)
 
 
+def pairs_text(pairs, classes, shown: int = 12) -> str:
+    """Class pairs ``(k, l)`` (codes from 0) named as the plots name the classes (``classes``, e.g.
+    :func:`buviz.plots.displays.class_names`): all of them up to ``shown``, else the first ones and the count."""
+    pairs = list(pairs)
+    text = ", ".join(f"({classes[k]}, {classes[l]})" for k, l in pairs[:shown])
+    return text if len(pairs) <= shown else f"{text}, … ({len(pairs)} pairs)"
+
+
 def case_table(table: pd.DataFrame | None, classes=None) -> pd.DataFrame:
     """Return the per-pair separability columns of a sweep table in long form.
 
