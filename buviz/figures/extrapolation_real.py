@@ -250,9 +250,7 @@ def _register(cls: type[_Real]) -> None:
         REGISTRY.pop(cls.key, None)
         return
     if cls.kind == "figure" and cls.claim:
-        title, _, rest = (cls.__doc__ or "").partition("\n")
-        cls.description = f"{title.strip().rstrip('.')}. Paper: {cls.claim}. buviz measures: {cls.measured()}."
-        cls.__doc__ = f"{cls.description}\n{rest}"
+        cls.state_measured(cls.claim, cls.measured())
     FIGURES.append(cls)
 
 

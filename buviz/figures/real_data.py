@@ -78,13 +78,8 @@ def _register(cls: type[PaperFigure]) -> None:
         REGISTRY.pop(cls.key, None)
         ALIASES.pop(cls.alias, None)
         return
-    title, _, rest = (cls.__doc__ or "").partition("\n")
-    if cls.kind != "figure":  # a table's title is drawn above it: the table shows the printed values itself
-        FIGURES.append(cls)
-        __all__.append(cls.__name__)
-        return
-    cls.description = f"{title.strip()} Paper: {cls.claim}. buviz measures: {cls.measured()}."
-    cls.__doc__ = f"{cls.description}\n{rest}"  # the docs gallery reads the docstring's first line
+    if cls.kind == "figure":  # a table's title is drawn above it: the table shows the printed values itself
+        cls.state_measured(cls.claim, cls.measured())
     FIGURES.append(cls)
     __all__.append(cls.__name__)
 
