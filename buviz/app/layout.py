@@ -16,7 +16,7 @@ import panel as pn
 import param
 
 from buviz import datasets
-from buviz.app._bokeh_fixes import guard_close_after_failed_ping
+from buviz.app._panel_compat import guard_close_after_failed_ping, server_dist_url, set_dist_url
 from buviz.app.mathmd import fix_math
 from buviz.app.meta import TITLE
 from buviz.app.snippets import CodePanel
@@ -342,11 +342,9 @@ def _use_local_stylesheets() -> None:
     doc = pn.state.curdoc
     if doc is None or doc.session_context is None:
         return
-    from panel.io.resources import LOCAL_DIST, use_cdn
-
-    if not use_cdn():
-        rel = pn.state.rel_path
-        doc.template_variables.setdefault("dist_url", f"{rel}/{LOCAL_DIST}" if rel else LOCAL_DIST)
+    url = server_dist_url()
+    if url is not None:
+        set_dist_url(doc, url)
 
 
 @functools.cache

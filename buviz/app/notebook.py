@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 
 import panel as pn
 import param
 
+from buviz.app._panel_compat import jupyter_dist_url, set_dist_url
 from buviz.app.layout import TITLE, ExplorerApp, build_state
 from buviz.app.session import BackgroundPoll
 
@@ -33,11 +33,6 @@ TITLE_NOTEBOOK = f"### {TITLE}"
 
 #: Width of the notebook explorer (px): fits a JupyterLab cell at 1280 px and wider windows.
 NOTEBOOK_WIDTH = 960
-
-
-#: Where a Jupyter server with Panel's server extension (installed and enabled with Panel) serves
-#: Panel's CSS, the path Panel itself uses for its "server" resources in a notebook.
-PANEL_PREVIEW_DIST = "panel-preview/static/extensions/panel/"
 
 
 class _NotebookRoot(pn.Column):
@@ -56,8 +51,7 @@ class _NotebookRoot(pn.Column):
     def get_root(self, doc=None, comm=None, preprocess: bool = True):
         root = super().get_root(doc, comm, preprocess)
         if doc is not None and comm is not None and pn.config.inline:
-            prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/")
-            doc.template_variables.setdefault("dist_url", prefix.rstrip("/") + "/" + PANEL_PREVIEW_DIST)
+            set_dist_url(doc, jupyter_dist_url())
         return root
 
 

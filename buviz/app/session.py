@@ -22,6 +22,7 @@ from collections.abc import Callable, Hashable
 
 import panel as pn
 
+from buviz.app._panel_compat import background_callback, session_document
 from buviz.app.runner import Job
 
 __all__ = ["SessionLink", "BackgroundPoll"]
@@ -93,9 +94,7 @@ class SessionLink:
             self._done(key)
             if self.closed:
                 return
-            from panel.io.state import set_curdoc
-
-            with set_curdoc(doc), pn.io.hold(doc):
+            with session_document(doc), pn.io.hold(doc):
                 fn()
 
         return callback
@@ -163,9 +162,7 @@ class BackgroundPoll:
     def start(self) -> None:
         if self.running or self.link.served or not self.busy():
             return
-        from panel.io.callbacks import PeriodicCallback
-
-        self._cb = PeriodicCallback(callback=self._tick, period=self.period, background=True)
+        self._cb = background_callback(self._tick, self.period)
         with contextlib.suppress(RuntimeError):  # no event loop (plain Python): flush() by hand
             self._cb.start()
 

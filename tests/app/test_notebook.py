@@ -11,7 +11,8 @@ from panel.io.resources import CDN_DIST
 from pyviz_comms import Comm
 
 from buviz.app import explorer
-from buviz.app.notebook import PANEL_PREVIEW_DIST, NotebookExplorer
+from buviz.app._panel_compat import PANEL_PREVIEW_DIST
+from buviz.app.notebook import NotebookExplorer
 
 
 @pytest.fixture

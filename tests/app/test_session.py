@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import threading
 
-import panel as pn
 from bokeh.document import Document
-from panel.io.state import set_curdoc
 
 from buviz.app import cache
+from buviz.app._panel_compat import is_background, periodic_callbacks, session_document
 from buviz.app.runner import JobRunner
 from buviz.app.session import BackgroundPoll, SessionLink
 
@@ -65,10 +64,10 @@ def test_the_served_page_runs_no_periodic_callback_so_the_busy_indicator_rests()
     from buviz.app.layout import ExplorerApp
 
     doc = Document()
-    with set_curdoc(doc):
+    with session_document(doc):
         app = ExplorerApp()
         app.start_server_hooks()
-        assert pn.state._periodic.get(doc, []) == []
+        assert periodic_callbacks(doc) == []
 
 
 def test_the_notebook_poll_is_a_background_callback_and_stops_when_idle():
@@ -78,7 +77,7 @@ def test_the_notebook_poll_is_a_background_callback_and_stops_when_idle():
     job = link.watch(runner.submit(lambda j: gate.wait(10)), lambda j: None)
     poll = BackgroundPoll(link, period=50)
     poll.start()
-    assert poll.running and poll._cb._background  # not counted as busy by Panel
+    assert poll.running and is_background(poll._cb)  # not counted as busy by Panel
     gate.set()
     job.wait(10)
     poll._tick()  # results flushed; the next tick finds nothing running and stops

@@ -1,0 +1,151 @@
+"""The Bokeh and Panel internals that the explorer relies on, in one place.
+
+Checked with panel 1.9.4 and bokeh 3.9.2 (holoviews 1.23.2; its internals are in
+:mod:`buviz.plots._hv_compat`). ``tests/app/test_panel_compat.py`` checks each behaviour named here and
+fails, naming this module, when a release changes it. No public API serves these needs in those
+releases (Panel's API reference and how-to guides were searched for each).
+
+1. **Bokeh's close after a failed keep-alive ping** (:func:`guard_close_after_failed_ping`). Since
+   Bokeh 3.4 (bokeh#13655), the keep-alive job calls ``client_lost`` for a socket whose ping fails,
+   which detaches the connection from its session. When Tornado then delivers the close,
+   ``WSHandler.on_close`` reads ``connection.session``, which asserts the session is still attached:
+   an ``AssertionError`` traceback in the server log for a session already cleaned up (many browsers
+   closing at once on a busy server: the 20-session load test). The guard finishes the clean-up
+   without that read, from ``ServerConnection._session``; everything else is Bokeh's own code. It is
+   installed only on the Bokeh releases of :data:`BOKEH_CLOSE_RACE`.
+2. **Panel's ``dist_url`` template variable** (:func:`set_dist_url`, :func:`server_dist_url`,
+   :func:`jupyter_dist_url`). Panel rewrites the stylesheet links of every model it builds or updates
+   to the document's ``template_variables["dist_url"]`` (``reactive.py``), else to its CDN. It sets
+   the variable itself only when it renders a served HTML page; a session rebuilt without that page,
+   and a notebook's document, have none.
+3. **A document as the current one** (:func:`session_document`): ``panel.io.state.set_curdoc``,
+   the context manager Panel's own callbacks use, not in Panel's API reference.
+4. **Periodic callbacks** (:func:`background_callback`, :func:`is_background`,
+   :func:`periodic_callbacks`): ``PeriodicCallback``'s undocumented ``background`` keyword (not
+   counted as a busy event, so the busy indicator rests; stored as ``_background``) and the per-document
+   registry ``pn.state._periodic`` of the callbacks that ``pn.state.add_periodic_callback`` started.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from collections.abc import Callable, Iterator
+
+import bokeh
+import panel as pn
+
+__all__ = [
+    "BOKEH_CLOSE_RACE", "CHECKED", "background_callback", "bokeh_has_close_race",
+    "guard_close_after_failed_ping", "is_background", "jupyter_dist_url", "periodic_callbacks",
+    "server_dist_url", "session_document", "set_dist_url",
+]
+
+log = logging.getLogger(__name__)
+
+#: The releases whose internals this module was checked against.
+CHECKED = {"panel": "1.9.4", "bokeh": "3.9.2"}
+
+#: Bokeh releases ``(major, minor)`` with the close race, first and last: from 3.4 (bokeh#13655,
+#: where a failed ping first detaches the session) to the last release checked.
+BOKEH_CLOSE_RACE = ((3, 4), (3, 9))
+
+#: Where a Jupyter server with Panel's server extension (installed and enabled with Panel) serves
+#: Panel's CSS: the path Panel itself uses for its "server" resources in a notebook.
+PANEL_PREVIEW_DIST = "panel-preview/static/extensions/panel/"
+
+
+def _release(version: str) -> tuple[int, int]:
+    parts = [int("".join(c for c in p if c.isdigit()) or 0) for p in version.split(".")[:2]]
+    return (parts + [0, 0])[0], (parts + [0, 0])[1]
+
+
+def bokeh_has_close_race(version: str | None = None) -> bool:
+    """Whether the Bokeh release ``version`` (default: the installed one) is one of
+    :data:`BOKEH_CLOSE_RACE`, where :func:`guard_close_after_failed_ping` is installed."""
+    first, last = BOKEH_CLOSE_RACE
+    return first <= _release(version or bokeh.__version__) <= last
+
+
+# -- 1. Bokeh's close after a failed keep-alive ping -------------------------------------------------
+def guard_close_after_failed_ping() -> bool:
+    """Make ``WSHandler.on_close`` tolerate a connection already detached by the keep-alive job, on the
+    Bokeh releases that need it (idempotent); whether the guard is installed. Bokeh's method stays
+    reachable as ``WSHandler.on_close.__wrapped__``."""
+    from bokeh.server.views.ws import WSHandler
+
+    if getattr(WSHandler.on_close, "_buviz_guard", False):
+        return True
+    if not bokeh_has_close_race():
+        return False
+    original = WSHandler.on_close
+
+    def on_close(self) -> None:
+        connection = getattr(self, "connection", None)
+        if connection is not None and getattr(connection, "_session", True) is None:
+            log.info("WebSocket connection closed after its session was detached by a failed keep-alive ping")
+            self.application.client_lost(connection)
+            return
+        original(self)
+
+    on_close._buviz_guard = True
+    on_close.__wrapped__ = original
+    on_close.__doc__ = original.__doc__
+    WSHandler.on_close = on_close
+    return True
+
+
+# -- 2. Panel's dist_url template variable -----------------------------------------------------------
+def set_dist_url(doc, url: str) -> None:
+    """Take the stylesheets of the models Panel builds or updates in ``doc`` from ``url`` (Panel's
+    ``static/extensions/panel/`` folder), unless ``doc`` already names one."""
+    doc.template_variables.setdefault("dist_url", url)
+
+
+def server_dist_url() -> str | None:
+    """Where this Panel server serves Panel's files for the current session (relative to the page),
+    or None when Panel is set to take them from its CDN."""
+    from panel.io.resources import LOCAL_DIST, use_cdn
+
+    if use_cdn():
+        return None
+    rel = pn.state.rel_path
+    return f"{rel}/{LOCAL_DIST}" if rel else LOCAL_DIST
+
+
+def jupyter_dist_url() -> str:
+    """Where the Jupyter server of this kernel serves Panel's files (its server extension's path,
+    under ``JUPYTERHUB_SERVICE_PREFIX`` on a JupyterHub)."""
+    prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/")
+    return prefix.rstrip("/") + "/" + PANEL_PREVIEW_DIST
+
+
+# -- 3. A document as the current one ----------------------------------------------------------------
+@contextlib.contextmanager
+def session_document(doc) -> Iterator[None]:
+    """Run the block with ``doc`` as ``pn.state.curdoc`` (restored afterwards), as Panel runs its own
+    callbacks of a session."""
+    from panel.io.state import set_curdoc
+
+    with set_curdoc(doc):
+        yield
+
+
+# -- 4. Periodic callbacks ---------------------------------------------------------------------------
+def background_callback(callback: Callable[[], object], period: int):
+    """A (not started) Panel ``PeriodicCallback`` that Panel does not count as a busy event: the busy
+    indicator rests while it runs."""
+    from panel.io.callbacks import PeriodicCallback
+
+    return PeriodicCallback(callback=callback, period=int(period), background=True)
+
+
+def is_background(callback) -> bool:
+    """Whether a Panel ``PeriodicCallback`` is a background one (see :func:`background_callback`)."""
+    return bool(callback._background)
+
+
+def periodic_callbacks(doc) -> list:
+    """The periodic callbacks ``pn.state.add_periodic_callback`` started for the document ``doc``."""
+    return list(pn.state._periodic.get(doc, []))

@@ -1,0 +1,186 @@
+"""The Bokeh and Panel internals of buviz.app._panel_compat: each behaviour the explorer relies on, on the
+installed releases. A failure here means a release changed one: revisit buviz/app/_panel_compat.py."""
+
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+
+import bokeh
+import panel as pn
+import pytest
+from bokeh.document import Document
+from bokeh.models import ImportedStyleSheet
+
+from buviz.app import _panel_compat as compat
+
+REVISIT = f"(checked with {compat.CHECKED}): revisit buviz/app/_panel_compat.py"
+
+
+# -- 1. Bokeh's close after a failed keep-alive ping -------------------------------------------------
+class _Session:
+    """The part of a Bokeh ``ServerSession`` that a connection and its close use."""
+
+    def __init__(self):
+        self.subscribed, self.notified = set(), False
+
+    def subscribe(self, c):
+        self.subscribed.add(c)
+
+    def unsubscribe(self, c):
+        self.subscribed.discard(c)
+
+    def notify_connection_lost(self):
+        self.notified = True
+
+
+def _handler(failed_ping: bool):
+    """A Bokeh ``WSHandler`` whose connection's session was (or was not) detached by the keep-alive."""
+    from bokeh.server.connection import ServerConnection
+    from bokeh.server.views.ws import WSHandler
+
+    session = _Session()
+    try:
+        conn = ServerConnection(None, None, None, session)
+        lost = []
+        app = SimpleNamespace(client_lost=lambda c: (lost.append(c), c.detach_session()))
+        if failed_ping:
+            app.client_lost(conn)  # what Bokeh's _keep_alive does when a ping fails
+            assert conn._session is None, "detach_session no longer clears ServerConnection._session"
+        h = WSHandler.__new__(WSHandler)
+        h.connection, h.application, h.close_code, h.close_reason = conn, app, None, None
+    except Exception as e:  # a changed constructor or attribute: the guard's assumptions are gone
+        pytest.fail(f"Bokeh {bokeh.__version__}'s WSHandler/ServerConnection changed ({e!r}) {REVISIT}")
+    return h, lost, session
+
+
+def test_the_bokeh_close_race_is_guarded_exactly_on_the_releases_that_have_it():
+    """On the installed Bokeh, the close that follows a failed keep-alive ping raises in Bokeh's own
+    ``on_close`` exactly when the release is one of ``BOKEH_CLOSE_RACE``, where the guard goes in."""
+    from bokeh.server.views.ws import WSHandler
+
+    bokeh_on_close = getattr(WSHandler.on_close, "__wrapped__", WSHandler.on_close)
+    h, _, _ = _handler(failed_ping=True)
+    try:
+        bokeh_on_close(h)
+        race = False
+    except AssertionError:
+        race = True
+    expected = compat.bokeh_has_close_race()
+    assert race == expected, (
+        f"Bokeh {bokeh.__version__} {'has' if race else 'no longer has'} the close race after a failed "
+        f"keep-alive ping, but BOKEH_CLOSE_RACE = {compat.BOKEH_CLOSE_RACE} {REVISIT}")
+    assert compat.guard_close_after_failed_ping() is expected
+    assert compat.guard_close_after_failed_ping() is expected  # idempotent
+    if not expected:
+        assert not getattr(WSHandler.on_close, "_buviz_guard", False)
+        return
+    h, lost, session = _handler(failed_ping=True)
+    h.on_close()  # the guarded close finishes the clean-up quietly
+    assert len(lost) == 2 and session.subscribed == set()
+    # an ordinary close still goes through Bokeh's own code (the document hears of the lost connection)
+    h, lost, session = _handler(failed_ping=False)
+    h.on_close()
+    assert session.notified and session.subscribed == set() and len(lost) == 1
+
+
+def test_the_release_window_of_the_guard():
+    assert compat.bokeh_has_close_race("3.4.0") and compat.bokeh_has_close_race("3.9.2")
+    assert compat.bokeh_has_close_race("3.9.0rc1")
+    assert not compat.bokeh_has_close_race("3.3.4") and not compat.bokeh_has_close_race("3.10.0")
+
+
+# -- 2. Panel's dist_url template variable -----------------------------------------------------------
+def _stylesheet_urls(root) -> set[str]:
+    return {str(s.url) for s in root.select({"type": ImportedStyleSheet})}
+
+
+def test_panel_takes_stylesheets_from_the_documents_dist_url():
+    """Panel rewrites the stylesheet links of the models it builds (and updates) to the document's
+    ``dist_url`` template variable; without one they point at its CDN."""
+    from panel.io.resources import CDN_DIST
+
+    plain = _stylesheet_urls(pn.pane.Markdown("a").get_root(Document()))
+    assert plain and all(u.startswith(CDN_DIST) for u in plain), f"Panel's default links changed {REVISIT}"
+
+    doc, url = Document(), "/prefix/static/extensions/panel/"
+    compat.set_dist_url(doc, url)
+    compat.set_dist_url(doc, "/elsewhere/")  # the first one set stays
+    md = pn.pane.Markdown("a")
+    root = md.get_root(doc)
+    urls = _stylesheet_urls(root)
+    assert urls and all(u.startswith(url) for u in urls), f"Panel no longer reads dist_url: {urls} {REVISIT}"
+    md.stylesheets = [f"{CDN_DIST}css/markdown.css"]  # an update that carries stylesheets
+    later = _stylesheet_urls(root)
+    assert later and all(u.startswith(url) for u in later), f"updates ignore dist_url: {later} {REVISIT}"
+
+
+def test_the_server_and_jupyter_dist_urls(monkeypatch):
+    from panel.io.resources import LOCAL_DIST
+
+    monkeypatch.setenv("BOKEH_RESOURCES", "cdn")  # Panel's own files from its CDN: nothing to point at
+    assert compat.server_dist_url() is None
+    monkeypatch.setenv("BOKEH_RESOURCES", "server")
+    assert compat.server_dist_url() == LOCAL_DIST  # outside a session: no relative path
+    monkeypatch.delenv("JUPYTERHUB_SERVICE_PREFIX", raising=False)
+    assert compat.jupyter_dist_url() == "/" + compat.PANEL_PREVIEW_DIST
+    monkeypatch.setenv("JUPYTERHUB_SERVICE_PREFIX", "/user/ana/")
+    assert compat.jupyter_dist_url() == "/user/ana/" + compat.PANEL_PREVIEW_DIST
+
+
+# -- 3. A document as the current one ----------------------------------------------------------------
+def test_session_document_is_the_current_document_inside_the_block_only():
+    doc = Document()
+    before = pn.state.curdoc
+    with compat.session_document(doc):
+        assert pn.state.curdoc is doc, f"panel.io.state.set_curdoc no longer sets pn.state.curdoc {REVISIT}"
+    assert pn.state.curdoc is before
+
+
+# -- 4. Periodic callbacks ---------------------------------------------------------------------------
+def test_periodic_callbacks_lists_what_add_periodic_callback_started_for_a_document():
+    doc = Document()
+    assert compat.periodic_callbacks(doc) == []
+    with compat.session_document(doc):
+        cb = pn.state.add_periodic_callback(lambda: None, period=1000, start=False)
+    assert compat.periodic_callbacks(doc) == [cb], f"pn.state._periodic changed {REVISIT}"
+    assert compat.periodic_callbacks(Document()) == []
+
+
+def test_a_background_callback_keeps_the_busy_indicator_at_rest():
+    """A plain periodic callback makes ``pn.state.busy`` true while it runs; a background one does not."""
+
+    async def busy_while_running(cb) -> bool:
+        seen = []
+        cb.callback = lambda: seen.append(pn.state.busy)
+        cb.count = 1
+        cb.start()
+        for _ in range(200):
+            if seen:
+                break
+            await asyncio.sleep(0.01)
+        cb.stop()
+        assert seen, "the periodic callback never ran"
+        return seen[0]
+
+    from panel.io.callbacks import PeriodicCallback
+
+    background = compat.background_callback(lambda: None, period=10)
+    assert compat.is_background(background) and not compat.is_background(PeriodicCallback(period=10))
+    assert asyncio.run(busy_while_running(PeriodicCallback(period=10))) is True, f"busy events changed {REVISIT}"
+    assert asyncio.run(busy_while_running(background)) is False, f"background= no longer rests {REVISIT}"
+
+
+def test_no_other_module_of_the_app_touches_these_internals():
+    """The internals named in buviz/app/_panel_compat.py are used there and nowhere else in buviz.app."""
+    import pathlib
+    import re
+
+    import buviz.app
+
+    pattern = re.compile(r"set_curdoc|\._periodic\b|[\"']dist_url[\"']|bokeh\.server|PeriodicCallback\(|\._background\b"
+                         r"|WSHandler|LOCAL_DIST|use_cdn\(")
+    root = pathlib.Path(buviz.app.__file__).parent
+    found = [f"{p.name}:{i}: {line.strip()}" for p in sorted(root.glob("*.py")) if p.name != "_panel_compat.py"
+             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
+    assert not found, "Bokeh/Panel internals outside buviz/app/_panel_compat.py:\n" + "\n".join(found)
