@@ -113,7 +113,7 @@ def u_scaling() -> dict[str, float]:
     from buviz.classifiers import as_discriminant
     from buviz.uncertainty import BoundaryUncertainty
 
-    mix = datasets.GaussianMixture(datasets._paper_classes()["gmm"][0])
+    mix = datasets.paper_mixture("gmm")
     disc = as_discriminant(mix.log_joint, n_classes=2, name="Bayes")
     out = {}
     for label, n in (("1e4", 10_000), ("1e5", 100_000)):

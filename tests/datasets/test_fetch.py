@@ -1,4 +1,5 @@
-"""The fetch loaders of the Zheng et al. data (buviz._fetch): download, checksum, conversion, cache, offline.
+"""The fetch loaders of the Zheng et al. data (buviz._fetch, buviz._fetch_telugu, _fetch_omniglot, _fetch_lfw):
+download, checksum, conversion, cache, offline.
 
 A local HTTP server on 127.0.0.1 (http.server in a thread) stands in for raw.githubusercontent.com,
 serving small fixtures made here (always) and the byte-for-byte originals sample of the shared data
@@ -21,7 +22,7 @@ import pytest
 from _data import reason, zheng_data
 from PIL import Image
 
-from buviz import _fetch
+from buviz import _fetch, _fetch_lfw, _fetch_omniglot, _fetch_telugu
 from buviz._validation import InvalidParameterError
 from buviz.datasets import (
     ChecksumError,
@@ -107,19 +108,19 @@ def scores_repo(tmp_path, monkeypatch):
         M = np.round(rng.normal(size=(3, 150)), 4) if clf == "logistic" else rng.integers(0, 6, (3, 150)).astype(float)
         path = f"rakesh/fixture/{clf}_{i}"
         text = "\n".join(" ".join(f"{v:g}" for v in row) for row in M).encode()
-        sha = _put(repo, *_fetch._FMRI, path, text)
+        sha = _put(repo, *_fetch_telugu._FMRI, path, text)
         key = path.replace("/", "__")
         rows.append({"key": key, "path": path, "sha256": sha, "classifier": clf, "seed": i,
                      "k_neighbours": int(k) if k else None, "n_classes": 3})
         matrices[key] = M
     tables = {}
-    for name, (path, _sha) in _fetch._TABLES.items():
+    for name, (path, _sha) in _fetch_telugu._TABLES.items():
         text = (b"#N TrinAcc TestAcc\n 2  95.19%  88.80%\n" if name.startswith("knn")
                 else b"a b\n1 2.5\n")
-        tables[name] = (path, _put(repo, *_fetch._FMRI, path, text))
-    monkeypatch.setattr(_fetch, "scores_manifest", lambda: [dict(r) for r in rows])
-    monkeypatch.setattr(_fetch, "_TABLES", tables)
-    monkeypatch.setattr(_fetch, "_SCORES_SHA", None)
+        tables[name] = (path, _put(repo, *_fetch_telugu._FMRI, path, text))
+    monkeypatch.setattr(_fetch_telugu, "scores_manifest", lambda: [dict(r) for r in rows])
+    monkeypatch.setattr(_fetch_telugu, "_TABLES", tables)
+    monkeypatch.setattr(_fetch_telugu, "_SCORES_SHA", None)
     return repo, matrices
 
 
@@ -156,7 +157,7 @@ def test_the_data_dir_and_the_server_come_from_the_environment(scores_repo, serv
 
 def test_a_bad_checksum_is_refused_and_leaves_nothing(scores_repo, serve, tmp_path):
     repo, _ = scores_repo
-    victim = repo / _fetch._FMRI[0] / _fetch._FMRI[1] / "rakesh/fixture/kNN_1"
+    victim = repo / _fetch_telugu._FMRI[0] / _fetch_telugu._FMRI[1] / "rakesh/fixture/kNN_1"
     victim.write_bytes(victim.read_bytes().replace(b"1", b"2", 1))
     data = tmp_path / "data"
     with pytest.raises(ChecksumError, match="kNN_1.*sha256"):
@@ -167,7 +168,7 @@ def test_a_bad_checksum_is_refused_and_leaves_nothing(scores_repo, serve, tmp_pa
 def test_an_interrupted_download_leaves_no_corrupt_cache_and_a_retry_succeeds(scores_repo, serve, tmp_path):
     repo, matrices = scores_repo
     data = tmp_path / "data"
-    path = f"/{_fetch._FMRI[0]}/{_fetch._FMRI[1]}/rakesh/fixture/logistic_0"
+    path = f"/{_fetch_telugu._FMRI[0]}/{_fetch_telugu._FMRI[1]}/rakesh/fixture/logistic_0"
     with pytest.raises(DataFetchError, match="interrupted|failed"):
         fetch_telugu_scores(data_dir=data, base_url=serve(repo, truncate={path}))
     assert _leftovers(data / "zheng") == []
@@ -209,7 +210,7 @@ def test_bad_parameters_are_named():
 # -- Telugu glyph tiles --------------------------------------------------------------------------------
 def _tile(cells: np.ndarray, grey_inside: bool = False) -> np.ndarray:
     n = len(cells)
-    h, w = _fetch._tile_layout(n)
+    h, w = _fetch_telugu._tile_layout(n)
     tile = np.full((h * 49 - 1, w * 49 - 1), 25, np.uint8)  # grey margins, as the repository's tiles
     for i, c in enumerate(cells):
         r, q = divmod(i, w)
@@ -231,7 +232,7 @@ def _bmp(array: np.ndarray) -> bytes:
 def glyph_repo(tmp_path, monkeypatch):
     """A three-class glyph repository: class 1 has two names, one with a stale tile; class 2 has no tile."""
     rng = np.random.default_rng(1)
-    v = _fetch.TELUGU_VERSIONS["banti2017"]
+    v = _fetch_telugu.TELUGU_VERSIONS["banti2017"]
     label = [0, 1, 0, 1, 2, 0, 1, 1, 0, 1, 0]
     names = {0: ["ka"], 1: ["3", "౩"], 2: ["ఽ"]}
     meta = [["FontA", "NR", names[c][i % len(names[c])]] for i, c in enumerate(label)]
@@ -243,9 +244,9 @@ def glyph_repo(tmp_path, monkeypatch):
     tiles = {"ka": _tile(glyphs[0]), "3": _tile(glyphs[1]), "౩": _tile(glyphs[1][::-1], grey_inside=True),
              "+zz": _tile(glyphs[0][:2])}  # an extra tile of no class
     manifest = {f"{n}.bmp": _put(repo, v.repo, v.commit, f"{v.images}/{n}.bmp", _bmp(t)) for n, t in tiles.items()}
-    monkeypatch.setitem(_fetch.TELUGU_VERSIONS, "banti2017",
-                        _fetch._TeluguVersion(**{**v.__dict__, "sha": sha, "converted_sha": None}))
-    monkeypatch.setattr(_fetch, "_tile_manifest", lambda version: dict(manifest))
+    monkeypatch.setitem(_fetch_telugu.TELUGU_VERSIONS, "banti2017",
+                        _fetch_telugu._TeluguVersion(**{**v.__dict__, "sha": sha, "converted_sha": None}))
+    monkeypatch.setattr(_fetch_telugu, "_tile_manifest", lambda version: dict(manifest))
     return repo, np.array(label), glyphs
 
 
@@ -267,25 +268,25 @@ def test_glyph_tiles_are_cut_back_into_the_samples_in_dataset_order(glyph_repo, 
 
 def test_cut_tile_refuses_a_tile_of_the_wrong_size():
     cells = np.ones((10, 48, 48), np.uint8)
-    assert _fetch.cut_tile(_tile(cells), 10).shape == (10, 48, 48)
-    assert _fetch.cut_tile(_tile(cells), 11) is None
-    assert _fetch.cut_tile(_tile(cells, grey_inside=True), 10) is None
+    assert _fetch_telugu.cut_tile(_tile(cells), 10).shape == (10, 48, 48)
+    assert _fetch_telugu.cut_tile(_tile(cells), 11) is None
+    assert _fetch_telugu.cut_tile(_tile(cells, grey_inside=True), 10) is None
 
 
 @needs_shared
 def test_the_original_tiles_convert_to_the_reference_glyphs(serve, tmp_path, monkeypatch):
     """The byte-for-byte sample (labels, meta, lines and 3 of the 459 tiles) with the pinned sha256s."""
     sample = SHARED / "zheng" / "originals_sample" / "banti_training_a1cbeb0"
-    v = _fetch.TELUGU_VERSIONS["banti2017"]
+    v = _fetch_telugu.TELUGU_VERSIONS["banti2017"]
     repo = tmp_path / "server"
     (repo / v.repo).mkdir(parents=True)
     (repo / v.repo / v.commit).symlink_to(sample)
-    full = _fetch._tile_manifest(v)
+    full = _fetch_telugu._tile_manifest(v)
     tiles = {p.name: full[p.name] for p in (sample / v.images).glob("*.bmp")}
     assert len(tiles) == 3
-    monkeypatch.setattr(_fetch, "_tile_manifest", lambda version: dict(tiles))
-    monkeypatch.setitem(_fetch.TELUGU_VERSIONS, "banti2017",
-                        _fetch._TeluguVersion(**{**v.__dict__, "converted_sha": None}))
+    monkeypatch.setattr(_fetch_telugu, "_tile_manifest", lambda version: dict(tiles))
+    monkeypatch.setitem(_fetch_telugu.TELUGU_VERSIONS, "banti2017",
+                        _fetch_telugu._TeluguVersion(**{**v.__dict__, "converted_sha": None}))
     g = fetch_telugu_glyphs(data_dir=tmp_path / "data", base_url=serve(repo))
     assert sorted(g.class_name[np.unique(g.label)]) == sorted(n[:-4] for n in tiles)
     with np.load(SHARED / "zheng" / v.converted) as ref:
@@ -320,30 +321,31 @@ def test_the_original_score_files_convert_to_the_reference_matrices(serve, tmp_p
     """The byte-for-byte sample of snarles/fmri (four Table 1 matrices, two error tables), pinned sha256s."""
     sample = SHARED / "zheng" / "originals_sample" / "fmri_43c81b1"
     repo = tmp_path / "server"
-    (repo / _fetch._FMRI[0]).mkdir(parents=True)
-    (repo / _fetch._FMRI[0] / _fetch._FMRI[1]).symlink_to(sample)
-    rows = [r for r in _fetch.scores_manifest() if (sample / r["path"]).is_file()]
+    (repo / _fetch_telugu._FMRI[0]).mkdir(parents=True)
+    (repo / _fetch_telugu._FMRI[0] / _fetch_telugu._FMRI[1]).symlink_to(sample)
+    rows = [r for r in _fetch_telugu.scores_manifest() if (sample / r["path"]).is_file()]
     assert len(rows) == 4
-    tables = {n: v for n, v in _fetch._TABLES.items() if (sample / v[0]).is_file()}
+    tables = {n: v for n, v in _fetch_telugu._TABLES.items() if (sample / v[0]).is_file()}
     assert set(tables) == {"err_rates.delim", "train_tel_error_rates.txt"}
-    remotes = [_fetch.RemoteFile(*_fetch._FMRI, r["path"], r["sha256"]) for r in rows]
-    remotes += [_fetch.RemoteFile(*_fetch._FMRI, path, sha) for path, sha in tables.values()]
-    monkeypatch.setattr(_fetch, "_TABLES", tables)  # what the converter copies
-    targets = {_fetch._SCORES: None} | {f"{_fetch._TABLES_DIR}/{n}": sha for n, (_p, sha) in tables.items()}
-    home = _fetch._ensure(targets, remotes, _fetch._convert_scores(rows), data_dir=tmp_path / "data",
+    remotes = [_fetch.RemoteFile(*_fetch_telugu._FMRI, r["path"], r["sha256"]) for r in rows]
+    remotes += [_fetch.RemoteFile(*_fetch_telugu._FMRI, path, sha) for path, sha in tables.values()]
+    monkeypatch.setattr(_fetch_telugu, "_TABLES", tables)  # what the converter copies
+    targets = {_fetch_telugu._SCORES: None} | {f"{_fetch_telugu._TABLES_DIR}/{n}": sha
+                                                for n, (_p, sha) in tables.items()}
+    home = _fetch._ensure(targets, remotes, _fetch_telugu._convert_scores(rows), data_dir=tmp_path / "data",
                           base_url=serve(repo), download=True)
-    with np.load(home / _fetch._SCORES) as got, np.load(SHARED / "zheng" / _fetch._SCORES) as ref:
+    with np.load(home / _fetch_telugu._SCORES) as got, np.load(SHARED / "zheng" / _fetch_telugu._SCORES) as ref:
         assert sorted(got.files) == sorted(r["key"] for r in rows)
         for key in got.files:
             np.testing.assert_array_equal(got[key], ref[key])
-    copied = home / _fetch._TABLES_DIR / "err_rates.delim"
+    copied = home / _fetch_telugu._TABLES_DIR / "err_rates.delim"
     assert copied.read_bytes() == (sample / tables["err_rates.delim"][0]).read_bytes()
 
 
 # -- Omniglot --------------------------------------------------------------------------------------------
 def test_omniglot_originals_convert_to_both_resolutions(serve, tmp_path, monkeypatch):
     rng = np.random.default_rng(2)
-    monkeypatch.setattr(_fetch, "OMNIGLOT_ALPHABETS", (("Alpha", 2), ("Beta", 1), ("Gamma", 2)))
+    monkeypatch.setattr(_fetch_omniglot, "OMNIGLOT_ALPHABETS", (("Alpha", 2), ("Beta", 1), ("Gamma", 2)))
     repo, files, ink = tmp_path / "server", [], []
     for name, n_cls, first in (("images_background.npz", 3, 0), ("images_evaluation.npz", 2, 3)):
         strokes = rng.random((n_cls, 20, 105, 105)) < 0.05
@@ -351,9 +353,9 @@ def test_omniglot_originals_convert_to_both_resolutions(serve, tmp_path, monkeyp
         labels = np.repeat(np.arange(first, first + n_cls), 20).reshape(n_cls, 20, 1)
         f = tmp_path / name
         np.savez_compressed(f, images=~strokes, labels=labels)  # white paper = True, as the official PNGs
-        files.append((name, _put(repo, *_fetch._OMNI, name, f.read_bytes())))
-    monkeypatch.setattr(_fetch, "_OMNI_FILES", tuple(files))
-    monkeypatch.setattr(_fetch, "_OMNI_CONVERTED", {32: ("o32.npz", None), 105: ("o105.npz", None)})
+        files.append((name, _put(repo, *_fetch_omniglot._OMNI, name, f.read_bytes())))
+    monkeypatch.setattr(_fetch_omniglot, "_OMNI_FILES", tuple(files))
+    monkeypatch.setattr(_fetch_omniglot, "_OMNI_CONVERTED", {32: ("o32.npz", None), 105: ("o105.npz", None)})
     ink = np.concatenate(ink).reshape(-1, 105, 105)
     url = serve(repo)
     o105 = fetch_omniglot(105, data_dir=tmp_path / "data", base_url=url)
@@ -377,9 +379,9 @@ def test_the_32_pixel_omniglot_is_the_box_average_of_the_105_pixel_one():
             np.load(SHARED / "zheng" / "omniglot_32x32_grey.npz") as small:
         rows = np.arange(0, 32460, 811)
         ink = np.unpackbits(big["X_packed"][rows], axis=1)[:, :105 * 105].reshape(-1, 105, 105)
-        np.testing.assert_array_equal(_fetch.box32(ink), small["X"][rows])
+        np.testing.assert_array_equal(_fetch_omniglot.box32(ink), small["X"][rows])
         alphabets = [(a, int((small["class_alphabet"] == a).sum())) for a in dict.fromkeys(small["class_alphabet"])]
-        assert tuple(alphabets) == _fetch.OMNIGLOT_ALPHABETS
+        assert tuple(alphabets) == _fetch_omniglot.OMNIGLOT_ALPHABETS
 
 
 def test_no_data_file_ships_with_the_package():
@@ -392,17 +394,17 @@ def test_no_data_file_ships_with_the_package():
 def test_the_authors_lfw_predictions_are_read_from_the_cache_only(tmp_path):
     home = tmp_path / "zheng"
     with pytest.raises(DataFetchError, match=r"lfw_subsample_predictions_authors\.csv.*no licence") as err:
-        _fetch.fetch_lfw_predictions(data_dir=tmp_path)
+        _fetch_lfw.fetch_lfw_predictions(data_dir=tmp_path)
     assert str(home) in str(err.value) and "BUVIZ_DATA_DIR" in str(err.value)
     home.mkdir()
     (home / "lfw_subsample_predictions_authors.csv").write_text("source,K_subsample,replicate,predicted_acc_1672\n")
     with pytest.raises(DataFetchError, match="sha256 differs"):
-        _fetch.fetch_lfw_predictions(data_dir=tmp_path)
+        _fetch_lfw.fetch_lfw_predictions(data_dir=tmp_path)
 
 
 @needs_shared
 def test_the_authors_lfw_predictions_load_from_the_shared_folder():
-    table = _fetch.fetch_lfw_predictions(data_dir=SHARED)
+    table = _fetch_lfw.fetch_lfw_predictions(data_dir=SHARED)
     assert table.shape == (1450, 4)
     top = table[table.source.str.startswith("lfw_sub_preds.rds (top level")]
     assert top.groupby("K_subsample").size().to_dict() == {100: 300, 200: 300, 400: 300, 800: 300}

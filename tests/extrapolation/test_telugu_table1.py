@@ -16,7 +16,7 @@ import pytest
 from _data import reason, zheng_data
 
 from buviz import extrapolation as ex
-from buviz._fetch import TeluguScores
+from buviz._fetch_telugu import TeluguScores
 from buviz._validation import InvalidParameterError
 
 ROOT = Path(__file__).resolve().parents[2]
