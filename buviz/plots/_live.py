@@ -80,6 +80,24 @@ def _legend_beside(side: str):
     return hook
 
 
+def _has_data(renderer) -> bool:
+    data = renderer.data_source.data
+    return max((len(v) for v in data.values()), default=0) > 0
+
+
+def _legend_drawn(plot, element) -> None:
+    """A Bokeh hook run at every frame: a legend entry whose glyphs draw nothing (a sweep column not
+    computed yet, no current status) is hidden, and shown again once they draw. HoloViews builds a
+    live plot's legend entries once, from the first frame, so they would list what is not drawn."""
+    from bokeh.models import Legend
+
+    for legend in plot.state.select({"type": Legend}):
+        for item in legend.items:
+            drawn = any(_has_data(r) for r in item.renderers)
+            if item.visible != drawn:
+                item.visible = drawn
+
+
 class LiveOverlay:
     """Named layers fed by a ``Pipe`` each, whose data is the keyword arguments of the layer's builder,
     drawn live by one ``DynamicMap`` per group of layers.
@@ -200,11 +218,14 @@ class LiveOverlay:
         display's plot options (and ``opts``), set once on an options template whose id every frame
         carries (:meth:`_live`).
 
-        A legend beside the frame is placed there once, by a hook: HoloViews would take it out of
+        A legend lists only the layers that draw something (:func:`_legend_drawn`, at every update). A
+        legend beside the frame is placed there once, by a hook: HoloViews would take it out of
         the figure and add it back at every update, and each time the browser lays the page out again.
         """
         opts = {**self.opts, **opts}
         side = opts.get("legend_position")
+        if side is not None:
+            opts["hooks"] = [*opts.get("hooks", []), _legend_drawn]
         if side in _SIDES:
             opts["legend_position"] = "top_left"
             opts["hooks"] = [*opts.get("hooks", []), _legend_beside(side)]

@@ -451,3 +451,22 @@ def test_a_display_as_the_last_line_of_a_notebook_cell_shows_its_figure(tmp_path
     shown = [o for o in outputs if o.output_type == "execute_result"]
     assert shown, [o.get("text", o.output_type) for o in outputs]
     assert "application/vnd.holoviews_exec.v0+json" in shown[0].data or "text/html" in shown[0].data
+
+
+def test_live_legend_lists_only_what_is_drawn():
+    """Issue 31: before a sweep row arrives the live Error-vs-Û legend lists no curve and no current
+    status; once the rows arrive the entries of the drawn columns show, those of absent columns do not."""
+    from bokeh.models import Legend
+
+    d = ErrorCurvesDisplay.from_table(None, current=0.0)
+    plot = hv.renderer("bokeh").get_plot(d.plot())
+
+    def shown():
+        return {item.label["value"] for lg in plot.state.select({"type": Legend}) for item in lg.items
+                if item.visible}
+
+    assert shown() == set()
+    d.update(_table(), 0.0)
+    labels = shown()
+    assert "current status" in labels and any("L_te" in t for t in labels)
+    assert not any("Proposal 1" in t or "U1" in t or "L_ho" in t for t in labels)  # columns not in the table
