@@ -189,7 +189,9 @@ class ErrorCurvesDisplay(Display):
     def update(self, table=_KEEP, current=_KEEP, x=_KEEP, /, **data) -> list[str]:
         """Show ``table`` with the marker at ``current`` (positional, as :meth:`from_table`; an ``x`` of
         None keeps the status column), or named attributes; returns the layers that changed."""
-        given = {"table": table, "current": current, "x": None if x is None else x}
+        if "title" in data:
+            raise TypeError("ErrorCurvesDisplay.update: the titles are plot options, fixed at construction")
+        given = {"table": table, "current": current, "x": x}
         data = {**{k: v for k, v in given.items() if v is not _KEEP and not (k == "x" and v is None)}, **data}
         return super().update(**data)
 
