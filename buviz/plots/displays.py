@@ -52,6 +52,10 @@ from buviz.plots.curve_displays import CovariateShiftDisplay, ErrorCurvesDisplay
 from buviz.plots.discrete import RmsDeviationDisplay
 from buviz.projection import Projection
 
+# the base is defined in buviz.plots._display (the other display modules import it from there) and
+# documented here, where users import it from (as numpy's set_module does)
+Display.__module__ = __name__
+
 __all__ = [
     "Display",
     "SampleSpaceDisplay",
