@@ -85,8 +85,9 @@ class CovariateShiftDisplay(Display):
         map_opts, hist_opts : dict, optional
             Plot options of each map and of the histograms.
         """
-        _, _, axis = plane_of(dataset)
-        data = cls._computed(result, dataset, f_test, grid, resolution, maps and dataset.n_features == 2)
+        maps = maps and dataset.n_features == 2
+        axis = plane_of(dataset)[2] if maps else None  # no plane is fitted for the histograms alone
+        data = cls._computed(result, dataset, f_test, grid, resolution, maps)
         return cls(**data, dataset=dataset, map_opts=map_opts, hist_opts=hist_opts, feature_names=axis)
 
     @staticmethod
