@@ -1,6 +1,7 @@
 """HoloViews builders for the discrete case (Nedelko 2009): Tables 1-2, Fig 1, Fig 2.
 
-Pure functions from arrays / DataFrames to HoloViews elements; no widgets, no panel.
+Pure functions from arrays / DataFrames to HoloViews elements, and :class:`RmsDeviationDisplay` (Fig 2,
+live); no widgets, no panel.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from buviz.plots import style
+from buviz.plots._display import Display
 
 LABELS = {
     "resubstitution": "1: resubstitution",
@@ -80,3 +82,53 @@ def mc_points(frame: pd.DataFrame) -> hv.Overlay:
             style.opts(hv.ErrorBars((sub["p"], sub["S"], 2 * sub["se"]), "p", ["S", "yerr"]), color=_color(method))
         )
     return hv.Overlay(elements)
+
+
+class RmsDeviationDisplay(Display):
+    """Fig 2 of Nedel'ko (2009), live: the exact RMS deviation S = sqrt(E(f − g)²) of each error
+    estimator against the error probability p, for N samples over k cells.
+
+    V. M. Nedel'ko, "Estimating a quality of decision function by empirical risk", 2009 (see
+    :mod:`buviz.discrete`).
+
+    Parameters
+    ----------
+    p : ndarray
+        The error probabilities on the x axis.
+    S : dict of str to ndarray
+        Estimator (``"resubstitution"``, ``"loo"``, ``"bootstrap632"``, ``"balanced_optimal"``) -> S at ``p``.
+    p_mark : float, optional
+        A dashed vertical line at this p.
+    title : str, optional
+    """
+
+    _fields = ("p", "S", "p_mark")
+
+    def __init__(self, *, p, S: Mapping[str, np.ndarray], p_mark: float | None = None,
+                 title: str | None = "Fig 2: RMS deviation S against p"):
+        super().__init__(title=title)
+        self.p = np.asarray(p, dtype=float)
+        self.S = {k: np.asarray(v, dtype=float) for k, v in S.items()}
+        self.p_mark = p_mark
+
+    @classmethod
+    def from_estimators(cls, methods, N: int, k: int, p=None, *, p_mark: float | None = None,
+                        title: str | None = None) -> RmsDeviationDisplay:
+        """Compute S of each estimator in ``methods`` for ``N`` samples and ``k`` cells at ``p``
+        (51 points on [0, 1] by default) with :func:`buviz.discrete.rms_deviation`."""
+        from buviz import discrete
+
+        p = np.linspace(0.0, 1.0, 51) if p is None else np.asarray(p, dtype=float)
+        S = {m: discrete.rms_deviation(m, N, k, p) for m in methods}
+        return cls(p=p, S=S, p_mark=p_mark, title=title if title is not None else f"S against p, N = {N}, k = {k}")
+
+    def _panels(self) -> dict:
+        return {"rms": dict(builders={"rms": _rms})}
+
+    def _args(self) -> dict:
+        return {"rms": {"rms": {"p": self.p, "S": self.S, "p_mark": self.p_mark, "title": self.title}}}
+
+
+def _rms(p, S, p_mark, title):
+    el = fig2_rms(p, S, p_mark=p_mark)
+    return el if title is None else style.opts(el, title=title)

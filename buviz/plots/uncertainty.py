@@ -7,16 +7,18 @@ No widgets, no state, no model fitting: every builder takes arrays, :class:`~buv
 maps, sweep tables or the dict of :meth:`BoundaryUncertaintyResult.sample_view` and returns a
 HoloViews element or overlay (Bokeh options set; the elements themselves are backend-agnostic).
 
-- :func:`sample_space` -- training points by class, predicted regions, B(Λ) and B* (Figs 5, 15).
+- :func:`training_points`, :func:`region_image`, :func:`boundary_path` -- T by class, predicted
+  regions, B(Λ) and B* (Figs 5, 15).
 - :func:`proposal1_layers` -- Proposal 1's anchors, near-boundary set and TDC clusters (Figs 3, 15).
-- :func:`weights_map` -- probability weights k̂(x)/w_kl on the training samples (Fig 14).
-- :func:`shift_map`, :func:`shift_maps`, :func:`shift_histograms` -- f(T), f(T̃), f(X_te) (Fig 10).
-- :func:`error_curves`, :func:`parametric_curve` -- errors and −Û against the status (Figs 6-9).
-- :func:`cluster_highlight`, :func:`cluster_zoom` -- one sample's N^M(x) and its 1-D count (Fig 4).
+- :func:`weights_layers` -- probability weights k̂(x)/w_kl on the training samples (Fig 14).
+- :func:`shift_map`, :func:`shift_histograms` -- f(T), f(T̃), f(X_te) (Fig 10).
+- :func:`cluster_layers`, :func:`cluster_zoom` -- one sample's N^M(x) and its 1-D count (Fig 4).
+- the curves over a sweep (:func:`error_curves`, :func:`sensitivity_curves`, ... Figs 6-9, 11-13),
+  from :mod:`buviz.plots.uncertainty_curves`.
 
-The ``*_layers`` functions return the same pictures by layer, for the Display objects of
-:mod:`buviz.plots.displays` (one ``DynamicMap`` per layer, fed by a stream).
-- :func:`sensitivity_curves` -- −Û_tr for several M or K (Figs 12, 13).
+The ``*_layers`` functions return pictures by layer, for the Display objects of
+:mod:`buviz.plots.displays` (one ``DynamicMap`` per group of layers, fed by streams), which draw
+these figures live.
 """
 
 from __future__ import annotations
@@ -26,9 +28,21 @@ from collections.abc import Mapping, Sequence
 import holoviews as hv
 import holoviews.plotting.bokeh  # noqa: F401  (registers the bokeh backend so .opts works headless)
 import numpy as np
-import pandas as pd
 
 from buviz.plots import style
+from buviz.plots.uncertainty_curves import (  # noqa: F401  (the curves, re-exported: one import path)
+    _ERROR_DIM,
+    _NEG_U_DIM,
+    _status_dim,
+    current_status_layers,
+    drawn_in_legend,
+    error_curve_layers,
+    error_curves,
+    parametric_current,
+    parametric_layers,
+    sensitivity_curves,
+    u_curve,
+)
 
 __all__ = [
     "CLASS_COLORS",
@@ -36,7 +50,6 @@ __all__ = [
     "legend_order",
     "BOUNDARY_COLOR",
     "BAYES_COLOR",
-    "sample_space_layers",
     "WEIGHT_CMAP",
     "DIVERGING_CMAP",
     "zero_contours",
@@ -45,16 +58,11 @@ __all__ = [
     "boundary_path",
     "training_points",
     "region_image",
-    "sample_space",
     "proposal1_layers",
-    "weights_map",
     "shift_map",
-    "shift_maps",
     "shift_histograms",
     "symmetric_limit",
     "error_curves",
-    "parametric_curve",
-    "cluster_highlight",
     "cluster_layers",
     "weights_layers",
     "error_curve_layers",
@@ -76,8 +84,6 @@ WEIGHT_CMAP = style.WEIGHT_CMAP
 DIVERGING_CMAP = style.DIVERGING_CMAP
 CURVE_STYLES = style.CURVE_STYLES
 
-_ERROR_DIM = hv.Dimension("error", label="error rate")
-_NEG_U_DIM = hv.Dimension(style.NEG_U, label="−Û (best −1)")
 
 
 def _kdims(feature_names: Sequence[str] | None):
@@ -232,77 +238,6 @@ def no_regions(feature_names=None) -> hv.RGB:
     return hv.RGB(np.zeros((2, 2, 4), dtype=np.uint8), kdims=_kdims(feature_names))
 
 
-def sample_space_layers(
-    X,
-    y,
-    fields,
-    *,
-    bayes_fields=None,
-    grid_predicted=None,
-    grid_xs=None,
-    grid_ys=None,
-    classes=None,
-    feature_names=None,
-) -> dict[str, hv.Element]:
-    """The layers of :func:`sample_space`, by name: ``regions`` (predicted class on the grid),
-    ``points`` (training samples by class), ``boundary`` (B(Λ)) and ``bayes`` (B*, dashed).
-
-    Every layer exists (empty when its input is absent), so each can be returned by a DynamicMap of
-    its own and redrawn only when its input changes.
-    """
-    y = np.asarray(y, dtype=int)
-    n_classes = _n_classes(y, classes)
-    if grid_predicted is not None:
-        region = region_image(grid_xs, grid_ys, grid_predicted, n_classes, feature_names=feature_names)
-    else:
-        region = no_regions(feature_names)
-    return {
-        "regions": region,
-        "points": training_points(X, y, classes, feature_names=feature_names),
-        "boundary": boundary_path(fields, feature_names=feature_names),
-        "bayes": boundary_path(
-            bayes_fields, label="B* (Bayes)", color=BAYES_COLOR, dash="dashed", width=2, feature_names=feature_names
-        ),
-    }
-
-
-def sample_space(
-    X,
-    y,
-    fields,
-    *,
-    bayes_fields=None,
-    grid_predicted=None,
-    grid_xs=None,
-    grid_ys=None,
-    classes=None,
-    feature_names=None,
-    title: str = "Sample space",
-) -> hv.Overlay:
-    """Training points by class, predicted regions, B(Λ) (f = 0 on the grid) and B* (dashed).
-
-    The overlay always has the same four layers (empty ones when absent), so it can be returned by
-    a DynamicMap whose inputs change.
-    """
-    ly = sample_space_layers(
-        X,
-        y,
-        fields,
-        bayes_fields=bayes_fields,
-        grid_predicted=grid_predicted,
-        grid_xs=grid_xs,
-        grid_ys=grid_ys,
-        classes=classes,
-        feature_names=feature_names,
-    )
-    return style.opts(
-        (ly["regions"] * ly["points"] * ly["boundary"] * ly["bayes"]),
-        title=title,
-        legend_position="top_left",
-        framewise=True,
-    )
-
-
 #: Colours of Proposal 1's TDC clusters (cycled).
 CLUSTER_COLORS = style.PALETTE
 
@@ -374,7 +309,7 @@ def near_boundary_points(X, *, label: str = "N_B (near-boundary)", size: float =
 def weights_layers(
     X, y, weights, fields=None, *, classes=None, feature_names=None, title: str = "Probability weights k̂(x)/w_kl"
 ) -> dict[str, hv.Element]:
-    """The layers of :func:`weights_map` by name: ``weights`` (the samples) and ``boundary`` (B(Λ)).
+    """Fig 14 by layer: ``weights`` (the samples) and ``boundary`` (B(Λ)).
 
     Samples with weight 0 keep their class colour; positive weights run along
     :data:`~buviz.plots.style.WEIGHT_CMAP` (``COLOR_WORDS["weight_low"]`` to ``["weight_high"]``), the
@@ -410,17 +345,6 @@ def weights_layers(
         "weights": style.opts(base * hot, title=title),
         "boundary": boundary_path(fields, feature_names=feature_names),
     }
-
-
-def weights_map(
-    X, y, weights, fields=None, *, classes=None, feature_names=None, title: str = "Probability weights k̂(x)/w_kl"
-) -> hv.Overlay:
-    """Probability weights k̂(x)/w_kl on the training samples with B(Λ) (Fig 14; :func:`weights_layers`).
-
-    The legend sits outside the frame, right of the colour bar, never over the samples.
-    """
-    ly = weights_layers(X, y, weights, fields, classes=classes, feature_names=feature_names, title=title)
-    return style.opts(ly["weights"] * ly["boundary"], title=title, legend_position="right", framewise=True)
 
 
 # -- Fig 10: covariate shift in f -----------------------------------------------------------------
@@ -461,16 +385,6 @@ def shift_map(
     )
 
 
-def shift_maps(maps: Mapping[str, tuple], *, fields=None, feature_names=None) -> hv.Layout:
-    """f(T), f(T̃), f(X_te) side by side on one colour scale (Fig 10); ``maps``: title -> (X, f)."""
-    c = symmetric_limit(*[f for _, f in maps.values()])
-    items = [
-        shift_map(X, f, c, fields=fields, title=t, colorbar=(n == len(maps) - 1), feature_names=feature_names)
-        for n, (t, (X, f)) in enumerate(maps.items())
-    ]
-    return hv.Layout(items).cols(len(items))
-
-
 def shift_histograms(
     values: Mapping[str, np.ndarray],
     *,
@@ -498,202 +412,6 @@ def shift_histograms(
     return style.opts(hv.Overlay(hists), title=title, legend_position="top_right")
 
 
-# -- Figs 6-9: curves over the sweep --------------------------------------------------------------
-def _status_dim(x: str) -> hv.Dimension:
-    return hv.Dimension(x, label={"log2_gamma": "log₂ γ", "epoch": "epoch"}.get(x, x))
-
-
-def _current_row(t: pd.DataFrame, x: str, current) -> pd.DataFrame | None:
-    if current is None or not len(t) or x not in t.columns:
-        return None
-    row = t[np.isclose(t[x].to_numpy(float), float(current))]
-    return row if len(row) else None
-
-
-def error_curve_layers(
-    table: pd.DataFrame | None,
-    x: str = "log2_gamma",
-    *,
-    columns: Sequence[str] = ("L_te", "L_val", "L_ho", "L_tr", "U_tr", "U_te", "U1_tr"),
-) -> hv.Overlay:
-    """The curves of :func:`error_curves` without the current-status marker: a line and its points per
-    column, errors on the error axis and −Û on the −Û axis. Absent columns give empty curves."""
-    xd = _status_dim(x)
-    table = table if table is not None else pd.DataFrame()
-    has_x = x in table.columns and len(table)
-    t = table.sort_values(x) if has_x else table
-    layers = []
-    for col in columns:
-        color, dash, label = CURVE_STYLES[col]
-        if has_x and col in t.columns:
-            xs = t[x].to_numpy(float)
-            ys = t[col].to_numpy(float)
-        else:
-            xs = ys = np.array([], dtype=float)
-        if col.startswith("U"):
-            ys = -ys
-        vd = _NEG_U_DIM if col.startswith("U") else _ERROR_DIM
-        layers.append(
-            style.opts(
-                hv.Curve((xs, ys), xd, vd, label=label),
-                color=color,
-                line_dash=dash,
-                line_width=2,
-                tools=["hover", "tap"],
-            )
-        )
-        layers.append(
-            style.opts(hv.Scatter((xs, ys), xd, vd, label=label), color=color, size=5, tools=["tap"], show_legend=False)
-        )
-    return style.opts(hv.Overlay(layers), framewise=True)
-
-
-def current_status_layers(
-    table: pd.DataFrame | None, x: str = "log2_gamma", current: float | None = None
-) -> hv.Overlay:
-    """The current status on the curves of :func:`error_curves`: a dashed vertical line at ``current``
-    and diamonds on L_te and −Û_tr (empty when the table has no row there)."""
-    xd = _status_dim(x)
-    t = table if table is not None else pd.DataFrame()
-    row = _current_row(t, x, current)
-    mx = my_err = my_u = np.array([], dtype=float)
-    if row is not None:
-        mx = np.array([float(current)])
-        my_err = row["L_te"].to_numpy(float)[:1] if "L_te" in row else np.array([np.nan])
-        my_u = -row["U_tr"].to_numpy(float)[:1] if "U_tr" in row else np.array([np.nan])
-    err = style.opts(
-        hv.Scatter((mx, my_err), xd, _ERROR_DIM, label="current status"),
-        color=style.HIGHLIGHT_COLOR,
-        marker="diamond",
-        size=14,
-        line_color="black",
-    )
-    u = style.opts(
-        hv.Scatter((mx, my_u), xd, _NEG_U_DIM, label="current status"),
-        color=CURVE_STYLES["U_tr"][0],
-        marker="diamond",
-        size=14,
-        line_color="black",
-        show_legend=False,
-    )
-    vline = style.opts(
-        hv.VLine(float(current) if current is not None else np.nan, kdims=[xd, _ERROR_DIM]),
-        color="#555555",
-        line_dash="dashed",
-        line_width=1.5,
-    )
-    return err * u * vline
-
-
-def error_curves(
-    table: pd.DataFrame | None,
-    x: str = "log2_gamma",
-    current: float | None = None,
-    *,
-    columns: Sequence[str] = ("L_te", "L_val", "L_ho", "L_tr", "U_tr", "U_te", "U1_tr"),
-    title: str = "Error (left) and −Û (right) over the sweep",
-) -> hv.Overlay:
-    """Errors on the left axis and −Û on the right axis against the status (Figs 6-9).
-
-    Columns absent from ``table`` (or an empty table) give empty curves, so the overlay keeps the
-    same layers while a sweep fills in. ``current`` draws a vertical line and markers on L_te and
-    −Û_tr at that status (when the table has a row there).
-    """
-    el = _drawn_in_legend(error_curve_layers(table, x, columns=columns) * current_status_layers(table, x, current))
-    return style.opts(el, multi_y=True, title=title, framewise=True, **style.LEGEND_BELOW)
-
-
-
-def _drawn_in_legend(overlay: hv.Overlay) -> hv.Overlay:
-    """``overlay`` with no legend entry for a layer that draws nothing (an absent column, no current
-    status): a legend lists only what the plot shows."""
-    return hv.Overlay([
-        el.opts(show_legend=False, backend="bokeh") if len(el) == 0 and not isinstance(el, hv.VLine) else el
-        for el in overlay
-    ])
-
-
-_PARAMETRIC_MARKERS = {"L_te": "circle", "L_val": "square", "L_ho": "triangle", "L_tr": "inverted_triangle"}
-
-
-def parametric_layers(
-    table: pd.DataFrame | None,
-    x: str = "log2_gamma",
-    *,
-    errors: Sequence[str] = ("L_te", "L_val"),
-    u: str = "U_tr",
-) -> hv.Overlay:
-    """The sweep of :func:`parametric_curve` without its current-status ring."""
-    xd = hv.Dimension("neg_U", label="−Û_tr")
-    sd = _status_dim(x)
-    table = table if table is not None else pd.DataFrame()
-    ok = len(table) and x in table.columns and u in table.columns
-    t = table.sort_values(x) if ok else table
-    layers = []
-    lo = float(t[x].min()) if ok else 0.0
-    hi = float(t[x].max()) if ok else 1.0
-    for e in errors:
-        has = ok and e in t.columns
-        nu = -t[u].to_numpy(float) if has else np.array([], dtype=float)
-        err = t[e].to_numpy(float) if has else np.array([], dtype=float)
-        st = t[x].to_numpy(float) if has else np.array([], dtype=float)
-        color = CURVE_STYLES[e][0]
-        layers.append(
-            style.opts(hv.Curve((nu, err), xd, _ERROR_DIM, label=e), color=color, alpha=0.5, show_legend=False)
-        )
-        layers.append(
-            style.opts(
-                hv.Points((nu, err, st), [xd, _ERROR_DIM], [sd], label=e),
-                color=sd.name,
-                cmap="viridis",
-                clim=(lo, hi if hi > lo else lo + 1),
-                marker=_PARAMETRIC_MARKERS.get(e, "circle"),
-                size=9,
-                line_color=color,
-                colorbar=(e == errors[0]),
-                colorbar_position="bottom",
-                tools=["hover"],
-            )
-        )
-    return style.opts(hv.Overlay(layers), framewise=True, padding=0.08)
-
-
-def parametric_current(
-    table: pd.DataFrame | None, x: str = "log2_gamma", current: float | None = None, *, u: str = "U_tr"
-) -> hv.Points:
-    """The ring around the current status on :func:`parametric_curve` (empty without a row there)."""
-    t = table if table is not None else pd.DataFrame()
-    row = _current_row(t, x, current) if u in t.columns and "L_te" in t.columns else None
-    cx = cy = np.array([], dtype=float)
-    if row is not None:
-        cx, cy = -row[u].to_numpy(float)[:1], row["L_te"].to_numpy(float)[:1]
-    return style.opts(
-        hv.Points((cx, cy), [hv.Dimension("neg_U", label="−Û_tr"), _ERROR_DIM], label="current status"),
-        fill_color=None,
-        line_color=style.HIGHLIGHT_COLOR,
-        line_width=3,
-        size=20,
-    )
-
-
-def parametric_curve(
-    table: pd.DataFrame | None,
-    x: str = "log2_gamma",
-    current: float | None = None,
-    *,
-    errors: Sequence[str] = ("L_te", "L_val"),
-    u: str = "U_tr",
-    title: str = "Error against −Û (colour: status)",
-) -> hv.Overlay:
-    """The sweep as a parametric curve: error (y) against −Û (x), points coloured by the status.
-
-    The axes are padded so that no marker is cut by the frame; the legend sits right of the frame
-    and the colour bar (the status) below it, neither over the points.
-    """
-    el = parametric_layers(table, x, errors=errors, u=u) * parametric_current(table, x, current, u=u)
-    return style.opts(el, title=title, legend_position="right", framewise=True, padding=0.08)
-
-
 # -- Fig 4: one sample up close -------------------------------------------------------------------
 def cluster_layers(
     X,
@@ -707,7 +425,7 @@ def cluster_layers(
     feature_names=None,
     title: str = "N^M(x) in the sample space",
 ) -> dict[str, hv.Element]:
-    """The layers of :func:`cluster_highlight` by name: ``points`` (T faded), ``cluster`` (N^M(x)
+    """One sample's N^M(x) in the sample space (Fig 4) by layer: ``points`` (T faded), ``cluster`` (N^M(x)
     emphasised, its perturbed members T̃ as crosses, the sample as a star; it carries ``title``) and
     ``boundary`` (B(Λ)). ``X`` and ``X_tilde`` are the two plotted coordinates of T and T̃."""
     X = np.asarray(X, dtype=float).reshape(-1, 2)
@@ -744,37 +462,6 @@ def cluster_layers(
     )
     cluster = style.opts(members * tilde * star, title=title)
     return {"points": base, "cluster": cluster, "boundary": boundary_path(fields, feature_names=feature_names)}
-
-
-def cluster_highlight(
-    X,
-    y,
-    index: int | None,
-    neighbours=None,
-    *,
-    X_tilde=None,
-    fields=None,
-    classes=None,
-    feature_names=None,
-    title: str = "N^M(x) in the sample space",
-) -> hv.Overlay:
-    """Training points faded, the cluster N^M(x) of sample ``index`` emphasised, its perturbed
-    members (T̃) as crosses, the sample itself as a star, and B(Λ) (:func:`cluster_layers`); the
-    legend outside the frame, never over the cluster."""
-    ly = cluster_layers(
-        X,
-        y,
-        index,
-        neighbours,
-        X_tilde=X_tilde,
-        fields=fields,
-        classes=classes,
-        feature_names=feature_names,
-        title=title,
-    )
-    return style.opts(
-        ly["points"] * ly["cluster"] * ly["boundary"], title=title, legend_position="right", framewise=True
-    )
 
 
 def cluster_zoom(
@@ -848,66 +535,6 @@ def cluster_zoom(
     layers.append(style.opts(hv.VLine(0.0, kdims=[fd, kd]), color=BOUNDARY_COLOR, line_width=2.5))
     # the legend under the frame, in three columns: beside it, it took a third of the panel's width
     return style.opts(
-        _drawn_in_legend(hv.Overlay(layers)), title=title, xlim=(t[0], t[-1]), ylim=(0, 0.5), framewise=True,
+        drawn_in_legend(hv.Overlay(layers)), title=title, xlim=(t[0], t[-1]), ylim=(0, 0.5), framewise=True,
         **{**style.LEGEND_BELOW, "legend_cols": 3},
     )
-
-
-def u_curve(
-    table: pd.DataFrame,
-    column: str = "U_tr",
-    x: str = "log2_gamma",
-    *,
-    label: str | None = None,
-    color: str = style.PALETTE[4],
-    dash: str = "dashed",
-) -> hv.Curve:
-    """One −Û column of a sweep table as a curve on the −Û axis (Fig 11's −Û_tr with T̃)."""
-    t = table.sort_values(x)
-    return style.opts(
-        hv.Curve(
-            (t[x].to_numpy(float), -t[column].to_numpy(float)),
-            _status_dim(x),
-            _NEG_U_DIM,
-            label=label or CURVE_STYLES.get(column, ("", "", column))[2],
-        ),
-        color=color,
-        line_dash=dash,
-        line_width=2,
-    )
-
-
-# -- Figs 12-13: sensitivity -----------------------------------------------------------------------
-def sensitivity_curves(
-    tables: Mapping[str, pd.DataFrame],
-    x: str = "log2_gamma",
-    *,
-    reference: pd.DataFrame | None = None,
-    title: str = "−Û_tr for several settings",
-):
-    """−Û_tr curves, one per setting (label -> sweep table); ``reference`` adds −Û_te in black."""
-    palette = style.PALETTE
-    xd = _status_dim(x)
-    layers = []
-    for n, (label, t) in enumerate(tables.items()):
-        t = t.sort_values(x)
-        layers.append(
-            style.opts(
-                hv.Curve((t[x].to_numpy(float), -t["U_tr"].to_numpy(float)), xd, _NEG_U_DIM, label=str(label)),
-                color=palette[n % len(palette)],
-                line_width=2,
-            )
-        )
-    if reference is not None and len(reference) and "U_te" in reference:
-        r = reference.sort_values(x)
-        layers.append(
-            style.opts(
-                hv.Curve((r[x].to_numpy(float), -r["U_te"].to_numpy(float)), xd, _NEG_U_DIM, label="−Û_te (reference)"),
-                color="black",
-                line_width=2,
-                line_dash="dashed",
-            )
-        )
-    if not layers:
-        layers.append(hv.Curve(([], []), xd, _NEG_U_DIM))
-    return style.opts(hv.Overlay(layers), title=title, legend_position="right")

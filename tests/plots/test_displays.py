@@ -83,12 +83,12 @@ def test_sample_space_without_grid_evaluates_the_status_and_proposal1_layers(gmm
     p1 = Proposal1(R_T=1, random_state=0).fit(ds.X_train, ds.y_train).evaluate(r0.discriminant)
     d = SampleSpaceDisplay.from_result(r0, ds, proposal1=p1, resolution=60)
     ev = evaluate_grid(r0.discriminant, ds.bounds(), 60)
-    np.testing.assert_array_equal(d._payloads["regions"]["predicted"], ev.predicted)
+    np.testing.assert_array_equal(d.grid.predicted, ev.predicted)  # the status evaluated on the grid
     layers = {e.label: e for e in d.element()}
     assert len(layers["P1 anchors"]) == int(p1.anchor_valid.sum())
     assert len(layers["P1 N_B (near-boundary)"]) == len(p1.near_boundary)
     assert len(layers["near-boundary (k̂ > 0)"]) == 0  # d = 2: the maps stay as they were
-    (x0, x1), (y0, y1) = d.opts["xlim"], d.opts["ylim"]  # fixed axes: the grid's bounds, all of T inside
+    (x0, x1), (y0, y1) = d.xlim, d.ylim  # fixed axes: the grid's bounds, all of T inside
     assert (x0, y0, x1, y1) == pytest.approx(ds.bounds())
     assert x0 < ds.X_train[:, 0].min() and ds.X_train[:, 0].max() < x1 and y0 < ds.X_train[:, 1].min()
 
@@ -115,13 +115,13 @@ def test_sample_space_at_d5_shows_T_in_its_plane_with_the_near_boundary_samples_
     # colour by f(x;Λ): the values of the result, on the diverging scale
     f = SampleSpaceDisplay.from_result(r0, ds, color_by="f", projection="lda")
     np.testing.assert_allclose(f.element().get(1).dimension_values("f"), r0.f_train)
-    assert f.plane.projection.axis_names == ("LD1", "LD2")
+    assert f.projection.axis_names == ("LD1", "LD2")
     assert f.element().get(1).kdims[0].label == "LD1 (discriminant axis)"  # not a share of variance
-    (x0, x1), (y0, y1) = f.opts["xlim"], f.opts["ylim"]
-    Zl = f.plane.X_train
+    (x0, x1), (y0, y1) = f.xlim, f.ylim
+    Zl = f.X
     assert x0 < Zl[:, 0].min() < Zl[:, 0].max() < x1 and y0 < Zl[:, 1].min() < Zl[:, 1].max() < y1
     i = 17
-    assert f.nearest(*f.plane.X_train[i]) == i
+    assert f.nearest(*f.X[i]) == i
 
 
 def test_weights_display_colours_the_positive_weights_at_every_d(gmm, five_d):
@@ -151,9 +151,9 @@ def test_covariate_shift_histograms_at_every_d_and_maps_for_two_features(gmm, fi
     d2 = CovariateShiftDisplay.from_result(g0, ds2, resolution=60)
     assert len(d2.maps) == 3
     clims = {m.element().get(0).opts.get("plot", "bokeh").kwargs.get("clim") for m in d2.maps}
-    clims |= {m._payloads["map"]["clim"] for m in d2.maps}
-    assert len({c for c in clims if c is not None and not isinstance(c, tuple)}) == 1  # one colour scale
-    assert d2.update(g1, resolution=60) == ["hist", "f(T)", "f(T̃)", "f(X_te)"]
+    c = pb.symmetric_limit(d2.f_train, d2.f_tilde, d2.f_test)
+    assert clims == {(-c, c)}  # one colour scale, from the three samples' f
+    assert d2.update(g1, resolution=60) == ["f(T)", "f(T̃)", "f(X_te)", "hist"]
 
 
 def test_one_sample_display_follows_the_selection(gmm, five_d):
@@ -170,7 +170,7 @@ def test_one_sample_display_follows_the_selection(gmm, five_d):
         members = [e for e in cluster if e.label == "N^M(x)"][0]
         nbr = np.asarray(view["neighbours"])
         np.testing.assert_allclose(members.dimension_values(0),  # in legend order (pb.legend_order)
-                                   d.plane(ds.X_train[nbr[pb.legend_order(ds.y_train[nbr])]])[:, 0])
+                                   d.X[nbr[pb.legend_order(ds.y_train[nbr])]][:, 0])
         # the kernel estimate of each class of the pair, k̂^m(t)/M, read at t = 0 gives k̂^m(x)/M
         est = {e.label: e for e in d.zoom.element() if isinstance(e, hv.Curve)}
         names = [str(c) for c in (ds.classes if ds.model is None else [f"C{j + 1}" for j in range(ds.n_classes)])]
@@ -329,3 +329,144 @@ def test_hv_compat_share_options_draws_a_frame_with_the_templates_options():
     assert (state.width, state.height, state.title.text) == (321, 123, "template"), (
         f"HoloViews no longer keys plot options on an element's id (checked {CHECKED}): "
         "revisit buviz/plots/_hv_compat.py")
+
+
+# -- the Display contract (issue 30): public data, compute in from_*, plot only draws --------------------
+def _layer_data(el) -> list:
+    """The data of every layer of a static picture, for comparing two pictures."""
+    def values(e, k):
+        v = np.asarray(e.dimension_values(k))
+        return np.nan_to_num(v, nan=1e300).tolist() if v.dtype.kind == "f" else v.tolist()
+
+    return [(type(e).__name__, e.label, [values(e, k) for k in range(len(e.dimensions()))])
+            for e in el.traverse(lambda x: x, [hv.element.Element])]
+
+
+def _public(d) -> dict:
+    """The constructor arguments of a display, read from its public attributes."""
+    import inspect
+
+    names = [p for p in inspect.signature(type(d)).parameters]
+    return {p: getattr(d, p) for p in names}
+
+
+def test_from_result_attributes_are_the_results_and_the_constructor_round_trips(gmm, five_d):
+    """``from_result`` stores what the result holds as public attributes, and the public constructor
+    given those attributes draws the same picture."""
+    ds, r0, _ = gmm
+    space = SampleSpaceDisplay.from_result(r0, ds, resolution=60, title="γ0")
+    np.testing.assert_array_equal(space.X, ds.X_train)
+    np.testing.assert_array_equal(space.y, ds.y_train)
+    np.testing.assert_array_equal(space.grid.predicted, evaluate_grid(r0.discriminant, ds.bounds(), 60).predicted)
+    np.testing.assert_array_equal(space.near_boundary, np.flatnonzero(r0.near_boundary_weights > 0))
+    np.testing.assert_array_equal(space.near_pairs[:, 0], r0.pair_i[space.near_boundary])
+    assert space.f is None and space.projection is None and space.class_names == ["C1", "C2"]
+    weights = WeightsDisplay.from_result(r0, ds, resolution=60)
+    np.testing.assert_array_equal(weights.weights, r0.near_boundary_weights)
+    cov = CovariateShiftDisplay.from_result(r0, ds, resolution=60)
+    np.testing.assert_array_equal(cov.f_train, r0.f_train)
+    np.testing.assert_array_equal(cov.f_tilde, r0.f_tilde)
+    np.testing.assert_allclose(cov.f_test, top2_difference(r0.discriminant(ds.X_test)))
+    np.testing.assert_array_equal(cov.X_tilde, r0.X_tilde)
+    one = OneSampleDisplay.from_result(r0, ds, 7, resolution=60)
+    assert one.index == 7 and one.sample["index"] == 7
+    np.testing.assert_array_equal(one.sample["neighbours"], r0.sample_view(7)["neighbours"])
+    np.testing.assert_array_equal(one.X_tilde, r0.X_tilde)
+    t = _table()
+    curves = ErrorCurvesDisplay.from_table(t, current=2.0)
+    assert curves.table is t and curves.current == 2.0 and curves.x == "log2_gamma"
+    ds5, q0, _ = five_d
+    by_f = SampleSpaceDisplay.from_result(q0, ds5, color_by="f")
+    np.testing.assert_array_equal(by_f.f, q0.f_train)
+    np.testing.assert_allclose(by_f.X, by_f.projection.transform(ds5.X_train))
+    for d in (space, weights, cov, one, curves, by_f):
+        again = type(d)(**_public(d))
+        assert _layer_data(again.element()) == _layer_data(d.element()), type(d).__name__
+
+
+def test_update_replaces_the_attributes_and_the_live_figures_data(gmm):
+    ds, r0, r1 = gmm
+    g1 = evaluate_grid(r1.discriminant, ds.bounds(), 60)
+    d = WeightsDisplay.from_result(r0, ds, resolution=60)
+    fig = d.plot(width=300, height=300)
+    assert d.plot() is fig and d.figure_ is fig  # memoised: one live object
+    plot = hv.renderer("bokeh").get_plot(fig)
+    before = _drawn(plot.state)
+    changed = d.update(r1, grid=g1)
+    assert changed == ["weights", "boundary"]
+    assert d.grid is g1
+    np.testing.assert_array_equal(d.weights, r1.near_boundary_weights)
+    assert d.plot() is fig
+    after = _drawn(plot.state)
+    assert after != before and after == _drawn(hv.renderer("bokeh").get_plot(d.element()).state)
+    # named attributes: the error curves' marker moves in the live figure
+    curves = ErrorCurvesDisplay.from_table(_table(), current=0.0)
+    live = hv.renderer("bokeh").get_plot(curves.plot())
+    assert curves.update(current=2.0) == ["current", "parametric current"] and curves.current == 2.0
+    from bokeh.models import Span
+
+    assert [sp.location for sp in live.state.select({"type": Span})] == [2.0]
+    with pytest.raises(TypeError, match="colour"):
+        curves.update(colour="red")
+
+
+def test_rms_deviation_display_follows_N_and_k():
+    from buviz import discrete
+    from buviz.plots.displays import RmsDeviationDisplay
+
+    p = np.linspace(0, 1, 11)
+    d = RmsDeviationDisplay.from_estimators(("loo", "resubstitution"), 50, 10, p)
+    np.testing.assert_allclose(d.S["loo"], discrete.rms_deviation("loo", 50, 10, p))
+    plot = hv.renderer("bokeh").get_plot(d.plot())
+    new = {m: discrete.rms_deviation(m, 20, 5, p) for m in d.S}
+    assert d.update(S=new, title="N = 20, k = 5") == ["rms"]
+    ys = sorted(np.round(np.asarray(s.data["S"], float), 9).tolist() for s in _sources(plot).values() if "S" in s.data)
+    assert ys == sorted(np.round(v, 9).tolist() for v in new.values())
+    assert plot.state.title.text == "N = 20, k = 5"
+
+
+def test_a_display_is_a_panel_and_a_notebook_cell(gmm):
+    import panel as pn
+
+    ds, r0, _ = gmm
+    d = SampleSpaceDisplay.from_result(r0, ds, resolution=60, title="γ0")
+    pane = d.__panel__()
+    assert isinstance(pane, pn.pane.HoloViews) and pane.object is d.plot()
+    assert isinstance(pn.panel(d), pn.viewable.Viewable)
+    assert repr(d).startswith("SampleSpaceDisplay(X=array(250, 2), y=array(250,)")
+
+
+def test_a_display_as_the_last_line_of_a_notebook_cell_shows_its_figure(tmp_path):
+    """A real kernel runs a cell ending in a display: the cell's output is Panel's view of the figure."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    code = ("import holoviews as hv, panel as pn\npn.extension(inline=True)\nhv.extension('bokeh', inline=True)\n"
+            "from buviz.plots.displays import ErrorCurvesDisplay\nimport pandas as pd\n"
+            "ErrorCurvesDisplay.from_table(pd.DataFrame({'log2_gamma': [0.0, 1.0], 'L_te': [0.2, 0.1],"
+            " 'U_tr': [0.5, 0.4]}), current=1.0)")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    outputs = nb.cells[0].outputs
+    shown = [o for o in outputs if o.output_type == "execute_result"]
+    assert shown, [o.get("text", o.output_type) for o in outputs]
+    assert "application/vnd.holoviews_exec.v0+json" in shown[0].data or "text/html" in shown[0].data
+
+
+def test_live_legend_lists_only_what_is_drawn():
+    """Issue 31: before a sweep row arrives the live Error-vs-Û legend lists no curve and no current
+    status; once the rows arrive the entries of the drawn columns show, those of absent columns do not."""
+    from bokeh.models import Legend
+
+    d = ErrorCurvesDisplay.from_table(None, current=0.0)
+    plot = hv.renderer("bokeh").get_plot(d.plot())
+
+    def shown():
+        return {item.label["value"] for lg in plot.state.select({"type": Legend}) for item in lg.items
+                if item.visible}
+
+    assert shown() == set()
+    d.update(_table(), 0.0)
+    labels = shown()
+    assert "current status" in labels and any("L_te" in t for t in labels)
+    assert not any("Proposal 1" in t or "U1" in t or "L_ho" in t for t in labels)  # columns not in the table

@@ -14,8 +14,15 @@ from bokeh.models import (
 )
 
 from buviz import classifiers, datasets
-from buviz.grid import evaluate_grid
+from buviz.grid import GridEvaluation, evaluate_grid
 from buviz.plots import uncertainty as pb
+from buviz.plots.displays import (
+    CovariateShiftDisplay,
+    ErrorCurvesDisplay,
+    OneSampleDisplay,
+    SampleSpaceDisplay,
+    WeightsDisplay,
+)
 from buviz.uncertainty import BoundaryUncertainty
 
 hv.extension("bokeh")
@@ -68,12 +75,13 @@ def test_multiclass_boundary_path_covers_every_pair():
     assert np.abs(top[:, 1] - top[:, 0]).max() < 0.05  # B*: the two largest posteriors are equal
 
 
-def test_sample_space_layers_colours_and_bayes_dash(status):
+def test_sample_space_display_colours_and_bayes_dash(status):
     ds, d, xs, ys, scores, fields, _ = status
     bayes = ds.model.bayes_boundary(ds.bounds(), 120)
     pred = scores.argmax(1).reshape(len(ys), len(xs))
-    el = pb.sample_space(ds.X_train, ds.y_train, fields, bayes_fields=bayes, grid_predicted=pred, grid_xs=xs,
-                         grid_ys=ys, classes=["C1", "C2"])
+    grid = GridEvaluation(xs, ys, scores, pred, fields)
+    el = SampleSpaceDisplay(X=ds.X_train, y=ds.y_train, grid=grid, bayes_fields=bayes,
+                            class_names=["C1", "C2"]).element()
     fig = hv.render(el, backend="bokeh")
     lines = _renderers(fig, MultiLine)
     assert len(lines) == 2
@@ -89,11 +97,12 @@ def test_sample_space_layers_colours_and_bayes_dash(status):
     assert colours["C1"] == pb.CLASS_COLORS[0] and colours["C2"] == pb.CLASS_COLORS[1]
 
 
-def test_weights_map_cyan_to_pink_for_positive_weights_class_colour_for_zero(status):
+def test_weights_display_dark_to_bright_for_positive_weights_class_colour_for_zero(status):
     ds, *_, fields, res = status
     w = res.near_boundary_weights.copy()
     w[::3] = 0.0  # force some zero weights
-    fig = hv.render(pb.weights_map(ds.X_train, ds.y_train, w, fields), backend="bokeh")
+    grid = GridEvaluation(None, None, None, None, fields)  # B(Λ) only
+    fig = hv.render(WeightsDisplay(X=ds.X_train, y=ds.y_train, weights=w, grid=grid).element(), backend="bokeh")
     hot = [r for r in _renderers(fig) if "weight" in r.data_source.data]
     (hot,) = hot
     plotted = np.asarray(hot.data_source.data["weight"])
@@ -110,11 +119,11 @@ def test_weights_map_cyan_to_pink_for_positive_weights_class_colour_for_zero(sta
     assert isinstance(base.glyph.fill_color["transform"], CategoricalColorMapper)
 
 
-def test_shift_maps_share_one_symmetric_colour_scale(status):
+def test_shift_display_maps_share_one_symmetric_colour_scale(status):
     ds, d, *_, res = status
     f_te = classifiers.boundary_score(d, ds.X_test)
-    lay = pb.shift_maps({"f(T)": (ds.X_train, res.f_train), "f(T~)": (res.X_tilde, res.f_tilde),
-                         "f(X_te)": (ds.X_test, f_te)})
+    lay = CovariateShiftDisplay(f_train=res.f_train, f_tilde=res.f_tilde, f_test=f_te, X_train=ds.X_train,
+                                X_tilde=res.X_tilde, X_test=ds.X_test).element()
     fig = hv.render(lay, backend="bokeh")
     mappers = {(m.low, m.high) for m in fig.select({"type": LinearColorMapper})}
     assert len(mappers) == 1
@@ -162,9 +171,9 @@ def test_error_curves_empty_table_keeps_structure():
     hv.render(empty, backend="bokeh")
 
 
-def test_parametric_curve_coloured_by_status():
+def test_parametric_plot_coloured_by_status():
     t = _table()
-    fig = hv.render(pb.parametric_curve(t, current=1), backend="bokeh")
+    fig = hv.render(ErrorCurvesDisplay.from_table(t, current=1).parametric.element(), backend="bokeh")
     coloured = [r for r in _renderers(fig) if "log2_gamma" in r.data_source.data
                 and len(r.data_source.data["log2_gamma"])]
     assert coloured
@@ -195,10 +204,11 @@ def test_cluster_zoom_spikes_kernels_and_band(status):
     hv.render(pb.cluster_zoom(None), backend="bokeh")
 
 
-def test_cluster_highlight_marks_members_and_sample(status):
+def test_one_sample_map_marks_members_and_sample(status):
     ds, *_, fields, res = status
     v = res.sample_view(5)
-    el = pb.cluster_highlight(ds.X_train, ds.y_train, 5, v["neighbours"], X_tilde=res.X_tilde, fields=fields)
+    grid = GridEvaluation(None, None, None, None, fields)
+    el = OneSampleDisplay(X=ds.X_train, y=ds.y_train, sample=v, X_tilde=res.X_tilde, grid=grid).map.element()
     members = [e for e in el if e.label == "N^M(x)"][0]
     nbr = np.asarray(v["neighbours"])[pb.legend_order(ds.y_train[v["neighbours"]])]  # legend order
     np.testing.assert_allclose(members.array(["x1", "x2"]), ds.X_train[nbr])

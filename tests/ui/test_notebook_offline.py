@@ -1,7 +1,7 @@
 """Notebooks offline: an exported HTML notebook draws its Bokeh figures with every request off this
 machine blocked (the Bokeh, HoloViews and Panel JavaScript is inlined by ``pn.extension(inline=True)``);
 in a live JupyterLab notebook 07's explorer follows its γ slider and shows its background sweep
-progressing, and (opt-in, ``BUVIZ_JUPYTERLAB_TEST=1``) notebook 05's slider redraws its figure."""
+progressing, and notebook 05's figure follows its slider in place."""
 
 import os
 import re
@@ -235,20 +235,41 @@ def _press_until(page, handle, key: str, expect_value: float, attempts: int = 3)
     raise AssertionError(f"the slider did not move to {expect_value} after {attempts} presses of {key}")
 
 
-#: Notebook 05's test stays opt-in: its waits are now on JupyterLab's own state, but the N slider's new
-#: figure (``pn.bind`` re-rendering a HoloViews figure) sometimes never reached the page (1 pass in 3
-#: runs). The explorer's test runs by default (5 passes in 5 runs): the explorer pushes the changes a
-#: re-rendered figure leaves behind (``NotebookExplorer._push``).
-jupyterlab_opt_in = pytest.mark.skipif(
-    not os.environ.get("BUVIZ_JUPYTERLAB_TEST"),
-    reason="opt-in (BUVIZ_JUPYTERLAB_TEST=1): a figure's update over the notebook comm is sometimes not "
-           "shown (see the note above)")
+def _move_until(page, handle, key: str, step: float, shown, diagnose: str, attempts: int = 3,
+                timeout: int = 60_000) -> float:
+    """Move a slider by ``step`` with ``key`` until the page shows the change: ``shown(target)`` gives
+    the JavaScript condition and its argument. A change the page sends before the slider's comm to the
+    kernel is open is lost (the kernel keeps the old value): the slider is moved again, at most
+    ``attempts`` times; then the assertion prints what ``diagnose`` prints in the kernel. Returns the
+    slider's value."""
+    for _ in range(attempts):
+        target = float(handle.get_attribute("aria-valuenow")) + step
+        _press_until(page, handle, key, target)
+        js, arg = shown(target)
+        try:
+            page.wait_for_function(js, arg=arg, timeout=timeout)
+            return target
+        except Exception:  # noqa: BLE001 -- playwright's TimeoutError: the press may have been lost
+            continue
+    raise AssertionError(f"the page did not follow the slider; the kernel has: {_kernel_print(page, diagnose)}")
 
 
-@jupyterlab_opt_in
+#: The ids of the Bokeh data sources on the page: a figure updated in place keeps its data sources.
+_SOURCE_IDS_JS = """() => {
+  const ids = [];
+  for (const doc of (window.Bokeh ? Bokeh.documents : [])) for (const m of doc.all_models)
+    if (m.constructor.__name__ === 'ColumnDataSource') ids.push(m.id);
+  return ids.sort();
+}"""
+
+
 def test_notebook_runs_in_jupyterlab_offline_and_a_slider_redraws(browser, jupyterlab):
     """Open notebook 05 in JupyterLab with every outside request blocked, run all cells: the figures
-    draw, and moving the N slider redraws the Fig 2 style figure below it."""
+    draw, and moving the N slider updates the Fig 2 style figure below it in place (its display's
+    ``update``: new data in the same data sources, no new figure).
+
+    A key press the page sends before the slider's comm to the kernel is open is lost (the kernel's
+    slider keeps its value): the slider is moved again, at most three times, as in the explorer's test."""
     page = _offline_page(browser)
     try:
         _run_notebook(page, jupyterlab, NOTEBOOK.name)
@@ -256,11 +277,12 @@ def test_notebook_runs_in_jupyterlab_offline_and_a_slider_redraws(browser, jupyt
         handle.wait_for(state="attached", timeout=60_000)
         page.locator("canvas").nth(2).wait_for(state="attached", timeout=60_000)
         n_canvas = page.locator("canvas").count()
-        before = page.evaluate(_DATA_SUM_JS)
-        _press_until(page, handle, "ArrowLeft", float(handle.get_attribute("aria-valuenow")) - 10)
-        # value_throttled -> kernel -> a new figure, its data sources sent to the page
-        page.wait_for_function(f"([b]) => ({_DATA_SUM_JS})() !== b", arg=[before], timeout=120_000)
-        after = page.evaluate(_DATA_SUM_JS)
+        before, sources = page.evaluate(_DATA_SUM_JS), page.evaluate(_SOURCE_IDS_JS)
+        # value_throttled -> kernel -> display.update -> the figure's data sources change
+        target = _move_until(page, handle, "ArrowLeft", -10, lambda t: (f"([b]) => ({_DATA_SUM_JS})() !== b", [before]),
+                             "print(N_w.value, N_w.value_throttled, rms.title)", timeout=40_000)
+        after, sources_after = page.evaluate(_DATA_SUM_JS), page.evaluate(_SOURCE_IDS_JS)
+        title = _kernel_print(page, "print(rms.title)")
     finally:
         _shut_down_kernel(page)
         page.close()
@@ -268,6 +290,8 @@ def test_notebook_runs_in_jupyterlab_offline_and_a_slider_redraws(browser, jupyt
     assert n_canvas >= 3, f"expected the notebook's Bokeh figures to draw, found {n_canvas} canvases"
     assert before is not None, "no plotted data on the page"
     assert before != after, "moving the N slider did not redraw the figure"
+    assert sources_after == sources, "the figure was replaced, not updated in place"
+    assert f"N = {int(target)}," in title, title
 
 
 def test_explorer_runs_in_jupyterlab_offline(browser, jupyterlab):
@@ -288,19 +312,12 @@ def test_explorer_runs_in_jupyterlab_offline(browser, jupyterlab):
         canvases = page.locator(".jp-OutputArea-output canvas").count()
         gamma = page.locator(".noUi-handle").nth(1)  # N, then log₂ γ
         assert float(gamma.get_attribute("aria-valuenow")) == 0
-        for _attempt in range(3):  # a change the page sends before its comm to the kernel is open is lost
-            target = int(float(gamma.get_attribute("aria-valuenow"))) + 1
-            _press_until(page, gamma, "ArrowRight", target)
-            try:  # the numbers name the new status and the map's B(Λ) is redrawn
-                page.wait_for_function("([b, want]) => { const s = window.__bzShown();"
-                                       " return s.numbers.includes(want) && s.boundary !== b; }",
-                                       arg=[before["boundary"], f"γ = 2^{target},"], timeout=60_000)
-                break
-            except Exception:  # noqa: BLE001 -- playwright's TimeoutError
-                continue
-        else:
-            raise AssertionError("the explorer did not follow the γ slider; the kernel has: " + _kernel_print(
-                page, "print(ex.state.log2_gamma, ex.app.widgets['log2_gamma'].value, ex.state.message)"))
+        # the numbers name the new status and the map's B(Λ) is redrawn
+        _move_until(page, gamma, "ArrowRight", 1,
+                    lambda t: ("([b, want]) => { const s = window.__bzShown();"
+                               " return s.numbers.includes(want) && s.boundary !== b; }",
+                               [before["boundary"], f"γ = 2^{int(t)},"]),
+                    "print(ex.state.log2_gamma, ex.app.widgets['log2_gamma'].value, ex.state.message)")
         after = page.evaluate("() => window.__bzShown()")
 
         # the tab's header (Bokeh's .bk-tab, inside a shadow root; the notebook's text names the tab too)
