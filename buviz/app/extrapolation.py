@@ -126,23 +126,18 @@ class ExtrapolationView(pn.viewable.Viewer):
 
     # ------------------------------------------------------------------ panes (created once)
     def _follow(self, what: str, compute, show) -> None:
-        """Compute ``compute()`` through the store (in the background when served, latest wins) and
-        ``show`` it in the panes of ``what``; a failure is shown in ``what``'s alert, never raised."""
+        """``show(compute())`` in the panes of ``what`` (cached steps of :mod:`buviz.app.tasks`, computed
+        here, while the tab is on screen: a result arriving later would reach panes of a closed tab); a
+        failure is shown in ``what``'s alert, never raised, and the last good figures stay."""
         alert = self.alerts[what]
-
-        def done(job):
-            if job.status == "cancelled":  # a newer request of the same tab replaced it
-                return
-            error = f"{type(job.exception).__name__}: {job.error}" if job.status == "error" else None
-            if error is None:
-                try:
-                    show(job.result)
-                except Exception as exc:  # shown to the user, never a crash
-                    error = f"{type(exc).__name__}: {exc}"
-            self.last_error = error
+        try:
+            show(compute())
+            error = None
+        except Exception as exc:  # shown to the user, never a crash
+            error = f"{type(exc).__name__}: {exc}"
+        self.last_error = error
+        if error is not None or alert.visible:
             alert.object, alert.visible = f"Could not compute: {error}", error is not None
-
-        self.store.request(what, compute, on_done=done, label=f"extrapolation {what}")
 
     @param.depends("rho", watch=True)
     def _toy_view(self) -> None:

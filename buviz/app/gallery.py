@@ -36,8 +36,10 @@ _TYPED = {param.Integer: pn.widgets.IntInput, param.Number: pn.widgets.FloatInpu
 
 
 def _typed(fig: param.Parameterized) -> dict:
-    return {n: {"type": _TYPED[type(fig.param[n])]} for n in type(fig).parameter_names()
-            if type(fig.param[n]) in _TYPED}
+    """Panel's widget options for each parameter: labelled by its name (as the command line and the
+    docs name it), numbers typed."""
+    return {n: {"name": n, **({"type": _TYPED[type(fig.param[n])]} if type(fig.param[n]) in _TYPED else {})}
+            for n in type(fig).parameter_names()}
 
 
 def parameter_widgets(fig: param.Parameterized) -> pn.Param:
