@@ -2,7 +2,7 @@
 
     python benchmarks/bench_app.py [--n 2000] [--repeats 15] [--no-browser]
 
-Drives the param objects directly: a control change -> ``ExplorerState.apply`` (snapshot) -> every
+Drives the param objects directly: a control change -> ``SessionStore.apply`` (snapshot) -> every
 view's DynamicMap callback -> Bokeh models updated in a live document (all six boundary tabs
 rendered at once, i.e. more than the one tab a user sees). Also: the full 21-γ sweep with 10-fold CV
 (background thread, private cold cache), and time to first render of the page in headless Chromium.
@@ -34,10 +34,11 @@ def server_side(n: int, repeats: int, tabs: str = "visible"):
     import panel as pn
     from bokeh.document import Document
 
-    from buviz.app import state as st
+    from buviz.app import compute as st
     from buviz.app.layout import tab_views
+    from buviz.app.store import SessionStore
 
-    state = st.ExplorerState(n_train=n, auto_sweep=False)
+    state = SessionStore(n_train=n, auto_sweep=False)
     views = tab_views(state)
     doc = Document()
     state.attach(doc)  # as the served app does: one batched update per change
@@ -54,7 +55,7 @@ def server_side(n: int, repeats: int, tabs: str = "visible"):
     # γ steps with the status cached: walk a few γ once to fill the cache, then time
     gammas = [-2, -1, 0, 1, 2]
     for g in gammas:
-        state.log2_gamma = g
+        state.controls.log2_gamma = g
     cached = [timed(lambda g=g: setattr(state, "log2_gamma", g)) for _ in range(max(1, repeats // 5))
               for g in gammas[::-1] + gammas]
     print(f"γ step, status cached        : {_pct(cached)}")
@@ -83,15 +84,15 @@ def server_side(n: int, repeats: int, tabs: str = "visible"):
 
 
 def sweep_time(n: int):
-    from buviz.app import state as st
+    from buviz.app.store import SessionStore
 
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["BUVIZ_CACHE_DIR"] = tmp
-        state = st.ExplorerState(n_train=n, auto_sweep=False, cv=10)
+        state = SessionStore(n_train=n, auto_sweep=False, cv=10)
         t0 = time.perf_counter()
         first = None
         state.start_sweep()
-        while not state.sweeps.job.finished:
+        while not state.sweep.finished:
             time.sleep(0.1)
             state.poll_sweep()
             if first is None and state.sweep_table is not None and len(state.sweep_table):

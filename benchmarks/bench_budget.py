@@ -12,7 +12,7 @@ with status 1. The targets (seconds) are the interactive budget of the explorer 
 a figure over its target is flagged ``over`` but does not fail the run (the ratio check does).
 
 Figures:
-- ``latency:<control>``: one control change in :class:`~buviz.app.state.ExplorerState` (N = 1000,
+- ``latency:<control>``: one control change in :class:`~buviz.app.store.SessionStore` (N = 1000,
   uncached value: classifier fit + 200 × 200 grid + Proposal 2 evaluate + KS), median of 3;
 - ``sweep:svm``: the 11-γ SVM sweep with 5-fold CV at N = 1000, two workers, no cache;
 - ``U:fit/eval N=1e4, 1e5``: Proposal 2 ``fit`` and ``evaluate`` (Bayes discriminant) at N = 10⁴, 10⁵;
@@ -78,10 +78,12 @@ def _median(fn, n=3) -> float:
 
 
 def interaction_latency() -> dict[str, float]:
-    from buviz.app import state as st
+    from buviz.app import compute as st
+    from buviz.app.controls import Controls
+    from buviz.app.store import SessionStore
 
     st.clear_caches()
-    s = st.ExplorerState(n_train=1000, auto_sweep=False)
+    s = SessionStore(n_train=1000, auto_sweep=False)
     changes = {"log2_gamma": [1, 2, 3], "log2_C": [1, 2, 3], "M": [30, 50, 60], "K": ["3", "10", "20"],
                "perturbation": [0.3, 0.4, 0.6], "tilde": [False, True, False], "seed": [1, 2, 3],
                "n_train": [900, 800, 700]}
@@ -95,7 +97,7 @@ def interaction_latency() -> dict[str, float]:
             if s.message:
                 raise RuntimeError(f"{name} = {v!r}: {s.message}")
         out[f"latency:{name}"] = statistics.median(times)
-        s.param.update(**{name: st.ExplorerState.param[name].default})
+        s.controls.param.update(**{name: Controls.param[name].default})
     return out
 
 

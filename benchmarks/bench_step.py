@@ -34,19 +34,19 @@ def measure(n: int, dataset: str, repeats: int = 4) -> dict:
 
     pn.extension(sizing_mode="fixed")
     hv.renderer("bokeh").webgl = False
-    app = layout.ExplorerApp(state=layout.build_state(n_train=n, dataset=dataset))
+    app = layout.ExplorerApp(store=layout.build_store(n_train=n, dataset=dataset))
     doc = Document()
     doc.add_root(pn.panel(app).get_root(doc))
-    s = app.state
+    s = app.store
     walk = [0, 1, 2, 3, 2, 1]
     for _ in range(2):  # every status computed, every plot built
         for g in walk:
-            s.log2_gamma = g
+            s.controls.log2_gamma = g
     ms = []
     for _ in range(repeats):
         for g in walk:
             t = time.perf_counter()
-            s.log2_gamma = g
+            s.controls.log2_gamma = g
             ms.append(1000 * (time.perf_counter() - t))
     ms.sort()
     return {"median": statistics.median(ms), "p90": ms[int(0.9 * (len(ms) - 1))], "n": len(ms)}

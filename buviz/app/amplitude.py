@@ -5,19 +5,17 @@ The paper leaves the perturbation law of Algorithm 1 (the perturbed training set
 Classifier Evaluation", Journal of Signal Processing Systems, Springer, 2021,
 doi:10.1007/s11265-021-01671-1). This view runs
 :func:`buviz.model_selection.perturbation_amplitude_sweep` for the current dataset, C, M, K and seed
-(RBF SVC, γ = 2⁻⁶ … 2⁶) on a button press, as a job of the one runner (:mod:`buviz.app.tasks`),
-and draws the curves with :func:`buviz.plots.selection.amplitude_panels`. The panes are created once
-and updated in place.
+(RBF SVC, γ = 2⁻⁶ … 2⁶) on a button press, through the session's store
+(:meth:`buviz.app.store.SessionStore.run_amplitude`), and draws the curves with
+:func:`buviz.plots.selection.amplitude_panels`. The panes are created once and updated in place.
 """
 
 from __future__ import annotations
 
 import holoviews as hv
 import panel as pn
-import param
 
 from buviz.app import tasks
-from buviz.app.compute import Settings
 from buviz.app.export import export_buttons
 from buviz.app.mathmd import math_markdown
 from buviz.app.viewbase import TabView, math_dollars
@@ -43,64 +41,24 @@ at most $N$ test points) is in the exported table.
 
 
 class AmplitudeView(TabView):
-    """Tab "T̃ amplitude": −Û_tr over γ for the amplitudes of :data:`AMPLITUDES`, both modes, and L_te."""
+    """Tab "T̃ amplitude": −Û_tr over γ for the amplitudes of :data:`AMPLITUDES`, both modes, and L_te
+    (the store's ``amplitude_table``, computed on a button press)."""
 
     twin_y = True
     export_size = (12.0, 4.5)
-    table = param.DataFrame(default=None, allow_None=True, doc="The latest amplitude sweep (tidy)")
-    run_state = param.String(default="idle", doc="What the background computation is doing")
 
     def __init__(self, **params):
         super().__init__(**params)
-        self.table_settings: dict | None = None  # the settings the shown table was computed for
         self.run_button = pn.widgets.Button(label="Run T̃ amplitude sweep", color="primary")
-        self.run_button.on_click(lambda e: self.run())
+        self.run_button.on_click(lambda e: self.store.run_amplitude())
         self.plot_pane = pn.pane.HoloViews(self._element(), linked_axes=False)
         self.status_pane = pn.pane.Markdown(self._status_text())
-        self.param.watch(self._refresh, ["table", "run_state"])
-        self.state.param.watch(self._refresh, "snapshot")
-        self.job = None  # the runner's job of the sweep being computed
+        self.store.param.watch(self._refresh, ["amplitude_table", "amplitude_state", "snapshot"])
 
-    # ------------------------------------------------------------------ what to compute
-    def settings(self) -> dict | None:
-        """The parameters of the sweep for the current snapshot (None when there is none)."""
-        snap = self.state.snapshot
-        if snap is None:
-            return None
-        s = snap.settings
-        N = len(snap.ds.X_train)
-        return {"C": 2.0 ** int(s["log2_C"]), "M": min(int(s["M"]), N), "K": s["K"], "seed": int(s["seed"]),
-                "dataset": s["dataset"], "n_train": N}
-
-    def _key(self) -> tuple:
-        s = self.state.snapshot.settings
-        k = Settings.of(s)
-        return (*k.dataset, int(s["log2_C"]), k.estimator[0], k.estimator[1])
-
-    def run(self, *, blocking: bool | None = None) -> None:
-        """Ask the runner for the sweep of the current settings (heavy lane, latest wins); the table
-        arrives on the session's event loop. ``blocking`` (default: when not served) waits for it."""
-        if self.state.snapshot is None:
-            self.run_state = "no status yet"
-            return
-        if self.job is not None and not self.job.finished:
-            return
-        link = self.state.link
-        blocking = (not link.served) if blocking is None else blocking
-        self.run_state = "running"
-        cfg = self.settings()  # what the user clicked on, not what comes later
-        self.job = tasks.job_for(tasks.amplitude_sweep, *self._key(), lane="heavy",
-                                 slot=("amplitude", id(self)), label="T̃ amplitude sweep")
-        link.watch(self.job, lambda job: self._done(job, cfg))
-        if blocking:
-            link.wait()
-
-    def _done(self, job, cfg: dict) -> None:
-        if job.status == "done":
-            self.table_settings = cfg
-            self.param.update(table=job.result, run_state="done")
-        else:
-            self.run_state = f"error: {job.error}" if job.status == "error" else "cancelled"
+    @property
+    def table(self):
+        """The amplitude sweep shown (the store's ``amplitude_table``)."""
+        return self.store.amplitude_table
 
     # ------------------------------------------------------------------ presentation
     @staticmethod
@@ -109,19 +67,19 @@ class AmplitudeView(TabView):
                 if cfg else "")
 
     def _status_text(self) -> str:
-        cfg = self.settings()
-        shown = self.table_settings
-        if self.table is not None and shown is not None and shown != cfg and self.run_state != "running":
+        st = self.store
+        cfg, shown = st.amplitude_config(), st.amplitude_settings
+        if self.table is not None and shown is not None and shown != cfg and st.amplitude_state != "running":
             return (f"Status: the curves are for {self._describe(shown)}; the current settings differ "
                     f"({self._describe(cfg)}): press Run")
-        return f"Status: {self.run_state}" + (f" — {self._describe(cfg)}" if cfg else "")
+        return f"Status: {st.amplitude_state}" + (f" — {self._describe(cfg)}" if cfg else "")
 
     def _element(self):
         return hv.Layout([o.opts(width=560, height=360) for o in psel.amplitude_panels(self.table)]).cols(2)
 
     def _refresh(self, *events) -> None:
         self.status_pane.object = self._status_text()
-        if any(e.name == "table" for e in events):
+        if any(e.name == "amplitude_table" for e in events):
             self.plot_pane.object = self._element()
 
     def figure(self):

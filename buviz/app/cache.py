@@ -4,12 +4,12 @@ session and every tab of a process.
 Every in-memory result of the explorer is kept here: the snapshot pipeline's steps
 (:mod:`buviz.app.compute`), Proposal 1, the T̃-amplitude sweep, the discrete tables and Monte
 Carlo, the extrapolation toy model (:mod:`buviz.app.tasks`) and the finished CV sweep tables
-(:mod:`buviz.app.jobs`). Each store has a bound (``max_items``, least recently used first out);
+(:mod:`buviz.app.sweeps`). Each store has a bound (``max_items``, least recently used first out);
 :func:`clear_all` empties them all and :func:`sizes` reports them. (The sweep's rows are also kept
 on disk by :mod:`buviz.sweep`, outside the process memory, across restarts.)
 
-Keys are tuples of ints and short strings. Integers, never floats, where a float could be
-confused: in CPython ``hash(-1.0) == hash(-2.0)``.
+Keys are the steps' arguments: frozen dataclasses (:mod:`buviz.app.compute`), ints, floats and
+short strings.
 """
 
 from __future__ import annotations
@@ -43,6 +43,10 @@ class LRUCache:
     def peek(self, *args):
         """The cached value of ``fn(*args)``, or ``None`` when it is not cached (never computes)."""
         return self.get(args)
+
+    def has(self, *args) -> bool:
+        """Whether ``fn(*args)`` is cached (never computes)."""
+        return args in self
 
     def get(self, key: Hashable):
         """The value stored under ``key`` (for a cached function: its argument tuple), or ``None``."""

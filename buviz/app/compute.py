@@ -1,31 +1,28 @@
-"""The explorer's snapshot pipeline: cached, thread-safe steps keyed by small integer keys, run by
+"""The explorer's snapshot pipeline: cached, thread-safe steps keyed by named, frozen keys, run by
 the one background runner (:mod:`buviz.app.runner`; the users' uncached steps first, the prefetch
 after them) and kept in the one cache (:mod:`buviz.app.cache`).
 
-Nothing here knows about widgets or documents: a key is a tuple of ints and short strings, a value
-is a dataset, a classifier status evaluated once, a fitted Proposal 2 estimator or its result.
+Nothing here knows about widgets or documents: a key is a frozen dataclass (:class:`DataKey`,
+:class:`StatusKey`, :class:`FitKey`, :class:`ResultKey`), a value is a dataset, a classifier status
+evaluated once, a fitted Proposal 2 estimator or its result.
 
 Caches (process-wide, least recently used first out; ``max_items`` below):
 
 ======================  =========  ==========================================================
 step                    max_items  key
 ======================  =========  ==========================================================
-dataset                 6          (dataset, N, seed, payload)
-Bayes boundary + error  6          dataset key
-MLP trajectory          2          dataset key (one network trained 1..60 epochs)
-status evaluation       48         dataset key, classifier, log₂γ, log₂C, epoch
-Proposal 2 ``fit``      6          dataset key, M, K, perturbation amplitude and mode
-Proposal 2 result       48         status key + fit key
-Snapshot (assembled)    48         all of the above
+dataset                 6          :class:`DataKey` (dataset, N, seed, payload)
+Bayes boundary + error  6          :class:`DataKey`
+MLP trajectory          2          :class:`DataKey` (one network trained 1..60 epochs)
+status evaluation       48         :class:`StatusKey` (data, classifier, log₂γ, log₂C, epoch)
+Proposal 2 ``fit``      6          :class:`FitKey` (data, M, K, T̃ amplitude and mode)
+Proposal 2 result       48         :class:`ResultKey` (status key + fit key)
 ======================  =========  ==========================================================
 
 A status evaluation holds the classifier's scores on the 160 × 160 contour grid (J floats per
 point) and f on the test set, about 0.5 MB for two classes; 48 of them stay under 25 MB. A prefetch
 (:func:`prefetch_keys`) asks for at most 23 statuses (the 21 γ of the row and the two neighbouring
 C), so it never evicts more than half of the status cache.
-
-Integers, never floats, in keys: a float key would be hashed with ``hash()``, and in CPython
-``hash(-1.0) == hash(-2.0)``.
 """
 
 from __future__ import annotations
@@ -34,7 +31,7 @@ import json
 import os
 import time
 from collections.abc import Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -48,7 +45,8 @@ from buviz.datasets import Dataset
 from buviz.grid import evaluate_grid
 from buviz.sweep import evaluate_on_test_set
 
-__all__ = ["LRUCache", "cached", "Settings", "StatusEval", "Snapshot", "dataset_for", "bayes_info",
+__all__ = ["LRUCache", "cached", "DataKey", "StatusKey", "FitKey", "ResultKey", "StatusEval", "Snapshot",
+           "dataset_for", "bayes_info",
            "mlp_trajectory", "real_sizes", "status_eval", "bu_fitted", "bu_result", "compute_snapshot",
            "lookup_snapshot",
            "status_cached", "parse_mixture", "UploadStore", "UPLOADS", "store_upload", "prefetch_keys", "prefetch",
@@ -100,10 +98,86 @@ def store_upload(digest: str, data: bytes) -> None:
     UPLOADS.put(digest, data)
 
 
+# -- the keys of the cached steps --------------------------------------------------------------------
+@dataclass(frozen=True)
+class DataKey:
+    """The dataset of a control setting (``payload``: the mixture JSON for "custom", the CSV digest for
+    "csv", else ''; ``n_train`` 0 for a dataset of fixed size or a real dataset taken whole)."""
+
+    name: str
+    n_train: int
+    seed: int
+    payload: str = ""
+
+
+@dataclass(frozen=True)
+class StatusKey:
+    """One classifier status Λ on a dataset (the SVM's γ and C, or the MLP's epoch; the other 0)."""
+
+    data: DataKey
+    classifier: str
+    log2_gamma: int = 0
+    log2_C: int = 0
+    epoch: int = 0
+
+    @property
+    def value(self) -> int:
+        """The status's place along the sweep (log₂ γ for the SVM, the epoch for the MLP)."""
+        return self.log2_gamma if self.classifier == "SVM" else self.epoch
+
+
+@dataclass(frozen=True)
+class FitKey:
+    """Proposal 2's shared step on a dataset: M, K and the T̃ law (amplitude 0: T̃ = T)."""
+
+    data: DataKey
+    M: int
+    K: str
+    perturbation: float
+    perturbation_mode: str
+
+
+@dataclass(frozen=True)
+class ResultKey:
+    """Everything one snapshot is computed from: a classifier status and Proposal 2's fit."""
+
+    status: StatusKey
+    fit: FitKey
+
+    @property
+    def data(self) -> DataKey:
+        return self.status.data
+
+    @classmethod
+    def of(cls, s: dict) -> ResultKey:
+        """The keys of the explorer's control values ``s`` (irrelevant controls do not split keys)."""
+        name = s["dataset"]
+        if name in datasets.REAL_NAMES or name == "csv":
+            n = 0  # fixed size
+        elif name in datasets.UCI_NAMES:
+            n = int(s["n_train"])
+            n = 0 if n >= real_sizes(name)[0] else n  # all of it: one key
+        else:
+            n = int(s["n_train"])
+        payload = s["mixture_json"] if name == "custom" else s["csv_key"] if name == "csv" else ""
+        data = DataKey(name, n, int(s["seed"]), payload)
+        if s["classifier"] == "SVM":
+            status = StatusKey(data, "SVM", log2_gamma=int(s["log2_gamma"]), log2_C=int(s["log2_C"]))
+        else:
+            status = StatusKey(data, "MLP", epoch=int(s["epoch"]))
+        pert = float(s["perturbation"]) if s["tilde"] else 0.0
+        return cls(status, FitKey(data, int(s["M"]), str(s["K"]), pert, str(s["perturbation_mode"])))
+
+    def with_status(self, **status) -> ResultKey:
+        """The same dataset and fit at another status (``log2_gamma=3``, ``epoch=5`` ...)."""
+        return ResultKey(replace(self.status, **status), self.fit)
+
+
 # -- the cached steps --------------------------------------------------------------------------------
 @cached(max_items=6)
-def dataset_for(name: str, n_train: int, seed: int, payload: str) -> Dataset:
-    """The dataset of a control setting (payload: mixture JSON for "custom", CSV digest for "csv")."""
+def dataset_for(key: DataKey) -> Dataset:
+    """The dataset of a control setting."""
+    name, n_train, seed, payload = key.name, key.n_train, key.seed, key.payload
     if name in datasets.MIXTURE_NAMES:
         return datasets.load(name, n_train=n_train, n_test=N_TEST, random_state=seed)
     if name == "custom":
@@ -131,19 +205,19 @@ def real_sizes(name: str) -> tuple[int, int]:
 
 
 @cached(max_items=6)
-def bayes_info(name: str, n_train: int, seed: int, payload: str):
+def bayes_info(key: DataKey):
     """(B* fields on the contour grid, Bayes error) for exact-density datasets, else (None, None)."""
-    ds = dataset_for(name, n_train, seed, payload)
+    ds = dataset_for(key)
     if ds.model is None or ds.n_features != 2:
         return None, None
     return ds.model.bayes_boundary(ds.bounds(), GRID_RESOLUTION), float(ds.model.bayes_error(resolution=601))
 
 
 @cached(max_items=2)
-def mlp_trajectory(name: str, n_train: int, seed: int, payload: str) -> dict[int, Discriminant]:
+def mlp_trajectory(key: DataKey) -> dict[int, Discriminant]:
     """One MLP (128, 64) trained with ``partial_fit``; snapshots at every epoch 1..60."""
-    ds = dataset_for(name, n_train, seed, payload)
-    return dict(mlp_statuses(ds.X_train, ds.y_train, range(1, MAX_EPOCH + 1), random_state=seed))
+    ds = dataset_for(key)
+    return dict(mlp_statuses(ds.X_train, ds.y_train, range(1, MAX_EPOCH + 1), random_state=key.seed))
 
 
 @dataclass(eq=False)
@@ -163,17 +237,16 @@ class StatusEval:
 
 
 @cached(max_items=48)
-def status_eval(name: str, n_train: int, seed: int, payload: str, classifier: str, log2_gamma: int,
-                log2_C: int, epoch: int) -> StatusEval:
+def status_eval(key: StatusKey) -> StatusEval:
     """The classifier status of a control setting, evaluated on the contour grid and the test set."""
-    ds = dataset_for(name, n_train, seed, payload)
+    ds = dataset_for(key.data)
     t0 = time.perf_counter()
-    if classifier == "SVM":
-        d = svm_status(ds.X_train, ds.y_train, 2.0 ** log2_gamma, 2.0 ** log2_C)
-        label = f"SVM γ = 2^{log2_gamma:g}, C = 2^{log2_C:g}"
+    if key.classifier == "SVM":
+        d = svm_status(ds.X_train, ds.y_train, 2.0 ** key.log2_gamma, 2.0 ** key.log2_C)
+        label = f"SVM γ = 2^{key.log2_gamma:g}, C = 2^{key.log2_C:g}"
     else:
-        d = mlp_trajectory(name, n_train, seed, payload)[int(epoch)]
-        label = f"MLP (128, 64), epoch {int(epoch)}"
+        d = mlp_trajectory(key.data)[int(key.epoch)]
+        label = f"MLP (128, 64), epoch {int(key.epoch)}"
     t1 = time.perf_counter()
     xs = ys = pred = fields = None
     if ds.n_features == 2:
@@ -188,58 +261,24 @@ def prototypes_per_class(K: str):
 
 
 @cached(max_items=6)
-def bu_fitted(name: str, n_train: int, seed: int, payload: str, M: int, K: str, perturbation: float,
-              mode: str) -> bu.BoundaryUncertainty:
+def bu_fitted(key: FitKey) -> bu.BoundaryUncertainty:
     """Proposal 2's shared step (neighbourhoods, T̃, Î*) for a dataset and estimator settings."""
-    ds = dataset_for(name, n_train, seed, payload)
-    return bu.BoundaryUncertainty(M=M, K=prototypes_per_class(K), perturbation=perturbation,
-                                  perturbation_mode=mode, separability=bu.DEFAULT_SEPARABILITY,
+    ds = dataset_for(key.data)
+    return bu.BoundaryUncertainty(M=key.M, K=prototypes_per_class(key.K), perturbation=key.perturbation,
+                                  perturbation_mode=key.perturbation_mode, separability=bu.DEFAULT_SEPARABILITY,
                                   separability_n0=bu.DEFAULT_SEPARABILITY_N0,
-                                  random_state=seed).fit(ds.X_train, ds.y_train)
+                                  random_state=key.data.seed).fit(ds.X_train, ds.y_train)
 
 
 @cached(max_items=48)
-def bu_result(name: str, n_train: int, seed: int, payload: str, classifier: str, log2_gamma: int,
-              log2_C: int, epoch: int, M: int, K: str, perturbation: float, mode: str):
+def bu_result(key: ResultKey):
     """Proposal 2's per-status result (Û, weights, local uncertainties, F ...)."""
-    est = bu_fitted(name, n_train, seed, payload, M, K, perturbation, mode)
-    st = status_eval(name, n_train, seed, payload, classifier, log2_gamma, log2_C, epoch)
+    est = bu_fitted(key.fit)
+    st = status_eval(key.status)
     return est.evaluate(st.discriminant, train_scores=True)  # f(T) for the sample-space and shift views
 
 
 # -- settings -> keys -> snapshot ----------------------------------------------------------------------
-@dataclass(frozen=True)
-class Settings:
-    """The cache keys of one control setting: dataset, status and estimator (ints and short strings)."""
-
-    dataset: tuple  # (name, N, seed, payload)
-    status: tuple  # (classifier, log₂γ, log₂C, epoch)
-    estimator: tuple  # (M, K, perturbation, mode)
-
-    @classmethod
-    def of(cls, s: dict) -> Settings:
-        """Keys of the explorer's control values ``s`` (irrelevant controls do not split keys)."""
-        name = s["dataset"]
-        if name in datasets.REAL_NAMES or name == "csv":
-            n = 0  # fixed size
-        elif name in datasets.UCI_NAMES:
-            n = int(s["n_train"])
-            n = 0 if n >= real_sizes(name)[0] else n  # all of it: one key
-        else:
-            n = int(s["n_train"])
-        payload = s["mixture_json"] if name == "custom" else s["csv_key"] if name == "csv" else ""
-        if s["classifier"] == "SVM":
-            status = ("SVM", int(s["log2_gamma"]), int(s["log2_C"]), 0)
-        else:
-            status = ("MLP", 0, 0, int(s["epoch"]))
-        pert = float(s["perturbation"]) if s["tilde"] else 0.0
-        return cls((name, n, int(s["seed"]), payload), status,
-                   (int(s["M"]), str(s["K"]), pert, str(s["perturbation_mode"])))
-
-    def with_status(self, status: tuple) -> Settings:
-        return Settings(self.dataset, status, self.estimator)
-
-
 @dataclass(eq=False)
 class Snapshot:
     """Everything the views show for one control setting (computed once, then only read)."""
@@ -263,33 +302,32 @@ class Snapshot:
         return float(s["log2_gamma"]) if s["classifier"] == "SVM" else float(s["epoch"])
 
 
-def _assemble(settings: dict, k: Settings, t0: float) -> Snapshot:
-    ds = dataset_for(*k.dataset)
-    st = status_eval(*k.dataset, *k.status)
-    res = bu_result(*k.dataset, *k.status, *k.estimator)
-    bf, be = bayes_info(*k.dataset)
-    ks = _shift_stats(*k.dataset, *k.status, *k.estimator)
+def _assemble(settings: dict, k: ResultKey, t0: float) -> Snapshot:
+    ds = dataset_for(k.data)
+    st = status_eval(k.status)
+    res = bu_result(k)
+    bf, be = bayes_info(k.data)
+    ks = _shift_stats(k)
     return Snapshot(dict(settings), ds, st, res, bf, be, ks, time.perf_counter() - t0)
 
 
 @cached(max_items=48)
-def _shift_stats(*key) -> dict:
-    st = status_eval(*key[:8])
-    return bu_result(*key).covariate_shift(st.f_test) if len(st.f_test) else {}
+def _shift_stats(key: ResultKey) -> dict:
+    st = status_eval(key.status)
+    return bu_result(key).covariate_shift(st.f_test) if len(st.f_test) else {}
 
 
 def compute_snapshot(settings: dict) -> Snapshot:
     """The snapshot of a control setting; raises ValueError (or the estimator's error) on bad input."""
-    return _assemble(settings, Settings.of(settings), time.perf_counter())
+    return _assemble(settings, ResultKey.of(settings), time.perf_counter())
 
 
 def lookup_snapshot(settings: dict) -> Snapshot | None:
     """The snapshot of ``settings`` when every step is cached (microseconds), else ``None``."""
     t0 = time.perf_counter()
-    k = Settings.of(settings)
-    full = (*k.dataset, *k.status, *k.estimator)
-    if (k.dataset not in dataset_for or (*k.dataset, *k.status) not in status_eval or full not in bu_result
-            or k.dataset not in bayes_info or full not in _shift_stats):
+    k = ResultKey.of(settings)
+    if not all(step.has(key) for step, key in ((dataset_for, k.data), (status_eval, k.status), (bu_result, k),
+                                               (bayes_info, k.data), (_shift_stats, k))):
         return None
     return _assemble(settings, k, t0)
 
@@ -297,28 +335,27 @@ def lookup_snapshot(settings: dict) -> Snapshot | None:
 def status_cached(settings: dict) -> bool:
     """Whether the dataset and classifier status of ``settings`` are cached (what is left -- Proposal
     2's fit and evaluation -- takes tens of milliseconds, not the status's grid evaluation)."""
-    k = Settings.of(settings)
-    return k.dataset in dataset_for and (*k.dataset, *k.status) in status_eval and k.dataset in bayes_info
+    k = ResultKey.of(settings)
+    return dataset_for.has(k.data) and status_eval.has(k.status) and bayes_info.has(k.data)
 
 
-def prefetch_keys(k: Settings) -> list[Settings]:
+def prefetch_keys(k: ResultKey) -> list[ResultKey]:
     """What to compute ahead of the user after a dataset, C, M, K or T̃ change: the whole γ row
     (nearest γ first) and the neighbouring C at the current γ; for the MLP, every sweep epoch."""
-    cls, g, c, e = k.status
-    if cls == "SVM":
-        row = sorted(GAMMA_GRID, key=lambda x: (abs(x - g), x))
-        out = [k.with_status(("SVM", x, c, 0)) for x in row]
-        out += [k.with_status(("SVM", g, c + d, 0)) for d in (1, -1) if -5 <= c + d <= 10]
+    st = k.status
+    if st.classifier == "SVM":
+        g, c = st.log2_gamma, st.log2_C
+        out = [k.with_status(log2_gamma=x) for x in sorted(GAMMA_GRID, key=lambda x: (abs(x - g), x))]
+        out += [k.with_status(log2_C=c + d) for d in (1, -1) if -5 <= c + d <= 10]
     else:
-        out = [k.with_status(("MLP", 0, 0, x)) for x in sorted(MLP_EPOCHS, key=lambda x: abs(x - e))]
+        out = [k.with_status(epoch=x) for x in sorted(MLP_EPOCHS, key=lambda x: abs(x - st.epoch))]
     return [s for s in out if s != k]
 
 
-def compute_keys(k: Settings) -> None:
+def compute_keys(k: ResultKey) -> None:
     """Compute (and cache) every step of ``k`` without assembling a snapshot (prefetch)."""
-    full = (*k.dataset, *k.status, *k.estimator)
-    bayes_info(*k.dataset)
-    _shift_stats(*full)
+    bayes_info(k.data)
+    _shift_stats(k)
 
 
 # -- work ahead of the user ---------------------------------------------------------------------------
@@ -326,7 +363,7 @@ def _prefetch_enabled() -> bool:
     return os.environ.get("BUVIZ_PREFETCH", "1") != "0"
 
 
-def prefetch(group: Hashable, keys: list[Settings]) -> None:
+def prefetch(group: Hashable, keys: list[ResultKey]) -> None:
     """Compute ``keys`` ahead of the user in the runner's compute lane, behind every user's own
     request; replaces ``group``'s previous batch (latest wins). ``BUVIZ_PREFETCH=0`` in the
     environment turns prefetching off (benchmarks of uncached steps)."""
@@ -338,9 +375,8 @@ def prefetch(group: Hashable, keys: list[Settings]) -> None:
                       latest_wins=False, label="prefetch")
 
 
-def _prefetch_one(k: Settings) -> bool:
-    full = (*k.dataset, *k.status, *k.estimator)
-    if full in bu_result and full in _shift_stats:
+def _prefetch_one(k: ResultKey) -> bool:
+    if bu_result.has(k) and _shift_stats.has(k):
         return False
     try:
         compute_keys(k)

@@ -1,6 +1,7 @@
 """Panel view: optimal error estimates in the discrete case (V. M. Nedelko, "Estimating the Quality
 of Classifiers in the Discrete Case", 2009). The tables, curves and Monte Carlo are computed by
-:mod:`buviz.app.tasks` (one cache, one runner); the view draws them."""
+:mod:`buviz.app.tasks` (one cache), the Monte Carlo in the background through the session's store; the
+view draws them in panes created once."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import param
 from buviz import discrete
 from buviz.app import tasks
 from buviz.app.mathmd import math_markdown
-from buviz.app.session import SessionLink
+from buviz.app.store import SessionStore
 from buviz.plots import discrete as dplots
 
 BALANCED_MAX_N = tasks.BALANCED_MAX_N
@@ -46,14 +47,13 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
     mc_samples = param.Integer(default=4000, bounds=(100, 100_000))
     mc = param.DataFrame(default=None, allow_None=True, precedence=-1)
     mc_state = param.String(default="", precedence=-1, doc="What the Monte Carlo job is doing")
-    link = param.ClassSelector(class_=SessionLink, default=None, precedence=-1,
-                               doc="Where the Monte Carlo result is delivered (the session's)")
+    store = param.ClassSelector(class_=SessionStore, default=None, precedence=-1,
+                                doc="The session's store, which runs the Monte Carlo")
 
     def __init__(self, **params):
         super().__init__(**params)
-        if self.link is None:
-            self.link = SessionLink.for_current_session()
-        self.mc_job = None
+        if self.store is None:
+            self.store = SessionStore(controls=None)
         self.message = pn.pane.Alert("", alert_type="warning", visible=False)
         self.table_pane = pn.pane.HoloViews(sizing_mode="stretch_width")
         self.fig1_pane = pn.pane.HoloViews(sizing_mode="stretch_width")
@@ -76,25 +76,23 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
         p, S = tasks.discrete_curves(N, k)
         if self.n > N:
             raise ValueError(f"n for Fig 1 must be <= N = {N}")
-        at_p = tasks.discrete_at_p(N, k, tasks.number_key(self.p))
+        at_p = tasks.discrete_at_p(N, k, float(self.p))
         return {"tables": tables, "p": p, "S": S, "S_at_p": at_p}
 
     def run_monte_carlo(self, n_points: int = 11, random_state: int = 0, *,
                         blocking: bool | None = None) -> pd.DataFrame | None:
-        """Simulated S at a grid of p (and at the chosen p), overlaid on Fig 2: a job of the one
-        runner (latest wins); ``blocking`` (default: when not served) waits for it and returns it."""
-        key = (int(self.N), int(self.k), tasks.number_key(self.p), int(self.mc_samples), int(n_points),
-               int(random_state))
+        """Simulated S at a grid of p (and at the chosen p), overlaid on Fig 2, computed by the store
+        (:meth:`~buviz.app.store.SessionStore.request`, latest wins); ``blocking`` (default: when not
+        served) waits for it and returns it."""
+        N, k = int(self.N), int(self.k)
         self.mc_state = "running"
-        self.mc_job = tasks.job_for(tasks.discrete_monte_carlo, *key, slot=("monte-carlo", id(self)),
-                                    label="Monte Carlo")
-        self.link.watch(self.mc_job, lambda job: self._mc_done(job, key))
-        if (not self.link.served) if blocking is None else blocking:
-            self.link.wait()
+        self.store.request("monte-carlo", tasks.discrete_monte_carlo, N, k, float(self.p), int(self.mc_samples),
+                           int(n_points), int(random_state), on_done=lambda job: self._mc_done(job, N, k),
+                           label="Monte Carlo", blocking=blocking)
         return self.mc
 
-    def _mc_done(self, job, key) -> None:
-        if (int(self.N), int(self.k)) != key[:2]:  # N or k moved on meanwhile: the table is stale
+    def _mc_done(self, job, N: int, k: int) -> None:
+        if (int(self.N), int(self.k)) != (N, k):  # N or k moved on meanwhile: the table is stale
             return
         if job.status == "done":
             self.param.update(mc=job.result, mc_state="done")

@@ -61,14 +61,14 @@ def sweep_filename(settings: dict | None) -> str:
     return name + ".csv"
 
 
-def sweep_download(state) -> pn.widgets.FileDownload:
-    """Download of the rows of the current sweep received so far (``state.sweep_table``)."""
+def sweep_download(store) -> pn.widgets.FileDownload:
+    """Download of the rows of the current sweep received so far (``store.sweep_table``)."""
     fd = pn.widgets.FileDownload(label="Download sweep CSV", color="light", width=180, embed=False,
-                                 filename=sweep_filename(state.snapshot.settings if state.snapshot else None))
+                                 filename=sweep_filename(store.snapshot.settings if store.snapshot else None))
 
     def callback():
-        fd.filename = sweep_filename(state.snapshot.settings if state.snapshot else None)
-        return io.BytesIO(sweep_csv(state.sweep_table))
+        fd.filename = sweep_filename(store.snapshot.settings if store.snapshot else None)
+        return io.BytesIO(sweep_csv(store.sweep_table))
 
     fd.callback = callback
     return fd

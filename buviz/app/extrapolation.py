@@ -20,7 +20,7 @@ import param
 
 from buviz import extrapolation as ex
 from buviz.app import tasks
-from buviz.app.session import SessionLink
+from buviz.app.store import SessionStore
 from buviz.plots import extrapolation as plots
 
 __all__ = ["ExtrapolationView"]
@@ -71,28 +71,42 @@ class ExtrapolationView(pn.viewable.Viewer):
     basis = param.Selector(default="linear_spline", objects=list(ex.BASES))
     seed = param.Integer(default=0, bounds=(0, 10_000))
     fixture_index = param.Integer(default=0, bounds=(0, 29), doc="Instance of the ClassEx fixture")
-    link = param.ClassSelector(class_=SessionLink, default=None, precedence=-1,
-                               doc="Where background results are delivered (the session's)")
+    store = param.ClassSelector(class_=SessionStore, default=None, precedence=-1,
+                                doc="The session's store, which computes the curves and tables in the background")
+
+    _SIZE = dict(width=420, height=360)
 
     def __init__(self, **params):
         super().__init__(**params)
-        if self.link is None:
-            self.link = SessionLink.for_current_session()
-        self._table = pn.pane.Markdown("*Press the button to compare classifiers (K = 20 → k = 400).*")
+        if self.store is None:
+            self.store = SessionStore(controls=None)
         self._button = pn.widgets.Button(label="Compare classifiers (Table 1 style)", color="primary")
         self._button.on_click(self._run_table)
-        self._table_holder = pn.Column(self._table)
+        self._table_note = pn.pane.Markdown("*Press the button to compare classifiers (K = 20 → k = 400).*")
+        self._table = pn.widgets.Tabulator(None, disabled=True, show_index=False, visible=False)
         self.table: pd.DataFrame | None = None
         self.last_error: str | None = None
+        # every pane created once; a change of the controls sets their objects
+        self.toy_panes = {k: pn.pane.HoloViews(None, linked_axes=False)
+                          for k in ("level_sets", "dbar", "risk", "polynomial_error")}
+        self.ext_pane = pn.pane.HoloViews(None, linked_axes=False)
+        self.ext_table = pn.widgets.Tabulator(None, disabled=True, show_index=False)
+        self.fit_pane = pn.pane.HoloViews(None, linked_axes=False, visible=False)
+        self.peer_pane = pn.pane.HoloViews(None, linked_axes=False)
+        self.peer_table = pn.widgets.Tabulator(None, disabled=True, show_index=False)
+        self.alerts = {k: pn.pane.Alert("", alert_type="danger", visible=False) for k in ("toy", "ext", "peer")}
+        self._toy_view()
+        self._ext_view()
+        self._peer_view()
 
     # ------------------------------------------------------------------ data (no widgets; testable)
     def toy_data(self) -> dict:
         """Everything the toy tab draws, for the current ρ."""
-        return tasks.toy_model(tasks.number_key(self.rho))
+        return tasks.toy_model(float(self.rho))
 
-    def toy_plots(self):
-        """HoloViews elements of the toy tab (Figs 6, 7a, 7b/8b, 8c)."""
-        d = self.toy_data()
+    def toy_plots(self, d: dict | None = None):
+        """HoloViews elements of the toy tab (Figs 6, 7a, 7b/8b, 8c), of ``d`` (default: :meth:`toy_data`)."""
+        d = self.toy_data() if d is None else d
         return {
             "level_sets": plots.toy_level_sets(d["level_grid"], self.rho),
             "dbar": plots.dbar_curves(d["dbar"]),
@@ -102,86 +116,85 @@ class ExtrapolationView(pn.viewable.Viewer):
 
     def extrapolation_data(self) -> dict:
         """Observed AverageTA_k on K random classes, each estimator's curve, and the ground truth."""
-        return tasks.extrapolation_curves(self.population, tasks.number_key(self.pop_rho), int(self.seed),
+        return tasks.extrapolation_curves(self.population, float(self.pop_rho), int(self.seed),
                                           self.classifier, int(self.K), self.method, self.basis)
 
-    def extrapolation_plot(self):
-        d = self.extrapolation_data()
+    def extrapolation_plot(self, d: dict | None = None):
+        """Observed, extrapolated and true accuracy curves of ``d`` (default: :meth:`extrapolation_data`)."""
+        d = self.extrapolation_data() if d is None else d
         return plots.extrapolation_curves(d["observed"], d["estimates"], d["truth"], k_observed=d["K"])
 
-    # ------------------------------------------------------------------ panes
-    def _safe(self, fn):
+    # ------------------------------------------------------------------ panes (created once)
+    def _follow(self, what: str, compute, show) -> None:
+        """``show(compute())`` in the panes of ``what`` (cached steps of :mod:`buviz.app.tasks`, computed
+        here, while the tab is on screen: a result arriving later would reach panes of a closed tab); a
+        failure is shown in ``what``'s alert, never raised, and the last good figures stay."""
+        alert = self.alerts[what]
         try:
-            self.last_error = None
-            return fn()
+            show(compute())
+            error = None
         except Exception as exc:  # shown to the user, never a crash
-            self.last_error = f"{type(exc).__name__}: {exc}"
-            return pn.pane.Alert(f"Could not compute: {self.last_error}", alert_type="danger")
+            error = f"{type(exc).__name__}: {exc}"
+        self.last_error = error
+        if error is not None or alert.visible:
+            alert.object, alert.visible = f"Could not compute: {error}", error is not None
 
-    @param.depends("rho")
-    def _toy_view(self):
-        def build():
-            p = self.toy_plots()
-            return pn.Column(
-                pn.Row(pn.pane.HoloViews(p["level_sets"].opts(width=420, height=360)),
-                       pn.pane.HoloViews(p["dbar"].opts(width=420, height=360))),
-                pn.Row(pn.pane.HoloViews(p["risk"].opts(width=420, height=360)),
-                       pn.pane.HoloViews(p["polynomial_error"].opts(width=420, height=360))))
-        return self._safe(build)
+    @param.depends("rho", watch=True)
+    def _toy_view(self) -> None:
+        def show(d):
+            for k, el in self.toy_plots(d).items():
+                self.toy_panes[k].object = el.opts(**self._SIZE)
 
-    @param.depends("population", "pop_rho", "classifier", "K", "method", "basis", "seed")
-    def _ext_view(self):
-        def build():
-            d = self.extrapolation_data()
-            el = plots.extrapolation_curves(d["observed"], d["estimates"], d["truth"], k_observed=d["K"])
-            rows = [{"estimator": name, f"predicted at k={d['n_classes']}": float(a[-1]),
-                     "truth": float(d["truth"][1][-1]), "error": float(a[-1] - d["truth"][1][-1])}
-                    for name, (_, a) in d["estimates"].items()]
-            items = [pn.pane.HoloViews(el.opts(width=760, height=420)),
-                     pn.widgets.Tabulator(pd.DataFrame(rows), disabled=True, show_index=False)]
+        self._follow("toy", self.toy_data, show)
+
+    @staticmethod
+    def _rows(d: dict, name: str, k_total: int) -> list[dict]:
+        truth = float(d["truth"][1][-1])
+        return [{name: n, f"predicted at k={k_total}": float(a[-1]), "truth": truth, "error": float(a[-1]) - truth}
+                for n, (_, a) in d["estimates"].items()]
+
+    @param.depends("population", "pop_rho", "classifier", "K", "method", "basis", "seed", watch=True)
+    def _ext_view(self) -> None:
+        def show(d):
+            self.ext_pane.object = self.extrapolation_plot(d).opts(width=760, height=420)
+            self.ext_table.value = pd.DataFrame(self._rows(d, "estimator", d["n_classes"]))
             fit = d["fits"].get(f"moment ({self.basis})")
             if fit is not None and fit.dbar_fit is not None:
-                items.append(pn.pane.HoloViews(plots.dbar_fit_vs_true(fit.dbar_fit).opts(width=420,
-                                                                                       height=300)))
-            return pn.Column(*items)
-        return self._safe(build)
+                self.fit_pane.object = plots.dbar_fit_vs_true(fit.dbar_fit).opts(width=420, height=300)
+            self.fit_pane.visible = fit is not None and fit.dbar_fit is not None
+
+        self._follow("ext", self.extrapolation_data, show)
 
     def peer_data(self) -> dict:
         """Each method's curve, the truth and the R package's predictions for one fixture instance."""
         return tasks.peer_comparison(int(self.fixture_index))
 
-    @param.depends("fixture_index")
-    def _peer_view(self):
-        def build():
-            d = self.peer_data()
-            k_tot = d["k_total"]
-            rows = [{"method": name, f"predicted at k={k_tot}": float(a[-1]),
-                     "truth": float(d["truth"][1][-1]), "error": float(a[-1] - d["truth"][1][-1])}
-                    for name, (_, a) in d["estimates"].items()]
-            rows += [{"method": f"ClassEx (R): {name}", f"predicted at k={k_tot}": float(v),
-                      "truth": float(d["truth"][1][-1]), "error": float(v - d["truth"][1][-1])}
-                     for name, v in d["peer"].items()]
-            return pn.Column(pn.pane.HoloViews(plots.peer_comparison(d).opts(width=760, height=420)),
-                             pn.widgets.Tabulator(pd.DataFrame(rows).round(4), disabled=True, show_index=False))
-        return self._safe(build)
+    @param.depends("fixture_index", watch=True)
+    def _peer_view(self) -> None:
+        def show(d):
+            k_tot, truth = d["k_total"], float(d["truth"][1][-1])
+            rows = self._rows(d, "method", k_tot)
+            rows += [{"method": f"ClassEx (R): {name}", f"predicted at k={k_tot}": float(v), "truth": truth,
+                      "error": float(v) - truth} for name, v in d["peer"].items()]
+            self.peer_pane.object = plots.peer_comparison(d).opts(width=760, height=420)
+            self.peer_table.value = pd.DataFrame(rows).round(4)
+
+        self._follow("peer", self.peer_data, show)
 
     def _run_table(self, event=None, *, blocking: bool | None = None):
-        """The Table-1-style comparison as a job of the one runner (heavy lane, latest wins)."""
+        """The Table-1-style comparison, computed by the store (heavy lane, latest wins)."""
         self._button.loading = True
-        key = (tasks.number_key(self.pop_rho), int(self.seed))
-        job = tasks.job_for(tasks.classifier_comparison, *key, lane="heavy", slot=("comparison", id(self)),
-                            label="classifier comparison")
-        self.link.watch(job, self._table_done)
-        if (not self.link.served) if blocking is None else blocking:
-            self.link.wait()
+        self.store.request("comparison", tasks.classifier_comparison, float(self.pop_rho), int(self.seed),
+                           lane="heavy", on_done=self._table_done, label="classifier comparison", blocking=blocking)
 
     def _table_done(self, job) -> None:
         self._button.loading = False
         if job.status == "done":
             self.table = job.result
-            self._table_holder[:] = [pn.widgets.Tabulator(job.result.round(3), disabled=True, show_index=False)]
+            self._table.value, self._table.visible = job.result.round(3), True
+            self._table_note.visible = False
         elif job.status == "error":
-            self._table_holder[:] = [pn.pane.Alert(f"Comparison failed: {job.error}", alert_type="danger")]
+            self._table_note.object, self._table_note.visible = f"**Comparison failed:** {job.error}", True
 
     #: Sidebar labels (what each control means, with units).
     LABELS = {
@@ -213,11 +226,12 @@ class ExtrapolationView(pn.viewable.Viewer):
     def main(self) -> pn.Tabs:
         """The view's plots and formulas: the toy model and the extrapolation, as two tabs."""
         notes = {"styles": {"overflow-x": "auto"}, "sizing_mode": "stretch_width"}
-        toy = pn.Column(pn.panel(self._toy_view, loading_indicator=True, defer_load=False),
-                        pn.pane.Markdown(_TOY_MD, **notes))
-        ext = pn.Column(pn.panel(self._ext_view, loading_indicator=True), self._button, self._table_holder,
-                        pn.pane.Markdown(_EXT_MD, **notes))
-        peer = pn.Column(pn.panel(self._peer_view, loading_indicator=True), pn.pane.Markdown(_PEER_MD, **notes))
+        t = self.toy_panes
+        toy = pn.Column(self.alerts["toy"], pn.Row(t["level_sets"], t["dbar"]),
+                        pn.Row(t["risk"], t["polynomial_error"]), pn.pane.Markdown(_TOY_MD, **notes))
+        ext = pn.Column(self.alerts["ext"], self.ext_pane, self.ext_table, self.fit_pane, self._button,
+                        self._table_note, self._table, pn.pane.Markdown(_EXT_MD, **notes))
+        peer = pn.Column(self.alerts["peer"], self.peer_pane, self.peer_table, pn.pane.Markdown(_PEER_MD, **notes))
         return pn.Tabs(("Toy model", toy), ("Extrapolation", ext), ("ClassEx comparison", peer), dynamic=True,
                        sizing_mode="stretch_width")
 

@@ -1,15 +1,17 @@
 """The explorer's "Figures" tab: every registered paper figure, its parameters as widgets, rendered on
 demand with the Bokeh backend, and exported as SVG, PNG or PDF through :func:`buviz.figures.to_bytes`.
 
-The widgets come from the figures' param declarations (bounds, choices, defaults, docs as tooltips).
+The widgets are :class:`panel.Param` widgets of a figure instance, made from the figures' param
+declarations (bounds, choices, defaults, docs as tooltips).
 A figure can take seconds, so nothing renders on a widget change: the "Render" button builds the
-figure (a job of the one runner's heavy lane, :mod:`buviz.app.runner`: the γ sweeps of some figures
+figure (in the background through the session's store, heavy lane: the γ sweeps of some figures
 drive the joblib pool, so they wait for a running CV sweep) and the last figure stays on screen until
 the new one is ready; a bad parameter or a failing build shows a message instead.
 """
 
 from __future__ import annotations
 
+import functools
 import io
 
 import pandas as pd
@@ -17,9 +19,7 @@ import panel as pn
 import param
 
 from buviz import figures
-from buviz.app.runner import RUNNER
-from buviz.app.session import SessionLink
-from buviz.figures._base import parse_text
+from buviz.app.store import SessionStore
 
 __all__ = ["FigureGallery", "PAPER_TITLES"]
 
@@ -30,32 +30,23 @@ PAPER_TITLES = {"uncertainty": "Boundary uncertainty (Ha et al. 2021)",
 EXPORT_FORMATS = ("svg", "png", "pdf")
 
 
-def _list_text(value) -> str:
-    return ", ".join(str(v) for v in value) if value is not None else ""
+#: Numbers are typed into boxes (Panel's default for a bounded number is a slider): the start, end and
+#: step still come from the parameter's declaration.
+_TYPED = {param.Integer: pn.widgets.IntInput, param.Number: pn.widgets.FloatInput}
 
 
-def _read_list(text: str, p: param.Parameter) -> list:
-    return parse_text(p, text)
+def _typed(fig: param.Parameterized) -> dict:
+    """Panel's widget options for each parameter: labelled by its name (as the command line and the
+    docs name it), numbers typed."""
+    return {n: {"name": n, **({"type": _TYPED[type(fig.param[n])]} if type(fig.param[n]) in _TYPED else {})}
+            for n in type(fig).parameter_names()}
 
 
-def _widget(name: str, p: param.Parameter, tooltip: str):
-    """A widget for one figure parameter, from its declaration."""
-    kw = dict(label=name, description=tooltip, sizing_mode="stretch_width")
-    if isinstance(p, param.Boolean):
-        return pn.widgets.Checkbox(value=bool(p.default), label=name)
-    if isinstance(p, param.Integer) and p.default is not None:
-        lo, hi = p.bounds or (None, None)
-        return pn.widgets.IntInput(value=p.default, start=lo, end=hi, **kw)
-    if isinstance(p, param.Number) and not isinstance(p, param.Integer):
-        lo, hi = p.bounds or (None, None)
-        return pn.widgets.FloatInput(value=p.default, start=lo, end=hi, **kw)
-    if isinstance(p, param.ListSelector):
-        return pn.widgets.MultiChoice(value=list(p.default), options=list(p.objects), **kw)
-    if isinstance(p, param.Selector):
-        return pn.widgets.Select(value=p.default, options=list(p.objects), **kw)
-    if isinstance(p, param.List):
-        return pn.widgets.TextInput(value=_list_text(p.default), **kw)
-    return pn.widgets.TextInput(value="" if p.default is None else str(p.default), **kw)  # e.g. optional index
+def parameter_widgets(fig: param.Parameterized) -> pn.Param:
+    """The widgets of a figure instance's parameters, made by :class:`panel.Param` from their declarations
+    (type, bounds, choices, defaults; the docs as tooltips) and linked to the instance both ways."""
+    return pn.Param(fig, parameters=type(fig).parameter_names(), widgets=_typed(fig), show_name=False,
+                    sizing_mode="stretch_width")
 
 
 class FigureGallery(pn.viewable.Viewer):
@@ -70,19 +61,20 @@ class FigureGallery(pn.viewable.Viewer):
 
     figure = param.Selector(default="discrete_fig2", objects=list(figures.REGISTRY), doc="figure shown")
     rendering = param.Boolean(False, doc="a render is under way")
-    link = param.ClassSelector(class_=SessionLink, default=None, precedence=-1,
-                               doc="Where the rendered figure is delivered (the session's)")
+    store = param.ClassSelector(class_=SessionStore, default=None, precedence=-1,
+                                doc="The session's store, which renders the figure in the background")
 
     def __init__(self, **params):
         super().__init__(**params)
-        if self.link is None:
-            self.link = SessionLink.for_current_session()
+        if self.store is None:
+            self.store = SessionStore(controls=None)
         groups = {title: {f"{figures.REGISTRY[k].description} ({k})": k for k in figures.REGISTRY
                           if figures.REGISTRY[k].paper == paper} for paper, title in PAPER_TITLES.items()}
         self.select = pn.widgets.Select(label="Figure", groups=groups, value=self.figure, sizing_mode="stretch_width")
         self.select.param.watch(lambda e: setattr(self, "figure", e.new), "value")
-        self.widgets: dict[str, pn.widgets.Widget] = {}
-        self.param_box = pn.Column(sizing_mode="stretch_width")
+        #: the chosen figure's parameters (a figure instance, set by the widgets)
+        self.values_of = figures.get(self.figure)()
+        self.param_pane = parameter_widgets(self.values_of)
         self.render_button = pn.widgets.Button(label="Render", color="primary", sizing_mode="stretch_width")
         self.render_button.on_click(self._on_render)
         self.info = pn.pane.Markdown(sizing_mode="stretch_width", css_classes=["buviz-gallery-info"])
@@ -105,26 +97,23 @@ class FigureGallery(pn.viewable.Viewer):
         cls = figures.get(self.figure)
         if self.select.value != self.figure:
             self.select.value = self.figure
-        self.widgets = {n: _widget(n, cls.param[n], f"{cls.param[n].doc or ''} ({cls.accepts_text(n)})")
-                        for n in cls.parameter_names()}
-        self.param_box[:] = list(self.widgets.values())
+        if type(self.values_of) is not cls:
+            self.values_of = cls()
+            self.param_pane.param.update(object=self.values_of, parameters=cls.parameter_names(),
+                                         widgets=_typed(self.values_of))
         formerly = f" (formerly `{cls.alias}`)" if cls.alias else ""
         self.info.object = (f"**{cls.key}**{formerly}: {cls.description}  \n"
                             f"<small>{cls.citation()}</small>")
 
+    @property
+    def widgets(self) -> dict[str, pn.widgets.Widget]:
+        """The widget of each parameter of the chosen figure, by parameter name."""
+        return dict(zip(type(self.values_of).parameter_names(), self.param_pane.layout.objects, strict=True))
+
     def values(self) -> dict:
         """The parameter values the widgets hold (only those that differ from the defaults)."""
-        cls = figures.get(self.figure)
-        out = {}
-        for n, w in self.widgets.items():
-            p = cls.param[n]
-            v = w.value
-            if isinstance(w, pn.widgets.TextInput):
-                v = _read_list(v, p) if isinstance(p, param.List) else (None if v.strip().lower() in ("", "none")
-                                                                         else _read_list(v, p))
-            if v != p.default:
-                out[n] = v
-        return out
+        fig = self.values_of
+        return {n: getattr(fig, n) for n in type(fig).parameter_names() if getattr(fig, n) != fig.param[n].default}
 
     # -- rendering -------------------------------------------------------------------------------
     def _show(self, key: str, obj=None, error: Exception | None = None) -> bool:
@@ -146,25 +135,17 @@ class FigureGallery(pn.viewable.Viewer):
         return True
 
     def render(self, *, blocking: bool | None = None) -> bool:
-        """Build the chosen figure with the widgets' values (a job of the runner's heavy lane) and
-        show it; on failure keep the last figure and show the error. ``blocking`` (default: when not
-        served) waits for it. Returns whether it rendered (blocking) or was submitted."""
+        """Build the chosen figure with the widgets' values (in the background, heavy lane, through the
+        store) and show it; on failure keep the last figure and show the error. ``blocking`` (default:
+        when not served) waits for it. Returns whether it rendered (blocking) or was submitted."""
         key = self.figure
-        try:
-            values = self.values()
-        except Exception as exc:  # any failure becomes a message: the explorer must not go down
-            return self._show(key, error=exc)
         if self.rendering:
             return False
         self.rendering = True
         self.render_button.loading = True
-        job = RUNNER.submit(lambda j: figures.render(key, **values), lane="heavy", slot=("gallery", id(self)),
-                            label=f"figure {key}")
-        self.link.watch(job, lambda j: self._rendered(key, j))
-        if (not self.link.served) if blocking is None else blocking:
-            self.link.wait()
-            return job.status == "done"
-        return True
+        job = self.store.request("gallery", functools.partial(figures.render, key, **self.values()), lane="heavy",
+                                 label=f"figure {key}", on_done=lambda j: self._rendered(key, j), blocking=blocking)
+        return True if self.rendering else job.status == "done"  # submitted, or waited for
 
     def _rendered(self, key: str, job) -> None:
         self.rendering = False
@@ -207,7 +188,7 @@ class FigureGallery(pn.viewable.Viewer):
     # -- layout ----------------------------------------------------------------------------------
     def controls(self) -> pn.Column:
         """The sidebar: figure selector, parameters, Render button, exports."""
-        return pn.Column(self.select, self.param_box, self.render_button, self.downloads,
+        return pn.Column(self.select, self.param_pane, self.render_button, self.downloads,
                          sizing_mode="stretch_width")
 
     def main(self) -> pn.Column:

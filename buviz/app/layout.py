@@ -1,15 +1,14 @@
 """The explorer's template: sidebar controls, tabs of views, URL sync, reset, sweep polling.
 
 ``build_app()`` returns a ``pn.template.BootstrapTemplate``; ``apps/explorer.py`` calls it and
-``.servable()``. Every control is a widget on :class:`~buviz.app.state.ExplorerState`. The γ, C,
-epoch and T̃ sliders follow the hand (the state sees every ``value`` while a slider is dragged and
-coalesces them, latest wins); N is throttled (each N is a new dataset).
+``.servable()``. The roles are Panel's: every control is a widget on the session's
+:class:`~buviz.app.controls.Controls`, the :class:`~buviz.app.store.SessionStore` derives and publishes
+the data, and the views (one per tab) draw the store's parameters. The γ, C, epoch and T̃ sliders
+follow the hand (the store sees every ``value`` while a slider is dragged and coalesces them, latest
+wins); N is throttled (each N is a new dataset).
 """
 
 from __future__ import annotations
-
-import copy
-import functools
 
 import holoviews as hv
 import panel as pn
@@ -17,17 +16,16 @@ import param
 
 from buviz import datasets
 from buviz.app._panel_compat import guard_close_after_failed_ping, server_dist_url, set_dist_url
+from buviz.app.controls import URL_PARAMS, Controls, url_settings
 from buviz.app.mathmd import fix_math
 from buviz.app.meta import TITLE
 from buviz.app.snippets import CodePanel
-from buviz.app.state import CONTROL_PARAMS, ExplorerState
+from buviz.app.store import SessionStore
 from buviz.app.upload import CSV_HELP
 from buviz.app.viewbase import TabView, bound_pane
 
-__all__ = ["ExplorerApp", "build_app", "tab_views", "URL_PARAMS", "TITLE"]
+__all__ = ["ExplorerApp", "build_app", "build_store", "tab_views", "URL_PARAMS", "TITLE"]
 
-#: Controls mirrored in the URL query string (name in the URL = parameter name).
-URL_PARAMS = (*CONTROL_PARAMS, "sweep_proposal1")
 
 _ABOUT = """
 Explore how a classifier with parameters Λ (a *status*) is judged by **boundary uncertainty**
@@ -46,13 +44,14 @@ numbers (diagonal) or a 2×2 matrix. Press *Apply mixture*."""
 _WRAPPING_TABS = ".bk-headers-wrapper { flex-wrap: wrap; overflow-x: visible; }"
 
 
-def tab_views(state: ExplorerState, on_select=None) -> dict[str, TabView]:
+def tab_views(store: SessionStore, on_select=None) -> dict[str, TabView]:
     """The seven boundary-uncertainty views, keyed by tab title (the app shell assembles them; no
     view module imports another)."""
     from buviz.app.amplitude import AmplitudeView
-    from buviz.app.uncertainty import CurvesView, SampleSpaceView, SampleView, SensitivityView, ShiftView, WeightsView
+    from buviz.app.curves import CurvesView, SensitivityView
+    from buviz.app.uncertainty import SampleSpaceView, SampleView, ShiftView, WeightsView
 
-    sample = SampleView(state=state)
+    sample = SampleView(store=store)
 
     def select(index: int) -> None:  # a tap on a map: the One sample tab shows that sample
         sample.select(index)
@@ -60,13 +59,13 @@ def tab_views(state: ExplorerState, on_select=None) -> dict[str, TabView]:
             on_select(index)
 
     return {
-        "Sample space": SampleSpaceView(state=state, on_select=select),
-        "Weights k̂/w": WeightsView(state=state, on_select=select),
-        "Covariate shift": ShiftView(state=state),
-        "Error vs −Û": CurvesView(state=state),
+        "Sample space": SampleSpaceView(store=store, on_select=select),
+        "Weights k̂/w": WeightsView(store=store, on_select=select),
+        "Covariate shift": ShiftView(store=store),
+        "Error vs −Û": CurvesView(store=store),
         "One sample": sample,
-        "Sensitivity M, K": SensitivityView(state=state),
-        "T̃ amplitude": AmplitudeView(state=state),
+        "Sensitivity M, K": SensitivityView(store=store),
+        "T̃ amplitude": AmplitudeView(store=store),
     }
 
 
@@ -97,50 +96,51 @@ DATASET_HINTS = {
 
 
 def dataset_options() -> dict[str, str]:
-    """The dataset menu: label -> name, every choice of the state, the ambiguous ones explained."""
-    return {DATASET_HINTS.get(n, n): n for n in ExplorerState.param.dataset.objects}
+    """The dataset menu: label -> name, every choice of the controls, the ambiguous ones explained."""
+    return {DATASET_HINTS.get(n, n): n for n in Controls.param.dataset.objects}
 
 
 def _throttled(widget_type, **kw):
     return {"type": widget_type, "throttled": True, **kw}
 
 
-def _other_view(kind: str, link=None):
+def _other_view(kind: str, store: SessionStore):
     """The Extrapolation, Discrete or Figures view object, or an Alert saying why it is unavailable."""
     try:
         if kind == "Figures":
             from buviz.app.gallery import FigureGallery
 
-            return FigureGallery(link=link)
+            return FigureGallery(store=store)
         if kind == "Extrapolation":
             from buviz.app.extrapolation import ExtrapolationView
 
-            return ExtrapolationView(link=link)
+            return ExtrapolationView(store=store)
         from buviz.app.discrete import DiscreteEstimatorsView
 
-        return DiscreteEstimatorsView(link=link)
+        return DiscreteEstimatorsView(store=store)
     except Exception as exc:  # another tab must never take the explorer down
         return pn.pane.Alert(f"{kind} view unavailable: {exc}", alert_type="warning")
 
 
 class ExplorerApp(pn.viewable.Viewer):
-    """State + views + controls; ``template()`` builds the served page.
+    """Controls + store + views; ``template()`` builds the served page.
 
     The sidebar follows the open tab: the boundary-uncertainty controls for the seven boundary tabs,
     the Extrapolation or Discrete view's own controls for those tabs (built when first opened).
     """
 
-    state = param.ClassSelector(class_=ExplorerState)
+    store = param.ClassSelector(class_=SessionStore, doc="The session's store (its controls: ``store.controls``)")
 
     #: Tabs whose views need the sweep: opening one starts it (and later settings changes restart it).
     SWEEP_TABS = ("Error vs −Û", "Sensitivity M, K")
     OTHER_TABS = ("Extrapolation", "Discrete", "Figures")
 
     def __init__(self, **params):
-        if "state" not in params:
-            params["state"] = ExplorerState()
+        if "store" not in params:
+            params["store"] = SessionStore()
         super().__init__(**params)
-        self.views = tab_views(self.state, on_select=self._show_sample)
+        self.controls = self.store.controls
+        self.views = tab_views(self.store, on_select=self._show_sample)
         self.tab_names = [*self.views, *self.OTHER_TABS]
         self.other_views: dict[str, object] = {}
         self._other_main = {name: pn.Column(sizing_mode="stretch_width") for name in self.OTHER_TABS}
@@ -153,18 +153,18 @@ class ExplorerApp(pn.viewable.Viewer):
         for view_name, view in self.views.items():
             view.tab_open = view_name == self.tab_names[self.tabs.active]
         self.boundary_controls = pn.Column(*self._build_controls(), sizing_mode="stretch_width")
-        self.code_panel = CodePanel(state=self.state)
+        self.code_panel = CodePanel(store=self.store)
         self.message = bound_pane(pn.pane.Alert(alert_type="danger", sizing_mode="stretch_width",
                                                 css_classes=["buviz-message"]),
-                                  lambda: self.state.message, (self.state, "message"))
-        self.message.visible = bool(self.state.message)
-        self.state.param.watch(self._on_message, "message")
+                                  lambda: self.store.message, (self.store, "message"))
+        self.message.visible = bool(self.store.message)
+        self.store.param.watch(self._on_message, "message")
         self.notice = bound_pane(pn.pane.Alert(alert_type="info", sizing_mode="stretch_width",
                                                css_classes=["buviz-notice"]),
-                                 lambda: self.state.notice, (self.state, "notice"))
-        self.notice.visible = self.state.param.notice.rx().rx.pipe(bool)
+                                 lambda: self.store.notice, (self.store, "notice"))
+        self.notice.visible = self.store.param.notice.rx().rx.pipe(bool)
         self.computing = bound_pane(pn.pane.Markdown(height=24, margin=(0, 10), css_classes=["buviz-computing"]),
-                                    self._computing_text, (self.state, "computing"))
+                                    self._computing_text, (self.store, "computing"))
 
     # ------------------------------------------------------------------ tabs and sidebar
     @property
@@ -181,11 +181,11 @@ class ExplorerApp(pn.viewable.Viewer):
             except Exception as exc:  # the opened view cannot draw the state shown: back to the last good one
                 failed = exc
         if failed is not None:
-            self.state.store.view_failed(failed, drop_current=True)
+            self.store.view_failed(failed, drop_current=True)
         if name in self.SWEEP_TABS:
-            self.state.auto_sweep = True
+            self.store.auto_sweep = True
         if name in self.OTHER_TABS and name not in self.other_views:
-            view = self.other_views[name] = _other_view(name, self.state.link)
+            view = self.other_views[name] = _other_view(name, self.store)
             if hasattr(view, "controls"):
                 self._other_controls[name][:] = [view.controls()]
                 self._other_main[name][:] = [fix_math(view.main())]
@@ -203,8 +203,8 @@ class ExplorerApp(pn.viewable.Viewer):
 
     # ------------------------------------------------------------------ controls
     def _build_controls(self):
-        s = self.state
-        # The status and estimator sliders follow the hand (value, not value_throttled): the state
+        s, store = self.controls, self.store
+        # The status and estimator sliders follow the hand (value, not value_throttled): the store
         # coalesces the changes, latest wins. N stays throttled: each N is a new dataset.
         w = pn.widgets
         spec = {
@@ -229,7 +229,7 @@ class ExplorerApp(pn.viewable.Viewer):
         fixed = s.param.dataset.rx().rx.pipe(lambda d: d in datasets.REAL_NAMES or d == "csv")  # not UCI
         self.widgets["n_train"].visible = fixed.rx.not_()
         self.size_pane = bound_pane(pn.pane.Markdown(margin=(0, 10), css_classes=["buviz-sizes"]),
-                                    lambda: dataset_size_text(s.snapshot), (s, "snapshot"))
+                                    lambda: dataset_size_text(store.snapshot), (store, "snapshot"))
         data = pn.Column(*[self.widgets[p] for p in ("dataset", "n_train")], self.size_pane, self.widgets["seed"],
                          sizing_mode="stretch_width")
         clf = pn.Column(*[self.widgets[p] for p in ("classifier", "log2_gamma", "log2_C", "epoch")],
@@ -244,7 +244,7 @@ class ExplorerApp(pn.viewable.Viewer):
         self.mixture_text = pn.widgets.TextAreaInput(value=s.mixture_json, height=160, label="Mixture (JSON)",
                                                      sizing_mode="stretch_width")
         apply_mix = pn.widgets.Button(label="Apply mixture", color="primary")
-        apply_mix.on_click(lambda e: s.set_mixture(self.mixture_text.value))
+        apply_mix.on_click(lambda e: store.set_mixture(self.mixture_text.value))
         s.param.watch(lambda e: setattr(self.mixture_text, "value", e.new), "mixture_json")
         mixture = pn.Card(pn.pane.Markdown(_MIXTURE_HELP), self.mixture_text, apply_mix,
                           title="Custom mixture editor", collapsed=True, sizing_mode="stretch_width")
@@ -257,7 +257,7 @@ class ExplorerApp(pn.viewable.Viewer):
                          title="Upload a CSV", collapsed=True, sizing_mode="stretch_width")
 
         reset = pn.widgets.Button(label="Reset all controls", color="warning", sizing_mode="stretch_width")
-        reset.on_click(lambda e: s.reset())
+        reset.on_click(lambda e: store.reset())
         #: the groups of controls by name (laid out differently by the notebook explorer)
         self.control_groups = {"data": data, "mixture": mixture, "upload": upload, "classifier": clf,
                                "estimator": est, "reset": reset}
@@ -271,7 +271,7 @@ class ExplorerApp(pn.viewable.Viewer):
 
     def _on_upload(self, event):
         if event.new:
-            self.state.upload_csv(event.new, self.file_input.filename or "upload.csv")
+            self.store.upload_csv(event.new, self.file_input.filename or "upload.csv")
 
     # ------------------------------------------------------------------ messages
     def _on_message(self, event):
@@ -280,7 +280,7 @@ class ExplorerApp(pn.viewable.Viewer):
             pn.state.notifications.error(event.new, duration=6000)
 
     def _computing_text(self) -> str:
-        c = self.state.computing
+        c = self.store.computing
         if not c:
             return ""
         return f"<span style='color:#666'>⏳ computing {c} … (the views show the last status meanwhile)</span>"
@@ -301,7 +301,7 @@ class ExplorerApp(pn.viewable.Viewer):
         idle page does no work and Panel's busy indicator rests.
         """
         if pn.state.location is not None:
-            pn.state.location.sync(self.state, {p: p for p in URL_PARAMS})
+            self.controls.sync_url(pn.state.location)
             # the open tab (its index) too; not with location.sync, which would open it while the page
             # is being built (an Extrapolation, Discrete or Figures tab built then keeps the page blank)
             self._open_tab_from_url()
@@ -309,7 +309,7 @@ class ExplorerApp(pn.viewable.Viewer):
             self.tabs.param.watch(lambda e: location.update_query(tab=e.new), "active")
         doc = pn.state.curdoc
         if doc is not None and doc.session_context is not None:
-            self.state.attach(doc)
+            self.store.attach(doc)
 
     def _open_tab_from_url(self) -> None:
         """Open the tab the URL names (``?tab=8``, its index), if it names one."""
@@ -347,63 +347,22 @@ def _use_local_stylesheets() -> None:
         set_dist_url(doc, url)
 
 
-@functools.cache
-def _url_probe_class():
-    return param.parameterized_class("URLProbe", {k: copy.copy(ExplorerState.param[k]) for k in URL_PARAMS})
-
-
-def _url_probe() -> param.Parameterized:
-    """A throwaway object with copies of the controls' parameters: setting one validates a value."""
-    return _url_probe_class()()
-
-
-def url_settings() -> tuple[dict, list[str]]:
-    """The controls given in the served page's URL (``?n_train=200&M=30``), checked one by one:
-    ``(valid values, rejected "name=value" strings)``. Read before the state exists, so a new session
-    computes one snapshot, for these settings, rather than the defaults' first."""
-    args = getattr(pn.state, "session_args", None) or {}
-    query = {k: v[-1].decode("utf-8", "replace") for k, v in args.items() if k in URL_PARAMS and v}
-    if not query:
-        return {}, []
-    from urllib.parse import urlencode
-
-    from panel.util import parse_query
-
-    parsed = parse_query("?" + urlencode(query))
-    valid, rejected = {}, []
-    for k, raw in query.items():
-        p = ExplorerState.param[k]
-        v = raw if isinstance(p, (param.String, param.Selector)) else parsed.get(k, raw)  # K=3 is a choice
-        if isinstance(p, param.Integer) and isinstance(v, float) and v.is_integer():
-            v = int(v)  # the URL parser reads "-2" as a float
-        elif isinstance(p, param.Boolean) and v in (0, 1) and not isinstance(v, bool):
-            v = bool(v)
-        try:
-            if isinstance(v, bool) and not isinstance(p, param.Boolean):
-                raise ValueError("not a number")
-            setattr(_url_probe(), k, v)  # type and bounds, as setting the control would check them
-        except Exception:
-            rejected.append(f"{k}={raw[:40]}")
-        else:
-            valid[k] = v
-    return valid, rejected
-
-
-def build_state(**state_params) -> ExplorerState:
-    """A session's state: the URL's valid controls over ``state_params``. Rejected URL values, or
-    valid ones that cannot be computed together (M > N), leave the defaults and a message."""
+def build_store(**params) -> SessionStore:
+    """A session's store: the URL's valid controls over ``params`` (controls and store options).
+    Rejected URL values, or valid ones that cannot be computed together (M > N), leave the defaults
+    and a message."""
     url, rejected = url_settings()
-    state = ExplorerState(**{**state_params, **url})
+    store = SessionStore(**{**params, **url})
     msg = f"Ignored in the URL: {', '.join(rejected)}" if rejected else ""
-    if state.snapshot is None and url:
-        msg = "; ".join(m for m in (state.message, msg) if m)
-        state.param.update(**{k: state_params.get(k, ExplorerState.param[k].default) for k in url})
+    if store.snapshot is None and url:
+        msg = "; ".join(m for m in (store.message, msg) if m)
+        store.controls.param.update(**{k: params.get(k, Controls.param[k].default) for k in url})
     if msg:
-        state.message = msg
-    return state
+        store.report(msg)
+    return store
 
 
-def build_app(**state_params):
+def build_app(**params):
     """The served page (``panel serve apps/explorer.py``)."""
     _use_local_stylesheets()
     guard_close_after_failed_ping()
@@ -412,9 +371,9 @@ def build_app(**state_params):
     # WebGL runs in software and doubles the browser's time per update.
     hv.renderer("bokeh").webgl = False
     # served: a session's sweep starts when a tab that needs it is opened (see ExplorerApp.SWEEP_TABS)
-    state_params.setdefault("auto_sweep", pn.state.curdoc is None)
+    params.setdefault("auto_sweep", pn.state.curdoc is None)
     served = pn.state.curdoc is not None and pn.state.curdoc.session_context is not None
     # served: uncached settings are computed in the background (latest wins) and the γ row prefetched
-    state_params.setdefault("asynchronous", served)
-    state_params.setdefault("prefetch", served)
-    return ExplorerApp(state=build_state(**state_params)).template()
+    params.setdefault("asynchronous", served)
+    params.setdefault("prefetch", served)
+    return ExplorerApp(store=build_store(**params)).template()

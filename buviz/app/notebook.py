@@ -5,7 +5,7 @@ results reach it through its Bokeh document. A notebook has neither: this module
 :class:`~buviz.app.layout.ExplorerApp` out in about 960 px (the controls in three columns above the
 tabs) and takes the background results itself, only while background work is running.
 
-How, without a document: the state's :class:`~buviz.app.session.SessionLink` keeps the results of
+How, without a document: the store's :class:`~buviz.app.session.SessionLink` keeps the results of
 background jobs (sweep rows, finished jobs) until they are flushed. When a sweep starts or a job is
 watched, the viewer starts a :class:`~buviz.app.session.BackgroundPoll` (in a notebook kernel an
 asyncio task on the kernel's event loop, the loop that also handles the widgets' messages, so no
@@ -23,8 +23,10 @@ import panel as pn
 import param
 
 from buviz.app._panel_compat import jupyter_dist_url, set_dist_url
-from buviz.app.layout import TITLE, ExplorerApp, build_state
+from buviz.app.controls import CONTROL_PARAMS, Controls
+from buviz.app.layout import TITLE, ExplorerApp, build_store
 from buviz.app.session import BackgroundPoll
+from buviz.app.store import SessionStore
 
 __all__ = ["NotebookExplorer", "explorer", "TITLE_NOTEBOOK"]
 
@@ -55,6 +57,27 @@ class _NotebookRoot(pn.Column):
         return root
 
 
+class SessionState:
+    """A session's controls and its store's outputs under one name, for notebook code: a control is
+    read and set (``state.log2_gamma = 3`` recomputes, as the widget would), anything else is read
+    from the :class:`~buviz.app.store.SessionStore` (``state.snapshot``, ``state.message``)."""
+
+    __slots__ = ("_store",)
+
+    def __init__(self, store: SessionStore):
+        object.__setattr__(self, "_store", store)
+
+    def __getattr__(self, name: str):
+        store = object.__getattribute__(self, "_store")
+        return getattr(store.controls if name in Controls.param else store, name)
+
+    def __setattr__(self, name: str, value) -> None:
+        if name not in Controls.param:
+            raise AttributeError(f"{name!r} is not a control (the store's outputs are read-only); "
+                                 f"controls: {sorted(CONTROL_PARAMS + ('sweep_proposal1',))}")
+        setattr(self._store.controls, name, value)
+
+
 class NotebookExplorer(pn.viewable.Viewer):
     """The explorer laid out for a notebook cell, with its own background-sweep poll.
 
@@ -69,8 +92,12 @@ class NotebookExplorer(pn.viewable.Viewer):
 
     Attributes
     ----------
-    state : ExplorerState
-        ``app.state``: set its parameters (``ex.state.n_train = 500``) as a widget would.
+    store : SessionStore
+        ``app.store``: the snapshot shown and everything else the explorer computed (read-only).
+    controls : Controls
+        The store's controls: set them (``ex.controls.n_train = 500``) as a widget would.
+    state : SessionState
+        Both under one name (``ex.state.n_train = 500``, ``ex.state.snapshot``).
     polling : bool
         Whether the periodic poll is running (only while a sweep or sensitivity run is under way).
     """
@@ -83,29 +110,40 @@ class NotebookExplorer(pn.viewable.Viewer):
         if "app" not in params:
             params["app"] = ExplorerApp()
         super().__init__(**params)
-        self._poll = BackgroundPoll(self.state.link, self.poll_period, after=self._push,
-                                    busy=self.state.background_busy)
-        self.state.link.on_watch.append(self._ensure_polling)
-        self.state.param.watch(self._on_background, ["sweep_state", "sensitivity_state", "snapshot"])
-        self.state.param.watch(self._push_soon, "snapshot")
+        store = self.store
+        self._poll = BackgroundPoll(store.link, self.poll_period, after=self._push, busy=store.background_busy)
+        store.link.on_watch.append(self._ensure_polling)
+        store.param.watch(self._on_background, ["sweep_state", "sensitivity_state", "snapshot"])
+        store.param.watch(self._push_soon, "snapshot")
         app = self.app
         groups = app.control_groups
         column = dict(width=300, margin=(0, 10))
-        self.controls = pn.Row(
+        self.control_row = pn.Row(
             pn.Column(groups["data"], groups["mixture"], groups["upload"], **column),
             pn.Column(groups["classifier"], groups["reset"], **column),
             pn.Column(groups["estimator"], **column),
         )
         # the Extrapolation and Discrete tabs bring their own controls; the boundary controls hide then
-        app.boundary_controls.param.watch(lambda e: setattr(self.controls, "visible", e.new), "visible")
+        app.boundary_controls.param.watch(lambda e: setattr(self.control_row, "visible", e.new), "visible")
         other = [pn.Row(c, width=self.width - 20) for c in app.sidebar[1:]]
-        self._layout = _NotebookRoot(pn.pane.Markdown(TITLE_NOTEBOOK, margin=(0, 10)), self.controls, *other,
+        self._layout = _NotebookRoot(pn.pane.Markdown(TITLE_NOTEBOOK, margin=(0, 10)), self.control_row, *other,
                                      app.main(), width=self.width)
 
     @property
-    def state(self):
-        """The explorer's :class:`~buviz.app.state.ExplorerState`."""
-        return self.app.state
+    def store(self) -> SessionStore:
+        """The explorer's :class:`~buviz.app.store.SessionStore` (``snapshot``, ``sweep_table`` ...)."""
+        return self.app.store
+
+    @property
+    def controls(self) -> Controls:
+        """The explorer's :class:`~buviz.app.controls.Controls` (``ex.controls.log2_gamma = 3``)."""
+        return self.app.store.controls
+
+    @property
+    def state(self) -> SessionState:
+        """The controls and the store's outputs under one name (``ex.state.log2_gamma = 3``,
+        ``ex.state.snapshot``): :class:`SessionState`."""
+        return SessionState(self.store)
 
     @property
     def polling(self) -> bool:
@@ -163,14 +201,15 @@ def explorer(*, width: int = NOTEBOOK_WIDTH, inline: bool = True, poll_period: i
     poll_period : int, default=400
         Milliseconds between polls of a running background sweep.
     **settings
-        Initial controls, any parameter of :class:`~buviz.app.state.ExplorerState`: ``dataset``,
+        Initial controls, any parameter of :class:`~buviz.app.controls.Controls`: ``dataset``,
         ``n_train``, ``seed``, ``classifier``, ``log2_gamma``, ``log2_C``, ``epoch``, ``M``, ``K``,
         ``perturbation``, ``perturbation_mode``, ``tilde``, ``cv``, ``sweep_proposal1``, ...
 
     Returns
     -------
     NotebookExplorer
-        A Panel viewer; ``.state`` holds the controls and the current snapshot.
+        A Panel viewer; ``.controls`` holds the controls, ``.store`` the current snapshot and
+        everything else the explorer computed (``.state`` both, under one name).
 
     Raises
     ------
@@ -191,11 +230,10 @@ def explorer(*, width: int = NOTEBOOK_WIDTH, inline: bool = True, poll_period: i
     (300, 2)
     >>> ex  # doctest: +SKIP
     """
-    from buviz.app.state import ExplorerState
-
-    unknown = sorted(set(settings) - set(ExplorerState.param))
+    valid = (set(Controls.param) | set(SessionStore.param)) - {"name", "controls"}
+    unknown = sorted(set(settings) - valid)
     if unknown:
-        raise ValueError(f"unknown explorer setting(s) {unknown}; valid: {sorted(ExplorerState.param)}")
+        raise ValueError(f"unknown explorer setting(s) {unknown}; valid: {sorted(valid)}")
     if inline:
         pn.config.inline = True
         if _in_notebook() and not pn.extension._loaded:
@@ -203,10 +241,10 @@ def explorer(*, width: int = NOTEBOOK_WIDTH, inline: bool = True, poll_period: i
     # a notebook computes each setting when it is applied (no background worker), and sweeps start
     # when a tab that needs them is opened, as on the served page
     settings.setdefault("auto_sweep", False)
-    state = build_state(**settings)  # param checks each value's type and bounds (ValueError)
-    if state.snapshot is None:
-        raise ValueError(f"the explorer cannot start with these settings: {state.message}")
-    return NotebookExplorer(app=ExplorerApp(state=state), poll_period=poll_period, width=width)
+    store = build_store(**settings)  # param checks each value's type and bounds (ValueError)
+    if store.snapshot is None:
+        raise ValueError(f"the explorer cannot start with these settings: {store.message}")
+    return NotebookExplorer(app=ExplorerApp(store=store), poll_period=poll_period, width=width)
 
 
 def _in_notebook() -> bool:

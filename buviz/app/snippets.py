@@ -1,6 +1,6 @@
 """The "Python code" panel: a snippet that reproduces the current view with the public API.
 
-:func:`snippet` turns the explorer's settings (``ExplorerState.settings()``) into a script that loads
+:func:`snippet` turns the explorer's settings (``Controls.settings()``) into a script that loads
 the same dataset (``buviz.datasets``), fits the same classifier status (``buviz.classifiers``),
 evaluates Proposal 2 with the same estimator settings (``buviz.uncertainty.BoundaryUncertainty``)
 and runs the same sweep (``buviz.sweep``). Run as is, it prints the numbers the app shows (Û_tr,
@@ -16,7 +16,8 @@ import panel as pn
 import param
 
 from buviz import datasets
-from buviz.app.state import GAMMA_GRID, MLP_EPOCHS, N_TEST, ExplorerState
+from buviz.app.compute import GAMMA_GRID, MLP_EPOCHS, N_TEST
+from buviz.app.store import SessionStore
 
 __all__ = ["snippet", "CodePanel"]
 
@@ -55,7 +56,7 @@ def _dataset_lines(s: dict) -> list[str]:
 
 
 def snippet(settings: dict, *, sweep: bool = True, proposal1: bool = True) -> str:
-    """Python source reproducing the explorer's view for ``settings`` (the state's control values).
+    """Python source reproducing the explorer's view for ``settings`` (the control values).
 
     ``sweep``: include the γ (or epoch) sweep of the curves; ``proposal1``: the sweep also computes
     Proposal 1's column ``U1_tr`` (the app's sweep does).
@@ -115,13 +116,13 @@ def snippet(settings: dict, *, sweep: bool = True, proposal1: bool = True) -> st
 
 
 class CodePanel(pn.viewable.Viewer):
-    """A collapsed card with the snippet of the current settings (read-only, follows the state).
+    """A collapsed card with the snippet of the current settings (read-only, follows the store).
 
     The snippet is rendered only while the card is open: a γ step does not send the code of every
     position to a browser that does not show it.
     """
 
-    state = param.ClassSelector(class_=ExplorerState)
+    store = param.ClassSelector(class_=SessionStore)
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -131,14 +132,15 @@ class CodePanel(pn.viewable.Viewer):
         self.card = pn.Card(note, self.pane, title="Python code for this view", collapsed=True,
                             sizing_mode="stretch_width")
         self.card.param.watch(self._refresh, "collapsed")
-        self.state.param.watch(self._refresh, ["snapshot", "sweep_proposal1"])
+        self.store.param.watch(self._refresh, "snapshot")
+        self.store.controls.param.watch(self._refresh, "sweep_proposal1")
 
     def code(self) -> str:
         """The Markdown of the current snippet."""
-        snap = self.state.snapshot
+        snap = self.store.snapshot
         if snap is None:
             return "*No valid settings yet.*"
-        return f"```python\n{snippet(snap.settings, proposal1=self.state.sweep_proposal1)}```"
+        return f"```python\n{snippet(snap.settings, proposal1=self.store.controls.sweep_proposal1)}```"
 
     def _refresh(self, *events):
         if not self.card.collapsed:

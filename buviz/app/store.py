@@ -1,39 +1,58 @@
-"""The explorer's data store: which snapshot a session shows, and how a change of its controls gets
-there (scheduling, latest wins, revert on failure, prefetch).
+"""One session's data store: every output the explorer derives from its controls, as read-only
+parameters, and every piece of background work the session asks for, through one method.
 
-:class:`SnapshotStore` owns no parameter of its own: it reads the controls of its
-:class:`~buviz.app.state.ExplorerState` and publishes the derived ones (``snapshot``, ``computing``,
-``message``, ``notice``). Applying a change:
+:class:`SessionStore` is the *DataStore* role of Panel's architecture guidance. It holds its
+:class:`~buviz.app.controls.Controls` (a ``ClassSelector``), watches them and publishes what the
+views draw: ``snapshot``, the shared CV sweep's rows (``sweep_table``, ``sweep_progress``,
+``sweep_state``), the sensitivity tables, Proposal 1's overlay, the T̃-amplitude table and the
+messages (``message``, ``notice``, ``status_notice``, ``computing``). Views depend on these
+parameters, never on each other, and never run a job: they call :meth:`SessionStore.request` (or a
+store method that does), and the result comes back as a parameter or a callback on the session's
+event loop.
+
+:meth:`SessionStore.request` is the session's one way to the runner (:mod:`buviz.app.runner`):
+submit, progress, latest wins in a named slot, cancellation when the session ends, and -- only where
+no server runs (tests, notebooks, scripts) -- a blocking wait for the result.
+
+Applying a change of the controls:
 
 - a setting whose every step is cached is shown at once, all views updated in one batch;
-- served (``asynchronous=True``), an uncached setting is a job of the one runner
-  (:mod:`buviz.app.runner`, slot of this session: latest wins) while the views keep the last picture
-  and ``computing`` names what is being computed; changes that arrive meanwhile are coalesced, and
-  when the job is done the session shows the newest controls (computing them in turn if needed),
-  never a queue of stale positions;
+- served (``asynchronous=True``), an uncached setting is requested in the background (latest wins)
+  while the views keep the last picture and ``computing`` names what is being computed; changes that
+  arrive meanwhile coalesce, and the session then shows the newest controls, never a queue of stale
+  positions;
 - after a dataset, C, M, K or T̃ change, the γ row (and the neighbouring C) is prefetched at low
   priority, behind any user's own request;
 - a new dataset smaller than M: M is capped at N(train), with a note (``notice``); an M the user
   types beyond N is refused (``message``) and the controls go back to the last valid settings;
-- a snapshot that some view cannot draw (found while the views take it, or when a tab opened later
-  catches up) is refused whole: the controls, the snapshot, the notices and every view go back to
-  the last state every view drew, ``computing`` is cleared and ``message`` says what failed. Nothing
-  reaches the server log as a traceback (one warning line).
+- a snapshot that some view cannot draw is refused whole (:meth:`SessionStore.view_failed`): the
+  controls, the outputs and every view go back to the last state every view drew and ``message``
+  says what failed (one warning line in the server log, no traceback).
+
+Sessions: a store created inside a served session is closed when the session is destroyed
+(:meth:`SessionStore.close`: its sweep left, its jobs cancelled, its outputs dropped).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
+import weakref
+from collections.abc import Callable
 
 import numpy as np
+import pandas as pd
+import panel as pn
+import param
 
 from buviz import datasets
-from buviz.app import timing
+from buviz.app import sweeps, tasks, timing
+from buviz.app.cache import LRUCache
 from buviz.app.compute import (
-    GAMMA_GRID,
-    Settings,
+    ResultKey,
     Snapshot,
+    StatusKey,
     compute_snapshot,
     dataset_for,
     lookup_snapshot,
@@ -41,13 +60,16 @@ from buviz.app.compute import (
     prefetch_keys,
     real_sizes,
     status_cached,
+    store_upload,
 )
-from buviz.app.runner import RUNNER, USER
-from buviz.plots.cases import pairs_text
+from buviz.app.controls import CONTROL_PARAMS, Controls
+from buviz.app.notes import scale_log2_gamma, status_label, status_notes
+from buviz.app.runner import RUNNER, USER, Job
+from buviz.app.session import SessionLink
+from buviz.app.upload import check_mixture_text, prepare_csv
 from buviz.plots.displays import class_names
-from buviz.uncertainty.proposal2 import FLAT_WARN_SHARE
 
-__all__ = ["SnapshotStore", "status_label", "status_notes", "scale_log2_gamma"]
+__all__ = ["SessionStore", "SHOWN_PARAMS"]
 
 _LOG = logging.getLogger(__name__)
 #: What the store publishes with a snapshot and puts back when a later one cannot be shown.
@@ -56,138 +78,207 @@ SHOWN_PARAMS = ("snapshot", "sensitivity", "notice", "status_notice")
 HISTORY = 4
 
 
-def status_label(s: dict) -> str:
-    """The classifier status of control values ``s``, as the page names it."""
-    if s["classifier"] == "SVM":
-        return f"SVM γ = 2^{int(s['log2_gamma'])}, C = 2^{int(s['log2_C'])}"
-    return f"MLP epoch {int(s['epoch'])}"
-
-
-#: A Case 2 pair whose near-boundary mean averages fewer effective samples than this is called out.
-FEW_SAMPLES = 20
-#: Pairs of one kind (few samples, Case 1, Case 3) are called out when they hold this share of T.
-NOTABLE_SHARE = 0.1
-
-
-def _pair_list(pairs, idx, classes, shown: int = 6) -> str:
-    return pairs_text([pairs[n] for n in idx], classes, shown)
-
-
-def status_notes(result, classes) -> str:
-    """What the numbers of a Proposal 2 result rest on when it is degenerate, one paragraph each
-    ('' for an ordinary status); pairs are named by ``classes`` as the plots name them.
-
-    - the classifier is flat around most samples (the condition of
-      :class:`~buviz.uncertainty.FlatDiscriminantWarning`: h_x = 0 on more than half of T̃);
-    - no training sample carries a weight: Û is the Case 1/3 value of eq 39 for every pair;
-    - otherwise, pairs holding at least ``NOTABLE_SHARE`` of T whose Û_kl is mostly the Case 1
-      (U_max) or Case 3 (U_min) value, or a near-boundary mean over fewer than ``FEW_SAMPLES``
-      effective samples.
-
-    Pairs are counted from 1, as in the numbers table.
-    """
-    if result is None or not len(result.pairs):
-        return ""
-    notes = []
-    h = np.asarray(result.bandwidth)
-    flat = float(np.mean(h == 0)) if len(h) else 0.0
-    if flat > FLAT_WARN_SHARE:
-        notes.append(f"**Flat classifier**: f(x;Λ) is constant (h_x = 0, k̂ = 0) on the neighbourhoods of "
-                     f"{100 * flat:.0f}% of T̃; those samples get no weight and Û rests on the remaining "
-                     f"ones, so it says little about this status (a very large γ, or saturated scores, "
-                     f"make f constant around the samples).")
-    pairs, case = result.pairs, np.asarray(result.pair_case)
-    n_eff, prob = np.asarray(result.pair_effective_size), np.asarray(result.pair_probabilities)
-    share = {c: float(prob[case == c].sum()) for c in (1, 3)}
-    if not np.any(np.asarray(result.near_boundary_weights) > 0):
-        notes.append(f"**No near-boundary sample**: every weight k̂/w is 0 (no neighbour reading of f lies near "
-                     f"B(Λ) within its kernel width), so Û_tr is the Case 1/3 value of eq 39 for every pair: "
-                     f"U_min (Case 3, Λ errs on the perturbed pair) for P̂ = {share[3]:.2f} of T, U_max (Case 1, "
-                     f"no error) for {share[1]:.2f}.")
-        return "\n\n".join(notes)
-    few = np.flatnonzero((case == 2) & (n_eff < FEW_SAMPLES))
-    if len(few) and prob[few].sum() >= NOTABLE_SHARE:
-        sizes = ", ".join(f"{n_eff[n]:.0f}" for n in few[:6])
-        notes.append(f"**Few samples**: Û_kl of pair {_pair_list(pairs, few, classes)} "
-                     f"(P̂ = {prob[few].sum():.2f} of T) "
-                     f"is a near-boundary mean over an effective n_eff = {sizes} samples (fewer than "
-                     f"{FEW_SAMPLES}): a noisy value.")
-    for c, meaning in ((1, "U_max: no error on the perturbed pair, B(Λ) in an empty band"),
-                       (3, "U_min: B(Λ) outside the pair's data")):
-        idx = np.flatnonzero(case == c)
-        if len(idx) and share[c] >= NOTABLE_SHARE:
-            notes.append(f"**Case {c}** (eq 39): pair {_pair_list(pairs, idx, classes)} (P̂ = {share[c]:.2f} of T) has "
-                         f"(almost) no near-boundary samples, so Û_kl is mostly {meaning}.")
-    return "\n\n".join(notes)
-
-
-def scale_log2_gamma(X, grid=GAMMA_GRID) -> int:
-    """log₂ of scikit-learn's ``gamma="scale"`` RBF width, 1 / (d · Var X) over every entry of the
-    (standardised) training data ``X``, snapped to the nearest point of ``grid`` (log₂ values)."""
-    X = np.asarray(X, dtype=float)
-    var = float(np.var(X))
-    if not (np.isfinite(var) and var > 0):
-        return 0
-    g = -np.log2(X.shape[1] * var)
-    return int(min(grid, key=lambda v: (abs(v - g), v)))
+def _out(default=None, doc: str = "", **kw):
+    """A read-only output of the store (set only by the store, through :meth:`SessionStore._publish`)."""
+    cls = kw.pop("cls", param.Parameter)
+    return cls(default=default, constant=True, doc=doc, **kw)
 
 
 def _describe(exc: Exception) -> str:
     return str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
 
 
-class SnapshotStore:
-    """Derived data and scheduling of one session (see the module docstring)."""
+class SessionStore(param.Parameterized):
+    """One session's derived data and background work (see the module docstring).
 
-    def __init__(self, state):
-        self.state = state
-        self.reverting = False  # the store is putting controls back: their watchers do nothing
+    Parameters
+    ----------
+    controls : Controls or None, optional
+        The session's controls; by default new ones, from the control values given as keywords
+        (``SessionStore(n_train=300)``). ``None``: a store for background work only (the Discrete,
+        Extrapolation and Figures tabs on their own).
+    """
+
+    controls = param.ClassSelector(class_=Controls, default=None, allow_None=True, constant=True)
+
+    # -- options (the app sets them; not controls of the user)
+    auto_sweep = param.Boolean(default=True, doc="Start the sweep whenever its settings change")
+    asynchronous = param.Boolean(default=False, doc=(
+        "Compute an uncached setting in the background (served app: the views keep the last picture "
+        "meanwhile, later changes coalesce, latest wins); off: a change is computed before it returns"))
+    prefetch = param.Boolean(default=False, doc=(
+        "After a dataset, C, M, K or T̃ change, compute the γ row (and the neighbouring C) ahead of the "
+        "user in the background, behind every user's own request"))
+    proposal1_wanted = param.Boolean(default=False, doc="Compute Proposal 1 for every status shown (the overlay)")
+
+    # -- outputs (read-only)
+    snapshot = _out(doc="The current Snapshot")
+    message = _out("", "Last error shown to the user ('' when none)", cls=param.String)
+    notice = _out("", ("What the explorer did on its own with the current data (a CSV's delimiter or header "
+                       "inferred, M capped at N(train)); '' when nothing"), cls=param.String)
+    status_notice = _out("", "What the current status's numbers rest on when it is degenerate ('' when nothing)",
+                         cls=param.String)
+    computing = _out("", "The status being computed for this session ('' when idle)", cls=param.String)
+    sweep_table = _out(doc="Sweep rows received so far (a DataFrame, or None)")
+    sweep_progress = _out(0, "Sweep progress in percent", cls=param.Integer)
+    sweep_state = _out("idle", "idle, running, done or 'error: ...'", cls=param.String)
+    sensitivity = _out({}, "kind -> {label: sweep table} (Figs 12, 13)", cls=param.Dict)
+    sensitivity_state = _out("idle", cls=param.String)
+    proposal1 = _out(doc="(StatusKey, Proposal 1 result or None) of the latest overlay delivered")
+    amplitude_table = _out(doc="The latest T̃-amplitude sweep (tidy DataFrame), or None")
+    amplitude_settings = _out(doc="The settings the amplitude table was computed for")
+    amplitude_state = _out("idle", cls=param.String)
+
+    def __init__(self, controls: Controls | None = ..., **params):
+        values = {k: params.pop(k) for k in list(params) if k in Controls.param and k != "name"}
+        if controls is ...:
+            controls = Controls(**values)
+        link = params.pop("link", None)
+        gamma_from_data = "dataset" in values and "log2_gamma" not in values
+        super().__init__(controls=controls, **params)
+        self.closed = False
+        #: background results, delivered on this session's event loop
+        self.link = link if link is not None else SessionLink.for_current_session()
         self._shown: dict | None = None
         self._inflight: dict | None = None
         self._changed_at: float | None = None
         self._prefetched_for: tuple | None = None
+        self._reverting = False  # the store is putting controls back: their watchers do nothing
         #: what ingestion said about an uploaded CSV or mixture (payload -> note), shown with it
         self.data_notes: dict[str, str] = {}
         #: (controls, published values) of the last states every open view drew, newest last
         self._good: list[tuple[dict, dict]] = []
         #: the first settings name a dataset but no γ: γ starts at the data's "scale" value
-        self.gamma_from_data = False
-        #: the next change is taken as given (a reset to the defaults): γ is not fitted to the data
-        self.as_given = False
+        self._gamma_from_data = gamma_from_data
+        self._as_given = False  # the next change is taken as given (a reset): γ not fitted to the data
+        self.sweep: sweeps.SharedSweep | None = None  # the shared sweep this session follows
+        self._sweep_rows = -1
+        self._sensitivity_job: Job | None = None
+        self._amplitude_job: Job | None = None
+        if self.controls is not None:
+            self.controls.param.watch(self._on_controls, list(CONTROL_PARAMS))
+            self.controls.param.watch(self._on_sweep_settings, "sweep_proposal1")
+            self.apply()
+        self._register_session_cleanup()
+
+    # ------------------------------------------------------------------ background work
+    def request(self, name: str, fn: Callable, *args, on_done: Callable[[Job], None] | None = None,
+                on_progress: Callable[[Job], None] | None = None, lane: str = "compute",
+                with_job: bool = False, label: str = "", blocking: bool | None = None) -> Job:
+        """Compute ``fn(*args)`` (``fn(job, *args)`` with ``with_job``) in the background for this session.
+
+        The job runs in ``lane`` of the one runner, in this session's slot ``name``: a newer request of
+        the same name cancels it (latest wins), and so does the end of the session. ``on_done(job)``
+        and ``on_progress(job)`` run on the session's event loop. A cached step (``fn`` an
+        :class:`~buviz.app.cache.LRUCache` holding ``args``) is answered without a thread hop.
+        ``blocking`` (default: when no server runs -- tests, notebooks, scripts) waits until the
+        result is delivered. Returns the job's handle.
+        """
+        slot = (name, id(self))
+        if isinstance(fn, LRUCache) and not with_job and fn.has(*args):
+            job = Job(lambda j: fn(*args), slot, label or name)
+            job.run()
+        else:
+            work = (lambda j: fn(j, *args)) if with_job else (lambda j: fn(*args))
+            job = RUNNER.submit(work, lane=lane, priority=USER, slot=slot, label=label or name)
+        if on_done is not None:
+            self.link.watch(job, on_done, on_progress)
+        if (not self.link.served) if blocking is None else blocking:
+            job.wait()
+            self.link.wait()
+        return job
+
+    def _publish(self, **values) -> None:
+        """Set outputs (read-only for everyone else)."""
+        with param.edit_constant(self):
+            self.param.update(**values)
+
+    def report(self, message: str) -> None:
+        """Show ``message`` to the user (the message bar); '' clears it."""
+        self._publish(message=message)
+
+    def attach(self, doc) -> None:
+        """Served: the session's Bokeh document, where background results are shown (and updates
+        are batched: one message per change)."""
+        self.link.attach(doc)
+
+    def update_context(self):
+        """Context around one batched update of the views: served, Panel holds every model change
+        until the end, so a change reaches the browser as one websocket message."""
+        doc = self.link.doc
+        return contextlib.nullcontext() if doc is None else pn.io.hold(doc)
+
+    def poll_sweep(self) -> bool:
+        """Not served: run the background results waiting for this session here; whether there were any."""
+        return False if self.closed else self.link.flush()
+
+    def background_busy(self) -> bool:
+        """Whether a background sweep or job has results still to come."""
+        sweep = self.sweep
+        running = sweep is not None and not (sweep.finished or sweep.error or sweep.cancelled)
+        return running or self.link.busy()
+
+    def _register_session_cleanup(self) -> None:
+        if pn.state.curdoc is None or pn.state.curdoc.session_context is None:
+            return
+        ref = weakref.ref(self)
+
+        def _destroyed(session_context):  # holds a weak reference only
+            store = ref()
+            if store is not None:
+                store.close()
+
+        with contextlib.suppress(Exception):  # not served by a Bokeh server
+            pn.state.on_session_destroyed(_destroyed)
+
+    def close(self) -> None:
+        """Cancel background work and drop everything this session holds (session destroyed)."""
+        from buviz.app.compute import cancel_prefetch
+
+        self.closed = True
+        self._follow_sweep(None)
+        for name in ("snapshot", "proposal1", "sensitivity", "amplitude"):
+            RUNNER.cancel((name, id(self)))
+        cancel_prefetch(id(self))
+        self._shown = None
+        self._reverting = True  # late widget events must not recompute anything
+        self.link.close()
+        # drop the references without notifying the views: their document is being destroyed
+        with param.parameterized.discard_events(self):
+            self._publish(snapshot=None, sweep_table=None, sensitivity={}, proposal1=None, amplitude_table=None)
+
+    # ------------------------------------------------------------------ controls -> snapshot
+    def settings(self) -> dict:
+        """The current control values."""
+        return self.controls.settings()
 
     @property
     def shown_settings(self) -> dict | None:
         """The control values of the snapshot on screen (the last valid settings), a copy."""
         return None if self._shown is None else dict(self._shown)
 
-    def close(self) -> None:
-        RUNNER.cancel(("snapshot", id(self)))
-        from buviz.app.compute import cancel_prefetch
-
-        cancel_prefetch(id(self))
-        self._shown = None
-        self.reverting = True  # late widget events must not recompute anything
-
-    # ------------------------------------------------------------------ entry points
-    def controls_changed(self) -> None:
-        """A control moved (its watcher, on the event loop)."""
-        st = self.state
-        if self.reverting or st.closed:
+    def _on_controls(self, *events) -> None:
+        if self._reverting or self.closed:
             return
         if self._changed_at is None:
             self._changed_at = time.perf_counter()
-        if st.asynchronous and st.link.served:
-            st.link.deliver(self.apply_latest, key="apply")  # changes until the next tick coalesce
+        if self.asynchronous and self.link.served:
+            self.link.deliver(self._apply_latest, key="apply")  # changes until the next tick coalesce
         else:
             self.apply()
 
+    def reset(self) -> None:
+        """Back to the default controls (one recomputation; γ as given, not fitted to the data)."""
+        self._as_given = not self.controls.is_default()
+        self.controls.reset()
+
     def apply(self) -> bool:
         """Compute the snapshot of the current controls and show it; on failure keep the previous one
-        (``message`` says why). Returns whether the current controls are shown."""
+        (:attr:`message` says why). Returns whether the current controls are shown."""
         t0, self._changed_at = self._changed_at or time.perf_counter(), None
-        return self.apply_now(self._fit_to_data(), t0)
+        return self._apply_now(self._fit_to_data(), t0)
 
-    def apply_now(self, s: dict, t0: float) -> bool:
+    def _apply_now(self, s: dict, t0: float) -> bool:
         try:
             snap = compute_snapshot(s)
         except Exception as exc:  # every failure becomes a message; the server keeps running
@@ -195,16 +286,15 @@ class SnapshotStore:
             return False
         return self._show(s, snap, t0)
 
-    def apply_latest(self) -> None:
-        """Served: show the newest controls; cached -> now, else hand them to the runner."""
-        st = self.state
-        if st.closed or self._inflight is not None:  # the runner is on this session: it comes back
+    def _apply_latest(self) -> None:
+        """Served: show the newest controls; cached -> now, else request them in the background."""
+        if self.closed or self._inflight is not None:  # a request for this session is out: it comes back
             return
         s = self._fit_to_data()
-        if self._shown == s and st.snapshot is not None:
+        if self._shown == s and self.snapshot is not None:
             self._changed_at = None
-            if st.computing:
-                st.computing = ""
+            if self.computing:
+                self._publish(computing="")
             return
         snap = lookup_snapshot(s)
         if snap is not None or status_cached(s):  # at most Proposal 2's step left (tens of ms): now
@@ -212,65 +302,59 @@ class SnapshotStore:
             if snap is not None:
                 self._show(s, snap, t0)
             else:
-                self.apply_now(s, t0)
+                self._apply_now(s, t0)
             return
         self._inflight = s
-        st.computing = status_label(s)
+        self._publish(computing=status_label(s))
 
-        def work(job):
-            if st.closed or st.settings() != s:  # stale by the time it would start: drop it
+        def work():
+            if self.closed or self.settings() != s:  # stale by the time it would start: drop it
                 return None
             return compute_snapshot(s)
 
-        job = RUNNER.submit(work, priority=USER, slot=("snapshot", id(self)), label=status_label(s))
-        st.link.watch(job, lambda j: self._computed(s, j))
+        self.request("snapshot", work, on_done=lambda job: self._computed(s, job), label=status_label(s),
+                     blocking=False)
 
-    def _computed(self, s: dict, job) -> None:
+    def _computed(self, s: dict, job: Job) -> None:
         """Served: the runner finished ``s`` (or dropped it as stale)."""
-        st = self.state
         self._inflight = None
-        if st.settings() != s:  # the controls moved on meanwhile: latest wins
-            self.apply_latest()
+        if self.settings() != s:  # the controls moved on meanwhile: latest wins
+            self._apply_latest()
             return
         if job.status == "error":
-            st.computing = ""
+            self._publish(computing="")
             self._changed_at = None
             self._fail(ValueError(job.error))
-            return
-        if job.result is not None:
+        elif job.result is not None:
             t0, self._changed_at = self._changed_at or time.perf_counter(), None
             self._show(s, job.result, t0)
         else:
-            self.apply_latest()
+            self._apply_latest()
 
-    # ------------------------------------------------------------------ helpers
     def _fit_to_data(self) -> dict:
         """The current controls, fitted to the data they name:
 
         - a UCI dataset's N is capped at its training rows (the slider never reads more than is used);
         - after a change of dataset with γ left as it was (and at the first settings when they name a
           dataset but no γ), γ starts at scikit-learn's ``gamma="scale"`` for the new data, snapped to
-          the γ grid (:func:`scale_log2_gamma`), with a note;
+          the γ grid (:func:`~buviz.app.notes.scale_log2_gamma`), with a note;
         - after a change of dataset to one with fewer than M training samples, M is capped at
           N(train) (with a note) rather than refused.
         """
-        st = self.state
-        s = st.settings()
+        s = self.settings()
         last = self._shown
-        as_given, self.as_given = self.as_given, False
+        as_given, self._as_given = self._as_given, False
         name = s["dataset"]
-        if name in datasets.UCI_NAMES:
-            full = real_sizes(name)[0]
-            if int(s["n_train"]) > full:
-                self._set_quietly(n_train=full)
-                s = st.settings()
-        new_data = last is not None and Settings.of(s).dataset != Settings.of(last).dataset
-        if not new_data and not (last is None and self.gamma_from_data):
+        if name in datasets.UCI_NAMES and int(s["n_train"]) > real_sizes(name)[0]:
+            s = self._set_quietly(n_train=real_sizes(name)[0])
+        new_data = last is not None and ResultKey.of(s).data != ResultKey.of(last).data
+        if not new_data and not (last is None and self._gamma_from_data):
             return s  # the first settings (URL, notebook arguments) are taken as given
-        self.gamma_from_data = False
-        notes = [self.data_notes.get(Settings.of(s).dataset[3], "")] if new_data else []
+        self._gamma_from_data = False
+        key = ResultKey.of(s).data
+        notes = [self.data_notes.get(key.payload, "")] if new_data else []
         try:
-            ds = dataset_for(*Settings.of(s).dataset)
+            ds = dataset_for(key)
         except Exception:  # a bad dataset is reported by the computation itself
             ds = None
         new_gamma = last is None or (name != last["dataset"] and s["log2_gamma"] == last["log2_gamma"])
@@ -279,41 +363,39 @@ class SnapshotStore:
             if g != s["log2_gamma"]:
                 notes.append(f"γ set to 2^{g}, nearest to scikit-learn's gamma = \"scale\" = 1/(d·Var X) = "
                              f"{1 / (ds.n_features * float(np.var(ds.X_train))):.3g} for these data")
-                self._set_quietly(log2_gamma=g)
-                s = st.settings()
+                s = self._set_quietly(log2_gamma=g)
         N = None if ds is None else len(ds.X_train)
         if N is not None and int(s["M"]) > N >= 2:
             notes.append(f"M = {s['M']} is more than the {N} training samples of this dataset: "
                          f"M set to {N} (the neighbourhood N^M(x) cannot exceed N)")
-            self._set_quietly(M=N)
-            s = st.settings()
-        st.notice = "; ".join(n for n in notes if n)
+            s = self._set_quietly(M=N)
+        self._publish(notice="; ".join(n for n in notes if n))
         return s
 
-    def _set_quietly(self, **values) -> None:
-        self.reverting = True
+    def _set_quietly(self, **values) -> dict:
+        """Set controls without recomputing (the store corrects or reverts them); the new settings."""
+        self._reverting = True
         try:
-            self.state.param.update(**values)
+            self.controls.param.update(**values)
         finally:
-            self.reverting = False
+            self._reverting = False
+        return self.settings()
 
     def _fail(self, exc: Exception) -> None:
         msg = _describe(exc)
         if not isinstance(exc, ValueError):
-            _LOG.warning("buviz: could not compute %s: %s", status_label(self.state.settings()), msg)
+            _LOG.warning("buviz: could not compute %s: %s", status_label(self.settings()), msg)
         self.revert()
-        if self._good and self.state.notice != self._good[-1][1]["notice"]:
-            self.state.notice = self._good[-1][1]["notice"]  # the shown data's note, not the refused one's
-        self.state.message = f"Could not apply these settings: {msg}"
+        if self._good and self.notice != self._good[-1][1]["notice"]:
+            self._publish(notice=self._good[-1][1]["notice"])  # the shown data's note, not the refused one's
+        self.report(f"Could not apply these settings: {msg}")
 
     def revert(self) -> None:
         """Put the controls back to the last valid settings."""
-        if self._shown is None:
-            return
-        st = self.state
-        changed = {k: v for k, v in self._shown.items() if getattr(st, k) != v}
-        if changed:
-            self._set_quietly(**changed)
+        if self._shown is not None:
+            changed = {k: v for k, v in self._shown.items() if getattr(self.controls, k) != v}
+            if changed:
+                self._set_quietly(**changed)
 
     def view_failed(self, exc: Exception, *, drop_current: bool = False) -> None:
         """A view could not draw the state published: go back, everywhere, to the last state every
@@ -322,9 +404,7 @@ class SnapshotStore:
         ``drop_current``: the state on screen is the one that failed (a tab opened later caught up
         with it), so it is dropped from the states to go back to.
         """
-        st = self.state
-        failed = status_label(st.settings())
-        what = f"dataset {st.dataset!r} at {failed}"
+        what = f"dataset {self.controls.dataset!r} at {status_label(self.settings())}"
         _LOG.warning("buviz: a view could not draw %s: %s (the previous state is shown again)", what, _describe(exc))
         if drop_current and self._good:
             self._good.pop()
@@ -333,55 +413,267 @@ class SnapshotStore:
             self._shown = dict(s)
             self.revert()
             try:
-                with st.update_context():
-                    st.param.update(**values, computing="")
+                with self.update_context():
+                    self._publish(**values, computing="")
                     # the failed update may have set some of these to the values now restored, and
                     # stopped before their watchers ran: the panes showing them are told again
-                    st.param.trigger(*[p for p in ("computing", *SHOWN_PARAMS) if p != "snapshot"])
+                    self.param.trigger(*[p for p in ("computing", *SHOWN_PARAMS) if p != "snapshot"])
                 break
             except Exception:  # that one cannot be drawn any more either (a tab opened since)
                 self._good.pop()
         else:
             self._shown = None
-        if st.computing:
-            st.computing = ""
-        st.message = (f"Could not show {what}: {_describe(exc)}. "
-                      + ("The previous data and status are shown again." if self._good else ""))
+        if self.computing:
+            self._publish(computing="")
+        self.report(f"Could not show {what}: {_describe(exc)}. "
+                    + ("The previous data and status are shown again." if self._good else ""))
 
     def _show(self, s: dict, snap: Snapshot, t0: float) -> bool:
         """Show ``snap`` (the snapshot of controls ``s``): every view updated in one batch; whether
         every view could draw it (else the last good state is back, :meth:`view_failed`)."""
-        st = self.state
-        old = st.snapshot
+        old = self.snapshot
         changed = sorted(k for k, v in s.items() if self._shown is None or self._shown.get(k) != v)
-        dataset_changed = old is None or old.ds is not snap.ds
         updates = {"snapshot": snap, "message": "", "computing": "",
                    "status_notice": status_notes(snap.result, class_names(snap.ds))}
-        if dataset_changed:
+        if old is None or old.ds is not snap.ds:
             updates["sensitivity"] = {}
-        if st.message == "":
-            updates.pop("message")
-        if st.computing == "":
-            updates.pop("computing")
+        for p in ("message", "computing"):
+            if getattr(self, p) == "":
+                updates.pop(p)
         self._shown = dict(s)
         try:
-            with st.update_context():
-                st.param.update(**updates)
+            with self.update_context():
+                self._publish(**updates)
         except Exception as exc:  # a view cannot draw it: the whole page goes back to the last good state
             self.view_failed(exc)
             return False
-        self._good = [*self._good[1 - HISTORY:], (dict(s), {p: getattr(st, p) for p in SHOWN_PARAMS})]
-        st.sweeps.follow()
+        self._good = [*self._good[1 - HISTORY:], (dict(s), {p: getattr(self, p) for p in SHOWN_PARAMS})]
+        self.follow_sweep()
+        self._request_proposal1()
         self._prefetch(s)
         timing.record_apply(time.perf_counter() - t0, changed)
         return True
 
     def _prefetch(self, s: dict) -> None:
         """After a dataset, C, M, K or T̃ change: the γ row (and the neighbouring C) in the background."""
-        if not self.state.prefetch or self.state.closed:
+        if not self.prefetch or self.closed:
             return
-        k = Settings.of(s)
-        group = (k.dataset, k.estimator, k.status[0], k.status[2])
+        k = ResultKey.of(s)
+        group = (k.data, k.fit, k.status.classifier, k.status.log2_C)
         if group != self._prefetched_for:
             self._prefetched_for = group
             prefetch(id(self), prefetch_keys(k))
+
+    # ------------------------------------------------------------------ user actions
+    def upload_csv(self, data: bytes, filename: str = "upload.csv") -> bool:
+        """Check an uploaded CSV (:func:`buviz.app.upload.prepare_csv`: delimiter and header sniffed,
+        two or more numeric feature columns) and switch to it; on failure set :attr:`message` and
+        keep the state. :attr:`notice` says what was inferred."""
+        try:
+            up = prepare_csv(data, random_state=self.controls.seed)
+        except ValueError as exc:
+            self.report(f"CSV {filename!r} rejected: {exc}")
+            return False
+        store_upload(up.digest, up.data)
+        self.data_notes[up.digest] = f"CSV {filename!r}: " + "; ".join(up.notes)
+        self.controls.param.update(csv_key=up.digest, dataset="csv")
+        return self.snapshot is not None and self.snapshot.settings.get("csv_key") == up.digest
+
+    def set_mixture(self, text: str) -> bool:
+        """Validate a custom mixture (JSON) and switch to it; on failure set :attr:`message`."""
+        try:
+            _, notes = check_mixture_text(text, self.controls.n_train, self.controls.seed)
+        except ValueError as exc:
+            self.report(f"Custom mixture rejected: {exc}")
+            return False
+        self.data_notes[text] = "; ".join(notes)
+        self.controls.param.update(mixture_json=text, dataset="custom")
+        return self.snapshot is not None and self.snapshot.settings["mixture_json"] == text
+
+    # ------------------------------------------------------------------ the shared CV sweep
+    def current_row(self) -> dict | None:
+        """The sweep row of the current status, when the sweep has reached it."""
+        t, col = self.sweep_table, self.controls.status_column()
+        if t is None or not len(t) or col not in t or self.snapshot is None:
+            return None
+        hit = t[np.isclose(t[col].to_numpy(float), self.snapshot.status_value)]
+        return hit.iloc[0].to_dict() if len(hit) else None
+
+    def _sweep_key(self) -> sweeps.SweepKey:
+        return sweeps.SweepKey.of(self._shown or self.settings(), self.controls.sweep_proposal1)
+
+    def _on_sweep_settings(self, *events) -> None:
+        if self.snapshot is not None and not self.closed:
+            self.follow_sweep()
+
+    @param.depends("auto_sweep", watch=True)
+    def _on_auto_sweep(self) -> None:
+        self._on_sweep_settings()
+
+    def _follow_sweep(self, sweep: sweeps.SharedSweep | None) -> None:
+        old, self.sweep, self._sweep_rows = self.sweep, sweep, -1
+        if old is not None:
+            old.unlisten(self._sweep_listener)
+            sweeps.release(old)
+        if sweep is not None:
+            sweep.listen(self._sweep_listener)
+
+    def _sweep_listener(self, sweep: sweeps.SharedSweep) -> None:  # in the runner's thread
+        self.link.deliver(self._take_rows, key="sweep")
+
+    def follow_sweep(self) -> None:
+        """After a settings change: start (or join) their sweep, or with ``auto_sweep`` off adopt a
+        finished table for them if the process has one -- never keep showing another setting's."""
+        if self.auto_sweep:
+            self.start_sweep()
+            return
+        key = self._sweep_key()
+        if self.sweep is not None and self.sweep.key == key:
+            return
+        self._follow_sweep(sweeps.acquire_finished(key))
+        if self.sweep is None:
+            self._publish(sweep_table=None, sweep_progress=0, sweep_state="idle")
+        else:
+            self._take_rows()
+
+    def start_sweep(self, force: bool = False) -> None:
+        """Subscribe to the sweep of the current settings (shared with every session of the process).
+
+        A finished table for these settings is adopted at once; a sweep already running for them is
+        joined; otherwise one starts in the background. ``force`` recomputes a finished or failed
+        sweep (rows still come from the on-disk row cache); a failed sweep is not retried by later
+        changes of γ, only by ``force`` (the *Restart sweep* button).
+        """
+        if self.snapshot is None or self.closed:
+            return
+        key = self._sweep_key()
+        if not force and self.sweep is not None and self.sweep.key == key and not self.sweep.cancelled:
+            return
+        c, ds = sweeps.canonical(self._shown or self.settings()), self.snapshot.ds
+
+        def rows(progress, on_row, cancelled):
+            sweeps.sweep_rows(ds, c, key.proposal1, progress, on_row, cancelled)
+
+        self._follow_sweep(sweeps.acquire(key, rows, restart=force))
+        self._publish(sweep_table=None, sweep_progress=0, sweep_state="running")
+        self._take_rows()
+
+    def cancel_sweep(self) -> None:
+        """Leave the current sweep; the last session to leave a running sweep stops it."""
+        self._follow_sweep(None)
+
+    def _take_rows(self) -> bool:
+        """Move the followed sweep's rows received so far into the outputs; whether anything changed."""
+        sweep = self.sweep
+        if sweep is None or self.closed:
+            return False
+        rows, done, total = sweep.snapshot()
+        updates = {}
+        if rows and len(rows) != self._sweep_rows:
+            updates["sweep_table"] = pd.DataFrame(rows)
+            self._sweep_rows = len(rows)
+        pct = 100 if sweep.finished else int(100 * done / total) if total else 0
+        if pct != self.sweep_progress:
+            updates["sweep_progress"] = pct
+        state = f"error: {sweep.error}" if sweep.error else "done" if sweep.finished else "running"
+        if state != self.sweep_state:
+            updates["sweep_state"] = state
+        if updates:
+            self._publish(**updates)
+        return bool(updates)
+
+    def wait_sweep(self, timeout: float = 120.0) -> bool:
+        """Block until the followed sweep finishes (tests, benchmarks); then take its rows."""
+        sweep = self.sweep
+        if sweep is not None:
+            sweep.wait(timeout)
+        if not self.link.served:
+            self.link.flush()
+        self._take_rows()
+        return sweep is None or sweep.finished
+
+    # ------------------------------------------------------------------ tab outputs
+    def run_sensitivity(self, kind: str = "M", values=None, *, blocking: bool | None = None, cv: int = 2) -> None:
+        """−Û_tr over the γ sweep for several M (Fig 12) or K (Fig 13) into :attr:`sensitivity`.
+        CV errors are not needed here, so the sweeps use ``cv`` = 2 folds (the cheapest allowed)."""
+        if self.controls.classifier != "SVM":
+            self.report("The sensitivity sweeps use the SVM γ sweep: select the SVM classifier")
+            return
+        if kind not in ("M", "K"):
+            raise ValueError("kind must be 'M' or 'K'")
+        if self._sensitivity_job is not None and not self._sensitivity_job.finished:
+            self.report("The sensitivity sweeps are still running: wait for them to finish")
+            return
+        values = values or ((20, 40, 80, 120, 160) if kind == "M" else ("3", "10", "20", "40", "aic"))
+        snap = self.snapshot
+        if kind == "M":
+            values = [v for v in values if int(v) <= len(snap.ds.X_train)]
+
+        def progress(job):
+            if job.total and not job.finished:
+                self._publish(sensitivity_state=f"running {kind} = {values[job.done]} ({job.done + 1}/{job.total})")
+
+        def done(job):
+            if job.status == "done":
+                self._publish(sensitivity={**self.sensitivity, kind: job.result}, sensitivity_state="done")
+            else:
+                self._publish(sensitivity_state=f"error: {job.error}" if job.status == "error" else "cancelled")
+
+        self._publish(sensitivity_state=f"running {kind} sweeps")
+        self._sensitivity_job = self.request(
+            "sensitivity", sweeps.sensitivity_tables, snap.ds, sweeps.canonical(snap.settings), kind, values, cv,
+            with_job=True, lane="heavy", on_done=done, on_progress=progress, label=f"sensitivity {kind}",
+            blocking=blocking)
+
+    @param.depends("proposal1_wanted", watch=True)
+    def _request_proposal1(self) -> None:
+        """With the overlay wanted: Proposal 1 of the shown status into :attr:`proposal1`."""
+        s = self.snapshot
+        if not self.proposal1_wanted or s is None or self.closed:
+            return
+        key = ResultKey.of(s.settings).status
+        if self.proposal1 is not None and self.proposal1[0] == key:
+            return
+
+        def done(job):
+            if job.status == "error":  # drawn without the overlay, the error in the message bar
+                self.report(f"Proposal 1: {job.error}")
+            if job.status in ("done", "error"):
+                self._publish(proposal1=(key, job.result if job.status == "done" else None))
+
+        self.request("proposal1", tasks.proposal1_result, key, on_done=done, label="Proposal 1")
+
+    def proposal1_for(self, snapshot: Snapshot) -> tuple[bool, object]:
+        """(whether :attr:`proposal1` answers for ``snapshot``'s status, its result or None)."""
+        got = self.proposal1
+        key: StatusKey = ResultKey.of(snapshot.settings).status
+        return (True, got[1]) if got is not None and got[0] == key else (False, None)
+
+    def amplitude_config(self) -> dict | None:
+        """What the T̃-amplitude sweep of the current snapshot is computed for (None without one)."""
+        snap = self.snapshot
+        if snap is None:
+            return None
+        s, N = snap.settings, len(snap.ds.X_train)
+        return {"C": 2.0 ** int(s["log2_C"]), "M": min(int(s["M"]), N), "K": s["K"], "seed": int(s["seed"]),
+                "dataset": s["dataset"], "n_train": N}
+
+    def run_amplitude(self, *, blocking: bool | None = None) -> None:
+        """The T̃-amplitude sweep of the current settings (heavy lane) into :attr:`amplitude_table`."""
+        if self.snapshot is None:
+            self._publish(amplitude_state="no status yet")
+            return
+        if self._amplitude_job is not None and not self._amplitude_job.finished:
+            return
+        cfg = self.amplitude_config()  # what the user clicked on, not what comes later
+
+        def done(job):
+            if job.status == "done":
+                self._publish(amplitude_settings=cfg, amplitude_table=job.result, amplitude_state="done")
+            else:
+                self._publish(amplitude_state=f"error: {job.error}" if job.status == "error" else "cancelled")
+
+        self._publish(amplitude_state="running")
+        self._amplitude_job = self.request("amplitude", tasks.amplitude_sweep,
+                                           tasks.AmplitudeKey.of(self.snapshot.settings), lane="heavy",
+                                           on_done=done, label="T̃ amplitude sweep", blocking=blocking)

@@ -1,35 +1,75 @@
-"""A session's curves over the classifier status: its subscription to the shared CV sweep, and the
-sensitivity sweeps of Figs 12-13. Both run as jobs of the one runner (:mod:`buviz.app.runner`,
-heavy lane) and reach the session through its :class:`~buviz.app.session.SessionLink`.
+"""CV sweeps over the classifier status: the registry that shares one run per settings among every
+session of a server process, and the work functions of the CV sweep and of the sensitivity sweeps
+(Figs 12-13). Everything runs as jobs of the one runner (:mod:`buviz.app.runner`, heavy lane: one
+pool-driving job at a time); a session follows a sweep through its
+:class:`~buviz.app.store.SessionStore`.
+
+A sweep (21 γ × CV folds) is keyed by everything that defines its rows (:class:`SweepKey`: dataset,
+C, folds, M, K, T̃, seed, Proposal 1 column). Sessions with the same key *subscribe* to one
+:class:`SharedSweep`: it runs once and tells its listeners as rows arrive. A running sweep is
+cancelled when its last subscriber leaves (settings changed, session closed); one whose subscribers
+all left while it was queued never starts. Finished tables stay in the one cache
+(:mod:`buviz.app.cache`, :data:`FINISHED_MAX` tables of 21 rows), so going back to earlier settings,
+or a second session with the same settings, adopts the table at once.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import numpy as np
-import pandas as pd
 
 from buviz import datasets
-from buviz.app import jobs
-from buviz.app.compute import GAMMA_GRID, MLP_EPOCHS, Settings, prototypes_per_class
-from buviz.app.runner import RUNNER, USER
+from buviz.app.cache import LRUCache
+from buviz.app.compute import GAMMA_GRID, MLP_EPOCHS, DataKey, ResultKey, prototypes_per_class
+from buviz.app.runner import RUN_LOCK, RUNNER, USER, Job, JobCancelled
 
-__all__ = ["SweepClient", "SensitivityRunner", "canonical", "SWEEP_NICENESS"]
+__all__ = ["SharedSweep", "SweepKey", "SweepCancelled", "acquire", "acquire_finished", "release", "clear",
+           "RUN_LOCK", "FINISHED_MAX", "canonical", "sweep_rows", "sensitivity_tables", "SWEEP_NICENESS"]
 
 #: Niceness of the sweep worker processes: the server's own (interactive) work comes first.
 SWEEP_NICENESS = 10
 
 
+@dataclass(frozen=True)
+class SweepKey:
+    """Everything that defines a sweep's rows."""
+
+    data: DataKey
+    classifier: str
+    log2_C: int  # 0 for the MLP
+    cv: int
+    M: int
+    K: str
+    perturbation: float
+    perturbation_mode: str
+    proposal1: bool
+
+    @classmethod
+    def of(cls, settings: dict, proposal1: bool) -> SweepKey:
+        """The sweep of the control values ``settings`` (with the Proposal 1 column or not)."""
+        k = ResultKey.of(settings)
+        svm = settings["classifier"] == "SVM"
+        return cls(k.data, settings["classifier"], int(settings["log2_C"]) if svm else 0, int(settings["cv"]),
+                   k.fit.M, k.fit.K, k.fit.perturbation, k.fit.perturbation_mode, bool(proposal1 and svm))
+
+
 def canonical(s: dict) -> dict:
     """Control values normalised so that irrelevant controls do not split keys (the sweep's)."""
-    k = Settings.of(s)
+    k = ResultKey.of(s)
     s = dict(s)
-    s["n_train"], s["seed"], s["payload"] = k.dataset[1], k.dataset[2], k.dataset[3]
-    _, s["log2_gamma"], s["log2_C"], s["epoch"] = k.status
-    s["pert"] = k.estimator[2]
+    s["n_train"], s["seed"], s["payload"] = k.data.n_train, k.data.seed, k.data.payload
+    s["log2_gamma"], s["log2_C"], s["epoch"] = k.status.log2_gamma, k.status.log2_C, k.status.epoch
+    s["pert"] = k.fit.perturbation
     return s
 
 
-def _sweep_rows(ds: datasets.Dataset, c: dict, with_p1: bool, progress, on_row, cancelled) -> None:
+def sweep_rows(ds: datasets.Dataset, c: dict, with_p1: bool, progress, on_row, cancelled) -> None:
+    """The CV sweep's rows of dataset ``ds`` at the canonical settings ``c`` (:func:`canonical`), one
+    ``on_row(row)`` per status, ``progress(done, total)`` as folds finish; stops (raising
+    :class:`SweepCancelled`) once ``cancelled()``."""
     from buviz import sweep
 
     kw = dict(cv=int(c["cv"]), M=int(c["M"]), K=prototypes_per_class(c["K"]), perturbation=c["pert"],
@@ -41,7 +81,7 @@ def _sweep_rows(ds: datasets.Dataset, c: dict, with_p1: bool, progress, on_row, 
         try:
             for row in it:
                 if cancelled():
-                    raise jobs.SweepCancelled
+                    raise SweepCancelled
                 on_row(row)
         finally:
             it.close()
@@ -51,191 +91,188 @@ def _sweep_rows(ds: datasets.Dataset, c: dict, with_p1: bool, progress, on_row, 
             on_row(row)
 
 
-class SweepClient:
-    """A session's subscription to the shared background CV sweep of its settings.
+def sensitivity_tables(job: Job, ds: datasets.Dataset, base: dict, kind: str, values, cv: int) -> dict:
+    """−Û_tr over the γ sweep of dataset ``ds`` at the canonical settings ``base`` for every M (``kind``
+    "M", Fig 12) or K ("K", Fig 13) of ``values``: {"M = 20": table, ...}; progress on ``job``."""
+    from buviz import sweep
 
-    The sweeps run in :mod:`buviz.app.jobs` (one run per settings, shared by every session of the
-    process); this object knows which one the session follows and moves its rows into the state's
-    ``sweep_table``, ``sweep_progress`` and ``sweep_state`` on the session's event loop.
+    out = {}
+    for n, v in enumerate(values):
+        job.progress(n, len(values))
+        M = int(v) if kind == "M" else int(base["M"])
+        K = prototypes_per_class(str(v)) if kind == "K" else prototypes_per_class(base["K"])
+        out[f"{kind} = {v}"] = sweep.svm_gamma_sweep(
+            ds, 2.0 ** np.array(GAMMA_GRID, dtype=float), C=2.0 ** base["log2_C"], cv=cv, M=M, K=K,
+            perturbation=base["pert"], perturbation_mode=base["perturbation_mode"], random_state=int(base["seed"]),
+            n_jobs=2, cache=True, niceness=SWEEP_NICENESS)
+    return out
+
+
+# -- the registry of shared sweeps ---------------------------------------------------------------------
+#: Finished sweep tables kept for the whole process (each is 21 rows; well under 1 MB together).
+FINISHED_MAX = 32
+
+#: ``runner(progress, on_row, cancelled)`` computes the rows: ``progress(done, total)``,
+#: ``on_row(row)``; once ``cancelled()`` is true it raises :class:`SweepCancelled`. Returning means
+#: every row was delivered.
+Runner = Callable[[Callable[[int, int], None], Callable[[dict], None], Callable[[], bool]], None]
+
+#: Raised inside a runner when every subscriber has left (the runner's :class:`JobCancelled`).
+SweepCancelled = JobCancelled
+
+
+class SharedSweep:
+    """One sweep's progress, read by every subscribed session (``rows`` grow while it runs).
+
+    Listeners (:meth:`listen`) are called, in the runner's thread, after every row, progress report
+    and at the end; a session's listener hands the call to its event loop.
     """
 
-    def __init__(self, state):
-        self.state = state
-        self.job: jobs.SharedSweep | None = None
-        self._rows = -1  # rows of ``job`` already moved into ``sweep_table``
+    def __init__(self, key: SweepKey):
+        self.key = key
+        self.rows: list = []
+        self.subscribers = 0
+        self.job: Job | None = None
+        self._lock = threading.Lock()
+        self._listeners: list[Callable[[SharedSweep], None]] = []
 
-    def _listener(self, sweep: jobs.SharedSweep) -> None:  # in the runner's thread
-        self.state.link.deliver(self.poll, key="sweep")
+    # -- state, read from the job
+    @property
+    def done(self) -> int:
+        return self.job.done if self.job else 0
 
-    def _settings(self) -> dict:
-        st = self.state
-        return canonical(st.store.shown_settings or st.settings())
+    @property
+    def total(self) -> int:
+        return self.job.total if self.job else 0
 
-    def key(self) -> tuple:
-        """The shared sweep's key for the state's last valid settings."""
-        st = self.state
-        c = self._settings()
-        status = ("SVM", c["log2_C"]) if c["classifier"] == "SVM" else ("MLP",)
-        return (st.snapshot.ds.key, *status, int(c["cv"]), int(c["M"]), c["K"], c["pert"], c["perturbation_mode"],
-                int(c["seed"]), bool(st.sweep_proposal1))
+    @property
+    def finished(self) -> bool:
+        return self.job is not None and self.job.status == "done"
 
-    def _adopt(self, sweep: jobs.SharedSweep | None) -> None:
-        old, self.job, self._rows = self.job, sweep, -1
-        if old is not None:
-            old.unlisten(self._listener)
-            jobs.release(old)
+    @property
+    def error(self) -> str:
+        return self.job.error if self.job else ""
+
+    @property
+    def cancelled(self) -> bool:
+        return self.job is not None and self.job.cancelled and not self.finished
+
+    def snapshot(self) -> tuple[list, int, int]:
+        """(rows so far, tasks done, tasks in total), read consistently."""
+        with self._lock:
+            return list(self.rows), self.done, self.total
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the sweep ends; whether it ended (done, failed or cancelled)."""
+        return self.job is None or self.job.wait(timeout)
+
+    # -- listeners
+    def listen(self, fn: Callable[[SharedSweep], None]) -> None:
+        with self._lock:
+            self._listeners.append(fn)
+
+    def unlisten(self, fn: Callable[[SharedSweep], None]) -> None:
+        with self._lock:
+            if fn in self._listeners:
+                self._listeners.remove(fn)
+
+    def notify(self, *_) -> None:
+        """Call every listener (after a row, a progress report, the end)."""
+        with self._lock:
+            listeners = list(self._listeners)
+        for fn in listeners:
+            fn(self)
+
+    def run(self, runner: Runner, job: Job) -> None:
+        """The job's body: ``runner``'s rows into :attr:`rows`; once complete, into the finished store."""
+
+        def on_row(row: dict) -> None:
+            with self._lock:
+                self.rows.append(row)
+            self.notify()
+
+        runner(job.progress, on_row, lambda: job.cancelled)
+        with _LOCK:  # complete, even if its last subscriber left meanwhile: keep the table
+            if _RUNNING.get(self.key) is self:
+                del _RUNNING[self.key]
+            _FINISHED.put(self.key, self)
+
+    def __repr__(self) -> str:
+        return f"<SharedSweep {self.key!r} {self.job.status if self.job else 'new'}, {len(self.rows)} rows>"
+
+
+_LOCK = threading.Lock()  # guards _RUNNING and every ``subscribers`` count
+_RUNNING: dict[SweepKey, SharedSweep] = {}
+
+
+def _not_finished(key):
+    return None
+
+
+#: Finished sweeps of the process (in the one cache).
+_FINISHED = LRUCache(_not_finished, FINISHED_MAX)
+_FINISHED.__name__ = "finished_sweeps"
+
+
+def acquire(key: SweepKey, runner: Runner, *, restart: bool = False) -> SharedSweep:
+    """Subscribe to the sweep of ``key``: a finished one, the running one, or a new one started with ``runner``.
+
+    ``restart`` recomputes a finished (or failed) sweep; it never restarts one that is running.
+    Every :func:`acquire` must be paired with one :func:`release` of the returned job.
+    """
+    with _LOCK:
+        sweep = _RUNNING.get(key)
+        if sweep is None and not restart:
+            sweep = _FINISHED.get(key)
+        if sweep is None:
+            _FINISHED.pop(key)
+            sweep = SharedSweep(key)
+            _RUNNING[key] = sweep
+            sweep.job = RUNNER.submit(lambda job, s=sweep: s.run(runner, job), lane="heavy", priority=USER,
+                                      label=f"sweep {key!r}")
+            sweep.job.add_progress_callback(sweep.notify)
+            sweep.job.add_done_callback(lambda job, s=sweep: _ended(s))
+        sweep.subscribers += 1
+        return sweep
+
+
+def _ended(sweep: SharedSweep) -> None:
+    with _LOCK:
+        if _RUNNING.get(sweep.key) is sweep:  # failed or cancelled
+            del _RUNNING[sweep.key]
+    sweep.notify()
+
+
+def acquire_finished(key: SweepKey) -> SharedSweep | None:
+    """Subscribe to the finished sweep of ``key`` if the process still holds it (else ``None``)."""
+    with _LOCK:
+        sweep = _FINISHED.get(key)
         if sweep is not None:
-            sweep.listen(self._listener)
-
-    def follow(self) -> None:
-        """After a settings change: start (or join) their sweep, or with ``auto_sweep`` off adopt
-        a finished table for them if the process has one -- never keep showing another setting's."""
-        st = self.state
-        if st.auto_sweep:
-            self.start()
-            return
-        key = self.key()
-        if self.job is not None and self.job.key == key:
-            return
-        self._adopt(jobs.acquire_finished(key))
-        if self.job is None:
-            st.param.update(sweep_table=None, sweep_progress=0, sweep_state="idle")
-        else:
-            self.poll()
-
-    def start(self, force: bool = False) -> None:
-        """Subscribe to the sweep of the current settings (shared with every session of the process).
-
-        A finished table for these settings is adopted at once; a sweep already running for them
-        (in this or another session) is joined; otherwise one starts in the background. ``force``
-        recomputes a finished or failed sweep (rows still come from the on-disk row cache); a failed
-        sweep is not retried by later changes of γ, only by ``force`` (the *Restart sweep* button).
-        """
-        st = self.state
-        if st.snapshot is None or st.closed:
-            return
-        key = self.key()
-        job = self.job
-        if not force and job is not None and job.key == key and not job.cancelled:
-            return
-        c = self._settings()
-        ds = st.snapshot.ds
-        with_p1 = bool(st.sweep_proposal1)
-
-        def runner(progress, on_row, cancelled):
-            _sweep_rows(ds, c, with_p1, progress, on_row, cancelled)
-
-        self._adopt(jobs.acquire(key, runner, restart=force))
-        st.param.update(sweep_table=None, sweep_progress=0, sweep_state="running")
-        self.poll()
-
-    def cancel(self) -> None:
-        """Leave the current sweep (session closed); the last session to leave a running sweep stops it."""
-        self._adopt(None)
-
-    def poll(self) -> bool:
-        """Move the rows received so far into the state; whether anything changed."""
-        job, st = self.job, self.state
-        if job is None or st.closed:
-            return False
-        rows, done, total = job.snapshot()
-        updates = {}
-        if rows and len(rows) != self._rows:
-            updates["sweep_table"] = pd.DataFrame(rows)
-            self._rows = len(rows)
-        pct = 100 if job.finished else int(100 * done / total) if total else 0
-        if pct != st.sweep_progress:
-            updates["sweep_progress"] = pct
-        state = f"error: {job.error}" if job.error else "done" if job.finished else "running"
-        if state != st.sweep_state:
-            updates["sweep_state"] = state
-        if updates:
-            st.param.update(**updates)
-        return bool(updates)
-
-    def busy(self) -> bool:
-        """Whether the followed sweep is still running (rows may still arrive)."""
-        job = self.job
-        return job is not None and not (job.finished or job.error or job.cancelled)
-
-    def wait(self, timeout: float = 120.0) -> bool:
-        """Block until the running sweep finishes (tests, benchmarks); then move its rows in."""
-        job = self.job
-        if job is not None:
-            job.wait(timeout)
-        if not self.state.link.served:
-            self.state.link.flush()
-        self.poll()
-        return job is None or job.finished
+            sweep.subscribers += 1
+        return sweep
 
 
-class SensitivityRunner:
-    """−Û_tr over the γ sweep for several M (Fig 12) or K (Fig 13): a job of the runner's heavy lane
-    per run; its tables reach the state's ``sensitivity`` on the session's event loop."""
+def release(sweep: SharedSweep | None) -> None:
+    """Unsubscribe; the last subscriber of a running sweep cancels it (after its current task)."""
+    if sweep is None:
+        return
+    with _LOCK:
+        sweep.subscribers = max(0, sweep.subscribers - 1)
+        if sweep.subscribers == 0 and not sweep.finished and sweep.job is not None:
+            sweep.job.cancel()
+            if _RUNNING.get(sweep.key) is sweep:
+                del _RUNNING[sweep.key]
 
-    def __init__(self, state):
-        self.state = state
-        self.job = None
 
-    def close(self) -> None:
-        if self.job is not None:
-            self.job.cancel()
+def finished_table_count() -> int:
+    return len(_FINISHED)
 
-    def busy(self) -> bool:
-        return self.job is not None and not self.job.finished
 
-    def run(self, kind: str = "M", values=None, *, blocking: bool = False, cv: int = 2) -> None:
-        """Start the sweeps of ``kind`` ("M" or "K") for ``values``.
-
-        CV errors are not needed here, so the sweeps use ``cv`` = 2 folds (the cheapest allowed).
-        """
-        st = self.state
-        if st.classifier != "SVM":
-            st.message = "The sensitivity sweeps use the SVM γ sweep: select the SVM classifier"
-            return
-        if kind not in ("M", "K"):
-            raise ValueError("kind must be 'M' or 'K'")
-        if self.busy():
-            st.message = "The sensitivity sweeps are still running: wait for them to finish"
-            return
-        values = values or ((20, 40, 80, 120, 160) if kind == "M" else ("3", "10", "20", "40", "aic"))
-        snap = st.snapshot
-        base = canonical(snap.settings)
-        N = len(snap.ds.X_train)
-        if kind == "M":
-            values = [v for v in values if int(v) <= N]
-
-        def work(job):
-            from buviz import sweep
-
-            out = {}
-            for n, v in enumerate(values):
-                job.progress(n, len(values))
-                M = int(v) if kind == "M" else int(base["M"])
-                K = prototypes_per_class(str(v)) if kind == "K" else prototypes_per_class(base["K"])
-                out[f"{kind} = {v}"] = sweep.svm_gamma_sweep(
-                    snap.ds, 2.0 ** np.array(GAMMA_GRID, dtype=float), C=2.0 ** base["log2_C"], cv=cv,
-                    M=M, K=K, perturbation=base["pert"], perturbation_mode=base["perturbation_mode"],
-                    random_state=int(base["seed"]), n_jobs=2, cache=True, niceness=SWEEP_NICENESS)
-            return kind, out, values
-
-        def progress(job):
-            if job.total and not job.finished:
-                st.sensitivity_state = f"running {kind} = {values[job.done]} ({job.done + 1}/{job.total})"
-
-        def done(job):
-            if job.status == "done":
-                k, out, _ = job.result
-                st.param.update(sensitivity={**st.sensitivity, k: out}, sensitivity_state="done")
-            elif job.status == "error":
-                st.sensitivity_state = f"error: {job.error}"
-            else:
-                st.sensitivity_state = "cancelled"
-
-        st.sensitivity_state = f"running {kind} sweeps"
-        self.job = RUNNER.submit(work, lane="heavy", priority=USER, slot=("sensitivity", id(self)),
-                                 label=f"sensitivity {kind}")
-        st.link.watch(self.job, done, progress)
-        if blocking:
-            self.job.wait()
-            st.link.wait()
+def clear() -> None:
+    """Forget finished tables and cancel running sweeps (tests, benchmarks)."""
+    with _LOCK:
+        for sweep in _RUNNING.values():
+            if sweep.job is not None:
+                sweep.job.cancel()
+        _RUNNING.clear()
+    _FINISHED.clear()

@@ -1,70 +1,42 @@
 """The explorer's computations beside the snapshot pipeline, cached in the one cache and run by the
 one runner: Proposal 1, the T̃-amplitude sweep, the discrete-case tables and Monte Carlo, and the
-accuracy-extrapolation toy model and curves. Views ask for these (blocking when cached or when not
-served, as a :class:`~buviz.app.runner.Job` otherwise) and only draw what comes back.
+accuracy-extrapolation toy model and curves. Views ask for these through the session's store
+(:meth:`buviz.app.store.SessionStore.request`) and only draw what comes back.
 
-Every function here is pure: same key, same value. Keys are ints and short strings (the snapshot
-pipeline's :class:`~buviz.app.compute.Settings` tuples where a dataset is involved).
+Every function here is pure: same key, same value. Keys are named: the snapshot pipeline's frozen
+keys (:class:`~buviz.app.compute.StatusKey`, :class:`AmplitudeKey`) where a dataset is involved,
+else a few ints, floats and short strings.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from buviz import discrete
 from buviz import extrapolation as ex
-from buviz.app.cache import LRUCache, cached
-from buviz.app.compute import Settings, dataset_for, prototypes_per_class, status_eval
-from buviz.app.runner import RUNNER, USER, Job
+from buviz.app.cache import cached
+from buviz.app.compute import DataKey, ResultKey, StatusKey, dataset_for, prototypes_per_class, status_eval
 
-__all__ = ["proposal1_result", "proposal1_for", "proposal1_job", "amplitude_sweep", "AMPLITUDES",
-           "AMPLITUDE_LOG2_GAMMAS", "discrete_tables", "discrete_curves", "discrete_at_p", "discrete_monte_carlo",
-           "BALANCED_MAX_N", "toy_model", "number_key", "label_population", "population_margins",
-           "extrapolation_curves",
-           "classex_fixture", "peer_comparison", "classifier_comparison", "job_for"]
-
-
-def job_for(step: LRUCache, *key, lane: str = "compute", slot: Hashable | None = None,
-            label: str = "") -> Job:
-    """A job computing ``step(*key)`` in the runner; when ``step`` holds the key already, a job that
-    has finished (its callbacks run at once). Latest wins in ``slot``."""
-    if key in step:
-        job = Job(lambda j: step(*key), slot, label)
-        job.run()
-        return job
-    return RUNNER.submit(lambda j: step(*key), lane=lane, priority=USER, slot=slot, label=label)
+__all__ = ["proposal1_result", "amplitude_sweep", "AmplitudeKey", "AMPLITUDES", "AMPLITUDE_LOG2_GAMMAS",
+           "discrete_tables", "discrete_curves", "discrete_at_p", "discrete_monte_carlo", "BALANCED_MAX_N",
+           "toy_model", "label_population", "population_margins", "extrapolation_curves", "classex_fixture",
+           "peer_comparison", "classifier_comparison"]
 
 
 # -- Proposal 1 (the paper's baseline, Figs 3 and 15) --------------------------------------------------
 @cached(max_items=24)
-def proposal1_result(name: str, n_train: int, seed: int, payload: str, classifier: str, log2_gamma: int,
-                     log2_C: int, epoch: int):
+def proposal1_result(key: StatusKey):
     """Proposal 1's result (anchors, N_B, TDC clusters, Û⁽¹⁾) for one classifier status, seeded with
     the data seed (Ha et al., "An Improved Boundary Uncertainty-Based Estimation for Classifier
     Evaluation", J. Signal Processing Systems, 2021, §3)."""
     from buviz.uncertainty import Proposal1
 
-    ds = dataset_for(name, n_train, seed, payload)
-    status = status_eval(name, n_train, seed, payload, classifier, log2_gamma, log2_C, epoch)
-    return Proposal1(random_state=seed).fit(ds.X_train, ds.y_train).evaluate(status.discriminant)
-
-
-def _proposal1_key(settings: dict) -> tuple:
-    k = Settings.of(settings)
-    return (*k.dataset, *k.status)
-
-
-def proposal1_for(settings: dict):
-    """Proposal 1's result for a snapshot's settings (blocking; cached)."""
-    return proposal1_result(*_proposal1_key(settings))
-
-
-def proposal1_job(settings: dict, slot: Hashable | None = None) -> Job:
-    """Proposal 1's result for ``settings`` as a job of the runner (finished at once when cached)."""
-    return job_for(proposal1_result, *_proposal1_key(settings), slot=slot, label="Proposal 1")
+    ds = dataset_for(key.data)
+    status = status_eval(key)
+    return Proposal1(random_state=key.data.seed).fit(ds.X_train, ds.y_train).evaluate(status.discriminant)
 
 
 # -- T̃ amplitude sweep -----------------------------------------------------------------------------------
@@ -74,15 +46,31 @@ AMPLITUDES = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
 AMPLITUDE_LOG2_GAMMAS = tuple(range(-6, 7))
 
 
+@dataclass(frozen=True)
+class AmplitudeKey:
+    """The T̃-amplitude sweep of one dataset at one C, M and K."""
+
+    data: DataKey
+    log2_C: int
+    M: int
+    K: str
+
+    @classmethod
+    def of(cls, settings: dict) -> AmplitudeKey:
+        k = ResultKey.of(settings)
+        return cls(k.data, int(settings["log2_C"]), k.fit.M, k.fit.K)
+
+
 @cached(max_items=8)
-def amplitude_sweep(name: str, n_train: int, seed: int, payload: str, log2_C: int, M: int, K: str) -> pd.DataFrame:
+def amplitude_sweep(key: AmplitudeKey) -> pd.DataFrame:
     """−Û_tr, Û_te and the errors over the RBF-SVC γ sweep for every amplitude of :data:`AMPLITUDES`
     and both T̃ modes (:func:`buviz.model_selection.perturbation_amplitude_sweep`)."""
     from sklearn.svm import SVC
 
     from buviz.model_selection import perturbation_amplitude_sweep
 
-    ds = dataset_for(name, n_train, seed, payload)
+    ds = dataset_for(key.data)
+    log2_C, M, K, seed = key.log2_C, key.M, key.K, key.data.seed
     if not len(ds.X_test):
         raise ValueError("this dataset has no test set: L_te and Û_te need one")
     N = len(ds.X_train)
@@ -112,17 +100,17 @@ def discrete_curves(N: int, k: int, n_p: int = 101) -> tuple[np.ndarray, dict[st
 
 
 @cached(max_items=64)
-def discrete_at_p(N: int, k: int, p_key: int) -> dict[str, float]:
-    """The root mean square deviation S of every estimator at p = p_key / 10⁶ (the view's read-out)."""
-    return {m: float(discrete.moments(x, N, k, p_key / 1e6).S) for m, x in discrete_tables(N, k).items()}
+def discrete_at_p(N: int, k: int, p: float) -> dict[str, float]:
+    """The root mean square deviation S of every estimator at p (the view's read-out)."""
+    return {m: float(discrete.moments(x, N, k, p).S) for m, x in discrete_tables(N, k).items()}
 
 
 @cached(max_items=16)
-def discrete_monte_carlo(N: int, k: int, p_key: int, samples: int, n_points: int = 11,
+def discrete_monte_carlo(N: int, k: int, p: float, samples: int, n_points: int = 11,
                          random_state: int = 0) -> pd.DataFrame:
-    """Simulated S at a grid of p and at p = p_key / 10⁶, per estimator (overlaid on Fig 2)."""
+    """Simulated S at a grid of p and at ``p``, per estimator (overlaid on Fig 2)."""
     rows = []
-    grid = np.unique(np.r_[np.linspace(0, 1, n_points), p_key / 1e6])
+    grid = np.unique(np.r_[np.linspace(0, 1, n_points), p])
     for method, x in discrete_tables(N, k).items():
         for i, pv in enumerate(grid):
             S, se = discrete.simulate_rms_deviation(x, N, k, float(pv), samples, random_state=random_state + i)
@@ -136,12 +124,11 @@ N_POPULATION_CLASSES = 400
 
 
 @cached(max_items=16)
-def toy_model(rho_key: int) -> dict:
-    """The §4.1 toy model at ρ = rho_key / 10⁶: U_x(y) on a 121 × 121 grid (Fig 7a), D̄(u) for
+def toy_model(rho: float) -> dict:
+    """The §4.1 toy model at ρ: U_x(y) on a 121 × 121 grid (Fig 7a), D̄(u) for
     ρ ∈ {0.3, 0.5, 0.7, 0.9, ρ} (Fig 6), the k-class risk distribution (k = 2 … 10), the polynomial
     approximation error of D̄, and AvRisk_k (Theorem 4.1). Everything the toy tab draws: its builders
     (:mod:`buviz.plots.extrapolation`) only need to draw these arrays."""
-    rho = rho_key / 1e6
     u = np.linspace(0, 1, 201)
     rhos = sorted({0.3, 0.5, 0.7, 0.9, rho})
     return {"level_grid": ex.toy_accuracy_grid(rho),  # (y, x, U_x(y)), Fig 7a
@@ -153,37 +140,37 @@ def toy_model(rho_key: int) -> dict:
 
 
 @cached(max_items=8)
-def label_population(name: str, rho_key: int, seed: int) -> ex.LabelPopulation:
-    """The digits population, or the synthetic Gaussian one at ρ = rho_key / 10⁶."""
+def label_population(name: str, rho: float, seed: int) -> ex.LabelPopulation:
+    """The digits population, or the synthetic Gaussian one at ρ."""
     if name == "digits":
         return ex.load_digits_population(random_state=seed)
-    return ex.make_population(N_POPULATION_CLASSES, 10, rho=rho_key / 1e6, n_train=5, n_test=20,
+    return ex.make_population(N_POPULATION_CLASSES, 10, rho=rho, n_train=5, n_test=20,
                               random_state=seed)
 
 
 @cached(max_items=32)
-def population_margins(name: str, rho_key: int, seed: int, classifier: str, classes: tuple | None):
+def population_margins(name: str, rho: float, seed: int, classifier: str, classes: tuple | None):
     """The classifier's margins on the population (on its ``classes`` subset when given)."""
-    pop = label_population(name, rho_key, seed)
+    pop = label_population(name, rho, seed)
     if classes is not None:
         pop = ex.subsample_classes(pop, np.array(classes))
     return ex.population_margins(pop, classifier, random_state=seed)
 
 
 @cached(max_items=16)
-def extrapolation_curves(name: str, rho_key: int, seed: int, classifier: str, K: int, method: str,
+def extrapolation_curves(name: str, rho: float, seed: int, classifier: str, K: int, method: str,
                          basis: str) -> dict:
     """Observed AverageTA_k (eq 3) on K random classes, each estimator's extrapolation, the truth
     (:func:`buviz.extrapolation.extrapolation_curves` on this module's cached margins)."""
-    pop = label_population(name, rho_key, seed)
+    pop = label_population(name, rho, seed)
     n = pop.n_classes
     if K < 2 or K >= n:
         raise ValueError(f"K must be between 2 and {n - 1} for this population ({n} classes)")
     classes = tuple(int(c) for c in ex.observed_classes(n, K, seed))
     methods = ex.METHODS if method == "all" else (method,)
     c = ex.extrapolation_curves(pop, classifier, K, methods, basis=basis, random_state=seed,
-                                margins=population_margins(name, rho_key, seed, classifier, None),
-                                observed_margins=population_margins(name, rho_key, seed, classifier, classes))
+                                margins=population_margins(name, rho, seed, classifier, None),
+                                observed_margins=population_margins(name, rho, seed, classifier, classes))
     label = {m: f"moment ({basis})" if m == "moment" else m for m in methods}
     return {"observed": (c.ks, c.observed), "estimates": {label[m]: (c.k_grid, a) for m, a in c.estimates.items()},
             "truth": (c.truth_ks, c.truth), "fits": {label[m]: f for m, f in c.fits.items()}, "K": K,
@@ -204,13 +191,8 @@ def peer_comparison(index: int) -> dict:
 
 
 @cached(max_items=4)
-def classifier_comparison(rho_key: int, seed: int) -> pd.DataFrame:
+def classifier_comparison(rho: float, seed: int) -> pd.DataFrame:
     """The Table-1-style comparison of classifiers (K = 20 observed classes -> k = 400)."""
-    pop = label_population("gaussian", rho_key, seed)
+    pop = label_population("gaussian", rho, seed)
     return ex.compare_classifiers(pop, ex.CLASSIFIERS, K=20, k_target=N_POPULATION_CLASSES, method="best",
                                   random_state=seed)
-
-
-def number_key(x: float) -> int:
-    """A float control as an integer key (micro-units): floats never enter a cache key."""
-    return int(round(float(x) * 1e6))

@@ -1,6 +1,6 @@
 """Server-side latency of the explorer: how long each applied control change took in this process.
 
-:func:`record_apply` is called by :meth:`~buviz.app.state.ExplorerState.apply` with the seconds from
+:func:`record_apply` is called by :class:`~buviz.app.store.SessionStore` with the seconds from
 reading the controls to the last view updated (snapshot computed or taken from the caches, every
 view's plot refreshed). :data:`APPLY_TIMES` keeps the latest 10 000. Whoever starts the server (a
 load test, an administrator) may set ``BUVIZ_TIMING_LOG`` to a file; each change then appends the line

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import holoviews as hv
 import panel as pn
 import param
 
-from buviz.app.state import ExplorerState
+from buviz.app.store import SessionStore
+from buviz.plots import displays as pd_
 
 __all__ = ["TabView", "bound_pane", "math_dollars", "NOT_2D_MESSAGE"]
 
@@ -51,11 +53,26 @@ def bound_pane(pane, render: Callable[[], object], *deps: tuple[param.Parameteri
     return pane
 
 
-class TabView(pn.viewable.Viewer):
-    """A tab of the explorer over the session's :class:`~buviz.app.state.ExplorerState` (it only
-    lays out panes and widgets; every number it shows comes from the state's snapshot or a job)."""
+def _with_tap(display: pd_.Display, kdims, callback, **opts) -> tuple[hv.DynamicMap, hv.streams.Tap]:
+    """The live overlay of ``display`` with an empty layer that carries a Tap stream, and the display's
+    plot options (and ``opts``) set once on the result.
 
-    state = param.ClassSelector(class_=ExplorerState)
+    HoloViews attaches no tap callback when the source is a DynamicMap returning an Overlay; a
+    separate one-layer DynamicMap as the source works, and Bokeh tap events are figure-wide, so
+    taps anywhere in the plot arrive with data coordinates.
+    """
+    empty = hv.Points([], kdims=kdims).opts(tools=["tap"], show_legend=False)  # built once: the same every frame
+    layer = hv.DynamicMap(lambda: empty)
+    tap = hv.streams.Tap(source=layer)
+    tap.add_subscriber(callback)
+    return display.show(layer, **opts), tap
+
+
+class TabView(pn.viewable.Viewer):
+    """A tab of the explorer over the session's :class:`~buviz.app.store.SessionStore` (it only lays
+    out panes and widgets and updates them from the store's parameters; it runs no job)."""
+
+    store = param.ClassSelector(class_=SessionStore)
     tab_open = param.Boolean(default=True, doc="Whether the view's tab is open (its text panes follow the state)")
 
     def _pane(self, pane, render, *deps):
@@ -63,16 +80,16 @@ class TabView(pn.viewable.Viewer):
         return bound_pane(pane, render, *deps, shown=(self, "tab_open"))
 
     def _snap(self):
-        return self.state.snapshot
+        return self.store.snapshot
 
     def _follow_when_open(self, follow: Callable[[], None], *state_params: str, own: tuple[str, ...] = ()) -> None:
-        """Call ``follow()`` now and whenever one of ``state_params`` (of the state) or ``own`` (of the
+        """Call ``follow()`` now and whenever one of ``state_params`` (of the store) or ``own`` (of the
         view) changes while the tab is open; a closed tab catches up when it opens."""
 
         def run(*events):
             if self.tab_open:
                 follow()
 
-        self.state.param.watch(run, list(state_params))
+        self.store.param.watch(run, list(state_params))
         self.param.watch(run, ["tab_open", *own])
         follow()

@@ -7,7 +7,7 @@ from sklearn.svm import SVC
 
 from buviz.app.amplitude import AMPLITUDES, LOG2_GAMMAS, AmplitudeView
 from buviz.app.layout import tab_views
-from buviz.app.state import ExplorerState
+from buviz.app.store import SessionStore
 from buviz.uncertainty import BoundaryUncertainty
 
 SMALL = dict(n_train=150, cv=2, auto_sweep=False, log2_C=1, M=20, seed=2)
@@ -15,21 +15,21 @@ SMALL = dict(n_train=150, cv=2, auto_sweep=False, log2_C=1, M=20, seed=2)
 
 @pytest.fixture(scope="module")
 def ran():
-    state = ExplorerState(**SMALL)
-    view = AmplitudeView(state=state)
+    state = SessionStore(**SMALL)
+    view = AmplitudeView(store=state)
     view.pane_before_run = view.plot_pane
-    view.run(blocking=True)
+    state.run_amplitude(blocking=True)
     return state, view
 
 
 def test_view_is_registered_as_its_own_tab():
-    views = tab_views(ExplorerState(**SMALL))
+    views = tab_views(SessionStore(**SMALL))
     assert isinstance(views["T̃ amplitude"], AmplitudeView)
 
 
 def test_run_fills_the_table_for_the_current_dataset_and_c(ran):
     state, view = ran
-    assert view.run_state == "done"
+    assert state.amplitude_state == "done"
     t = view.table
     assert len(t) == len(LOG2_GAMMAS) * len(AMPLITUDES) * 2
     ds = state.snapshot.ds
@@ -55,10 +55,10 @@ def test_plot_pane_is_updated_in_place_with_one_curve_per_amplitude(ran):
 
 def test_curves_of_other_settings_are_labelled_as_such():
     """After a change of C the old curves stay, but the status says they belong to other settings."""
-    state = ExplorerState(**SMALL)
-    view = AmplitudeView(state=state)
-    view.run(blocking=True)
+    state = SessionStore(**SMALL)
+    view = AmplitudeView(store=state)
+    state.run_amplitude(blocking=True)
     assert view._status_text().startswith("Status: done")
-    state.log2_C = state.log2_C + 1
-    assert view.settings()["C"] == 2.0 * view.table_settings["C"]
+    state.controls.log2_C = state.controls.log2_C + 1
+    assert state.amplitude_config()["C"] == 2.0 * state.amplitude_settings["C"]
     assert "the curves are for" in view.status_pane.object and "press Run" in view.status_pane.object

@@ -1,5 +1,6 @@
 """The explorer's compute layer and the state's coalesced, latest-wins apply (no browser)."""
 
+import dataclasses
 import threading
 import time
 
@@ -8,14 +9,15 @@ import pytest
 from bokeh.document import Document
 
 from buviz.app import compute
+from buviz.app.controls import CONTROL_PARAMS, Controls
 from buviz.app.runner import RUNNER
-from buviz.app.state import CONTROL_PARAMS, ExplorerState
+from buviz.app.store import SessionStore
 
 SMALL = dict(n_train=200, auto_sweep=False)
 
 
 def _settings(**kw):
-    s = {p: ExplorerState.param[p].default for p in CONTROL_PARAMS}
+    s = {p: Controls.param[p].default for p in CONTROL_PARAMS}
     s.update(n_train=200, **kw)
     return s
 
@@ -68,29 +70,30 @@ def test_a_failed_computation_is_not_cached_and_a_waiter_retries():
 
 
 # -- keys ---------------------------------------------------------------------------------------------
-def test_settings_keys_are_integers_and_ignore_irrelevant_controls():
-    a = compute.Settings.of(_settings(log2_gamma=-1))
-    b = compute.Settings.of(_settings(log2_gamma=-2))
-    assert a != b
+def test_keys_are_named_frozen_and_ignore_irrelevant_controls():
+    a = compute.ResultKey.of(_settings(log2_gamma=-1))
+    b = compute.ResultKey.of(_settings(log2_gamma=-2))
+    assert a != b and a.status.log2_gamma == -1 and a.fit == b.fit and a.data == b.data
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.status.log2_gamma = 3  # a key never changes once made
     # hash(-1) == hash(-2) in CPython: the cache must tell such keys apart by equality, not by hash
-    assert hash(a.status) == hash(b.status)
-    cache = compute.LRUCache(lambda *key: key[1], 4)
-    assert cache(*a.status) == -1 and cache(*b.status) == -2 and cache(*a.status) == -1
-    mlp1 = compute.Settings.of(_settings(classifier="MLP", log2_gamma=3, epoch=5))
-    mlp2 = compute.Settings.of(_settings(classifier="MLP", log2_gamma=-4, epoch=5))
-    assert mlp1 == mlp2  # γ plays no part in an MLP status
-    off1 = compute.Settings.of(_settings(tilde=False, perturbation=0.3))
-    off2 = compute.Settings.of(_settings(tilde=False, perturbation=1.5))
-    assert off1 == off2  # T̃ off: its amplitude plays no part
+    cache = compute.LRUCache(lambda key: key.log2_gamma, 4)
+    assert cache(a.status) == -1 and cache(b.status) == -2 and cache(a.status) == -1 and len(cache) == 2
+    mlp1 = compute.ResultKey.of(_settings(classifier="MLP", log2_gamma=3, epoch=5))
+    mlp2 = compute.ResultKey.of(_settings(classifier="MLP", log2_gamma=-4, epoch=5))
+    assert mlp1 == mlp2 and mlp1.status.value == 5  # γ plays no part in an MLP status
+    off1 = compute.ResultKey.of(_settings(tilde=False, perturbation=0.3))
+    off2 = compute.ResultKey.of(_settings(tilde=False, perturbation=1.5))
+    assert off1 == off2 and off1.fit.perturbation == 0.0  # T̃ off: its amplitude plays no part
 
 
 def test_prefetch_covers_the_gamma_row_and_the_neighbouring_C_within_the_cache_budget():
-    k = compute.Settings.of(_settings(log2_gamma=3, log2_C=2))
+    k = compute.ResultKey.of(_settings(log2_gamma=3, log2_C=2))
     keys = compute.prefetch_keys(k)
-    gammas = sorted(s.status[1] for s in keys if s.status[2] == 2)
+    gammas = sorted(s.status.log2_gamma for s in keys if s.status.log2_C == 2)
     assert gammas == [g for g in compute.GAMMA_GRID if g != 3]
-    assert {s.status[2] for s in keys} == {1, 2, 3}
-    assert [abs(s.status[1] - 3) for s in keys[:3]] == [1, 1, 2]  # nearest γ first
+    assert {s.status.log2_C for s in keys} == {1, 2, 3}
+    assert [abs(s.status.log2_gamma - 3) for s in keys[:3]] == [1, 1, 2]  # nearest γ first
     assert len(keys) < compute.status_eval.max_items and len(keys) < compute.bu_result.max_items
 
 
@@ -114,11 +117,11 @@ def test_runner_runs_a_users_job_before_queued_prefetch_and_drops_stale_batches(
     monkeypatch.setattr(compute, "RUNNER", r)
     order = []
     gate = threading.Event()
-    monkeypatch.setattr(compute, "compute_keys", lambda k: order.append(("prefetch", k.status[1])))
+    monkeypatch.setattr(compute, "compute_keys", lambda k: order.append(("prefetch", k.status.log2_gamma)))
     r.submit(lambda job: gate.wait(5))  # hold the lane while the queue fills
-    base = compute.Settings.of(_settings())
-    old = [base.with_status(("SVM", g, 0, 0)) for g in (11, 12)]
-    new = [base.with_status(("SVM", g, 0, 0)) for g in (13, 14)]
+    base = compute.ResultKey.of(_settings())
+    old = [base.with_status(log2_gamma=g) for g in (11, 12)]
+    new = [base.with_status(log2_gamma=g) for g in (13, 14)]
     compute.prefetch("session", old)
     compute.prefetch("session", new)  # supersedes the first batch
     r.submit(lambda job: order.append(("user", 0)))
@@ -177,14 +180,13 @@ class _Loop:
 
 
 def _status_computed(state, g) -> bool:
-    k = compute.Settings.of({**state.settings(), "log2_gamma": g})
-    return (*k.dataset, *k.status) in compute.status_eval
+    return compute.status_eval.has(compute.ResultKey.of({**state.settings(), "log2_gamma": g}).status)
 
 
 @pytest.fixture
 def served():
     compute.clear_caches()
-    state = ExplorerState(asynchronous=True, **SMALL)
+    state = SessionStore(asynchronous=True, **SMALL)
     loop = _Loop()
     state.attach(loop.doc)
     yield state, loop
@@ -194,7 +196,7 @@ def served():
 def test_changes_before_the_next_tick_coalesce_into_one_computation(served):
     state, loop = served
     for g in (1, 2, 3):
-        state.log2_gamma = g
+        state.controls.log2_gamma = g
     assert len(loop.pending) == 1  # one apply scheduled for the three changes
     loop.run()
     assert state.snapshot.settings["log2_gamma"] == 3 and state.computing == ""
@@ -205,10 +207,10 @@ def test_a_change_during_a_computation_wins_and_the_stale_one_is_never_computed(
     state, loop = served
     gate = threading.Event()
     RUNNER.submit(lambda job: gate.wait(10))  # the lane is busy (another session's request)
-    state.log2_gamma = 5
+    state.controls.log2_gamma = 5
     loop.pending.pop(0)()  # the tick: γ = 5 is uncached -> queued for the worker
     assert state.computing.startswith("SVM γ = 2^5") and state.snapshot.settings["log2_gamma"] == 0
-    state.log2_gamma = 6
+    state.controls.log2_gamma = 6
     loop.pending.pop(0)()  # the worker is on this session: nothing more is queued
     gate.set()
     loop.run()
@@ -220,26 +222,26 @@ def test_a_change_during_a_computation_wins_and_the_stale_one_is_never_computed(
 
 def test_a_cached_status_is_shown_within_the_tick_without_the_worker(served):
     state, loop = served
-    state.log2_gamma = 2
+    state.controls.log2_gamma = 2
     loop.run()
-    state.log2_gamma = 0
+    state.controls.log2_gamma = 0
     loop.pending.pop(0)()
     assert state.snapshot.settings["log2_gamma"] == 0 and not loop.pending and state.computing == ""
 
 
 def test_bad_settings_computed_in_the_background_are_reported_and_reverted(served):
     state, loop = served
-    state.M = 1000  # more than N = 200
+    state.controls.M = 1000  # more than N = 200
     loop.run()
-    assert "M" in state.message and state.M == 40 and state.snapshot.settings["M"] == 40
+    assert "M" in state.message and state.controls.M == 40 and state.snapshot.settings["M"] == 40
 
 
 @pytest.mark.slow
 def test_prefetch_fills_the_gamma_row_after_a_C_change():
     compute.clear_caches()
-    state = ExplorerState(prefetch=True, **SMALL)
+    state = SessionStore(prefetch=True, **SMALL)
     assert RUNNER.join(120)
-    state.log2_C = 1
+    state.controls.log2_C = 1
     assert RUNNER.join(120)
     for g in compute.GAMMA_GRID:
         assert compute.lookup_snapshot({**state.settings(), "log2_gamma": g}) is not None, g

@@ -84,9 +84,8 @@ def test_the_read_out_at_p_is_a_cached_task_not_computed_in_the_view():
 
     tasks.discrete_at_p.clear()
     view = DiscreteEstimatorsView(N=24, k=3, p=0.35)
-    key = (24, 3, tasks.number_key(0.35))
-    assert key in tasks.discrete_at_p
-    at_p = tasks.discrete_at_p(*key)
+    assert tasks.discrete_at_p.has(24, 3, 0.35)
+    at_p = tasks.discrete_at_p(24, 3, 0.35)
     assert set(at_p) == set(discrete.METHODS)
     for i, (m, S) in enumerate(at_p.items()):
         assert view.readout.object.loc[m, "S at p"] == S

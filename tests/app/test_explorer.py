@@ -4,12 +4,15 @@ import holoviews as hv
 import numpy as np
 import pandas as pd
 import panel as pn
+import param
 import pytest
 
-from buviz.app import state as st
+from buviz.app import compute as st
+from buviz.app.controls import Controls
+from buviz.app.curves import CurvesView
 from buviz.app.layout import tab_views
-from buviz.app.state import ExplorerState
-from buviz.app.uncertainty import CurvesView, SampleSpaceView, SampleView, ShiftView, WeightsView, numbers_markdown
+from buviz.app.store import SessionStore
+from buviz.app.uncertainty import SampleSpaceView, SampleView, ShiftView, WeightsView, numbers_markdown
 from buviz.plots import uncertainty as pb
 
 hv.extension("bokeh")
@@ -19,11 +22,11 @@ SMALL = dict(n_train=200, auto_sweep=False)
 
 @pytest.fixture
 def state():
-    return ExplorerState(**SMALL)
+    return SessionStore(**SMALL)
 
 
 def _contour_points(view):
-    el = view.plot(view.state.snapshot)
+    el = view.plot(view.store.snapshot)
     paths = [e for e in el if isinstance(e, hv.Path) and e.label == "B(Λ)"]
     return np.concatenate([p.array() for p in paths[0].split()])
 
@@ -40,32 +43,32 @@ def test_initial_snapshot_has_every_result(state):
 
 
 def test_gamma_change_gives_new_contour_and_cached_step_reuses_objects(state):
-    view = SampleSpaceView(state=state)
+    view = SampleSpaceView(store=state)
     before = _contour_points(view)
     snap0 = state.snapshot
-    state.log2_gamma = 4
+    state.controls.log2_gamma = 4
     after = _contour_points(view)
     assert state.snapshot is not snap0
     assert state.snapshot.status.label.startswith("SVM γ = 2^4")
     assert before.shape != after.shape or not np.allclose(before, after)
-    state.log2_gamma = 0  # cached: the very same status and result objects come back
+    state.controls.log2_gamma = 0  # cached: the very same status and result objects come back
     assert state.snapshot.status is snap0.status and state.snapshot.result is snap0.result
 
 
 def test_bad_M_shows_message_and_keeps_previous_state(state):
     snap = state.snapshot
-    state.M = 500  # > N = 200: the estimator rejects it
+    state.controls.M = 500  # > N = 200: the estimator rejects it
     assert "M must be <= 200" in state.message
-    assert state.M == 40 and state.snapshot is snap
-    state.log2_gamma = 1  # a valid change clears the message
+    assert state.controls.M == 40 and state.snapshot is snap
+    state.controls.log2_gamma = 1  # a valid change clears the message
     assert state.message == "" and state.snapshot is not snap
 
 
 def test_fixed_K_larger_than_a_class_is_rejected():
-    s = ExplorerState(dataset="gmm3", n_train=60, auto_sweep=False)
+    s = SessionStore(dataset="gmm3", n_train=60, auto_sweep=False)
     snap = s.snapshot
-    s.K = "40"
-    assert "K" in s.message and s.K == "aic" and s.snapshot is snap
+    s.controls.K = "40"
+    assert "K" in s.message and s.controls.K == "aic" and s.snapshot is snap
 
 
 @pytest.mark.parametrize("content, words", [
@@ -80,17 +83,17 @@ def test_bad_csv_shows_message_and_keeps_state(state, content, words):
     snap = state.snapshot
     assert not state.upload_csv(content, "bad.csv")
     assert "rejected" in state.message and words in state.message
-    assert state.dataset == "gmm" and state.snapshot is snap
+    assert state.controls.dataset == "gmm" and state.snapshot is snap
 
 
 def test_good_csv_switches_dataset():
-    s = ExplorerState(**SMALL)
+    s = SessionStore(**SMALL)
     rng = np.random.default_rng(0)
     X = np.vstack([rng.normal(-1, 1, (60, 2)), rng.normal(1, 1, (60, 2))])
     y = np.repeat(["cat", "dog"], 60)
     data = pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "label": y}).to_csv(index=False).encode()
     assert s.upload_csv(data, "ok.csv")
-    assert s.dataset == "csv" and s.message == "" and s.snapshot.is_2d
+    assert s.controls.dataset == "csv" and s.message == "" and s.snapshot.is_2d
     assert s.snapshot.bayes_error is None  # no exact model
     assert "—" in numbers_markdown(s)
 
@@ -104,7 +107,7 @@ def test_custom_mixture_valid_and_invalid(state):
     assert not state.set_mixture('{"classes": [[{"mean": [0, 0, 0], "cov": 1}], [{"mean": [1, 1], "cov": 1}]]}')
     assert "2 numbers" in state.message
     assert state.set_mixture(st.DEFAULT_MIXTURE_JSON)
-    assert state.dataset == "custom" and state.message == "" and state.snapshot.bayes_error is not None
+    assert state.controls.dataset == "custom" and state.message == "" and state.snapshot.bayes_error is not None
 
 
 def test_tap_selects_nearest_sample_and_up_close_view(state):
@@ -121,7 +124,7 @@ def test_tap_selects_nearest_sample_and_up_close_view(state):
     zoom = v.zoom_plot(state.snapshot, 17)
     spikes = np.concatenate([e.dimension_values(0) for e in zoom if isinstance(e, hv.Spikes)])
     np.testing.assert_allclose(np.sort(spikes), np.sort(state.snapshot.result.sample_view(17)["F"]))
-    state.seed = 3  # a new training set forgets the selection: the sample with the largest weight
+    state.controls.seed = 3  # a new training set forgets the selection: the sample with the largest weight
     assert v.tapped_index() == -1
     assert v.selected_index() == int(np.argmax(state.snapshot.result.near_boundary_weights))
     assert "largest weight" in v.details()
@@ -129,7 +132,7 @@ def test_tap_selects_nearest_sample_and_up_close_view(state):
 
 def test_views_render_for_each_tab(state):
     for View in (SampleSpaceView, WeightsView, ShiftView, CurvesView, SampleView):
-        view = View(state=state)
+        view = View(store=state)
         pn.panel(view).get_root()  # builds the Bokeh models of the tab
 
 
@@ -137,11 +140,11 @@ def test_real_dataset_is_shown_in_a_plane_fitted_on_T():
     """d = 30: every sample-space tab draws T in its PCA plane (formerly: "needs 2-D data")."""
     from buviz.projection import fit_projection
 
-    s = ExplorerState(dataset="breast_cancer", log2_gamma=-6, auto_sweep=False)
+    s = SessionStore(dataset="breast_cancer", log2_gamma=-6, auto_sweep=False)
     snap = s.snapshot
     assert not snap.is_2d and snap.status.fields is None
     Z = fit_projection(snap.ds.X_train).transform(snap.ds.X_train)
-    view = SampleSpaceView(state=s)
+    view = SampleSpaceView(store=s)
     layers = {e.label: e for e in view.plot(snap) if e.label}
     pts = layers[pb.TRAINING_LABEL]  # in legend order: the first sample of each class in front
     np.testing.assert_allclose(np.column_stack([pts.dimension_values(i) for i in (0, 1)]),
@@ -157,13 +160,13 @@ def test_real_dataset_is_shown_in_a_plane_fitted_on_T():
     view.on_select = picked.append
     view._tapped(*lda[11])
     assert picked == [11]
-    w = WeightsView(state=s)
+    w = WeightsView(store=s)
     zero, hot = w.display.element().get(0), w.display.element().get(1)
     assert len(zero) + len(hot) == len(snap.ds.X_train) and len(hot) == len(near)
-    sv = SampleView(state=s)
+    sv = SampleView(store=s)
     sv.select(picked[0])
     assert "Sample #11 (tapped)" in sv.details()
-    sh = ShiftView(state=s)
+    sh = ShiftView(store=s)
     assert sh.display.maps == [] and not sh.maps_row.visible
     hist = sh.display.hist.element()
     assert {h.label for h in hist} == {"f(T)", "f(T̃)", "f(X_te)"}
@@ -171,23 +174,23 @@ def test_real_dataset_is_shown_in_a_plane_fitted_on_T():
 
 
 def test_mlp_status_uses_the_epoch(state):
-    state.classifier = "MLP"
+    state.controls.classifier = "MLP"
     assert state.snapshot.status.label.endswith("epoch 20")
-    state.epoch = 5
+    state.controls.epoch = 5
     assert state.snapshot.status.label.endswith("epoch 5")
-    state.set_status_from_tap(11.0)
-    assert state.epoch == 12  # nearest sweep epoch
+    state.controls.set_status_from_tap(11.0)
+    assert state.controls.epoch == 12  # nearest sweep epoch
 
 
 def test_reset_restores_defaults(state):
-    state.log2_gamma = 3
+    state.controls.log2_gamma = 3
     state.reset()
-    assert state.log2_gamma == 0 and state.n_train == ExplorerState.param.n_train.default
+    assert state.controls.log2_gamma == 0 and state.controls.n_train == Controls.param.n_train.default
 
 
 @pytest.mark.slow
 def test_background_sweep_fills_curves_and_marker():
-    s = ExplorerState(n_train=150, cv=2, auto_sweep=False)
+    s = SessionStore(n_train=150, cv=2, auto_sweep=False)
     s.start_sweep()
     assert s.wait_sweep(timeout=240)
     assert s.sweep_state == "done" and s.sweep_progress == 100
@@ -195,12 +198,12 @@ def test_background_sweep_fills_curves_and_marker():
     assert list(t.log2_gamma) == list(map(float, st.GAMMA_GRID))
     row = s.current_row()
     assert row is not None and row["U_tr"] == pytest.approx(s.snapshot.result.value)
-    view = CurvesView(state=s)
+    view = CurvesView(store=s)
     el = view.plot(t, s.snapshot)
     (vline,) = [e for e in el if isinstance(e, hv.VLine)]
     assert vline.data == 0
-    s.set_status_from_tap(3.2)  # a click on the curves selects the nearest γ
-    assert s.log2_gamma == 3
+    s.controls.set_status_from_tap(3.2)  # a click on the curves selects the nearest γ
+    assert s.controls.log2_gamma == 3
     el = view.plot(t, s.snapshot)
     (vline,) = [e for e in el if isinstance(e, hv.VLine)]
     assert vline.data == 3
@@ -208,17 +211,17 @@ def test_background_sweep_fills_curves_and_marker():
     assert marker.dimension_values(1)[0] == pytest.approx(float(t[t.log2_gamma == 3].L_te.iloc[0]))
     assert "L_val" in numbers_markdown(s) and f"{row['L_val']:.4f}" not in ("—",)
     # settings that change the sweep start a new one; going back adopts the finished table
-    s.M = 30
+    s.controls.M = 30
     s.start_sweep()
     s.cancel_sweep()
-    s.M = 40
+    s.controls.M = 40
     s.start_sweep()
     assert s.sweep_state == "done" and len(s.sweep_table) == len(st.GAMMA_GRID)
 
 
 @pytest.mark.slow
 def test_sensitivity_runs_on_demand():
-    s = ExplorerState(n_train=150, auto_sweep=False)
+    s = SessionStore(n_train=150, auto_sweep=False)
     s.run_sensitivity("M", values=(20, 40), blocking=True)
     assert s.sensitivity_state == "done"
     assert set(s.sensitivity["M"]) == {"M = 20", "M = 40"}
@@ -227,7 +230,7 @@ def test_sensitivity_runs_on_demand():
 def test_app_builds_with_all_tabs():
     from buviz.app.layout import ExplorerApp
 
-    app = ExplorerApp(state=ExplorerState(**SMALL))
+    app = ExplorerApp(store=SessionStore(**SMALL))
     names = app.tab_names
     assert len(app.tabs) == len(names)
     assert names[:6] == ["Sample space", "Weights k̂/w", "Covariate shift", "Error vs −Û", "One sample",
@@ -235,14 +238,14 @@ def test_app_builds_with_all_tabs():
     assert "Extrapolation" in names and "Discrete" in names
     app._show_sample(3)
     assert app.tabs.active == 4
-    app.state.M = 1000
+    app.store.controls.M = 1000
     assert app.message.visible and "M" in app.message.object
 
 
 def test_sidebar_follows_the_tab():
     from buviz.app.layout import ExplorerApp
 
-    app = ExplorerApp(state=ExplorerState(**SMALL))
+    app = ExplorerApp(store=SessionStore(**SMALL))
     assert app.boundary_controls.visible
     assert not any(col.visible for col in app._other_controls.values())
     for name, labels in [("Extrapolation", ("Observed classes K", "Extrapolation estimator")),
@@ -263,10 +266,10 @@ def test_each_applied_change_records_its_server_side_time(tmp_path, monkeypatch)
 
     log = tmp_path / "times.log"
     monkeypatch.setenv("BUVIZ_TIMING_LOG", str(log))
-    s = ExplorerState(**SMALL)
+    s = SessionStore(**SMALL)
     n = len(timing.APPLY_TIMES)
-    s.log2_gamma = 2
-    s.M = 30
+    s.controls.log2_gamma = 2
+    s.controls.M = 30
     assert len(timing.APPLY_TIMES) == n + 2 and all(t > 0 for t in list(timing.APPLY_TIMES)[-2:])
     rows = [ln.split() for ln in log.read_text().splitlines()]
     assert [r[2] for r in rows[-2:]] == ["log2_gamma", "M"] and all(float(r[1]) > 0 for r in rows)
@@ -285,12 +288,13 @@ def url_args(monkeypatch):
 
 def test_url_controls_are_computed_once_not_after_the_defaults(url_args):
     from buviz.app import timing
-    from buviz.app.layout import build_state
+    from buviz.app.layout import build_store
 
     url_args.update({"n_train": [b"200"], "M": [b"30"], "log2_gamma": [b"-2"], "K": [b"3"], "tilde": [b"false"]})
     n = len(timing.APPLY_TIMES)
-    s = build_state(auto_sweep=False)
-    assert (s.n_train, s.M, s.log2_gamma, s.K, s.tilde) == (200, 30, -2, "3", False)
+    s = build_store(auto_sweep=False)
+    c = s.controls
+    assert (c.n_train, c.M, c.log2_gamma, c.K, c.tilde) == (200, 30, -2, "3", False)
     assert len(timing.APPLY_TIMES) == n + 1  # one snapshot, for the URL's settings
     assert s.snapshot.settings["M"] == 30 and s.message == ""
 
@@ -304,12 +308,12 @@ def test_url_controls_are_computed_once_not_after_the_defaults(url_args):
     ({"seed": [b"true"], "K": [b"7"]}, {"seed": 0, "K": "aic"}, "seed=true, K=7"),
 ])
 def test_bad_url_controls_are_named_and_the_rest_applies(url_args, args, kept, message):
-    from buviz.app.layout import build_state
+    from buviz.app.layout import build_store
 
     url_args.update(args)
-    s = build_state(auto_sweep=False)
+    s = build_store(auto_sweep=False)
     assert s.snapshot is not None
-    assert {k: getattr(s, k) for k in kept} == kept
+    assert {k: getattr(s.controls, k) for k in kept} == kept
     assert message in s.message
 
 
@@ -325,27 +329,28 @@ def test_app_plots_render_on_canvas_not_webgl():
 
 
 def test_opening_the_curves_tab_starts_the_sweep_and_sessions_share_it():
-    from buviz.app import jobs
+    from buviz.app import sweeps as jobs
     from buviz.app.layout import ExplorerApp
 
     jobs.clear()
-    apps = [ExplorerApp(state=ExplorerState(n_train=120, cv=2, auto_sweep=False)) for _ in range(2)]
+    apps = [ExplorerApp(store=SessionStore(n_train=120, cv=2, auto_sweep=False)) for _ in range(2)]
     names = list(apps[0].tabs._names)
     for app in apps:
-        assert app.state.sweeps.job is None and app.state.sweep_state == "idle"
+        assert app.store.sweep is None and app.store.sweep_state == "idle"
         app.tabs.active = names.index("Weights k̂/w")
-        assert app.state.sweeps.job is None  # a tab without sweep curves starts nothing
+        assert app.store.sweep is None  # a tab without sweep curves starts nothing
     for app in apps:
         app.tabs.active = names.index("Error vs −Û")
-        assert app.state.auto_sweep and app.state.sweeps.job is not None
-    assert apps[0].state.sweeps.job is apps[1].state.sweeps.job  # one run for both sessions
+        assert app.store.auto_sweep and app.store.sweep is not None
+    assert apps[0].store.sweep is apps[1].store.sweep  # one run for both sessions
     # with auto_sweep off, adding the Proposal 1 column drops the table of the other key
-    s = ExplorerState(n_train=120, cv=2, auto_sweep=False)
-    s.sweep_table = pd.DataFrame({"log2_gamma": [0.0]})
-    s.sweep_proposal1 = True
+    s = SessionStore(n_train=120, cv=2, auto_sweep=False)
+    with param.edit_constant(s):  # a table of the other key, as if adopted
+        s.sweep_table = pd.DataFrame({"log2_gamma": [0.0]})
+    s.controls.sweep_proposal1 = True
     assert s.sweep_table is None and s.sweep_state == "idle"
     for app in apps:
-        app.state.close()
+        app.store.close()
     jobs.clear()
 
 
@@ -353,16 +358,16 @@ def test_gamma_and_C_of_minus_one_and_minus_two_are_distinct_statuses():
     """pn.cache hashes floats with hash(), and hash(-1.0) == hash(-2.0): the state keys its caches
     with integers so 2^-1 and 2^-2 are never served from one entry (the explorer once showed γ = 2^-1
     when 2^-2 was selected)."""
-    s = ExplorerState(**SMALL)
+    s = SessionStore(**SMALL)
     labels, values = {}, {}
     for g in (-1, -2, -1, -2):
-        s.log2_gamma = g
+        s.controls.log2_gamma = g
         labels[g], values[g] = s.snapshot.status.label, s.snapshot.result.value
     assert labels == {-1: "SVM γ = 2^-1, C = 2^0", -2: "SVM γ = 2^-2, C = 2^0"}
     assert values[-1] != values[-2]
-    s.log2_gamma = 0
+    s.controls.log2_gamma = 0
     for c in (-1, -2):
-        s.log2_C = c
+        s.controls.log2_C = c
         assert s.snapshot.status.label == f"SVM γ = 2^0, C = 2^{c}"
 
 
@@ -370,7 +375,7 @@ def test_views_are_built_on_the_one_view_base():
     """The tabs share viewbase's TabView and text-pane helper; the explorer module keeps no copy."""
     from buviz.app import uncertainty as views
     from buviz.app import viewbase
-    from buviz.app.uncertainty import SensitivityView
+    from buviz.app.curves import SensitivityView
 
     for cls in (SampleSpaceView, WeightsView, ShiftView, CurvesView, SampleView, SensitivityView):
         assert issubclass(cls, viewbase.TabView)
@@ -399,7 +404,7 @@ def test_pair_table_shows_the_blend_case_and_effective_size_under_shrinkage(stat
         assert r.pair_effective_size[n] == pytest.approx(n_eff, rel=1e-12)
         assert r.pair_blend[n] == pytest.approx(n_kl / (n_kl + 10.0), rel=1e-12)
         assert r.pair_case[n] == (2 if r.pair_blend[n] >= 0.5 else 1 if r.pair_error_tilde[n] == 0 else 3)
-    view = WeightsView(state=state)
+    view = WeightsView(store=state)
     view._snap = lambda: dataclasses.replace(s, result=r)
     lines = view.pair_text().splitlines()
     assert "λ_kl" in lines[0] and "case" in lines[0] and "n_eff" in lines[0] and "weighted" not in lines[0]
@@ -417,8 +422,8 @@ def test_curves_tab_hosts_the_cases_panel_of_the_sweep_table():
     sweep, built from the sweep table and rebuilt when it changes (a status step leaves it alone)."""
     from buviz.plots import cases
 
-    s = ExplorerState(n_train=120, cv=2, auto_sweep=False)
-    view = CurvesView(state=s)
+    s = SessionStore(n_train=120, cv=2, auto_sweep=False)
+    view = CurvesView(store=s)
     assert sum(len(el) for el in view.cases_panes[0].object[()]) == 0  # no sweep yet: no case markers
     s.start_sweep()
     assert s.wait_sweep(timeout=240) and s.sweep_state == "done"
@@ -435,7 +440,7 @@ def test_curves_tab_hosts_the_cases_panel_of_the_sweep_table():
     assert np.allclose(np.sort(sizes.dimension_values("n_eff")), np.sort(expected["n_eff"][expected["n_eff"] > 0]))
     sent = []
     view._cases_pipe.add_subscriber(lambda **kw: sent.append(kw))
-    s.log2_gamma = 2  # a status step: the marker moves, the cases plots get nothing
+    s.controls.log2_gamma = 2  # a status step: the marker moves, the cases plots get nothing
     assert sent == [] and view._cases_pipe.data[0] is t  # (sweep table, class names)
     s.close()
 
@@ -447,47 +452,48 @@ def test_a_new_dataset_starts_at_scikit_learns_scale_gamma_on_the_grid(name):
 
     from buviz.app.compute import GAMMA_GRID
 
-    s = ExplorerState(dataset=name, n_train=300, auto_sweep=False)
+    s = SessionStore(dataset=name, n_train=300, auto_sweep=False)
     ds = s.snapshot.ds
     scale = SVC(gamma="scale").fit(ds.X_train, ds.y_train)._gamma  # scikit-learn's own value
-    assert s.log2_gamma == min(GAMMA_GRID, key=lambda g: abs(g - np.log2(scale)))
-    assert abs(s.log2_gamma - np.log2(scale)) <= 0.5 and s.snapshot.settings["log2_gamma"] == s.log2_gamma
-    assert (s.log2_gamma == 0) or f"γ set to 2^{s.log2_gamma}" in s.notice
+    assert s.controls.log2_gamma == min(GAMMA_GRID, key=lambda g: abs(g - np.log2(scale)))
+    g = s.controls.log2_gamma
+    assert abs(g - np.log2(scale)) <= 0.5 and s.snapshot.settings["log2_gamma"] == g
+    assert (s.controls.log2_gamma == 0) or f"γ set to 2^{s.controls.log2_gamma}" in s.notice
 
 
 def test_switching_dataset_moves_gamma_unless_given_and_reset_keeps_the_defaults():
-    s = ExplorerState(n_train=300, auto_sweep=False)
-    assert s.log2_gamma == 0  # the default dataset at the default γ, as before
-    s.dataset = "satimage"  # 36 standardised features: 1/36 -> 2^-5, not 2^0
-    assert s.log2_gamma == -5 and s.snapshot.settings["log2_gamma"] == -5 and "gamma = \"scale\"" in s.notice
-    s.param.update(dataset="letter", log2_gamma=2)  # a γ given with the dataset is kept
-    assert s.log2_gamma == 2 and s.snapshot.ds.name == "letter"
+    s = SessionStore(n_train=300, auto_sweep=False)
+    assert s.controls.log2_gamma == 0  # the default dataset at the default γ, as before
+    s.controls.dataset = "satimage"  # 36 standardised features: 1/36 -> 2^-5, not 2^0
+    assert s.controls.log2_gamma == -5 and s.snapshot.settings["log2_gamma"] == -5 and "gamma = \"scale\"" in s.notice
+    s.controls.param.update(dataset="letter", log2_gamma=2)  # a γ given with the dataset is kept
+    assert s.controls.log2_gamma == 2 and s.snapshot.ds.name == "letter"
     s.reset()
-    assert (s.dataset, s.log2_gamma) == ("gmm", 0) and s.snapshot.settings["log2_gamma"] == 0
+    assert (s.controls.dataset, s.controls.log2_gamma) == ("gmm", 0) and s.snapshot.settings["log2_gamma"] == 0
 
 
 def test_a_uci_set_never_shows_more_N_than_it_uses():
-    s = ExplorerState(dataset="banknote", auto_sweep=False)
+    s = SessionStore(dataset="banknote", auto_sweep=False)
     full = len(s.snapshot.ds.X_train)
-    assert s.n_train == full < 1000  # the slider reads what is used, not 1000 over 960
-    s.n_train = 2000
-    assert s.n_train == full and s.message == ""
+    assert s.controls.n_train == full < 1000  # the slider reads what is used, not 1000 over 960
+    s.controls.n_train = 2000
+    assert s.controls.n_train == full and s.message == ""
 
 
 def test_degenerate_statuses_are_explained_in_the_state_and_beside_the_numbers():
     from buviz.app.layout import ExplorerApp
 
-    app = ExplorerApp(state=ExplorerState(dataset="satimage", n_train=1000, log2_gamma=3, auto_sweep=False))
-    s, view = app.state, app.views["Sample space"]
+    app = ExplorerApp(store=SessionStore(dataset="satimage", n_train=1000, log2_gamma=3, auto_sweep=False))
+    s, view = app.store, app.views["Sample space"]
     r = s.snapshot.result
     assert r.value == 0.0 and not np.any(r.near_boundary_weights > 0)  # Û_tr = 0, every weight 0
     share3 = float(r.pair_probabilities[r.pair_case == 3].sum())
     assert "No near-boundary sample" in s.status_notice and f"P̂ = {share3:.2f} of T" in s.status_notice
     assert view.status_notice_pane.object == s.status_notice and view.status_notice_pane.visible
-    s.log2_gamma = 4
-    s.n_train = 200  # flat on most neighbourhoods of T̃: FlatDiscriminantWarning's condition
+    s.controls.log2_gamma = 4
+    s.controls.n_train = 200  # flat on most neighbourhoods of T̃: FlatDiscriminantWarning's condition
     flat = float(np.mean(s.snapshot.result.bandwidth == 0))
     assert flat > 0.5 and f"Flat classifier**: f(x;Λ) is constant (h_x = 0, k̂ = 0) on the neighbourhoods of " \
                           f"{100 * flat:.0f}% of T̃" in s.status_notice
-    s.param.update(dataset="breast_cancer", log2_gamma=-5)  # an ordinary status: the notice goes away
+    s.controls.param.update(dataset="breast_cancer", log2_gamma=-5)  # an ordinary status: the notice goes away
     assert s.status_notice == "" and view.status_notice_pane.object == "" and not view.status_notice_pane.visible

@@ -14,15 +14,17 @@ from pathlib import Path
 import holoviews as hv
 import numpy as np
 import pandas as pd
+import param
 import pytest
 
-from buviz.app import state as st
+from buviz.app import compute as st
+from buviz.app.curves import CurvesView
 from buviz.app.export import sweep_csv, sweep_download, view_bytes
 from buviz.app.layout import tab_views
 from buviz.app.mathmd import double_dollars, math_markdown
 from buviz.app.snippets import CodePanel, snippet
-from buviz.app.state import ExplorerState
-from buviz.app.uncertainty import SAMPLE_SPACE_MD, CurvesView, SampleSpaceView
+from buviz.app.store import SessionStore
+from buviz.app.uncertainty import SAMPLE_SPACE_MD, SampleSpaceView
 
 hv.extension("bokeh")
 
@@ -32,7 +34,7 @@ SMALL = dict(n_train=150, cv=2, auto_sweep=False)
 
 @pytest.fixture
 def state():
-    return ExplorerState(**SMALL)
+    return SessionStore(**SMALL)
 
 
 def _run(src: str) -> dict:
@@ -66,7 +68,7 @@ def test_every_view_exports_valid_svg_and_png(state):
 def test_export_button_callbacks_return_bytes(state):
     from buviz.app.export import export_buttons
 
-    view = SampleSpaceView(state=state)
+    view = SampleSpaceView(store=state)
     row = export_buttons(view, "sample space")
     svg_btn, png_btn = row.objects
     assert svg_btn.filename == "buviz_sample_space.svg" and png_btn.filename.endswith(".png")
@@ -78,8 +80,9 @@ def test_export_uses_okabe_ito_and_right_axis_for_u(state):
     from buviz import figures
 
     t = pd.DataFrame({"log2_gamma": [-1.0, 0.0, 1.0], "L_te": [0.3, 0.2, 0.25], "U_tr": [0.5, 0.8, 0.6]})
-    state.param.update(sweep_table=t)
-    svg = view_bytes(CurvesView(state=state), "svg").decode()
+    with param.edit_constant(state):  # the store's output, set here as the sweep would
+        state.sweep_table = t
+    svg = view_bytes(CurvesView(store=state), "svg").decode()
     assert figures.OKABE_ITO[5].lower() in svg.lower()  # L_te vermillion
     assert svg.count("−Û (best −1)") >= 1  # the right-hand −Û axis label
 
@@ -87,7 +90,8 @@ def test_export_uses_okabe_ito_and_right_axis_for_u(state):
 def test_sweep_csv_download(state):
     assert sweep_csv(None) == b"\n" or sweep_csv(None).strip() == b""
     t = pd.DataFrame({"log2_gamma": [0.0, 1.0], "L_te": [0.2, 0.3], "U_tr": [0.8, 0.7]})
-    state.param.update(sweep_table=t)
+    with param.edit_constant(state):  # the store's output, set here as the sweep would
+        state.sweep_table = t
     fd = sweep_download(state)
     back = pd.read_csv(io.BytesIO(fd.callback().getvalue()))
     pd.testing.assert_frame_equal(back, t)
@@ -101,7 +105,7 @@ def test_sweep_csv_download(state):
     dict(dataset="gmm3", log2_gamma=-1, log2_C=2, perturbation=0.3, perturbation_mode="features"),
 ])
 def test_snippet_reproduces_the_numbers_shown(params):
-    s = ExplorerState(**SMALL, **params)
+    s = SessionStore(**SMALL, **params)
     assert s.message == ""
     ns = _run(snippet(s.snapshot.settings, sweep=False))
     assert ns["U_tr"] == pytest.approx(s.snapshot.result.value, abs=1e-12)
@@ -119,16 +123,16 @@ def test_snippet_for_a_custom_mixture(state):
 
 
 def test_code_panel_follows_the_state(state):
-    panel = CodePanel(state=state)
+    panel = CodePanel(store=state)
     assert "gamma=2.0 ** 0" in panel.code()
-    state.log2_gamma = 3
+    state.controls.log2_gamma = 3
     md = panel.code()
     assert "gamma=2.0 ** 3" in md and md.startswith("```python")
 
 
 @pytest.mark.slow
 def test_snippet_sweep_matches_the_app_sweep(tmp_path, monkeypatch):
-    s = ExplorerState(**SMALL, log2_gamma=1)
+    s = SessionStore(**SMALL, log2_gamma=1)
     s.start_sweep()
     assert s.wait_sweep(timeout=240) and s.sweep_state == "done"
     monkeypatch.setenv("BUVIZ_CACHE_DIR", str(tmp_path / "other"))  # recompute, no shared rows
@@ -140,7 +144,7 @@ def test_snippet_sweep_matches_the_app_sweep(tmp_path, monkeypatch):
 
 # -- Proposal 1 overlay ----------------------------------------------------------------------------------
 def test_proposal1_overlay(state):
-    view = SampleSpaceView(state=state)
+    view = SampleSpaceView(store=state)
     off = view.plot(state.snapshot)
     layers = {e.label: e for e in off}
     assert len(layers["P1 anchors"]) == 0 and len(layers["P1 N_B (near-boundary)"]) == 0
@@ -155,26 +159,24 @@ def test_proposal1_overlay(state):
     assert len(off) == len(view.plot(state.snapshot))  # same layers on and off (DynamicMap structure)
 
 
-def test_proposal1_overlay_is_a_job_of_the_one_runner_and_cache(state):
-    """The overlay's result comes from tasks.proposal1_job (the runner, the one cache), delivered on
-    the session's link: served, the view does not wait for it."""
+def test_proposal1_overlay_is_computed_by_the_store_through_the_one_cache(state):
+    """The overlay's result is the store's output ``proposal1`` (a request of the store, in the one
+    cache); the view only reads it."""
     from buviz.app import tasks
-    from buviz.app.compute import Settings
+    from buviz.app.compute import ResultKey
 
     st.clear_caches()
-    view = SampleSpaceView(state=state)
-    state.log2_gamma = 3  # a status nobody asked Proposal 1 for yet
-    k = Settings.of(state.snapshot.settings)
-    key = (*k.dataset, *k.status)
-    assert key not in tasks.proposal1_result
-    s = state.snapshot
-    assert view._proposal1(s, blocking=False) is None  # asked, not waited for
-    state.link.wait()  # the job ends; its result is delivered on the link
-    assert key in tasks.proposal1_result
-    r = view.proposal1_delivered[1]
-    assert view._proposal1(s, blocking=False) is r
-    expected = tasks.proposal1_result(*key)
-    assert r is expected and len(r.near_boundary) > 0
+    view = SampleSpaceView(store=state)
+    state.controls.log2_gamma = 3  # a status nobody asked Proposal 1 for yet
+    key = ResultKey.of(state.snapshot.settings).status
+    assert not tasks.proposal1_result.has(key) and state.proposal1_for(state.snapshot) == (False, None)
+    view.proposal1 = True  # the store requests it (no server here: it waits for the result)
+    assert state.proposal1_wanted and tasks.proposal1_result.has(key)
+    answered, r = state.proposal1_for(state.snapshot)
+    assert answered and r is tasks.proposal1_result(key) and len(r.near_boundary) > 0
+    assert view.proposal1_result() is r
+    with pytest.raises(TypeError):
+        state.proposal1 = None  # read-only for views
 
 
 # -- LaTeX ------------------------------------------------------------------------------------------------

@@ -31,7 +31,10 @@ def test_view_toy_tab_follows_rho():
     np.testing.assert_allclose(theo9, ex.toy_average_risk(np.arange(2, 11), 0.9))
     assert np.all(theo9 < theo.dimension_values("risk"))
     assert "ρ = 0.9" in _curves(view.toy_plots()["dbar"])
-    assert view._toy_view() is not None and view.last_error is None
+    assert view.last_error is None and not view.alerts["toy"].visible
+    panes = dict(view.toy_panes)
+    view.rho = 0.3  # the panes stay; their figures follow ρ
+    assert view.toy_panes == panes and "ρ = 0.3" in _curves(view.toy_panes["dbar"].object)
 
 
 def test_view_extrapolation_follows_K_and_reports_bad_input():
@@ -47,11 +50,12 @@ def test_view_extrapolation_follows_K_and_reports_bad_input():
     assert obs7.dimension_values("k").max() == 7
     acc = obs7.dimension_values("accuracy")
     assert np.all((acc >= 0) & (acc <= 1)) and np.all(np.diff(acc) <= 1e-12)
-    view._ext_view()
-    assert view.last_error is None
+    assert view.last_error is None and not view.alerts["ext"].visible
+    shown = view.ext_pane.object
+    assert _curves(shown)["AverageTA_k (observed, eq 3)"].dimension_values("k").max() == 7
     view.K = 12                                   # more than the 10 digit classes: a message, no crash
-    pane = view._ext_view()
-    assert isinstance(pane, pn.pane.Alert) and "K must be" in view.last_error
+    assert view.alerts["ext"].visible and "K must be" in view.last_error and "K must be" in view.alerts["ext"].object
+    assert view.ext_pane.object is shown  # the last good curves stay
 
 
 def test_view_shows_the_classex_comparison_of_a_fixture_instance():
@@ -63,6 +67,6 @@ def test_view_shows_the_classex_comparison_of_a_fixture_instance():
     assert d["truth"][1][-1] == pytest.approx(float(fixture["truth"][4]))
     # our KDE (UCV) reproduces the peer's on this instance
     assert d["estimates"]["kde"][1][-1] == pytest.approx(float(fixture["KDE_UCV"][4]), abs=1e-6)
-    shown = view._peer_view()
-    assert not isinstance(shown, pn.pane.Alert) and view.last_error is None
+    assert view.peer_pane.object is not None and view.last_error is None and not view.alerts["peer"].visible
+    assert len(view.peer_table.value) == len(d["estimates"]) + len(d["peer"])
     assert len(view.main()) == 3  # toy model, extrapolation, ClassEx comparison

@@ -40,11 +40,14 @@ def test_widgets_follow_the_param_declarations():
     n = g.widgets["N"]
     assert isinstance(n, pn.widgets.IntInput) and (n.start, n.end, n.value) == (2, 400, 50)
     g.figure = "extrapolation_fig11_synthetic"
-    assert isinstance(g.widgets["methods"], pn.widgets.MultiChoice)
+    assert isinstance(g.widgets["methods"], pn.widgets.MultiSelect)  # Panel's widget for a ListSelector
     assert isinstance(g.widgets["classifier"], pn.widgets.Select)
     assert g.select.value == "extrapolation_fig11_synthetic"
     g.figure = "uncertainty_fig6"
-    assert g.widgets["log2_gamma"].value == "-6, -4, -2, 0, 2, 4, 6"
+    assert g.widgets["log2_gamma"].value == [-6, -4, -2, 0, 2, 4, 6]
+    assert g.widgets["n_train"].description.startswith("training samples")  # the doc as the tooltip
+    g.widgets["cv"].value = 3
+    assert g.values_of.cv == 3 and g.values() == {"cv": 3}  # the widget sets the figure's parameter
 
 
 def test_renders_only_on_demand_and_a_parameter_change_changes_the_figure():
@@ -71,8 +74,9 @@ def test_bad_value_shows_a_message_and_keeps_the_last_figure():
     assert g.message.visible and "'n'" in g.message.object and "[0, 20]" in g.message.object
     assert g.plot.object is shown
     g.figure = "uncertainty_fig6"
-    g.widgets["log2_gamma"].value = "1"  # a sweep needs two values at least
-    assert not g.render() and "log2_gamma" in g.message.object and g.plot.object is shown
+    with pytest.raises(ValueError, match="log2_gamma"):  # the declaration refuses it: a sweep needs two values
+        g.widgets["log2_gamma"].value = [1]
+    assert g.values_of.log2_gamma == [-6, -4, -2, 0, 2, 4, 6] and g.plot.object is shown
 
 
 def test_table_and_export_bytes():
@@ -122,9 +126,9 @@ def test_render_waits_for_a_running_sweep():
     g = FigureGallery(figure="discrete_fig2")
     assert g.render(blocking=False) and g.rendering
     time.sleep(0.5)
-    assert g.link.busy() and g.plot.object is None  # not built while the lane is held
+    assert g.store.link.busy() and g.plot.object is None  # not built while the lane is held
     gate.set()
-    g.link.wait(60)
+    g.store.link.wait(60)
     assert g.plot.object is not None and not g.rendering
 
 

@@ -1,5 +1,5 @@
 """Hardening of the explorer: the bad-input catalogue through
-:class:`~buviz.app.state.ExplorerState`, URL values, session cleanup, figure determinism and
+:class:`~buviz.app.store.SessionStore`, URL values, session cleanup, figure determinism and
 source-level security checks. The catalogue of the compute layer lives beside each subject's tests
 (``tests/<subject>/test_bad_input.py``)."""
 
@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import param
 import pytest
 from _bad_input import GOOD_ROWS, _csv
 
@@ -27,8 +28,8 @@ BAD_MIXTURE = '{"classes": [[{"mean": [0, 0], "cov": %s, "weight": %s}], [{"mean
 def _state_cases():
     many = "x1,x2,label\n" + "1.0,2.0,a\n3.0,4.0,b\n" * 300_000  # ~6 MB: over the 5 MB cap
     return [
-        ("M > N", lambda s: setattr(s, "M", 500), r"M must be <= 200", "M"),
-        ("K larger than a class", lambda s: s.param.update(n_train=40, K="40"), r"K must be <= ", "K"),
+        ("M > N", lambda s: setattr(s.controls, "M", 500), r"M must be <= 200", "M"),
+        ("K larger than a class", lambda s: s.controls.param.update(n_train=40, K="40"), r"K must be <= ", "K"),
         ("CSV with NaN", lambda s: s.upload_csv(_csv([*GOOD_ROWS, "nan,1,a"])), r"missing values", None),
         ("CSV with inf", lambda s: s.upload_csv(_csv([*GOOD_ROWS, "inf,1,a"])), r"infinite", None),
         ("CSV with text", lambda s: s.upload_csv(_csv([*GOOD_ROWS, "1,x,a"])), r"non-numeric", None),
@@ -56,9 +57,9 @@ def _state_cases():
         ("mixture not JSON", lambda s: s.set_mixture("{oops"), r"not valid JSON", None),
         ("mixture huge", lambda s: s.set_mixture('{"classes": [' + ",".join(['[{"mean": [0, 0], "cov": 1}]'] * 50)
                                                  + "]}"), r"between 2 and", None),
-        ("γ = 2^15 (valid)", lambda s: setattr(s, "log2_gamma", 15), None, None),
-        ("γ = 2^-15 (valid)", lambda s: setattr(s, "log2_gamma", -15), None, None),
-        ("C = 2^10 (valid)", lambda s: setattr(s, "log2_C", 10), None, None),
+        ("γ = 2^15 (valid)", lambda s: setattr(s.controls, "log2_gamma", 15), None, None),
+        ("γ = 2^-15 (valid)", lambda s: setattr(s.controls, "log2_gamma", -15), None, None),
+        ("C = 2^10 (valid)", lambda s: setattr(s.controls, "log2_C", 10), None, None),
     ]
 
 
@@ -67,16 +68,16 @@ STATE_CASES = _state_cases()
 
 @pytest.fixture(scope="module")
 def explorer():
-    from buviz.app.state import ExplorerState
+    from buviz.app.store import SessionStore
 
-    return ExplorerState(n_train=200, auto_sweep=False)
+    return SessionStore(n_train=200, auto_sweep=False)
 
 
 @pytest.mark.parametrize("case, action, expected, control", STATE_CASES, ids=[c[0] for c in STATE_CASES])
 def test_state_catalogue(explorer, case, action, expected, control):
     s = explorer
-    s.param.update(dataset="gmm", n_train=200, M=40, K="aic", log2_gamma=0, log2_C=0)
-    s.message = ""  # the previous case's message (the update above may change nothing)
+    s.controls.param.update(dataset="gmm", n_train=200, M=40, K="aic", log2_gamma=0, log2_C=0)
+    s.report("")  # the previous case's message (the update above may change nothing)
     assert s.message == "" and s.snapshot is not None
     snap, before = s.snapshot, s.settings()
     action(s)
@@ -121,16 +122,17 @@ def _page_text(app) -> str:
 
 def test_a_view_that_cannot_draw_an_upload_leaves_the_whole_page_on_the_last_good_state(monkeypatch, capsys):
     from buviz.app.layout import ExplorerApp
-    from buviz.app.state import ExplorerState
+    from buviz.app.store import SessionStore
 
-    app = ExplorerApp(state=ExplorerState(n_train=200, auto_sweep=False))
-    s = app.state
+    app = ExplorerApp(store=SessionStore(n_train=200, auto_sweep=False))
+    s = app.store
     assert s.upload_csv(_three_feature_csv("x3"), "good.csv")  # a good upload first: its state is the one to keep
     good = dict(settings=s.settings(), snapshot=s.snapshot, notice=s.notice, status_notice=s.status_notice,
                 text=_page_text(app), widgets={k: w.value for k, w in app.widgets.items()})
     assert "good.csv" in s.notice and "d = 3" in app.size_pane.object
     _fail_on(monkeypatch, "SampleSpaceDisplay")
-    s.computing = "SVM γ = 2^0, C = 2^0"  # as the served store shows while the runner computes
+    with param.edit_constant(s):  # as the served store shows while the runner computes
+        s.computing = "SVM γ = 2^0, C = 2^0"
     assert "computing" in app.computing.object
     assert not s.upload_csv(_three_feature_csv("boom"), "late.csv")
     assert "Could not show dataset 'csv'" in s.message and "SampleSpaceDisplay cannot draw boom" in s.message
@@ -140,20 +142,20 @@ def test_a_view_that_cannot_draw_an_upload_leaves_the_whole_page_on_the_last_goo
     assert _page_text(app) == good["text"] and "late.csv" not in _page_text(app)
     assert {k: w.value for k, w in app.widgets.items()} == good["widgets"]
     assert "Traceback" not in capsys.readouterr().err
-    s.log2_gamma = -1  # the page still works, and a new good state clears the message
+    s.controls.log2_gamma = -1  # the page still works, and a new good state clears the message
     assert s.message == "" and s.snapshot.settings["log2_gamma"] == -1 and s.snapshot.ds.feature_names[2] == "x3"
 
 
 def test_a_tab_opened_later_that_cannot_draw_the_state_puts_the_previous_one_back(monkeypatch, capsys):
     from buviz.app.layout import ExplorerApp
-    from buviz.app.state import ExplorerState
+    from buviz.app.store import SessionStore
 
-    app = ExplorerApp(state=ExplorerState(n_train=200, auto_sweep=False))
-    s = app.state
+    app = ExplorerApp(store=SessionStore(n_train=200, auto_sweep=False))
+    s = app.store
     gmm = dict(settings=s.settings(), snapshot=s.snapshot, text=_page_text(app))
     _fail_on(monkeypatch, "WeightsDisplay")
     assert s.upload_csv(_three_feature_csv("boom"), "late.csv")  # the open tab (Sample space) draws it
-    assert s.dataset == "csv" and s.message == ""
+    assert s.controls.dataset == "csv" and s.message == ""
     app.tabs.active = app.tab_names.index("Weights k̂/w")  # the Weights tab cannot: back to the GMM
     assert "WeightsDisplay cannot draw boom" in s.message
     assert s.settings() == gmm["settings"] and s.snapshot is gmm["snapshot"] and s.computing == ""
@@ -167,12 +169,12 @@ def test_a_tab_opened_later_that_cannot_draw_the_state_puts_the_previous_one_bac
 @pytest.mark.parametrize("name, value", [("M", 1), ("log2_gamma", 99), ("dataset", "../../etc/passwd"),
                                          ("n_train", 10 ** 9), ("K", "__import__('os')"), ("cv", -3)])
 def test_out_of_range_controls_are_rejected_by_param(name, value):
-    from buviz.app.state import ExplorerState
+    from buviz.app.store import SessionStore
 
-    s = ExplorerState(n_train=200, auto_sweep=False)
+    s = SessionStore(n_train=200, auto_sweep=False)
     snap = s.snapshot
     with pytest.raises(ValueError):
-        setattr(s, name, value)
+        setattr(s.controls, name, value)
     assert s.snapshot is snap and s.message == ""
 
 
@@ -181,12 +183,12 @@ def test_closed_state_is_released_and_stops_its_sweep():
     import gc
     import weakref
 
-    from buviz.app.state import ExplorerState
+    from buviz.app.store import SessionStore
 
-    s = ExplorerState(n_train=200, auto_sweep=False)
+    s = SessionStore(n_train=200, auto_sweep=False)
     s.close()
-    assert s.snapshot is None and s.sweeps.job is None and s.closed
-    s.log2_gamma = 3  # a closed state ignores late events (a poll after the session died)
+    assert s.snapshot is None and s.sweep is None and s.closed
+    s.controls.log2_gamma = 3  # a closed state ignores late events (a poll after the session died)
     assert s.snapshot is None
     ref = weakref.ref(s)
     del s
@@ -271,19 +273,21 @@ def test_sources_have_no_eval_exec_pickle_or_shell():
 def test_user_input_never_becomes_a_file_path():
     """The CSV payload in the app is keyed by a digest, never by the uploaded name; a dataset name that
     looks like a path is refused by the selector."""
-    from buviz.app import state as st
+    from buviz.app import compute as st
+    from buviz.app.store import SessionStore
 
-    text = (ROOT / "buviz" / "app" / "state.py").read_text()
-    assert "open(" not in text and "Path(" not in text
+    for module in ("store.py", "controls.py", "compute.py"):
+        text = (ROOT / "buviz" / "app" / module).read_text()
+        assert "open(" not in text and "Path(" not in text
     # the one file the app writes is the administrator's timing log, named only by the environment
     timing = (ROOT / "buviz" / "app" / "timing.py").read_text()
     assert timing.count("open(") == 1 and 'path = os.environ.get("BUVIZ_TIMING_LOG")' in timing
-    s = st.ExplorerState(n_train=200, auto_sweep=False)
+    s = SessionStore(n_train=200, auto_sweep=False)
     ok = _csv([f"{i % 7 - 3},{(i * 3) % 5 - 2},{'ab'[i % 2]}" for i in range(60)])
     assert s.upload_csv(ok, "../../../etc/passwd")
-    assert re.fullmatch(r"[0-9a-f]{16}", s.csv_key)
+    assert re.fullmatch(r"[0-9a-f]{16}", s.controls.csv_key)
     with pytest.raises(ValueError):
-        st.dataset_for("/etc/passwd", 100, 0, "")
+        st.dataset_for(st.DataKey("/etc/passwd", 100, 0, ""))
 
 
 def test_server_binds_localhost_by_default():

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from buviz.app import jobs
+from buviz.app import sweeps as jobs
 
 
 @pytest.fixture(autouse=True)
@@ -136,19 +136,19 @@ def test_one_run_at_a_time():
 
 @pytest.mark.slow
 def test_two_states_with_the_same_settings_share_the_sweep():
-    from buviz.app.state import ExplorerState
+    from buviz.app.store import SessionStore
 
-    s1 = ExplorerState(n_train=120, cv=2, auto_sweep=False)
-    s2 = ExplorerState(n_train=120, cv=2, auto_sweep=False)
+    s1 = SessionStore(n_train=120, cv=2, auto_sweep=False)
+    s2 = SessionStore(n_train=120, cv=2, auto_sweep=False)
     s1.start_sweep()
     s2.start_sweep()
-    assert s1.sweeps.job is s2.sweeps.job and s1.sweeps.job.subscribers == 2
+    assert s1.sweep is s2.sweep and s1.sweep.subscribers == 2
     assert s1.wait_sweep(240) and s2.wait_sweep(240)
     assert s1.sweep_table.equals(s2.sweep_table) and s2.sweep_state == "done"
     # a third session with other settings does not see that table; going back adopts it at once
-    s3 = ExplorerState(n_train=120, cv=2, M=30, auto_sweep=False)
+    s3 = SessionStore(n_train=120, cv=2, M=30, auto_sweep=False)
     assert s3.sweep_table is None and s3.sweep_state == "idle"
-    s3.M = 40
+    s3.controls.M = 40
     assert s3.sweep_state == "done" and s3.sweep_table.equals(s1.sweep_table)
     s1.close()
     s2.close()

@@ -22,12 +22,12 @@ def ex():
 
 def test_explorer_is_a_notebook_sized_viewer(ex):
     assert isinstance(ex, NotebookExplorer)
-    assert (ex.state.n_train, ex.state.cv, ex.state.M) == (200, 2, 20)
+    assert (ex.controls.n_train, ex.controls.cv, ex.controls.M) == (200, 2, 20)
     assert ex.state.snapshot.ds.X_train.shape == (200, 2)
     layout = ex.__panel__()
     assert layout.width == 960
     # the controls above the tabs are the app's own widgets: moving one changes the state
-    assert ex.app.widgets["log2_gamma"] in [w for col in ex.controls for w in col.select(pn.widgets.Widget)]
+    assert ex.app.widgets["log2_gamma"] in [w for col in ex.control_row for w in col.select(pn.widgets.Widget)]
     ex.app.widgets["log2_gamma"].value = 2
     assert ex.state.snapshot.settings["log2_gamma"] == 2
     assert ex.app.tabs in layout.select(pn.Tabs)

@@ -86,7 +86,7 @@ def test_the_notebook_poll_is_a_background_callback_and_stops_when_idle():
 
 
 def test_every_in_memory_store_of_the_explorer_is_in_the_one_cache():
-    import buviz.app.jobs  # noqa: F401  (registers the finished-sweep store)
+    import buviz.app.sweeps  # noqa: F401  (registers the finished-sweep store)
     import buviz.app.tasks  # noqa: F401
 
     names = set(cache.sizes())

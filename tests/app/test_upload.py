@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from buviz.app.compute import DEFAULT_MIXTURE, parse_mixture
-from buviz.app.state import ExplorerState
+from buviz.app.store import SessionStore
 from buviz.app.upload import check_mixture_text, prepare_csv
 
 SMALL = dict(n_train=200, auto_sweep=False)
@@ -63,20 +63,20 @@ def test_a_refusal_says_what_would_work(raw, says):
 
 
 def test_a_five_row_file_is_shown_with_M_capped_at_its_training_size():
-    state = ExplorerState(**SMALL)
+    state = SessionStore(**SMALL)
     rows = "x1,x2,label\n0,0,a\n0.1,0.2,a\n1,1,b\n1.2,0.9,b\n0.2,0.1,a\n"
     assert state.upload_csv(rows.encode(), "tiny.csv")
     N = len(state.snapshot.ds.X_train)
-    assert state.dataset == "csv" and state.M == N and state.snapshot.settings["M"] == N
+    assert state.controls.dataset == "csv" and state.controls.M == N and state.snapshot.settings["M"] == N
     assert state.message == "" and f"M set to {N}" in state.notice and "tiny.csv" in state.notice
 
 
 def test_a_smaller_N_caps_M_but_an_M_typed_beyond_N_is_refused():
-    state = ExplorerState(**SMALL)
-    state.n_train = 20  # a new dataset smaller than M = 40
-    assert state.M == 20 and state.snapshot.settings["M"] == 20 and "M set to 20" in state.notice
-    state.M = 30  # the user's own M, beyond N: refused and reverted
-    assert "M must be <= 20" in state.message and state.M == 20
+    state = SessionStore(**SMALL)
+    state.controls.n_train = 20  # a new dataset smaller than M = 40
+    assert state.controls.M == 20 and state.snapshot.settings["M"] == 20 and "M set to 20" in state.notice
+    state.controls.M = 30  # the user's own M, beyond N: refused and reverted
+    assert "M must be <= 20" in state.message and state.controls.M == 20
 
 
 def test_mixture_messages_count_classes_from_one_and_priors_must_sum_to_one():
@@ -89,7 +89,7 @@ def test_mixture_messages_count_classes_from_one_and_priors_must_sum_to_one():
     priors = {**DEFAULT_MIXTURE, "priors": [0.3, 0.3]}
     with pytest.raises(ValueError, match=r"sum to 0\.6.*\[0\.5, 0\.5\]"):
         check_mixture_text(json.dumps(priors), 200, 0)
-    state = ExplorerState(**SMALL)
+    state = SessionStore(**SMALL)
     assert not state.set_mixture(json.dumps(priors)) and "sum to 0.6" in state.message
     _, notes = check_mixture_text(json.dumps({"classes": DEFAULT_MIXTURE["classes"]}), 200, 0)
     assert any("equally likely" in n for n in notes)
@@ -113,7 +113,7 @@ def test_a_one_feature_csv_is_refused_whole_and_the_page_keeps_its_data():
     with pytest.raises(ValueError, match="only one feature column") as err:
         prepare_csv(rows.encode())
     assert "What works" in str(err.value)
-    state = ExplorerState(**SMALL)
+    state = SessionStore(**SMALL)
     snap, before = state.snapshot, state.settings()
     assert not state.upload_csv(rows.encode(), "one.csv")
     assert "'one.csv' rejected: only one feature column" in state.message

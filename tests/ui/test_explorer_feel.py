@@ -8,7 +8,7 @@ import re
 import pytest
 
 from buviz.app import compute
-from buviz.app.state import CONTROL_PARAMS, ExplorerState
+from buviz.app.controls import CONTROL_PARAMS, Controls
 
 from .conftest import PROBE_JS, RECORD_JS, WAIT_JS, ExplorerServer, close_page, new_page, require_browser
 
@@ -96,7 +96,7 @@ def test_a_fast_run_of_key_presses_ends_on_the_last_position_with_its_numbers(pa
     page.wait_for_timeout(1500)
     numbers = page.evaluate("() => window.__bzShown().numbers").replace("&lt;", "<").replace("&gt;", ">")
     assert _shown_gamma(page) == -4
-    s = {p: ExplorerState.param[p].default for p in CONTROL_PARAMS}  # the URL's settings over the defaults
+    s = {p: Controls.param[p].default for p in CONTROL_PARAMS}  # the URL's settings over the defaults
     s.update(n_train=300, M=30, log2_gamma=-4)
     U = compute.compute_snapshot(s).result.value
     shown = re.search(r"Û_tr \(Proposal 2\)</td>\s*<td>([0-9.]+)</td>", numbers).group(1)

@@ -278,10 +278,10 @@ def test_memory_over_100_sessions(tmp_path):
     """RSS after 100 sessions ≤ RSS after the first session + 200 MB, and every session is discarded.
 
     Each session is a page GET, which builds the session's whole document on the server (an
-    ExplorerState, every view, the Bokeh models) exactly as for a browser, without the rendering;
+    SessionStore, every view, the Bokeh models) exactly as for a browser, without the rendering;
     the server discards it after ``--unused-session-lifetime`` (destroying the session runs the
     state's ``on_session_destroyed`` clean-up). γ and the seed vary, so the shared caches fill up
-    to their LRU bounds. The bound: those caches are bounded (state.py's docstring; at N = 200
+    to their LRU bounds. The bound: those caches are bounded (compute.py's docstring; at N = 200
     they hold well under 100 MB together; measured here: +41 to +52 MB) and Python's allocator keeps
     some freed arenas; a leak of one session's document (several MB each) would exceed it within 100
     sessions.

@@ -196,15 +196,14 @@ def _repainted(before: Shown, after: Shown, which) -> None:
 
 # -- what Export draws at the page's status ------------------------------------------------------------
 def _settings(url: str) -> dict:
-    """The controls in the page's URL, typed as the state's parameters."""
-    from buviz.app.layout import URL_PARAMS
-    from buviz.app.state import ExplorerState
+    """The controls in the page's URL, typed as the controls' parameters."""
+    from buviz.app.controls import URL_PARAMS, Controls
 
     out = {}
     for k, v in parse_qsl(urlsplit(url).query):
         if k not in URL_PARAMS or k in ("mixture_json", "csv_key"):
             continue
-        p = ExplorerState.param[k]
+        p = Controls.param[k]
         if isinstance(p, param.Boolean):
             out[k] = v.lower() in ("true", "1")
         elif isinstance(p, param.Integer):
@@ -221,13 +220,14 @@ def _exported(url: str, tab: str, *, selected: int | None = None, sweep_csv: byt
     import pandas as pd
 
     from buviz.app.layout import tab_views
-    from buviz.app.state import ExplorerState
+    from buviz.app.store import SessionStore
 
     hv.extension("bokeh")
-    state = ExplorerState(**_settings(url), auto_sweep=False)
+    state = SessionStore(**_settings(url), auto_sweep=False)
     assert state.snapshot is not None, state.message
     if sweep_csv is not None:
-        state.sweep_table = pd.read_csv(io.BytesIO(sweep_csv))
+        with param.edit_constant(state):  # the store's output, as the page's sweep left it
+            state.sweep_table = pd.read_csv(io.BytesIO(sweep_csv))
     views = tab_views(state)
     if selected is not None:
         views["One sample"].select(selected)

@@ -1,0 +1,221 @@
+"""Panel views over the γ (or epoch) sweep: the selection curves with the separability cases (Figs
+6-9, tab *Error vs −Û*) and the sensitivity of −Û_tr to M and K (Figs 12-13). Both read the session's
+:class:`~buviz.app.store.SessionStore` (``sweep_table``, ``sensitivity``) and update panes created once.
+"""
+
+from __future__ import annotations
+
+import holoviews as hv
+import numpy as np
+import panel as pn
+
+from buviz.app.export import export_buttons, sweep_download
+from buviz.app.mathmd import math_markdown
+from buviz.app.viewbase import TabView, _with_tap, math_dollars
+from buviz.plots import cases as pcases
+from buviz.plots import displays as pd_
+from buviz.plots import uncertainty as pb
+
+__all__ = ["CurvesView", "SensitivityView"]
+
+CURVES_MD = math_dollars(r"""
+**Selection curves** (Figs 6-9): errors on the left axis ($\hat L_{te}$ test, $\hat L_{val}$ CV
+validation, $L_{HO}$ hold-out, $\hat L_{tr}$ CV training), $-\hat U_{tr}$ (Proposal 2 on $\mathcal T$)
+and $-\hat U_{te}$ (on the test set) on the right axis. A good status has low error **and** $-\hat U$
+near $-1$. *Click a point to select that status.* Right: the same sweep as a parametric curve.
+Below: for each class pair of $\hat{\mathcal I}^{\ast}$, the separability case of §4.5 that dominates
+$\hat U_{kl}$ along the sweep (Case 1: no error on the perturbed $\hat B^{\ast}(k,l)$, $U_{max}$; Case 2:
+the near-boundary mean; Case 3: $U_{min}$; hover: $\lambda_{kl}$) and the effective number of
+near-boundary samples $n_{eff} = (\sum \hat k)^2 / \sum \hat k^2$ the near-boundary mean rests on.
+""")
+
+SENS_MD = math_dollars(r"""
+**Sensitivity** of $-\hat U_{tr}$ to $M$ (Fig 12: $M$ = 20 … 160) and to the number $K$ of prototypes
+per class used for $\hat{\mathcal I}^{\ast}$ (Fig 13: $K$ = 3 … 40 and AIC). For two classes $\hat{\mathcal I}^{\ast}
+= \{\{1,2\}\}$ and $K$ has no influence. The sweeps run on demand in the background (2-fold CV, cached).
+""")
+
+
+class CurvesView(TabView):
+    """Tab 4: errors and −Û over the sweep (twin axes), a marker at the current status, tap to select;
+    an :class:`~buviz.plots.displays.ErrorCurvesDisplay` (a new sweep row feeds the curves, a status
+    step moves the markers only)."""
+
+    twin_y = True  # export: errors on the left axis, −Û on the right
+    export_size = (11.0, 4.5)
+    _CURVES = dict(width=640, height=420, tools=["tap", "hover"], toolbar="above")
+    _PARAM = dict(width=460, height=420, tools=["tap", "hover"], toolbar="above")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.display: pd_.ErrorCurvesDisplay | None = None
+        self.curves_pane = pn.pane.HoloViews(None, linked_axes=False)
+        self.param_pane = pn.pane.HoloViews(None, linked_axes=False)
+        # the separability case of each pair and n_eff along the sweep (eq 39, §4.5), below the curves
+        # (two panes, not one Layout: a Bokeh grid swapped into a pane lays out with empty frames)
+        # fed by one stream: a new sweep table changes their data, never their Bokeh models (replacing a
+        # pane's plot while a busy page switches tabs left the browser with references it never received)
+        self._cases_pipe = hv.streams.Pipe(data=None)
+        self.cases_panes = [pn.pane.HoloViews(hv.DynamicMap(build, streams=[self._cases_pipe]), linked_axes=False,
+                                              sizing_mode="stretch_width")
+                            for build in self._cases_builders()]
+        self._cases_table = None  # the sweep table the cases panel shows
+        self.restart = pn.widgets.Button(label="Restart sweep", color="default", width=130)
+        self.restart.on_click(lambda e: self.store.start_sweep(force=True))
+        self.download = sweep_download(self.store)
+        self._follow_when_open(self._follow, "snapshot", "sweep_table")
+
+    def _x(self, s):
+        return "log2_gamma" if s is None or s.settings["classifier"] == "SVM" else "epoch"
+
+    def _follow(self) -> None:
+        s = self._snap()
+        x, t = self._x(s), self.store.sweep_table
+        cur = s.status_value if s is not None else None
+        if self.display is None or self.display.x != x:
+            self.display = pd_.ErrorCurvesDisplay.from_table(t, x, cur, curves_opts=self._CURVES,
+                                                             parametric_opts=self._PARAM)
+            shown, self.tap = _with_tap(self.display.curves, [x, "error"], self._on_tap)
+            pshown, self.tap2 = _with_tap(self.display.parametric, ["neg_U", "error"],
+                                          self._on_parametric_tap)
+            self.curves_pane.object, self.param_pane.object = shown, pshown
+        else:
+            self.display.update(t, cur, x)
+        self._follow_cases(t)
+
+    #: heights of the case markers (room for pcases.MAX_PAIRS rows; more pairs are summarised) and of
+    #: the n_eff curves; both stretch to the width of the page
+    _CASES = (pcases.pair_cases_height(pcases.MAX_PAIRS), 300)
+
+    @classmethod
+    def _cases_builders(cls) -> list:
+        """The two plots below the curves, each a function of (sweep table, class names) (:mod:`buviz.plots.cases`)."""
+        h1, h2 = cls._CASES
+
+        def args(data):
+            return data if isinstance(data, tuple) else (data, None)
+
+        def marks(data):
+            t, names = args(data)
+            return pcases.pair_cases(t, classes=names).opts(responsive=True, height=h1, toolbar="above")
+
+        def sizes(data):
+            t, names = args(data)
+            return pcases.effective_size_points(t, classes=names).opts(responsive=True, height=h2, toolbar="above")
+
+        return [marks, sizes]
+
+    def _follow_cases(self, t) -> None:
+        """Send the sweep table to the cases plots when it changes (a status step leaves them alone)."""
+        if t is self._cases_table:
+            return
+        self._cases_table = t
+        s = self._snap()
+        self._cases_pipe.send((t, pd_.class_names(s.ds) if s is not None else None))
+
+    def plot(self, sweep_table=None, snapshot=None):
+        """Errors and −Û of ``sweep_table`` with the marker of ``snapshot`` (a static overlay)."""
+        s = snapshot if snapshot is not None else self._snap()
+        return pd_.ErrorCurvesDisplay.from_table(sweep_table, self._x(s), s.status_value if s is not None else None,
+                                                 curves_opts=self._CURVES).curves.element()
+
+    def parametric(self, sweep_table=None, snapshot=None):
+        """Error against −Û of ``sweep_table`` (a static overlay)."""
+        s = snapshot if snapshot is not None else self._snap()
+        return pd_.ErrorCurvesDisplay.from_table(sweep_table, self._x(s), s.status_value if s is not None else None,
+                                                 parametric_opts=self._PARAM).parametric.element()
+
+    def _on_tap(self, x=None, y=None):
+        self.store.controls.set_status_from_tap(x)
+
+    def figure(self):
+        s, t = self._snap(), self.store.sweep_table
+        return hv.Layout([self.plot(t, s), self.parametric(t, s)]).cols(2)
+
+    def _on_parametric_tap(self, x=None, y=None):
+        """Tap on the parametric curve: the sweep point nearest to (−Û, error)."""
+        t = self.store.sweep_table
+        if x is None or y is None or t is None or not len(t) or "U_tr" not in t:
+            return
+        col = self.store.controls.status_column()
+        d = (-t["U_tr"].to_numpy(float) - x) ** 2 + (t["L_te"].to_numpy(float) - y) ** 2
+        self.store.controls.set_status_from_tap(float(t[col].to_numpy(float)[int(np.nanargmin(d))]))
+
+    def progress_text(self) -> str:
+        st = self.store.sweep_state
+        n = 0 if self.store.sweep_table is None else len(self.store.sweep_table)
+        return {"running": f"Sweep running in the background: {n} statuses done",
+                "done": f"Sweep done: {n} statuses (cached on disk)",
+                "idle": "Sweep not started"}.get(st, st)
+
+    def progress(self):
+        """The sweep's progress bar and state (created once, updated in place)."""
+        s = self.store
+        bar = pn.indicators.Progress(value=int(s.sweep_progress), max=100, width=260, bar_color="primary",
+                                     active=s.sweep_state == "running")
+
+        def follow(*events):
+            if not self.tab_open:
+                return
+            # only what changed (Panel re-sends a bar's stylesheets with every bar_color it is given)
+            new = {"value": int(s.sweep_progress), "active": s.sweep_state == "running",
+                   "bar_color": "success" if s.sweep_state == "done" else "primary"}
+            changed = {k: v for k, v in new.items() if getattr(bar, k) != v}
+            if changed:
+                bar.param.update(**changed)
+
+        s.param.watch(follow, ["sweep_progress", "sweep_state"])
+        self.param.watch(follow, "tab_open")
+        text = self._pane(pn.pane.Markdown(margin=(0, 10)), self.progress_text, (s, "sweep_state"),
+                          (s, "sweep_progress"), (s, "sweep_table"))
+        return pn.Row(bar, text, self.restart, self.download)
+
+    def __panel__(self):
+        return pn.Column(
+            self.progress(),
+            pn.Row(self.curves_pane, self.param_pane),  # a Row: in a FlexBox these panes, empty at first, kept 0 px
+            *self.cases_panes,
+            export_buttons(self, "curves"),
+            math_markdown(CURVES_MD, sizing_mode="stretch_width"),
+        )
+
+
+class SensitivityView(TabView):
+    """Tab 6: −Û_tr for several M (Fig 12) and K (Fig 13), computed on demand by the store; one pane,
+    created once, whose figure follows ``store.sensitivity`` and ``store.sweep_table``."""
+
+    twin_y = True
+    export_size = (10.0, 4.0)
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.run_M = pn.widgets.Button(label="Run M sensitivity (Fig 12)", color="primary")
+        self.run_K = pn.widgets.Button(label="Run K sensitivity (Fig 13)", color="primary")
+        self.run_M.on_click(lambda e: self.store.run_sensitivity("M"))
+        self.run_K.on_click(lambda e: self.store.run_sensitivity("K"))
+        self.hint = pn.pane.Markdown("*Press a button: each setting runs a 21-γ sweep (cached).*")
+        self.plot_pane = pn.pane.HoloViews(None, linked_axes=False, visible=False)
+        self._follow_when_open(self._follow, "sensitivity", "sweep_table")
+
+    def _elements(self) -> list:
+        ref = self.store.sweep_table
+        return [pb.sensitivity_curves(tables, "log2_gamma", reference=ref, title=f"−Û_tr for several {kind}")
+                for kind, tables in (self.store.sensitivity or {}).items()]
+
+    def _follow(self) -> None:
+        items = self._elements()
+        if items:
+            self.plot_pane.object = hv.Layout([el.opts(width=620, height=380) for el in items]).cols(2)
+        if self.plot_pane.visible != bool(items):
+            self.plot_pane.visible, self.hint.visible = bool(items), not items
+
+    def figure(self):
+        items = self._elements() or [pb.sensitivity_curves({}, "log2_gamma", reference=self.store.sweep_table,
+                                                           title="−Û_tr (no sensitivity sweep run yet)")]
+        return hv.Layout(items).cols(2)
+
+    def __panel__(self):
+        status = self._pane(pn.pane.Markdown(), lambda: f"Status: {self.store.sensitivity_state}",
+                            (self.store, "sensitivity_state"))
+        return pn.Column(pn.Row(self.run_M, self.run_K, status), self.hint, self.plot_pane,
+                         export_buttons(self, "sensitivity"), math_markdown(SENS_MD, sizing_mode="stretch_width"))

@@ -1,0 +1,104 @@
+"""The explorer's roles without a browser: Controls hold only the controls, the SessionStore owns every
+derived output (read-only) and all background work through ``request``, views keep their panes."""
+
+from __future__ import annotations
+
+import threading
+
+import param
+import pytest
+
+from buviz.app import tasks
+from buviz.app.controls import CONTROL_PARAMS, URL_PARAMS, Controls
+from buviz.app.runner import Job
+from buviz.app.store import SessionStore
+
+SMALL = dict(n_train=150, cv=2, M=20, auto_sweep=False)
+
+
+@pytest.fixture(scope="module")
+def store():
+    s = SessionStore(**SMALL)
+    yield s
+    s.close()
+
+
+def test_controls_hold_the_controls_only():
+    assert set(Controls.param) - {"name"} == set(URL_PARAMS) == {*CONTROL_PARAMS, "sweep_proposal1"}
+    assert len(URL_PARAMS) == 16
+    derived = {"snapshot", "sweep_table", "sensitivity", "message", "computing", "proposal1", "amplitude_table"}
+    assert not derived & set(Controls.param) and derived <= set(SessionStore.param)
+    c = Controls(log2_gamma=3, M=30)
+    c.reset()
+    assert c.is_default() and c.settings() == {p: Controls.param[p].default for p in CONTROL_PARAMS}
+
+
+def test_every_output_of_the_store_is_read_only(store):
+    outputs = {n: p for n, p in store.param.objects().items() if p.constant and n not in ("name", "controls")}
+    assert {"snapshot", "sweep_table", "sweep_state", "notice", "status_notice", "proposal1"} <= set(outputs)
+    other = {param.String: "changed", param.Integer: 7, param.Dict: {"M": {}}}
+    for name, p in outputs.items():
+        with pytest.raises(TypeError, match="cannot be modified"):
+            setattr(store, name, other.get(type(p), object()))
+    store.report("a message")  # the store's own way to say something
+    assert store.message == "a message"
+    store.report("")
+
+
+def test_views_depend_on_the_store_and_keep_their_panes(store):
+    from buviz.app.curves import SensitivityView
+
+    view = SensitivityView(store=store)
+    pane = view.plot_pane
+    assert not pane.visible and view.hint.visible  # nothing run yet
+    store.run_sensitivity("M", values=(20, 40))  # no server: waits for the tables
+    assert store.sensitivity_state == "done" and set(store.sensitivity["M"]) == {"M = 20", "M = 40"}
+    assert view.plot_pane is pane and pane.visible and not view.hint.visible
+    curves = [el for overlay in pane.object for el in overlay]
+    assert len(curves) >= 2  # one −Û_tr curve per M
+
+
+def test_request_answers_a_cached_step_at_once_and_delivers_on_the_session(store):
+    tasks.discrete_at_p(12, 3, 0.25)  # cached now
+    got = []
+    job = store.request("t", tasks.discrete_at_p, 12, 3, 0.25, on_done=got.append, blocking=False)
+    assert job.finished and job.status == "done" and job.result is tasks.discrete_at_p(12, 3, 0.25)
+    assert got == []  # the delivery waits for the session (here: its flush), never a thread's callback
+    store.link.flush()
+    assert got == [job]
+
+
+def test_request_latest_wins_in_a_slot_and_blocks_only_without_a_server(store):
+    gate = threading.Event()
+    first = store.request("slow", lambda: gate.wait(30), blocking=False)
+    second = store.request("slow", lambda: 42, on_done=lambda j: None)  # no server: waits for the result
+    gate.set()
+    assert first.wait(30) and first.status == "cancelled"  # the newer request of the slot replaced it
+    assert second.status == "done" and second.result == 42
+    progress = []
+
+    def work(job: Job, n):
+        for i in range(n):
+            job.progress(i + 1, n)
+        return n
+
+    job = store.request("steps", work, 3, with_job=True, on_progress=lambda j: progress.append(j.done),
+                        on_done=lambda j: None)
+    assert job.result == 3 and progress and progress[-1] == 3
+
+
+def test_a_background_only_store_has_no_controls_and_computes_nothing():
+    s = SessionStore(controls=None)
+    assert s.controls is None and s.snapshot is None
+    assert s.request("x", lambda: 7, on_done=lambda j: None).result == 7
+
+
+def test_closing_cancels_the_sessions_requests():
+    s = SessionStore(**SMALL)
+    gate = threading.Event()
+    job = s.request("proposal1", lambda: gate.wait(30), blocking=False)
+    s.close()
+    gate.set()
+    assert job.wait(30) and job.cancelled and s.snapshot is None
+    with param.parameterized.discard_events(s):
+        assert s.sweep is None
