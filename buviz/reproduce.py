@@ -47,8 +47,8 @@ as it is done, so an interrupted run resumes where it stopped::
 
 This module computes and reads tables; it never imports plotting libraries. The MLP is trained by
 :func:`buviz.classifiers.rmsprop_mlp_statuses`; where the tables' curves reach their minima (the
-verdicts) is read by :mod:`buviz.verdicts` (:func:`minima`, :func:`svm_minima`, :func:`seed_mean` and
-:func:`seeds_of` are re-exported here).
+verdicts) is read by :mod:`buviz.verdicts` (:func:`minima`, :func:`seed_mean` and :func:`seeds_of` are
+re-exported here; :func:`svm_minima` applies its ``sweep_minima`` to the shipped tables).
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ import buviz
 from buviz._validation import InvalidParameterError
 from buviz.uncertainty.proposal2 import PAPER_SEPARABILITY
 from buviz.uncertainty.prototypes import PAPER_K_RANGE
-from buviz.verdicts import minima, seed_mean, seeds_of, svm_minima
+from buviz.verdicts import minima, seed_mean, seeds_of, sweep_minima
 
 __all__ = ["LOG2_GAMMAS", "CV", "HOLDOUT", "M", "SEEDS", "C_GRID", "C_SEED", "PERTURBATION", "P1_DATASETS",
            "MULTICLASS_DATASETS", "FIG12_MS", "FIG12_DATASETS", "FIG13_KS", "MLP_EPOCHS", "MLP_HIDDEN",
@@ -890,3 +890,36 @@ def reproduce(figure: str | None = None, *, table: str | None = None, all_tables
         log(f"wrote {p}")
     log(f"done in {time.perf_counter() - t0:.0f} s")
     return written
+
+
+def svm_minima(names: Sequence[str] | None = None, *, perturbation: float = PERTURBATION, error: str = "L_val",
+               u: str = "U_tr", directory: str | os.PathLike | None = None) -> pd.DataFrame:
+    """Per dataset and seed of the shipped ``svm_gamma`` tables: :func:`minima` of ``error`` and −``u`` over log₂ γ.
+
+    Parameters
+    ----------
+    names : sequence of str, optional
+        The datasets (default: every dataset of the ``svm_gamma`` table).
+    perturbation : float
+        The rows of this T̃ amplitude (0 for Fig 11's Û without T̃).
+    error : str
+        The error column (``L_val``, ``L_ho``, ``L_te``...).
+    u : str
+        The Û column (``U_tr``, ``U_te``, ``U1_tr``).
+    directory : str or path-like, optional
+        Read the tables from there instead of the package's ``data/tables``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`buviz.verdicts.sweep_minima` of the tables, in grid steps of :data:`LOG2_GAMMAS`.
+
+    Raises
+    ------
+    InvalidParameterError
+        An unknown dataset.
+    FileNotFoundError
+        If a dataset's table was not computed.
+    """
+    tables = {n: load_table("svm_gamma", n, directory) for n in names or TABLES["svm_gamma"].datasets}
+    return sweep_minima(tables, perturbation=perturbation, error=error, u=u, step=LOG2_GAMMAS[1] - LOG2_GAMMAS[0])

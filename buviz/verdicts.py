@@ -7,18 +7,17 @@ H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based Estimation fo
 (§6.4, Figs 7-13). The paper's Goal (b) is that the minimum of −Û falls on the minimum of the
 validation error; these functions read where both minima are, how far apart, what the pick of −Û
 costs in error, and the curves' mean over seeds (what the figures draw). ``buviz.reproduce``
-re-exports them.
+re-exports them and reads the shipped tables for :func:`sweep_minima` (``buviz.reproduce.svm_minima``).
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["seeds_of", "seed_mean", "minima", "svm_minima"]
+__all__ = ["seeds_of", "seed_mean", "minima", "sweep_minima"]
 
 
 def _steps(a: float, b: float, step: float) -> int:
@@ -78,45 +77,31 @@ def minima(t: pd.DataFrame, x: str = "log2_gamma", error: str = "L_val", u: str 
             "error_min": float(err[i_e]), "rho": rho}
 
 
-def svm_minima(names: Sequence[str] | None = None, *, perturbation: float | None = None, error: str = "L_val",
-               u: str = "U_tr", directory: str | os.PathLike | None = None) -> pd.DataFrame:
-    """Per dataset and seed of the shipped ``svm_gamma`` tables: :func:`minima` of ``error`` and −``u`` over log₂ γ.
+def sweep_minima(tables: Mapping[str, pd.DataFrame], *, perturbation: float, error: str = "L_val",
+                 u: str = "U_tr", step: float = 1.0) -> pd.DataFrame:
+    """Per dataset and seed of γ-sweep tables: :func:`minima` of ``error`` and −``u`` over log₂ γ.
 
     Parameters
     ----------
-    names : sequence of str, optional
-        The datasets (default: every dataset of the ``svm_gamma`` table).
-    perturbation : float, optional
-        The rows of this T̃ amplitude (default :data:`buviz.reproduce.PERTURBATION`; 0 for Fig 11's Û
-        without T̃).
+    tables : mapping of str to pandas.DataFrame
+        Dataset name -> its ``svm_gamma`` table (every seed, both T̃ amplitudes).
+    perturbation : float
+        The rows of this T̃ amplitude (0 for Fig 11's Û without T̃).
     error : str
         The error column (``L_val``, ``L_ho``, ``L_te``...).
     u : str
         The Û column (``U_tr``, ``U_te``, ``U1_tr``).
-    directory : str or path-like, optional
-        Read the tables from there instead of the package's ``data/tables``.
+    step : float, default=1.0
+        The grid step of log₂ γ.
 
     Returns
     -------
     pandas.DataFrame
         Indexed by (dataset, seed); the columns of :func:`minima` (``x_error``, ``x_u``, ``error_at_u``,
-        ``error_min``, ``rho``) and ``steps`` (the distance between the two argmins in grid steps of
-        :data:`buviz.reproduce.LOG2_GAMMAS`).
-
-    Raises
-    ------
-    InvalidParameterError
-        An unknown dataset.
-    FileNotFoundError
-        If a dataset's table was not computed.
+        ``error_min``, ``rho``) and ``steps`` (the distance between the two argmins in grid steps).
     """
-    from buviz import reproduce
-
-    perturbation = reproduce.PERTURBATION if perturbation is None else perturbation
-    step = reproduce.LOG2_GAMMAS[1] - reproduce.LOG2_GAMMAS[0]
     rows = {}
-    for name in names or reproduce.TABLES["svm_gamma"].datasets:
-        t = reproduce.load_table("svm_gamma", name, directory)
+    for name, t in tables.items():
         t = t[t["perturbation"] == perturbation]
         for seed in seeds_of(t):
             m = minima(t[t["seed"] == seed], error=error, u=u)
