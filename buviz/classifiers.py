@@ -38,6 +38,7 @@ __all__ = [
     "PrototypeClassifier",
     "svm_status",
     "mlp_statuses",
+    "rmsprop_mlp_statuses",
     "top2",
     "near_boundaryness",
     "boundary_score",
@@ -714,6 +715,107 @@ def mlp_statuses(X, y, epochs, *, hidden_layer_sizes=(128, 64), learning_rate_in
             done += 1
         snap = copy.deepcopy(mlp)
         yield target, as_discriminant(snap, name=f"MLP(epoch={target})", response="log_proba")
+
+
+def rmsprop_mlp_statuses(X, y, epochs, *, n_classes: int | None = None, hidden_layer_sizes=(128, 64),
+                         learning_rate: float = 1e-3, rho: float = 0.9, eps: float = 1e-7, batch_size: int = 128,
+                         random_state: int = 0) -> Iterator[tuple[int, Discriminant]]:
+    """Train the MLP of Ha et al. (2021, §6.1, Fig 9) with RMSProp in PyTorch and yield its statuses at ``epochs``.
+
+    ReLU hidden layers, softmax cross-entropy, RMSProp (the paper used Keras; the defaults are
+    Keras's: learning rate 10⁻³, ρ = 0.9, ε = 10⁻⁷), one shuffled pass of mini-batches per epoch, on
+    one CPU thread. Each status is a snapshot of the weights, so later training does not change it;
+    g = log-softmax of the outputs (log P(C_j | x)). :func:`mlp_statuses` is the scikit-learn (Adam)
+    counterpart, for installs without PyTorch.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Training samples.
+    y : array-like of shape (n_samples,)
+        Labels; with ``n_classes``, integer labels in 0..n_classes-1 (a subset such as a CV fold
+        keeps the output layer of the whole set).
+    epochs : int or sequence of int
+        Epochs (>= 1) at which to yield a status.
+    n_classes : int, optional
+        Number of outputs (default: the distinct labels of ``y``, encoded in sorted order).
+    hidden_layer_sizes : tuple of int, default=(128, 64)
+        The network's hidden layers.
+    learning_rate, rho, eps : float
+        RMSProp's learning rate, decay of the squared-gradient average and ε.
+    batch_size : int, default=128
+        Mini-batch size.
+    random_state : int, default=0
+        Seed of the weights and of the batch order.
+
+    Yields
+    ------
+    epoch : int
+        The epoch of the status.
+    status : Discriminant
+        The network after ``epoch`` epochs.
+
+    Raises
+    ------
+    InvalidParameterError
+        If an epoch is not an integer >= 1, or a label is outside 0..n_classes-1.
+    ImportError
+        If PyTorch is not installed.
+
+    References
+    ----------
+    D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based
+    Estimation for Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021.
+    https://doi.org/10.1007/s11265-021-01671-1
+    """
+    import functools
+
+    import torch
+
+    X, codes, classes = check_Xy(X, y, min_classes=1)
+    if n_classes is None:
+        n_classes = len(classes)
+    else:
+        n_classes = check_int(n_classes, "n_classes", low=1)
+        codes = np.asarray(y)
+        if not np.issubdtype(codes.dtype, np.integer) or codes.min() < 0 or codes.max() >= n_classes:
+            raise InvalidParameterError(f"y must hold integer labels in 0..{n_classes - 1} when n_classes is given")
+    epochs = sorted({check_int(e, "epochs", low=1) for e in np.atleast_1d(epochs)})
+    torch.set_num_threads(1)
+    gen = torch.Generator().manual_seed(random_state)
+    torch.manual_seed(random_state)
+    layers, width = [], X.shape[1]
+    for h in hidden_layer_sizes:
+        layers += [torch.nn.Linear(width, h), torch.nn.ReLU()]
+        width = h
+    net = torch.nn.Sequential(*layers, torch.nn.Linear(width, n_classes))
+    opt = torch.optim.RMSprop(net.parameters(), lr=learning_rate, alpha=rho, eps=eps)
+    loss = torch.nn.CrossEntropyLoss()
+    Xt, yt = torch.as_tensor(X, dtype=torch.float32), torch.as_tensor(codes, dtype=torch.long)
+    done = 0
+    for target in epochs:
+        while done < target:
+            order = torch.randperm(len(Xt), generator=gen)
+            for s in range(0, len(Xt), batch_size):
+                idx = order[s:s + batch_size]
+                opt.zero_grad()
+                loss(net(Xt[idx]), yt[idx]).backward()
+                opt.step()
+            done += 1
+        snap = [p.detach().clone() for p in net.parameters()]
+        yield target, Discriminant(functools.partial(_mlp_forward, snap), n_classes, name=f"MLP(epoch={target})")
+
+
+def _mlp_forward(params, X) -> np.ndarray:
+    """log-softmax outputs of the ReLU network with weights ``params`` (PyTorch tensors) at ``X``."""
+    import torch
+
+    with torch.no_grad():
+        h = torch.as_tensor(np.asarray(X), dtype=torch.float32)
+        for n in range(0, len(params) - 2, 2):
+            h = torch.relu(h @ params[n].T + params[n + 1])
+        out = torch.log_softmax(h @ params[-2].T + params[-1], dim=1)
+    return out.double().numpy()
 
 
 def boundary_score(discriminant: Discriminant, X) -> np.ndarray:

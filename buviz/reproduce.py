@@ -27,11 +27,11 @@ The settings (module constants; every row of a table repeats them):
 - **Seeds** (:data:`SEEDS`): each seed draws T̃, the K-means of Î*, the CV folds and the hold-out
   split; the data and C are the same for every seed.
 - **MLP of Fig 9** (§6.1): 128-64 ReLU, softmax cross-entropy, RMSProp (the paper used Keras,
-  footnote 6): trained with PyTorch (CPU) with Keras's RMSProp defaults (learning rate 10⁻³,
-  ρ = 0.9, ε = 10⁻⁷) and mini-batches of 128 (the paper does not give its batch size; Keras's
-  default of 32 costs four times more steps), read off at :data:`MLP_EPOCHS`; when
-  PyTorch is not installed, scikit-learn's Adam MLP is used instead and the ``optimizer`` column
-  says so.
+  footnote 6): trained with PyTorch on the CPU (:func:`buviz.classifiers.rmsprop_mlp_statuses`) with
+  Keras's RMSProp defaults (learning rate 10⁻³, ρ = 0.9, ε = 10⁻⁷) and mini-batches of 128 (the paper
+  does not give its batch size; Keras's default of 32 costs four times more steps), read off at
+  :data:`MLP_EPOCHS`; when PyTorch is not installed, scikit-learn's Adam MLP is used instead and the
+  ``optimizer`` column says so.
 - **Table 3**: operations counted while Proposal 1 and Proposal 2 evaluate one SVC status
   (log₂ γ = :data:`TABLE3_LOG2_GAMMA`, the dataset's C) on the whole training set.
 
@@ -45,7 +45,10 @@ as it is done, so an interrupted run resumes where it stopped::
 
     buviz reproduce --all --seeds 0 1 2 --work-dir ~/buviz-cells --out-dir tables/
 
-This module computes and reads tables; it never imports plotting libraries.
+This module computes and reads tables; it never imports plotting libraries. The MLP is trained by
+:func:`buviz.classifiers.rmsprop_mlp_statuses`; where the tables' curves reach their minima (the
+verdicts) is read by :mod:`buviz.verdicts` (:func:`minima`, :func:`seed_mean` and :func:`seeds_of` are
+re-exported here; :func:`svm_minima` applies its ``sweep_minima`` to the shipped tables).
 """
 
 from __future__ import annotations
@@ -69,6 +72,7 @@ import buviz
 from buviz._validation import InvalidParameterError
 from buviz.uncertainty.proposal2 import PAPER_SEPARABILITY
 from buviz.uncertainty.prototypes import PAPER_K_RANGE
+from buviz.verdicts import minima, seed_mean, seeds_of, sweep_minima
 
 __all__ = ["LOG2_GAMMAS", "CV", "HOLDOUT", "M", "SEEDS", "C_GRID", "C_SEED", "PERTURBATION", "P1_DATASETS",
            "MULTICLASS_DATASETS", "FIG12_MS", "FIG12_DATASETS", "FIG13_KS", "MLP_EPOCHS", "MLP_HIDDEN",
@@ -343,48 +347,6 @@ def _p1_cell(name: str, seed: int, log2_gamma: float, C: float, p1) -> dict:
     return {"log2_gamma": float(log2_gamma), "U1_tr": value, "time_u1_tr": time.perf_counter() - t0}
 
 
-def _torch_mlp(X, y, n_classes: int, epochs, seed: int):
-    """Yield (epoch, Discriminant) of the paper's MLP trained with RMSProp in PyTorch (log-softmax outputs)."""
-    import torch
-
-    from buviz.classifiers import Discriminant
-
-    torch.set_num_threads(1)
-    gen = torch.Generator().manual_seed(seed)
-    torch.manual_seed(seed)
-    layers, width = [], X.shape[1]
-    for h in MLP_HIDDEN:
-        layers += [torch.nn.Linear(width, h), torch.nn.ReLU()]
-        width = h
-    net = torch.nn.Sequential(*layers, torch.nn.Linear(width, n_classes))
-    opt = torch.optim.RMSprop(net.parameters(), lr=MLP_LEARNING_RATE, alpha=MLP_RHO, eps=MLP_EPS)
-    loss = torch.nn.CrossEntropyLoss()
-    Xt, yt = torch.as_tensor(X, dtype=torch.float32), torch.as_tensor(y, dtype=torch.long)
-    done = 0
-    for target in sorted(epochs):
-        while done < target:
-            order = torch.randperm(len(Xt), generator=gen)
-            for s in range(0, len(Xt), MLP_BATCH):
-                idx = order[s:s + MLP_BATCH]
-                opt.zero_grad()
-                loss(net(Xt[idx]), yt[idx]).backward()
-                opt.step()
-            done += 1
-        snap = [p.detach().clone() for p in net.parameters()]
-        yield target, Discriminant(functools.partial(_mlp_forward, snap), n_classes, name=f"MLP(epoch={target})")
-
-
-def _mlp_forward(params, X) -> np.ndarray:
-    import torch
-
-    with torch.no_grad():
-        h = torch.as_tensor(np.asarray(X), dtype=torch.float32)
-        for n in range(0, len(params) - 2, 2):
-            h = torch.relu(h @ params[n].T + params[n + 1])
-        out = torch.log_softmax(h @ params[-2].T + params[-1], dim=1)
-    return out.double().numpy()
-
-
 def _mlp_backend() -> str:
     try:
         import torch  # noqa: F401
@@ -394,9 +356,12 @@ def _mlp_backend() -> str:
 
 
 def _mlp_statuses(X, y, n_classes: int, seed: int):
+    from buviz.classifiers import mlp_statuses, rmsprop_mlp_statuses
+
     if _mlp_backend() == "torch-rmsprop":
-        return _torch_mlp(X, y, n_classes, MLP_EPOCHS, seed)
-    from buviz.classifiers import mlp_statuses
+        return rmsprop_mlp_statuses(X, y, MLP_EPOCHS, n_classes=n_classes, hidden_layer_sizes=MLP_HIDDEN,
+                                    learning_rate=MLP_LEARNING_RATE, rho=MLP_RHO, eps=MLP_EPS,
+                                    batch_size=MLP_BATCH, random_state=seed)
 
     return mlp_statuses(X, y, MLP_EPOCHS, hidden_layer_sizes=MLP_HIDDEN, random_state=seed)
 
@@ -925,62 +890,6 @@ def reproduce(figure: str | None = None, *, table: str | None = None, all_tables
         log(f"wrote {p}")
     log(f"done in {time.perf_counter() - t0:.0f} s")
     return written
-# -- what the tables show against the paper's claims ------------------------------------------------
-def _steps(a: float, b: float) -> int:
-    """Distance in grid steps between two log₂ γ of :data:`LOG2_GAMMAS`."""
-    return int(round(abs(a - b) / (LOG2_GAMMAS[1] - LOG2_GAMMAS[0])))
-
-
-def seeds_of(t: pd.DataFrame) -> list[int]:
-    """The seeds a table holds (``[0]`` for a table without a ``seed`` column)."""
-    return sorted(int(s) for s in t["seed"].unique()) if "seed" in t else [0]
-
-
-def seed_mean(t: pd.DataFrame, x: str = "log2_gamma") -> pd.DataFrame:
-    """The mean over seeds of every numeric column, one row per status ``x`` (the curves the figures draw).
-
-    Parameters
-    ----------
-    t : pandas.DataFrame
-        One sweep per seed (one variant).
-    x : str
-        The status column.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per status, sorted by ``x``.
-    """
-    num = t.select_dtypes("number").drop(columns=["seed"], errors="ignore")
-    return num.groupby(t[x]).mean().drop(columns=[x], errors="ignore").reset_index().sort_values(x)
-
-
-def minima(t: pd.DataFrame, x: str = "log2_gamma", error: str = "L_val", u: str = "U_tr") -> dict:
-    """Where an error curve and −Û (``u``) reach their minimum over the statuses of one sweep table.
-
-    Parameters
-    ----------
-    t : pandas.DataFrame
-        One sweep (one row per status).
-    x : str
-        The status column (``log2_gamma`` or ``epoch``).
-    error, u : str
-        The error column and the Û column (the argmin of −Û is the argmax of Û).
-
-    Returns
-    -------
-    dict
-        ``x_error`` and ``x_u`` (the argmins, first one on ties), ``error_at_u`` (the error at −Û's
-        argmin), ``error_min`` and ``rho`` (Spearman's rank correlation between −Û and the error).
-    """
-    t = t.sort_values(x).reset_index(drop=True)
-    err = t[error].to_numpy(float)
-    negu = -t[u].to_numpy(float)
-    i_e, i_u = int(np.nanargmin(err)), int(np.nanargmin(negu))
-    ranks = pd.DataFrame({"e": err, "u": negu}).rank()
-    rho = float(np.corrcoef(ranks["e"], ranks["u"])[0, 1]) if ranks["u"].nunique() > 1 else float("nan")
-    return {"x_error": float(t[x].iloc[i_e]), "x_u": float(t[x].iloc[i_u]), "error_at_u": float(err[i_u]),
-            "error_min": float(err[i_e]), "rho": rho}
 
 
 def svm_minima(names: Sequence[str] | None = None, *, perturbation: float = PERTURBATION, error: str = "L_val",
@@ -1003,9 +912,7 @@ def svm_minima(names: Sequence[str] | None = None, *, perturbation: float = PERT
     Returns
     -------
     pandas.DataFrame
-        Indexed by (dataset, seed); the columns of :func:`minima` (``x_error``, ``x_u``, ``error_at_u``,
-        ``error_min``, ``rho``) and ``steps`` (the distance between the two argmins in grid steps of
-        :data:`LOG2_GAMMAS`).
+        :func:`buviz.verdicts.sweep_minima` of the tables, in grid steps of :data:`LOG2_GAMMAS`.
 
     Raises
     ------
@@ -1014,13 +921,5 @@ def svm_minima(names: Sequence[str] | None = None, *, perturbation: float = PERT
     FileNotFoundError
         If a dataset's table was not computed.
     """
-    rows = {}
-    for name in names or TABLES["svm_gamma"].datasets:
-        t = load_table("svm_gamma", name, directory)
-        t = t[t["perturbation"] == perturbation]
-        for seed in seeds_of(t):
-            m = minima(t[t["seed"] == seed], error=error, u=u)
-            rows[(name, seed)] = {**m, "steps": _steps(m["x_error"], m["x_u"])}
-    out = pd.DataFrame.from_dict(rows, orient="index")
-    out.index = pd.MultiIndex.from_tuples(out.index, names=["dataset", "seed"])
-    return out
+    tables = {n: load_table("svm_gamma", n, directory) for n in names or TABLES["svm_gamma"].datasets}
+    return sweep_minima(tables, perturbation=perturbation, error=error, u=u, step=LOG2_GAMMAS[1] - LOG2_GAMMAS[0])

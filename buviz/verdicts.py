@@ -1,0 +1,111 @@
+"""Where the error curves and −Û reach their minima in the real-data tables (the numbers behind the verdicts).
+
+The shipped tables of :mod:`buviz.reproduce` hold, per dataset, seed and status (log₂ γ of an RBF SVC,
+an MLP's epoch), the errors L_tr, L_val, L_HO, L_te and the boundary uncertainty Û of D. Ha, S. Katagiri,
+H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based Estimation for Classifier Evaluation",
+*Journal of Signal Processing Systems*, Springer, 2021, https://doi.org/10.1007/s11265-021-01671-1
+(§6.4, Figs 7-13). The paper's Goal (b) is that the minimum of −Û falls on the minimum of the
+validation error; these functions read where both minima are, how far apart, what the pick of −Û
+costs in error, and the curves' mean over seeds (what the figures draw). ``buviz.reproduce``
+re-exports them and reads the shipped tables for :func:`sweep_minima` (``buviz.reproduce.svm_minima``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["seeds_of", "seed_mean", "minima", "sweep_minima"]
+
+
+def _steps(a: float, b: float, step: float) -> int:
+    """Distance in grid steps (of size ``step``) between two log₂ γ."""
+    return int(round(abs(a - b) / step))
+
+
+def seeds_of(t: pd.DataFrame) -> list[int]:
+    """The seeds a table holds (``[0]`` for a table without a ``seed`` column)."""
+    return sorted(int(s) for s in t["seed"].unique()) if "seed" in t else [0]
+
+
+def seed_mean(t: pd.DataFrame, x: str = "log2_gamma") -> pd.DataFrame:
+    """The mean over seeds of every numeric column, one row per status ``x`` (the curves the figures draw).
+
+    Parameters
+    ----------
+    t : pandas.DataFrame
+        One sweep per seed (one variant).
+    x : str
+        The status column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per status, sorted by ``x``.
+    """
+    num = t.select_dtypes("number").drop(columns=["seed"], errors="ignore")
+    return num.groupby(t[x]).mean().drop(columns=[x], errors="ignore").reset_index().sort_values(x)
+
+
+def minima(t: pd.DataFrame, x: str = "log2_gamma", error: str = "L_val", u: str = "U_tr") -> dict:
+    """Where an error curve and −Û (``u``) reach their minimum over the statuses of one sweep table.
+
+    Parameters
+    ----------
+    t : pandas.DataFrame
+        One sweep (one row per status).
+    x : str
+        The status column (``log2_gamma`` or ``epoch``).
+    error, u : str
+        The error column and the Û column (the argmin of −Û is the argmax of Û).
+
+    Returns
+    -------
+    dict
+        ``x_error`` and ``x_u`` (the argmins, first one on ties), ``error_at_u`` (the error at −Û's
+        argmin), ``error_min`` and ``rho`` (Spearman's rank correlation between −Û and the error).
+    """
+    t = t.sort_values(x).reset_index(drop=True)
+    err = t[error].to_numpy(float)
+    negu = -t[u].to_numpy(float)
+    i_e, i_u = int(np.nanargmin(err)), int(np.nanargmin(negu))
+    ranks = pd.DataFrame({"e": err, "u": negu}).rank()
+    rho = float(np.corrcoef(ranks["e"], ranks["u"])[0, 1]) if ranks["u"].nunique() > 1 else float("nan")
+    return {"x_error": float(t[x].iloc[i_e]), "x_u": float(t[x].iloc[i_u]), "error_at_u": float(err[i_u]),
+            "error_min": float(err[i_e]), "rho": rho}
+
+
+def sweep_minima(tables: Mapping[str, pd.DataFrame], *, perturbation: float, error: str = "L_val",
+                 u: str = "U_tr", step: float = 1.0) -> pd.DataFrame:
+    """Per dataset and seed of γ-sweep tables: :func:`minima` of ``error`` and −``u`` over log₂ γ.
+
+    Parameters
+    ----------
+    tables : mapping of str to pandas.DataFrame
+        Dataset name -> its ``svm_gamma`` table (every seed, both T̃ amplitudes).
+    perturbation : float
+        The rows of this T̃ amplitude (0 for Fig 11's Û without T̃).
+    error : str
+        The error column (``L_val``, ``L_ho``, ``L_te``...).
+    u : str
+        The Û column (``U_tr``, ``U_te``, ``U1_tr``).
+    step : float, default=1.0
+        The grid step of log₂ γ.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by (dataset, seed); the columns of :func:`minima` (``x_error``, ``x_u``, ``error_at_u``,
+        ``error_min``, ``rho``) and ``steps`` (the distance between the two argmins in grid steps).
+    """
+    rows = {}
+    for name, t in tables.items():
+        t = t[t["perturbation"] == perturbation]
+        for seed in seeds_of(t):
+            m = minima(t[t["seed"] == seed], error=error, u=u)
+            rows[(name, seed)] = {**m, "steps": _steps(m["x_error"], m["x_u"], step)}
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index = pd.MultiIndex.from_tuples(out.index, names=["dataset", "seed"])
+    return out
