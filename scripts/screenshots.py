@@ -131,7 +131,8 @@ def main(argv: list[str] | None = None) -> int:
                             break
                     path = args.out / f"{slug(name)}.png"
                     page.screenshot(path=str(path))
-                    print(f"screenshots: {name!r} -> {path.relative_to(ROOT)}", flush=True)
+                    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+                    print(f"screenshots: {name!r} -> {shown}", flush=True)
                 browser.close()
         finally:
             proc.terminate()
