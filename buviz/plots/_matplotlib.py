@@ -254,6 +254,7 @@ def _tidy_layout(fig) -> None:
             ax.set_box_aspect(ratio)
         ax.set_in_layout(True)
         ax.set_subplotspec(grids[gs][spec.rowspan.start:spec.rowspan.stop, spec.colspan.start:spec.colspan.stop])
+    _outer_axis_labels_only(fig)
     fig.set_layout_engine("constrained", w_pad=0.02, h_pad=0.02, wspace=0.02, hspace=0.02)
     for cax in list(fig.axes):
         cbar = getattr(cax, "_colorbar", None)
@@ -281,6 +282,33 @@ def _tidy_layout(fig) -> None:
         _stack_legends(fig)
     layout_problems(fig)  # one last draw with the layout engine on, then freeze: a later draw or save
     fig.set_layout_engine("none")  # (outside this rc context) must not move what was checked
+
+
+def _outer_axis_labels_only(fig) -> bool:
+    """In a uniform grid of twin-axis panels (the same left and right y labels in every panel), keep a
+    left label only in the first column and a right label only in the last one: the inner ones repeat
+    the outer ones and, at small sizes, collide with the neighbour's. Returns whether a label was removed."""
+    panels = [ax for ax in fig.axes if ax.get_subplotspec() is not None and not hasattr(ax, "_colorbar")]
+    left = [ax for ax in panels if ax.yaxis.get_label_position() == "left"]
+    right = [ax for ax in panels if ax.yaxis.get_label_position() == "right"]
+    if len(left) < 2 or len(right) != len(left) or len({a.get_ylabel() for a in left}) != 1 \
+            or len({a.get_ylabel() for a in right}) != 1:
+        return False  # only a uniform grid (every panel the same twin-axis pair, e.g. Figs 8 and 11)
+    removed = False
+    for ax in panels:
+        spec = ax.get_subplotspec()
+        if spec is None or not ax.get_ylabel():
+            continue
+        spec = spec.get_topmost_subplotspec()
+        right = ax.yaxis.get_label_position() == "right"
+        inner = spec.colspan.stop < spec.get_gridspec().ncols if right else spec.colspan.start > 0
+        same_row = [o for o in fig.axes if o is not ax and o.get_subplotspec() is not None
+                    and o.get_subplotspec().get_topmost_subplotspec().rowspan == spec.rowspan
+                    and (o.yaxis.get_label_position() == "right") == right]
+        if inner and any(o.get_ylabel() == ax.get_ylabel() for o in same_row):
+            ax.set_ylabel("")
+            removed = True
+    return removed
 
 
 def _stack_legends(fig) -> None:

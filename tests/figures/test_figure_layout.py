@@ -83,3 +83,27 @@ def test_documented_bounds_are_enforced(name, param, bounds):
         value = int(value) if kind == "integer" else value
         with pytest.raises(ValueError):
             figures.render(name, **{param: value})
+
+
+def test_a_uniform_twin_axis_grid_keeps_only_the_outer_y_labels():
+    """Figs 8 and 11 (a grid of the same error / −Û pair): the inner labels repeat the outer ones and
+    collided with the neighbour's at 6 x 4 in; a grid of different panels (Fig 6) keeps every label."""
+    import matplotlib.figure
+
+    def grid(labels_right):
+        fig = matplotlib.figure.Figure(figsize=(6, 4))
+        axes = fig.subplots(2, 2).ravel()
+        for ax, right in zip(axes, labels_right, strict=True):
+            ax.set_ylabel("error rate")
+            if right:
+                ax.twinx().set_ylabel(right)
+        return fig
+
+    fig = grid(["−Û"] * 4)
+    assert mpl_export._outer_axis_labels_only(fig)
+    left = [a.get_ylabel() for a in fig.axes if a.yaxis.get_label_position() == "left"]
+    right = [a.get_ylabel() for a in fig.axes if a.yaxis.get_label_position() == "right"]
+    assert left == ["error rate", "", "error rate", ""] and right == ["", "−Û", "", "−Û"]
+    mixed = grid(["−Û", None, "−Û", None])
+    assert not mpl_export._outer_axis_labels_only(mixed)
+    assert all(a.get_ylabel() for a in mixed.axes)
