@@ -21,3 +21,15 @@ def test_compute_module_imports_no_gui_library(module):
             f"print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in {GUI_PACKAGES!r})))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"{module} imports {out.stdout.strip()}"
+
+
+def test_only_the_app_imports_panel():
+    """buviz.plots and buviz.figures build HoloViews objects; Panel (widgets, panes, sessions) is the
+    app's: a Display hands Panel its figure through ``__panel__`` without importing it."""
+    import pathlib
+    import re
+
+    root = pathlib.Path(__file__).resolve().parents[1] / "buviz"
+    found = [str(p.relative_to(root)) for p in root.rglob("*.py") if "app" not in p.relative_to(root).parts
+             and re.search(r"^\s*(import panel|from panel)\b", p.read_text(), re.M)]
+    assert found == [], found

@@ -158,14 +158,13 @@ class Display:
         return changed
 
     def __panel__(self):
-        """A ``pn.pane.HoloViews`` of the live figure (Panel imported here: :mod:`buviz.plots` holds no widgets)."""
-        import panel as pn
-
-        return pn.pane.HoloViews(self.plot(), linked_axes=False)
+        """The live figure, for Panel: ``pn.panel(display)`` and a display inside a Panel layout show it
+        (Panel wraps the HoloViews object in its HoloViews pane; :mod:`buviz.plots` never imports Panel)."""
+        return self.plot()
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        """A display as a notebook cell's last line shows its live figure."""
-        return self.__panel__()._repr_mimebundle_(include, exclude)
+        """A display as a notebook cell's last line shows its live figure (HoloViews' own notebook repr)."""
+        return self.plot()._repr_mimebundle_(include, exclude)
 
     # -- a display of one panel: the panel's live objects -----------------------------------------------
     def _only(self) -> LiveOverlay:

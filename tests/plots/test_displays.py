@@ -431,9 +431,10 @@ def test_a_display_is_a_panel_and_a_notebook_cell(gmm):
 
     ds, r0, _ = gmm
     d = SampleSpaceDisplay.from_result(r0, ds, resolution=60, title="γ0")
-    pane = d.__panel__()
+    assert d.__panel__() is d.plot()
+    pane = pn.panel(d)
     assert isinstance(pane, pn.pane.HoloViews) and pane.object is d.plot()
-    assert isinstance(pn.panel(d), pn.viewable.Viewable)
+    assert isinstance(pn.Column(d)[0], pn.pane.HoloViews)
     assert repr(d).startswith("SampleSpaceDisplay(X=array(250, 2), y=array(250,)")
 
 
