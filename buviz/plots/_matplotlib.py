@@ -230,7 +230,7 @@ def _tidy_layout(fig) -> None:
     (or the smallest step is reached).
     """
     from matplotlib.legend import Legend
-    from matplotlib.ticker import MaxNLocator
+    from matplotlib.ticker import FixedLocator, MaxNLocator
 
     for ax in fig.axes:  # one categorical legend per layer: keep one of each (title, entries)
         seen = set()
@@ -282,6 +282,10 @@ def _tidy_layout(fig) -> None:
         _stack_legends(fig)
     layout_problems(fig)  # one last draw with the layout engine on, then freeze: a later draw or save
     fig.set_layout_engine("none")  # (outside this rc context) must not move what was checked
+    for ax in fig.axes:  # nor change the ticks: an automatic locator picks them by the font size of the
+        for axis in (ax.xaxis, ax.yaxis):  # moment, and wider tick labels push a label off the figure
+            if isinstance(axis.get_major_locator(), MaxNLocator):  # AutoLocator is one
+                axis.set_major_locator(FixedLocator(axis.get_majorticklocs()))
 
 
 def _outer_axis_labels_only(fig) -> bool:

@@ -107,3 +107,16 @@ def test_a_uniform_twin_axis_grid_keeps_only_the_outer_y_labels():
     mixed = grid(["−Û", None, "−Û", None])
     assert not mpl_export._outer_axis_labels_only(mixed)
     assert all(a.get_ylabel() for a in mixed.axes)
+
+
+def test_a_later_draw_or_save_keeps_the_ticks_that_were_checked():
+    """The layout is checked inside the export's font settings; a later draw (a save, a notebook's repr)
+    outside them must not re-pick the ticks (Fig 8's −Û axis went from −0.8 … 0.2 to −1.00 … 0.25, and
+    the wider labels pushed '−Û (best −1)' off the figure at 6 x 4 in)."""
+    fig_def = figures.REGISTRY["uncertainty_fig8"]
+    fig = mpl_export.draw(figures.render("uncertainty_fig8"), fig_def.kind, 6.0, 4.0, 100, twin_y=True,
+                          title=fig_def.description)
+    ticks = [(list(ax.get_xticks()), list(ax.get_yticks())) for ax in fig.axes]
+    fig.canvas.draw()
+    assert [(list(ax.get_xticks()), list(ax.get_yticks())) for ax in fig.axes] == ticks
+    assert figures.layout_problems(fig) == []
