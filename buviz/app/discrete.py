@@ -1,7 +1,8 @@
 """Panel view: optimal error estimates in the discrete case (V. M. Nedelko, "Estimating the Quality
 of Classifiers in the Discrete Case", 2009). The tables, curves and Monte Carlo are computed by
-:mod:`buviz.app.tasks` (one cache), the Monte Carlo in the background through the session's store; the
-view draws them in panes created once."""
+:mod:`buviz.app.tasks` (one cache) through the session's store, which holds them as its outputs
+(``results["discrete"]``, ``results["monte-carlo"]``); the view asks for them and draws them in panes
+created once."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import param
 from buviz import discrete
 from buviz.app import tasks
 from buviz.app.mathmd import math_markdown
-from buviz.app.store import SessionStore
+from buviz.app.store import SessionStore, changed
 from buviz.plots import discrete as dplots
 
 BALANCED_MAX_N = tasks.BALANCED_MAX_N
@@ -45,10 +46,8 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
     n = param.Integer(default=5, bounds=(0, 300), doc="n for Fig 1")
     table_method = param.Selector(default="bootstrap632", objects=list(discrete.METHODS))
     mc_samples = param.Integer(default=4000, bounds=(100, 100_000))
-    mc = param.DataFrame(default=None, allow_None=True, precedence=-1)
-    mc_state = param.String(default="", precedence=-1, doc="What the Monte Carlo job is doing")
     store = param.ClassSelector(class_=SessionStore, default=None, precedence=-1,
-                                doc="The session's store, which runs the Monte Carlo")
+                                doc="The session's store, which computes the tables, curves and Monte Carlo")
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -61,23 +60,37 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
         self.readout = pn.pane.DataFrame(sizing_mode="stretch_width")
         self.mc_button = pn.widgets.Button(label="Monte Carlo")
         self.mc_button.on_click(lambda event: self.run_monte_carlo())
-        self.param.watch(self._clear_mc, ["N", "k"])
-        self.param.watch(self._refresh, ["N", "k", "p", "units", "n", "table_method", "mc"])
-        self._refresh()
+        self.param.watch(self._request, ["N", "k", "p"])
+        self.param.watch(self._refresh, ["units", "n", "table_method"])
+        self.store.param.watch(self._on_store, ["results", "states"])
+        self._request(blocking=True)  # the first picture is there when the layout is built
 
-    # ---------------------------------------------------------------- data
-    def _clear_mc(self, *events):
-        self.mc = None
+    # ---------------------------------------------------------------- data (the store's outputs)
+    def _key(self) -> tuple[int, int, float]:
+        return int(self.N), int(self.k), float(self.p)
 
-    def data(self) -> dict:
-        """Everything the elements are built from (raises ValueError on bad input)."""
-        N, k = int(self.N), int(self.k)
-        tables = tasks.discrete_tables(N, k)
-        p, S = tasks.discrete_curves(N, k)
-        if self.n > N:
-            raise ValueError(f"n for Fig 1 must be <= N = {N}")
-        at_p = tasks.discrete_at_p(N, k, float(self.p))
-        return {"tables": tables, "p": p, "S": S, "S_at_p": at_p}
+    def _request(self, *events, blocking: bool | None = None) -> None:
+        self.store.request("discrete", tasks.discrete_view, *self._key(), publish=True, key=self._key(),
+                           label="discrete tables", blocking=blocking)
+
+    def data(self) -> dict | None:
+        """Everything the elements are built from, for the current N, k and p (None while the store
+        computes it)."""
+        return self.store.result_for("discrete", self._key())
+
+    @property
+    def mc(self) -> pd.DataFrame | None:
+        """The Monte Carlo of the current N and k (the store's output), or None."""
+        return self.store.result_for("monte-carlo", (int(self.N), int(self.k)))
+
+    @property
+    def mc_state(self) -> str:
+        """What the Monte Carlo job is doing ('' before the first)."""
+        return self.store.states.get("monte-carlo", "")
+
+    def _on_store(self, *events) -> None:
+        if any(changed(e, n) for e in events for n in ("discrete", "monte-carlo")):
+            self._refresh()
 
     def run_monte_carlo(self, n_points: int = 11, random_state: int = 0, *,
                         blocking: bool | None = None) -> pd.DataFrame | None:
@@ -85,21 +98,10 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
         (:meth:`~buviz.app.store.SessionStore.request`, latest wins); ``blocking`` (default: when not
         served) waits for it and returns it."""
         N, k = int(self.N), int(self.k)
-        self.mc_state = "running"
         self.store.request("monte-carlo", tasks.discrete_monte_carlo, N, k, float(self.p), int(self.mc_samples),
-                           int(n_points), int(random_state), on_done=lambda job: self._mc_done(job, N, k),
-                           label="Monte Carlo", blocking=blocking)
+                           int(n_points), int(random_state), publish=True, key=(N, k), label="Monte Carlo",
+                           blocking=blocking)
         return self.mc
-
-    def _mc_done(self, job, N: int, k: int) -> None:
-        if (int(self.N), int(self.k)) != (N, k):  # N or k moved on meanwhile: the table is stale
-            return
-        if job.status == "done":
-            self.param.update(mc=job.result, mc_state="done")
-        else:
-            self.mc_state = job.status
-            if job.status == "error":
-                self._show(job.error)
 
     # ---------------------------------------------------------------- views
     def _show(self, text: str):
@@ -107,12 +109,17 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
         self.message.visible = bool(text)
 
     def _refresh(self, *events):
-        try:
-            data = self.data()
-        except ValueError as exc:
-            self._show(f"Cannot compute: {exc}")
+        notes, state = [], self.store.states.get("discrete", "")
+        if state.startswith("error: "):
+            notes.append(f"Cannot compute: {state.removeprefix('error: ')}")
+        if self.n > self.N:
+            notes.append(f"Cannot compute: n for Fig 1 must be <= N = {int(self.N)}")
+        if self.mc_state.startswith("error: "):  # shown, but the exact figures are still drawn
+            notes.append(f"Monte Carlo failed: {self.mc_state.removeprefix('error: ')}")
+        data = self.data()
+        if any(n.startswith("Cannot") for n in notes) or data is None:  # the last good figures stay
+            self._show("; ".join(notes))
             return
-        notes = []
         if "balanced_optimal" not in data["tables"]:
             notes.append(f"balanced-optimal x* is computed for N <= {BALANCED_MAX_N} only")
         self._show("; ".join(notes))

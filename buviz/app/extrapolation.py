@@ -20,7 +20,7 @@ import param
 
 from buviz import extrapolation as ex
 from buviz.app import tasks
-from buviz.app.store import SessionStore
+from buviz.app.store import SessionStore, changed
 from buviz.plots import extrapolation as plots
 
 __all__ = ["ExtrapolationView"]
@@ -84,7 +84,6 @@ class ExtrapolationView(pn.viewable.Viewer):
         self._button.on_click(self._run_table)
         self._table_note = pn.pane.Markdown("*Press the button to compare classifiers (K = 20 → k = 400).*")
         self._table = pn.widgets.Tabulator(None, disabled=True, show_index=False, visible=False)
-        self.table: pd.DataFrame | None = None
         self.last_error: str | None = None
         # every pane created once; a change of the controls sets their objects
         self.toy_panes = {k: pn.pane.HoloViews(None, linked_axes=False)
@@ -95,14 +94,34 @@ class ExtrapolationView(pn.viewable.Viewer):
         self.peer_pane = pn.pane.HoloViews(None, linked_axes=False)
         self.peer_table = pn.widgets.Tabulator(None, disabled=True, show_index=False)
         self.alerts = {k: pn.pane.Alert("", alert_type="danger", visible=False) for k in ("toy", "ext", "peer")}
-        self._toy_view()
-        self._ext_view()
-        self._peer_view()
+        self.store.param.watch(self._on_store, ["results", "states"])
+        for part in self.PARTS:  # the first pictures are there when the layout is built
+            self._request(part, blocking=True)
 
-    # ------------------------------------------------------------------ data (no widgets; testable)
-    def toy_data(self) -> dict:
-        """Everything the toy tab draws, for the current ρ."""
-        return tasks.toy_model(float(self.rho))
+    # ------------------------------------------------------------------ data (the store's outputs)
+    #: What each part of the view shows: (the store's result name, the task computing it, the view's
+    #: parameters that are its inputs). The store computes them (cached steps of :mod:`buviz.app.tasks`).
+    PARTS = {
+        "toy": ("extrapolation-toy", tasks.toy_model, ("rho",)),
+        "ext": ("extrapolation-curves", tasks.extrapolation_curves,
+                ("population", "pop_rho", "seed", "classifier", "K", "method", "basis")),
+        "peer": ("extrapolation-classex", tasks.peer_comparison, ("fixture_index",)),
+    }
+
+    def _inputs(self, part: str) -> tuple:
+        return tuple(getattr(self, p) for p in self.PARTS[part][2])
+
+    def _request(self, part: str, *, blocking: bool | None = None) -> None:
+        name, fn, _ = self.PARTS[part]
+        self.store.request(name, fn, *self._inputs(part), publish=True, key=self._inputs(part), label=name,
+                           blocking=blocking)
+
+    def _data(self, part: str) -> dict | None:
+        return self.store.result_for(self.PARTS[part][0], self._inputs(part))
+
+    def toy_data(self) -> dict | None:
+        """Everything the toy tab draws, for the current ρ (the store's output; None while computed)."""
+        return self._data("toy")
 
     def toy_plots(self, d: dict | None = None):
         """HoloViews elements of the toy tab (Figs 6, 7a, 7b/8b, 8c), of ``d`` (default: :meth:`toy_data`)."""
@@ -114,38 +133,50 @@ class ExtrapolationView(pn.viewable.Viewer):
             "polynomial_error": plots.polynomial_error(d["polynomial_error"]),
         }
 
-    def extrapolation_data(self) -> dict:
-        """Observed AverageTA_k on K random classes, each estimator's curve, and the ground truth."""
-        return tasks.extrapolation_curves(self.population, float(self.pop_rho), int(self.seed),
-                                          self.classifier, int(self.K), self.method, self.basis)
+    def extrapolation_data(self) -> dict | None:
+        """Observed AverageTA_k on K random classes, each estimator's curve, and the ground truth (the
+        store's output for the current controls; None while computed)."""
+        return self._data("ext")
 
     def extrapolation_plot(self, d: dict | None = None):
         """Observed, extrapolated and true accuracy curves of ``d`` (default: :meth:`extrapolation_data`)."""
         d = self.extrapolation_data() if d is None else d
         return plots.extrapolation_curves(d["observed"], d["estimates"], d["truth"], k_observed=d["K"])
 
+    def peer_data(self) -> dict | None:
+        """Each method's curve, the truth and the R package's predictions for one fixture instance (the
+        store's output; None while computed)."""
+        return self._data("peer")
+
     # ------------------------------------------------------------------ panes (created once)
-    def _follow(self, what: str, compute, show) -> None:
-        """``show(compute())`` in the panes of ``what`` (cached steps of :mod:`buviz.app.tasks`, computed
-        here, while the tab is on screen: a result arriving later would reach panes of a closed tab); a
-        failure is shown in ``what``'s alert, never raised, and the last good figures stay."""
-        alert = self.alerts[what]
-        try:
-            show(compute())
-            error = None
-        except Exception as exc:  # shown to the user, never a crash
-            error = f"{type(exc).__name__}: {exc}"
+    def _on_store(self, *events) -> None:
+        """The store delivered (or failed): show what it holds for the current controls."""
+        for part, (name, _, _) in self.PARTS.items():
+            if any(changed(e, name) for e in events):
+                self._show(part)
+
+    def _show(self, part: str) -> None:
+        """Draw ``part`` from the store's result; a failure is shown in its alert, never raised, and the
+        last good figures stay."""
+        alert, state = self.alerts[part], self.store.states.get(self.PARTS[part][0], "")
+        error = state.removeprefix("error: ") if state.startswith("error: ") else None
+        d = self._data(part)
+        if error is None and d is not None:
+            try:
+                getattr(self, f"_draw_{part}")(d)
+            except Exception as exc:  # shown to the user, never a crash
+                error = f"{type(exc).__name__}: {exc}"
         self.last_error = error
         if error is not None or alert.visible:
             alert.object, alert.visible = f"Could not compute: {error}", error is not None
 
     @param.depends("rho", watch=True)
     def _toy_view(self) -> None:
-        def show(d):
-            for k, el in self.toy_plots(d).items():
-                self.toy_panes[k].object = el.opts(**self._SIZE)
+        self._request("toy")
 
-        self._follow("toy", self.toy_data, show)
+    def _draw_toy(self, d: dict) -> None:
+        for k, el in self.toy_plots(d).items():
+            self.toy_panes[k].object = el.opts(**self._SIZE)
 
     @staticmethod
     def _rows(d: dict, name: str, k_total: int) -> list[dict]:
@@ -155,42 +186,44 @@ class ExtrapolationView(pn.viewable.Viewer):
 
     @param.depends("population", "pop_rho", "classifier", "K", "method", "basis", "seed", watch=True)
     def _ext_view(self) -> None:
-        def show(d):
-            self.ext_pane.object = self.extrapolation_plot(d).opts(width=760, height=420)
-            self.ext_table.value = pd.DataFrame(self._rows(d, "estimator", d["n_classes"]))
-            fit = d["fits"].get(f"moment ({self.basis})")
-            if fit is not None and fit.dbar_fit is not None:
-                self.fit_pane.object = plots.dbar_fit_vs_true(fit.dbar_fit).opts(width=420, height=300)
-            self.fit_pane.visible = fit is not None and fit.dbar_fit is not None
+        self._request("ext")
 
-        self._follow("ext", self.extrapolation_data, show)
-
-    def peer_data(self) -> dict:
-        """Each method's curve, the truth and the R package's predictions for one fixture instance."""
-        return tasks.peer_comparison(int(self.fixture_index))
+    def _draw_ext(self, d: dict) -> None:
+        self.ext_pane.object = self.extrapolation_plot(d).opts(width=760, height=420)
+        self.ext_table.value = pd.DataFrame(self._rows(d, "estimator", d["n_classes"]))
+        fit = d["fits"].get(f"moment ({self.basis})")
+        if fit is not None and fit.dbar_fit is not None:
+            self.fit_pane.object = plots.dbar_fit_vs_true(fit.dbar_fit).opts(width=420, height=300)
+        self.fit_pane.visible = fit is not None and fit.dbar_fit is not None
 
     @param.depends("fixture_index", watch=True)
     def _peer_view(self) -> None:
-        def show(d):
-            k_tot, truth = d["k_total"], float(d["truth"][1][-1])
-            rows = self._rows(d, "method", k_tot)
-            rows += [{"method": f"ClassEx (R): {name}", f"predicted at k={k_tot}": float(v), "truth": truth,
-                      "error": float(v) - truth} for name, v in d["peer"].items()]
-            self.peer_pane.object = plots.peer_comparison(d).opts(width=760, height=420)
-            self.peer_table.value = pd.DataFrame(rows).round(4)
+        self._request("peer")
 
-        self._follow("peer", self.peer_data, show)
+    def _draw_peer(self, d: dict) -> None:
+        k_tot, truth = d["k_total"], float(d["truth"][1][-1])
+        rows = self._rows(d, "method", k_tot)
+        rows += [{"method": f"ClassEx (R): {name}", f"predicted at k={k_tot}": float(v), "truth": truth,
+                  "error": float(v) - truth} for name, v in d["peer"].items()]
+        self.peer_pane.object = plots.peer_comparison(d).opts(width=760, height=420)
+        self.peer_table.value = pd.DataFrame(rows).round(4)
+
+    @property
+    def table(self) -> pd.DataFrame | None:
+        """The Table-1-style comparison of classifiers (the store's output for the current ρ and seed)."""
+        return self.store.result_for("extrapolation-comparison", (float(self.pop_rho), int(self.seed)))
 
     def _run_table(self, event=None, *, blocking: bool | None = None):
         """The Table-1-style comparison, computed by the store (heavy lane, latest wins)."""
         self._button.loading = True
-        self.store.request("comparison", tasks.classifier_comparison, float(self.pop_rho), int(self.seed),
-                           lane="heavy", on_done=self._table_done, label="classifier comparison", blocking=blocking)
+        key = (float(self.pop_rho), int(self.seed))
+        self.store.request("extrapolation-comparison", tasks.classifier_comparison, *key, lane="heavy",
+                           on_done=self._table_done, label="classifier comparison", blocking=blocking,
+                           publish=True, key=key)
 
     def _table_done(self, job) -> None:
         self._button.loading = False
         if job.status == "done":
-            self.table = job.result
             self._table.value, self._table.visible = job.result.round(3), True
             self._table_note.visible = False
         elif job.status == "error":

@@ -19,7 +19,7 @@ import panel as pn
 import param
 
 from buviz import figures
-from buviz.app.store import SessionStore
+from buviz.app.store import SessionStore, changed
 
 __all__ = ["FigureGallery", "PAPER_TITLES"]
 
@@ -86,9 +86,8 @@ class FigureGallery(pn.viewable.Viewer):
         self.plot_box = pn.Column(self.plot)
         self.shown = pn.pane.Markdown("", sizing_mode="stretch_width", css_classes=["buviz-gallery-shown"])
         self.table = pn.pane.DataFrame(None, visible=False, sizing_mode="stretch_width")
-        self.obj = None  # the last figure rendered (HoloViews object or DataFrame)
-        self.rendered_key = None
         self.downloads = pn.Row(*[self._download(fmt) for fmt in EXPORT_FORMATS])
+        self.store.param.watch(self._on_store, "results")
         self._show_parameters()
 
     # -- parameters ------------------------------------------------------------------------------
@@ -116,13 +115,30 @@ class FigureGallery(pn.viewable.Viewer):
         return {n: getattr(fig, n) for n in type(fig).parameter_names() if getattr(fig, n) != fig.param[n].default}
 
     # -- rendering -------------------------------------------------------------------------------
-    def _show(self, key: str, obj=None, error: Exception | None = None) -> bool:
+    @property
+    def rendered_key(self) -> str | None:
+        """The key of the figure last rendered (the store's ``results["gallery"]``), or None."""
+        got = self.store.results.get("gallery")
+        return None if got is None else got.key
+
+    @property
+    def obj(self):
+        """The figure last rendered (HoloViews object or DataFrame), or None."""
+        got = self.store.results.get("gallery")
+        return None if got is None else got.value
+
+    def _alert(self, error: Exception | str | None) -> None:
         if error is not None:
-            self.message.object = f"{type(error).__name__}: {error}"
-            self.message.visible = True
-            return False
-        self.message.visible = False
-        self.obj, self.rendered_key = obj, key
+            self.message.object = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
+        self.message.visible = error is not None
+
+    def _on_store(self, *events) -> None:
+        """The store delivered a figure: show it (a failed render delivers none: the last one stays)."""
+        if any(changed(e, "gallery") for e in events):
+            self._show(self.rendered_key, self.obj)
+
+    def _show(self, key: str, obj) -> None:
+        self._alert(None)
         if isinstance(obj, pd.DataFrame):
             # the plot pane is emptied and its box hidden, never the pane itself: toggling a HoloViews
             # pane's ``visible`` makes Panel pass its design to the Bokeh figure (AttributeError 'design')
@@ -132,28 +148,27 @@ class FigureGallery(pn.viewable.Viewer):
             self.table.object, self.table.visible = None, False
             self.plot.object, self.plot_box.visible = obj, True  # at its export size (figures.render)
         self.shown.object = f"<small>Shown: `{key}`</small>"
-        return True
 
     def render(self, *, blocking: bool | None = None) -> bool:
         """Build the chosen figure with the widgets' values (in the background, heavy lane, through the
-        store) and show it; on failure keep the last figure and show the error. ``blocking`` (default:
-        when not served) waits for it. Returns whether it rendered (blocking) or was submitted."""
+        store, which keeps it as ``results["gallery"]``) and show it; on failure keep the last figure and
+        show the error. ``blocking`` (default: when not served) waits for it. Returns whether it rendered
+        (blocking) or was submitted."""
         key = self.figure
         if self.rendering:
             return False
         self.rendering = True
         self.render_button.loading = True
         job = self.store.request("gallery", functools.partial(figures.render, key, **self.values()), lane="heavy",
-                                 label=f"figure {key}", on_done=lambda j: self._rendered(key, j), blocking=blocking)
+                                 label=f"figure {key}", on_done=self._rendered, blocking=blocking, publish=True,
+                                 key=key)
         return True if self.rendering else job.status == "done"  # submitted, or waited for
 
-    def _rendered(self, key: str, job) -> None:
+    def _rendered(self, job) -> None:
         self.rendering = False
         self.render_button.loading = False
-        if job.status == "done":
-            self._show(key, job.result)
-        elif job.status == "error":
-            self._show(key, error=job.exception)
+        if job.status == "error":
+            self._alert(job.exception)
 
     def _on_render(self, event=None) -> None:
         self.render()
@@ -179,7 +194,7 @@ class FigureGallery(pn.viewable.Viewer):
             try:
                 return io.BytesIO(self.figure_bytes(fmt))
             except Exception as exc:
-                self._show(self.figure, error=exc)
+                self._alert(exc)
                 return None
 
         fd.callback = callback

@@ -4,8 +4,10 @@ parameters, and every piece of background work the session asks for, through one
 :class:`SessionStore` is the *DataStore* role of Panel's architecture guidance. It holds its
 :class:`~buviz.app.controls.Controls` (a ``ClassSelector``), watches them and publishes what the
 views draw: ``snapshot``, the shared CV sweep's rows (``sweep_table``, ``sweep_progress``,
-``sweep_state``), the sensitivity tables, Proposal 1's overlay, the T̃-amplitude table and the
-messages (``message``, ``notice``, ``status_notice``, ``computing``). Views depend on these
+``sweep_state``), the sensitivity tables, Proposal 1's overlay, the T̃-amplitude table, the results
+the other tabs request (``results``, ``states``: the discrete Monte Carlo, the extrapolation curves
+and comparisons, the rendered paper figure) and the messages (``message``, ``notice``,
+``status_notice``, ``computing``). Views depend on these
 parameters, never on each other, and never run a job: they call :meth:`SessionStore.request` (or a
 store method that does), and the result comes back as a parameter or a callback on the session's
 event loop.
@@ -36,10 +38,12 @@ Sessions: a store created inside a served session is closed when the session is 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import functools
 import logging
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 
 import numpy as np
 import pandas as pd
@@ -69,7 +73,7 @@ from buviz.app.session import SessionLink
 from buviz.app.upload import check_mixture_text, prepare_csv
 from buviz.plots.displays import class_names
 
-__all__ = ["SessionStore", "SHOWN_PARAMS"]
+__all__ = ["SessionStore", "SHOWN_PARAMS", "Delivered"]
 
 _LOG = logging.getLogger(__name__)
 #: What the store publishes with a snapshot and puts back when a later one cannot be shown.
@@ -82,6 +86,24 @@ def _out(default=None, doc: str = "", **kw):
     """A read-only output of the store (set only by the store, through :meth:`SessionStore._publish`)."""
     cls = kw.pop("cls", param.Parameter)
     return cls(default=default, constant=True, doc=doc, **kw)
+
+
+@dataclasses.dataclass(frozen=True)
+class Delivered:
+    """The latest result of a named request made with ``publish=True`` (an entry of
+    :attr:`SessionStore.results`): what it was computed for and what it is."""
+
+    #: What the requester said the result answers (its inputs), to compare with what it now shows.
+    key: Hashable
+    #: The result.
+    value: object
+
+
+def changed(event: param.parameterized.Event, name: str) -> bool:
+    """Whether an event of :attr:`SessionStore.results` or :attr:`SessionStore.states` changed the entry
+    ``name`` (a view's watcher redraws only for its own results)."""
+    old, new = event.old.get(name), event.new.get(name)
+    return old is not new if event.name == "results" else old != new
 
 
 def _describe(exc: Exception) -> str:
@@ -128,6 +150,10 @@ class SessionStore(param.Parameterized):
     amplitude_table = _out(doc="The latest T̃-amplitude sweep (tidy DataFrame), or None")
     amplitude_settings = _out(doc="The settings the amplitude table was computed for")
     amplitude_state = _out("idle", cls=param.String)
+    results = _out({}, ("name -> Delivered(key, value): the latest result of each named request made with "
+                        "publish=True (the tabs' Monte Carlo, curves, comparisons and rendered figures)"),
+                   cls=param.Dict)
+    states = _out({}, "name -> 'running', 'done', 'cancelled' or 'error: ...' of those requests", cls=param.Dict)
 
     def __init__(self, controls: Controls | None = ..., **params):
         values = {k: params.pop(k) for k in list(params) if k in Controls.param and k != "name"}
@@ -155,6 +181,8 @@ class SessionStore(param.Parameterized):
         self._sweep_rows = -1
         self._sensitivity_job: Job | None = None
         self._amplitude_job: Job | None = None
+        self._names: set[str] = set()  # every slot this session has used (cancelled when it closes)
+        self._latest: dict[str, Job] = {}  # the newest published request of each name
         if self.controls is not None:
             self.controls.param.watch(self._on_controls, list(CONTROL_PARAMS))
             self.controls.param.watch(self._on_sweep_settings, "sweep_proposal1")
@@ -164,7 +192,8 @@ class SessionStore(param.Parameterized):
     # ------------------------------------------------------------------ background work
     def request(self, name: str, fn: Callable, *args, on_done: Callable[[Job], None] | None = None,
                 on_progress: Callable[[Job], None] | None = None, lane: str = "compute",
-                with_job: bool = False, label: str = "", blocking: bool | None = None) -> Job:
+                with_job: bool = False, label: str = "", blocking: bool | None = None, publish: bool = False,
+                key: Hashable = None) -> Job:
         """Compute ``fn(*args)`` (``fn(job, *args)`` with ``with_job``) in the background for this session.
 
         The job runs in ``lane`` of the one runner, in this session's slot ``name``: a newer request of
@@ -172,21 +201,53 @@ class SessionStore(param.Parameterized):
         and ``on_progress(job)`` run on the session's event loop. A cached step (``fn`` an
         :class:`~buviz.app.cache.LRUCache` holding ``args``) is answered without a thread hop.
         ``blocking`` (default: when no server runs -- tests, notebooks, scripts) waits until the
-        result is delivered. Returns the job's handle.
+        result is delivered. With ``publish``, the result also becomes the store's output
+        ``results[name]`` (a :class:`Delivered` holding ``key``, what it was computed for) and the job's
+        state ``states[name]``, at once when the job is finished on return (a cached step, or a blocking
+        request), else on the session's event loop; a request that a newer one of the same name replaced
+        publishes nothing.
+        Returns the job's handle.
         """
         slot = (name, id(self))
+        self._names.add(name)
+        if publish:
+            self._publish(states={**self.states, name: "running"})
+            on_done = functools.partial(self._deliver, name, key, on_done)
         if isinstance(fn, LRUCache) and not with_job and fn.has(*args):
             job = Job(lambda j: fn(*args), slot, label or name)
             job.run()
         else:
             work = (lambda j: fn(j, *args)) if with_job else (lambda j: fn(*args))
             job = RUNNER.submit(work, lane=lane, priority=USER, slot=slot, label=label or name)
+        if publish:
+            self._latest[name] = job  # set before any delivery: those run on the session's loop, later
         if on_done is not None:
             self.link.watch(job, on_done, on_progress)
         if (not self.link.served) if blocking is None else blocking:
             job.wait()
-            self.link.wait()
+            if not self.link.served:  # deliver here (served, deliveries run on the session's loop)
+                self.link.wait()
+        if publish and job.finished and self._latest.get(name) is job:
+            self._deliver(name, key, None, job)  # answered already (cached, or waited for): shown at once
         return job
+
+    def _deliver(self, name: str, key: Hashable, then: Callable[[Job], None] | None, job: Job) -> None:
+        """A published request ended: its result (or its failure) into :attr:`results` / :attr:`states`."""
+        if self._latest.get(name) is job and not self.closed:
+            del self._latest[name]
+            if job.status == "done":
+                self._publish(results={**self.results, name: Delivered(key, job.result)},
+                              states={**self.states, name: "done"})
+            else:
+                self._publish(states={**self.states, name: f"error: {job.error}" if job.status == "error"
+                                      else job.status})
+        if then is not None:
+            then(job)
+
+    def result_for(self, name: str, key: Hashable):
+        """``results[name]``'s value if it was computed for ``key``, else None."""
+        got = self.results.get(name)
+        return got.value if got is not None and got.key == key else None
 
     def _publish(self, **values) -> None:
         """Set outputs (read-only for everyone else)."""
@@ -237,7 +298,7 @@ class SessionStore(param.Parameterized):
 
         self.closed = True
         self._follow_sweep(None)
-        for name in ("snapshot", "proposal1", "sensitivity", "amplitude"):
+        for name in {"snapshot", "proposal1", "sensitivity", "amplitude", *self._names}:
             RUNNER.cancel((name, id(self)))
         cancel_prefetch(id(self))
         self._shown = None
@@ -245,7 +306,8 @@ class SessionStore(param.Parameterized):
         self.link.close()
         # drop the references without notifying the views: their document is being destroyed
         with param.parameterized.discard_events(self):
-            self._publish(snapshot=None, sweep_table=None, sensitivity={}, proposal1=None, amplitude_table=None)
+            self._publish(snapshot=None, sweep_table=None, sensitivity={}, proposal1=None, amplitude_table=None,
+                          results={})
 
     # ------------------------------------------------------------------ controls -> snapshot
     def settings(self) -> dict:

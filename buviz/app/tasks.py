@@ -105,6 +105,13 @@ def discrete_at_p(N: int, k: int, p: float) -> dict[str, float]:
     return {m: float(discrete.moments(x, N, k, p).S) for m, x in discrete_tables(N, k).items()}
 
 
+@cached(max_items=32)
+def discrete_view(N: int, k: int, p: float) -> dict:
+    """What the Discrete tab draws for N, k and p: the tables, the S(p) curves and S at p."""
+    p_grid, S = discrete_curves(N, k)
+    return {"tables": discrete_tables(N, k), "p": p_grid, "S": S, "S_at_p": discrete_at_p(N, k, p)}
+
+
 @cached(max_items=16)
 def discrete_monte_carlo(N: int, k: int, p: float, samples: int, n_points: int = 11,
                          random_state: int = 0) -> pd.DataFrame:

@@ -102,3 +102,66 @@ def test_closing_cancels_the_sessions_requests():
     assert job.wait(30) and job.cancelled and s.snapshot is None
     with param.parameterized.discard_events(s):
         assert s.sweep is None
+
+
+def test_published_results_are_outputs_where_the_latest_request_wins_and_a_failure_keeps_the_last():
+    s = SessionStore(controls=None)
+    s.request("curves", lambda: "a", publish=True, key=1)  # no server: waits for the delivery
+    assert (s.results["curves"].key, s.results["curves"].value, s.states["curves"]) == (1, "a", "done")
+    assert s.result_for("curves", 1) == "a" and s.result_for("curves", 2) is None
+    gate = threading.Event()
+    stale = s.request("curves", lambda: gate.wait(30) and "stale", publish=True, key=2, blocking=False)
+    assert s.states["curves"] == "running"
+    s.request("curves", lambda: "b", publish=True, key=3)  # replaces the slow request
+    gate.set()
+    assert stale.wait(30)
+    s.link.wait()
+    assert (s.results["curves"].key, s.results["curves"].value) == (3, "b")  # the replaced one never lands
+
+    def bad_input():
+        raise ValueError("K must be <= 10")
+
+    s.request("curves", bad_input, publish=True, key=4)
+    assert s.states["curves"] == "error: K must be <= 10" and s.result_for("curves", 3) == "b"
+    with pytest.raises(TypeError, match="cannot be modified"):
+        s.results = {}
+
+
+def test_closing_cancels_every_named_request_and_drops_the_results():
+    s = SessionStore(controls=None)
+    s.request("figure", lambda: "old", publish=True, key="fig")
+    gate = threading.Event()
+    job = s.request("figure", lambda: gate.wait(30), publish=True, key="fig", blocking=False)
+    s.close()
+    gate.set()
+    assert job.wait(30) and job.cancelled
+    with param.parameterized.discard_events(s):
+        assert s.results == {}
+
+
+def test_the_tabs_results_live_in_the_store_not_in_their_views():
+    import holoviews as hv
+
+    from buviz.app.discrete import DiscreteEstimatorsView
+    from buviz.app.extrapolation import ExtrapolationView
+
+    s = SessionStore(controls=None)
+    disc = DiscreteEstimatorsView(N=20, k=4, p=0.3, mc_samples=200, store=s)
+    ext = ExtrapolationView(population="digits", K=4, method="kde", store=s)
+    assert {"discrete", "extrapolation-toy", "extrapolation-curves", "extrapolation-classex"} <= set(s.results)
+    assert s.results["discrete"].key == (20, 4, 0.3) and s.results["extrapolation-curves"].key[4] == 4
+
+    def mc_points():
+        return [el for el in disc.fig2_pane.object if isinstance(el, hv.Scatter)]
+
+    mc = disc.run_monte_carlo(n_points=3)
+    assert s.results["monte-carlo"].value is mc and mc_points()
+    assert not {"mc", "mc_state", "table"} & (set(disc.param) | set(ext.param))
+    disc.N = 21  # the Monte Carlo answers N = 20: not drawn now, but the store keeps it
+    assert disc.mc is None and not mc_points() and s.results["monte-carlo"].value is mc
+    disc.N = 20
+    assert disc.mc is mc and mc_points()
+    shown = ext.ext_pane.object
+    ext.K = 12  # more than the 10 digit classes: the store says why; the last curves stay
+    assert s.states["extrapolation-curves"].startswith("error: K must be") and ext.alerts["ext"].visible
+    assert ext.ext_pane.object is shown and s.results["extrapolation-curves"].key[4] == 4
