@@ -42,7 +42,7 @@ from buviz.app.runner import PREFETCH, RUNNER
 from buviz.app.upload import parse_mixture, read_normalised
 from buviz.classifiers import Discriminant, mlp_statuses, svm_status
 from buviz.datasets import Dataset
-from buviz.grid import evaluate_grid
+from buviz.grid import GridEvaluation, evaluate_grid
 from buviz.sweep import evaluate_on_test_set
 
 __all__ = ["LRUCache", "cached", "DataKey", "StatusKey", "FitKey", "ResultKey", "StatusEval", "Snapshot",
@@ -226,14 +226,18 @@ class StatusEval:
 
     discriminant: Discriminant
     label: str
-    grid_xs: np.ndarray | None
-    grid_ys: np.ndarray | None
-    grid_predicted: np.ndarray | None  # (res, res) class codes, uint8
-    fields: dict | None  # pair -> GridField whose zero contour is B(Λ)
+    #: on the contour grid (d = 2; None otherwise): predicted class codes (uint8) and, for each pair, the
+    #: GridField whose zero contour is B(Λ); the class scores are not kept
+    grid: GridEvaluation | None
     f_test: np.ndarray  # f(X_te; Λ) with the top-2 pair at each test point
     L_te: float
     fit_time: float
     eval_time: float
+
+    @property
+    def fields(self) -> dict | None:
+        """pair -> GridField whose zero contour is B(Λ) (None for d > 2)."""
+        return None if self.grid is None else self.grid.fields
 
 
 @cached(max_items=48)
@@ -248,12 +252,12 @@ def status_eval(key: StatusKey) -> StatusEval:
         d = mlp_trajectory(key.data)[int(key.epoch)]
         label = f"MLP (128, 64), epoch {int(key.epoch)}"
     t1 = time.perf_counter()
-    xs = ys = pred = fields = None
+    grid = None
     if ds.n_features == 2:
         ev = evaluate_grid(d, ds.bounds(), GRID_RESOLUTION)
-        xs, ys, pred, fields = ev.xs, ev.ys, ev.predicted.astype(np.uint8), ev.fields
+        grid = GridEvaluation(ev.xs, ev.ys, None, ev.predicted.astype(np.uint8), ev.fields)
     te = evaluate_on_test_set(d, ds.X_test, ds.y_test)
-    return StatusEval(d, label, xs, ys, pred, fields, te.f_test, te.L_te, t1 - t0, time.perf_counter() - t1)
+    return StatusEval(d, label, grid, te.f_test, te.L_te, t1 - t0, time.perf_counter() - t1)
 
 
 def prototypes_per_class(K: str):

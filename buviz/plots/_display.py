@@ -250,17 +250,11 @@ def nearest(X, x: float, y: float) -> int:
 
 
 def as_grid(grid) -> GridEvaluation | None:
-    """``grid`` as a :class:`GridEvaluation`: one as it is, the ``grid`` attribute of a status that
-    carries one, or (until the app's ``StatusEval`` carries a ``GridEvaluation``) a record with
-    ``grid_xs``, ``grid_ys``, ``grid_predicted`` and ``fields``."""
+    """``grid`` as a :class:`GridEvaluation`: one as it is, or the ``grid`` attribute of a status that
+    carries one (None when it has none: d > 2)."""
     if grid is None or isinstance(grid, GridEvaluation):
         return grid
-    inner = getattr(grid, "grid", None)
-    if isinstance(inner, GridEvaluation):
-        return inner
-    if getattr(grid, "grid_xs", None) is None:
-        return None
-    return GridEvaluation(grid.grid_xs, grid.grid_ys, None, grid.grid_predicted, grid.fields)
+    return getattr(grid, "grid", None)
 
 
 def grid_of(result, dataset, grid=None, resolution: int = GRID_RESOLUTION) -> GridEvaluation | None:
