@@ -15,7 +15,12 @@ import panel as pn
 import param
 
 from buviz import datasets
-from buviz.app._panel_compat import guard_close_after_failed_ping, server_dist_url, set_dist_url
+from buviz.app._panel_compat import (
+    guard_close_after_failed_ping,
+    recompute_models_only_when_changed,
+    server_dist_url,
+    set_dist_url,
+)
 from buviz.app.controls import URL_PARAMS, Controls, url_settings
 from buviz.app.mathmd import fix_math
 from buviz.app.meta import TITLE
@@ -366,6 +371,7 @@ def build_app(**params):
     """The served page (``panel serve apps/explorer.py``)."""
     _use_local_stylesheets()
     guard_close_after_failed_ping()
+    recompute_models_only_when_changed()
     pn.extension("mathjax", notifications=True, loading_indicator=True, sizing_mode="fixed")
     # Canvas, not WebGL: the plots are small, and without a GPU (class VMs, headless browsers)
     # WebGL runs in software and doubles the browser's time per update.

@@ -171,6 +171,37 @@ def test_a_background_callback_keeps_the_busy_indicator_at_rest():
     assert asyncio.run(busy_while_running(background)) is False, f"background= no longer rests {REVISIT}"
 
 
+# -- 5. the model-graph walk at the end of a freeze --------------------------------------------------
+def test_the_model_graph_is_walked_after_a_freeze_only_when_a_model_may_have_been_added(monkeypatch):
+    from bokeh.document.models import DocumentModelManager
+    from bokeh.models import ColumnDataSource, Div
+    from bokeh.plotting import figure
+
+    assert compat.recompute_models_only_when_changed() and compat.recompute_models_only_when_changed()
+    doc, plot = Document(), figure()
+    source = ColumnDataSource({"x": [1.0], "y": [2.0]})
+    plot.scatter("x", "y", source=source)
+    doc.add_root(plot)
+    walks = []
+    recompute = DocumentModelManager.recompute
+    monkeypatch.setattr(DocumentModelManager, "recompute", lambda self: (walks.append(1), recompute(self))[1])
+    with doc.models.freeze(), doc.models.freeze():  # what HoloViews' hold_render does around a plot update
+        source.data = {"x": [3.0], "y": [4.0]}  # data only: the graph cannot have changed
+    assert walks == [], f"a data-only freeze still walks the model graph {REVISIT}"
+    new_source = ColumnDataSource({"x": [5.0], "y": [6.0]})
+    with doc.models.freeze():
+        plot.renderers[0].data_source = new_source  # a new model, reachable only through this property
+    assert walks == [1], f"Bokeh no longer invalidates the graph when a model is referenced {REVISIT}"
+    assert doc.models.get_by_id(new_source.id) is new_source, f"a model added in a freeze was lost {REVISIT}"
+    div = Div(text="a root")
+    with doc.models.freeze():
+        doc.add_root(div)
+    assert doc.models.get_by_id(div.id) is div, f"a root added in a freeze was lost {REVISIT}"
+    with doc.models.freeze():
+        plot.renderers[0].data_source = source  # new_source dropped from the graph
+    assert doc.models.get_by_id(new_source.id) is None, f"a model dropped in a freeze stays {REVISIT}"
+
+
 def test_no_other_module_of_the_app_touches_these_internals():
     """The internals named in buviz/app/_panel_compat.py are used there and nowhere else in buviz.app."""
     import pathlib
@@ -179,7 +210,7 @@ def test_no_other_module_of_the_app_touches_these_internals():
     import buviz.app
 
     pattern = re.compile(r"set_curdoc|\._periodic\b|[\"']dist_url[\"']|bokeh\.server|PeriodicCallback\(|\._background\b"
-                         r"|WSHandler|LOCAL_DIST|use_cdn\(")
+                         r"|WSHandler|LOCAL_DIST|use_cdn\(|DocumentModelManager|_freeze\b|models\.recompute")
     root = pathlib.Path(buviz.app.__file__).parent
     found = [f"{p.name}:{i}: {line.strip()}" for p in sorted(root.glob("*.py")) if p.name != "_panel_compat.py"
              for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
