@@ -89,7 +89,12 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
         return self.store.states.get("monte-carlo", "")
 
     def _on_store(self, *events) -> None:
-        if any(changed(e, n) for e in events for n in ("discrete", "monte-carlo")):
+        """Redraw for a new result, or for a job of this view that failed or recovered (not for one that
+        merely started)."""
+        def matters(e, n):
+            return changed(e, n) and (e.name == "results" or "error" in f"{e.old.get(n)}{e.new.get(n)}")
+
+        if any(matters(e, n) for e in events for n in ("discrete", "monte-carlo")):
             self._refresh()
 
     def run_monte_carlo(self, n_points: int = 11, random_state: int = 0, *,

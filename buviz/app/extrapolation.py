@@ -222,9 +222,11 @@ class ExtrapolationView(pn.viewable.Viewer):
                            publish=True, key=key)
 
     def _table_done(self, job) -> None:
+        if job.status == "cancelled":  # replaced by a newer request, still running
+            return
         self._button.loading = False
-        if job.status == "done":
-            self._table.value, self._table.visible = job.result.round(3), True
+        if job.status == "done" and self.table is not None:  # the store's table for the current ρ and seed
+            self._table.value, self._table.visible = self.table.round(3), True
             self._table_note.visible = False
         elif job.status == "error":
             self._table_note.object, self._table_note.visible = f"**Comparison failed:** {job.error}", True

@@ -138,7 +138,15 @@ class FigureGallery(pn.viewable.Viewer):
             self._show(self.rendered_key, self.obj)
 
     def _show(self, key: str, obj) -> None:
+        try:
+            self._draw(obj)
+        except Exception as exc:  # a figure Panel cannot convert: said, and the app keeps running
+            self._alert(exc)
+            return
         self._alert(None)
+        self.shown.object = f"<small>Shown: `{key}`</small>"
+
+    def _draw(self, obj) -> None:
         if isinstance(obj, pd.DataFrame):
             # the plot pane is emptied and its box hidden, never the pane itself: toggling a HoloViews
             # pane's ``visible`` makes Panel pass its design to the Bokeh figure (AttributeError 'design')
@@ -147,7 +155,6 @@ class FigureGallery(pn.viewable.Viewer):
         else:
             self.table.object, self.table.visible = None, False
             self.plot.object, self.plot_box.visible = obj, True  # at its export size (figures.render)
-        self.shown.object = f"<small>Shown: `{key}`</small>"
 
     def render(self, *, blocking: bool | None = None) -> bool:
         """Build the chosen figure with the widgets' values (in the background, heavy lane, through the

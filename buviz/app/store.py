@@ -201,7 +201,9 @@ class SessionStore(param.Parameterized):
         and ``on_progress(job)`` run on the session's event loop. A cached step (``fn`` an
         :class:`~buviz.app.cache.LRUCache` holding ``args``) is answered without a thread hop.
         ``blocking`` (default: when no server runs -- tests, notebooks, scripts) waits until the
-        result is delivered. With ``publish``, the result also becomes the store's output
+        result is delivered; in a served session it computes the job on the calling thread instead of
+        queueing it (a view's first picture, built on the event loop, never waits for other sessions).
+        With ``publish``, the result also becomes the store's output
         ``results[name]`` (a :class:`Delivered` holding ``key``, what it was computed for) and the job's
         state ``states[name]``, at once when the job is finished on return (a cached step, or a blocking
         request), else on the session's event loop; a request that a newer one of the same name replaced
@@ -213,11 +215,15 @@ class SessionStore(param.Parameterized):
         if publish:
             self._publish(states={**self.states, name: "running"})
             on_done = functools.partial(self._deliver, name, key, on_done)
+        work = (lambda j: fn(j, *args)) if with_job else (lambda j: fn(*args))
         if isinstance(fn, LRUCache) and not with_job and fn.has(*args):
-            job = Job(lambda j: fn(*args), slot, label or name)
+            job = Job(work, slot, label or name)
+            job.run()
+        elif blocking and self.link.served:  # a served view waiting for its first picture: computed here,
+            RUNNER.cancel(slot)  # never queued behind other sessions' work on the shared lane
+            job = Job(work, slot, label or name)
             job.run()
         else:
-            work = (lambda j: fn(j, *args)) if with_job else (lambda j: fn(*args))
             job = RUNNER.submit(work, lane=lane, priority=USER, slot=slot, label=label or name)
         if publish:
             self._latest[name] = job  # set before any delivery: those run on the session's loop, later
@@ -233,16 +239,18 @@ class SessionStore(param.Parameterized):
 
     def _deliver(self, name: str, key: Hashable, then: Callable[[Job], None] | None, job: Job) -> None:
         """A published request ended: its result (or its failure) into :attr:`results` / :attr:`states`."""
-        if self._latest.get(name) is job and not self.closed:
-            del self._latest[name]
-            if job.status == "done":
-                self._publish(results={**self.results, name: Delivered(key, job.result)},
-                              states={**self.states, name: "done"})
-            else:
-                self._publish(states={**self.states, name: f"error: {job.error}" if job.status == "error"
-                                      else job.status})
-        if then is not None:
-            then(job)
+        try:
+            if self._latest.get(name) is job and not self.closed:
+                del self._latest[name]
+                if job.status == "done":
+                    self._publish(results={**self.results, name: Delivered(key, job.result)},
+                                  states={**self.states, name: "done"})
+                else:
+                    self._publish(states={**self.states, name: f"error: {job.error}" if job.status == "error"
+                                          else job.status})
+        finally:  # the requester hears of the end even if a view failed to draw what was published
+            if then is not None:
+                then(job)
 
     def result_for(self, name: str, key: Hashable):
         """``results[name]``'s value if it was computed for ``key``, else None."""
@@ -302,6 +310,7 @@ class SessionStore(param.Parameterized):
             RUNNER.cancel((name, id(self)))
         cancel_prefetch(id(self))
         self._shown = None
+        self._latest.clear()
         self._reverting = True  # late widget events must not recompute anything
         self.link.close()
         # drop the references without notifying the views: their document is being destroyed

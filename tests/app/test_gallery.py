@@ -137,3 +137,19 @@ def test_info_names_a_former_key_only_when_there_is_one():
     assert "formerly `nedelko_fig2`" in g.info.object
     g.figure = "uncertainty_amplitude"
     assert "formerly" not in g.info.object
+
+
+def test_a_figure_that_cannot_be_drawn_is_said_and_the_gallery_keeps_working(monkeypatch):
+    g = FigureGallery(figure="discrete_fig2")
+    assert g.render()
+    shown = g.plot.object
+
+    def fail(obj):
+        raise AttributeError("'NoneType' object has no attribute 'design'")
+
+    monkeypatch.setattr(g, "_draw", fail)  # what Panel raised converting a figure it could not place
+    g.render()
+    assert g.message.visible and "design" in g.message.object
+    assert not g.rendering and not g.render_button.loading and g.plot.object is shown
+    monkeypatch.undo()
+    assert g.render() and not g.message.visible  # the next render works

@@ -109,14 +109,32 @@ def test_published_results_are_outputs_where_the_latest_request_wins_and_a_failu
     s.request("curves", lambda: "a", publish=True, key=1)  # no server: waits for the delivery
     assert (s.results["curves"].key, s.results["curves"].value, s.states["curves"]) == (1, "a", "done")
     assert s.result_for("curves", 1) == "a" and s.result_for("curves", 2) is None
-    gate = threading.Event()
-    stale = s.request("curves", lambda: gate.wait(30) and "stale", publish=True, key=2, blocking=False)
-    assert s.states["curves"] == "running"
-    s.request("curves", lambda: "b", publish=True, key=3)  # replaces the slow request
+    # a slow request, then a newer one answered from the cache at once: the slow one ends last, and
+    # must not replace the newer result (nor its state)
+    from buviz.app.cache import cached
+
+    @cached(max_items=2)
+    def answer(x):
+        return x
+
+    answer("b")
+    gate, started = threading.Event(), threading.Event()
+
+    def slow():
+        started.set()
+        gate.wait(30)
+        return "stale"
+
+    stale = s.request("curves", slow, publish=True, key=2, blocking=False)
+    assert started.wait(30) and s.states["curves"] == "running"
+    published = []
+    s.param.watch(lambda e: published.append(e.new["curves"].key), "results")
+    s.request("curves", answer, "b", publish=True, key=3, blocking=False)  # shown at once
+    assert (s.results["curves"].key, s.results["curves"].value, s.states["curves"]) == (3, "b", "done")
     gate.set()
-    assert stale.wait(30)
+    assert stale.wait(30) and stale.status == "done"  # it ran to its end ...
     s.link.wait()
-    assert (s.results["curves"].key, s.results["curves"].value) == (3, "b")  # the replaced one never lands
+    assert published == [3] and s.results["curves"].value == "b" and s.states["curves"] == "done"  # ... unseen
 
     def bad_input():
         raise ValueError("K must be <= 10")
