@@ -181,19 +181,27 @@ def _run_notebook(page, base: str, name: str, timeout_ms: int = 240_000) -> None
     assert state == "done", state
 
 
-def _kernel_print(page, code: str) -> str:
-    """What ``code`` prints in the open notebook's kernel (failure messages)."""
-    try:
-        return page.evaluate("""async (code) => {
-          const k = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
-          let out = '';
-          const f = k.requestExecute({code});
-          f.onIOPub = m => { if (m.content && (m.content.text || m.content.evalue))
-                               out += m.content.text || m.content.evalue; };
-          await f.done;
-          return out; }""", code)
-    except Exception as exc:  # noqa: BLE001 -- a diagnostic only
-        return f"(kernel not reachable: {exc})"
+def _kernel_print(page, code: str, attempts: int = 3) -> str:
+    """What ``code`` prints in the open notebook's kernel. The printed text can miss the request's
+    end (JupyterLab's future resolved with no stream message seen, once in CI): asked again, at most
+    ``attempts`` times."""
+    out = ""
+    for _ in range(attempts):
+        try:
+            out = page.evaluate("""async (code) => {
+              const k = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+              let out = '';
+              const f = k.requestExecute({code});
+              f.onIOPub = m => { if (m.content && (m.content.text || m.content.evalue))
+                                   out += m.content.text || m.content.evalue; };
+              await f.done;
+              return out; }""", code)
+        except Exception as exc:  # noqa: BLE001 -- a diagnostic only
+            return f"(kernel not reachable: {exc})"
+        if out.strip():
+            break
+        page.wait_for_timeout(500)
+    return out
 
 
 def _shut_down_kernel(page) -> None:
