@@ -30,16 +30,49 @@ PAPER_TITLES = {"uncertainty": "Boundary uncertainty (Ha et al. 2021)",
 EXPORT_FORMATS = ("svg", "png", "pdf")
 
 
-#: Numbers are typed into boxes (Panel's default for a bounded number is a slider): the start, end and
-#: step still come from the parameter's declaration.
+#: Numbers are typed into boxes (Panel's default for a bounded number is a slider). The boxes carry no
+#: start and end: a browser's number box would clamp a typed value to them without a word, so the
+#: range is in the tooltip and a value outside it is reported (:meth:`FigureGallery._check_ranges`).
 _TYPED = {param.Integer: pn.widgets.IntInput, param.Number: pn.widgets.FloatInput}
 
 
 def _typed(fig: param.Parameterized) -> dict:
     """Panel's widget options for each parameter: labelled by its name (as the command line and the
-    docs name it), numbers typed."""
-    return {n: {"name": n, **({"type": _TYPED[type(fig.param[n])]} if type(fig.param[n]) in _TYPED else {})}
-            for n in type(fig).parameter_names()}
+    docs name it), numbers typed, with what they accept in the tooltip."""
+    cls = type(fig)
+    options = {}
+    for n in cls.parameter_names():
+        p = cls.param[n]
+        options[n] = {"name": n}
+        if type(p) in _TYPED:
+            options[n].update(type=_TYPED[type(p)], start=None, end=None,
+                              description=f"{(p.doc or n).strip()} ({cls.accepts_text(n)})")
+    return options
+
+
+def _editable(cls: type[figures.PaperFigure]) -> figures.PaperFigure:
+    """The instance of figure ``cls`` the widgets edit: its numbers' bounds lifted on this instance (the
+    class keeps them, and :func:`buviz.figures.render` applies them), so a typed value out of range
+    reaches the gallery and is reported instead of being clamped."""
+    fig = cls()
+    for n in cls.parameter_names():
+        if type(cls.param[n]) in _TYPED:
+            fig.param[n].bounds = None
+    return fig
+
+
+def out_of_range(fig: figures.PaperFigure) -> dict[str, str]:
+    """The number parameters of ``fig`` outside their declared bounds: name → what it accepts."""
+    cls, bad = type(fig), {}
+    for n in cls.parameter_names():
+        p, v = cls.param[n], getattr(fig, n)
+        if type(p) not in _TYPED or v is None or p.bounds is None:
+            continue
+        (lo, hi), (lo_in, hi_in) = p.bounds, p.inclusive_bounds
+        if (lo is not None and (v < lo or (v == lo and not lo_in))) or \
+                (hi is not None and (v > hi or (v == hi and not hi_in))):
+            bad[n] = cls.accepts_text(n)
+    return bad
 
 
 def parameter_widgets(fig: param.Parameterized) -> pn.Param:
@@ -73,7 +106,7 @@ class FigureGallery(pn.viewable.Viewer):
         self.select = pn.widgets.Select(label="Figure", groups=groups, value=self.figure, sizing_mode="stretch_width")
         self.select.param.watch(lambda e: setattr(self, "figure", e.new), "value")
         #: the chosen figure's parameters (a figure instance, set by the widgets)
-        self.values_of = figures.get(self.figure)()
+        self.values_of = self._edit(figures.get(self.figure))
         self.param_pane = parameter_widgets(self.values_of)
         self.render_button = pn.widgets.Button(label="Render", color="primary", sizing_mode="stretch_width")
         self.render_button.on_click(self._on_render)
@@ -97,12 +130,27 @@ class FigureGallery(pn.viewable.Viewer):
         if self.select.value != self.figure:
             self.select.value = self.figure
         if type(self.values_of) is not cls:
-            self.values_of = cls()
+            self.values_of = self._edit(cls)
             self.param_pane.param.update(object=self.values_of, parameters=cls.parameter_names(),
                                          widgets=_typed(self.values_of))
+        self._check_ranges()
         formerly = f" (formerly `{cls.alias}`)" if cls.alias else ""
         self.info.object = (f"**{cls.key}**{formerly}: {cls.description}  \n"
                             f"<small>{cls.citation()}</small>")
+
+    def _edit(self, cls: type[figures.PaperFigure]) -> figures.PaperFigure:
+        fig = _editable(cls)
+        fig.param.watch(self._check_ranges, [n for n in cls.parameter_names() if type(cls.param[n]) in _TYPED])
+        return fig
+
+    def _check_ranges(self, *events) -> None:
+        """Say which typed numbers are out of range (the value stays in its box; Render refuses it)."""
+        bad = out_of_range(self.values_of)
+        if bad:
+            self._alert("Out of range, so Render will refuse it: " + "; ".join(
+                f"{n} = {getattr(self.values_of, n)!r} (accepts {text})" for n, text in bad.items()))
+        elif self.message.visible and str(self.message.object).startswith("Out of range"):
+            self._alert(None)
 
     @property
     def widgets(self) -> dict[str, pn.widgets.Widget]:
@@ -163,6 +211,9 @@ class FigureGallery(pn.viewable.Viewer):
         (blocking) or was submitted."""
         key = self.figure
         if self.rendering:
+            return False
+        if out_of_range(self.values_of):
+            self._check_ranges()  # says which, and nothing is built
             return False
         self.rendering = True
         self.render_button.loading = True

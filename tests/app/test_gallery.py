@@ -12,7 +12,7 @@ import panel as pn
 import pytest
 
 from buviz import figures
-from buviz.app.gallery import PAPER_TITLES, FigureGallery
+from buviz.app.gallery import PAPER_TITLES, FigureGallery, out_of_range
 
 
 @pytest.fixture(autouse=True)
@@ -38,7 +38,8 @@ def test_widgets_follow_the_param_declarations():
     g = FigureGallery(figure="discrete_fig2")
     assert list(g.widgets) == ["N", "k", "n_p"]
     n = g.widgets["N"]
-    assert isinstance(n, pn.widgets.IntInput) and (n.start, n.end, n.value) == (2, 400, 50)
+    assert isinstance(n, pn.widgets.IntInput) and n.value == 50
+    assert n.description == "sample size N (integer in [2, 400])"  # the declared range, in the tooltip
     g.figure = "extrapolation_fig11_synthetic"
     assert isinstance(g.widgets["methods"], pn.widgets.MultiSelect)  # Panel's widget for a ListSelector
     assert isinstance(g.widgets["classifier"], pn.widgets.Select)
@@ -77,6 +78,31 @@ def test_bad_value_shows_a_message_and_keeps_the_last_figure():
     with pytest.raises(ValueError, match="log2_gamma"):  # the declaration refuses it: a sweep needs two values
         g.widgets["log2_gamma"].value = [1]
     assert g.values_of.log2_gamma == [-6, -4, -2, 0, 2, 4, 6] and g.plot.object is shown
+
+
+def test_a_number_out_of_range_is_kept_reported_and_refused():
+    """The boxes carry no bounds (a browser would clamp a typed value silently): the value stays, the
+    message names the parameter and its range, Render builds nothing, and the class keeps its bounds."""
+    g = FigureGallery(figure="discrete_fig2")
+    box = g.widgets["n_p"]
+    assert box.start is None and box.end is None and "[3, 2001]" in box.description
+    submitted = []
+    g.store.param.watch(lambda e: submitted.append(e), "states")
+    box.value = 5000
+    assert g.values_of.n_p == 5000 and box.value == 5000
+    assert g.message.visible and "n_p = 5000" in g.message.object and "[3, 2001]" in g.message.object
+    assert not g.render(blocking=True) and g.plot.object is None and submitted == []
+    with pytest.raises(ValueError, match="n_p"):
+        type(g.values_of)(n_p=5000)  # the declaration itself is unchanged
+    box.value = 0  # below the lower bound too
+    assert "n_p = 0" in g.message.object
+    box.value = 11
+    assert not g.message.visible
+    assert g.render(blocking=True) and _curve_points(g.plot.object) == 4 * 11
+    g.widgets["N"].value = 401
+    assert "N = 401" in g.message.object
+    g.figure = "discrete_fig1"  # a new figure's boxes start at its defaults: nothing to report
+    assert not g.message.visible and out_of_range(g.values_of) == {}
 
 
 def test_table_and_export_bytes():

@@ -60,6 +60,22 @@ def test_gallery_renders_the_chosen_figure_and_follows_a_parameter(browser, serv
         assert _wait_points(page, 31) == 31
         assert page.locator(".buviz-gallery-plot").screenshot() != shot
         assert not page.locator(".buviz-gallery-message").is_visible()
+        # a number out of range stays as typed (a browser's number box with bounds would clamp it to
+        # 2001 without a word), the message names it and its range, and Render draws nothing
+        n_p.fill("5000")
+        n_p.press("Enter")
+        said = page.get_by_text("n_p = 5000").first  # the Alert's text is in its shadow root
+        said.wait_for(state="visible", timeout=30_000)
+        assert "[3, 2001]" in said.text_content()
+        assert n_p.input_value() == "5000"
+        page.get_by_role("button", name="Render").click()
+        page.wait_for_timeout(500)
+        assert page.evaluate(CURVE_POINTS_JS) == 31
+        n_p.fill("21")
+        n_p.press("Enter")
+        page.locator(".buviz-gallery-message").wait_for(state="hidden", timeout=30_000)
+        page.get_by_role("button", name="Render").click()
+        assert _wait_points(page, 21) == 21
         assert page.console_errors == []
     finally:
         close_page(page)
