@@ -20,6 +20,10 @@ releases (Panel's API reference and how-to guides were searched for each).
    and a notebook's document, have none.
 3. **A document as the current one** (:func:`session_document`): ``panel.io.state.set_curdoc``,
    the context manager Panel's own callbacks use, not in Panel's API reference.
+4. **Periodic callbacks** (:func:`background_callback`, :func:`is_background`,
+   :func:`periodic_callbacks`): ``PeriodicCallback``'s undocumented ``background`` keyword (not
+   counted as a busy event, so the busy indicator rests; stored as ``_background``) and the per-document
+   registry ``pn.state._periodic`` of the callbacks that ``pn.state.add_periodic_callback`` started.
 5. **A model-graph walk only when the graph may have changed** (:func:`recompute_models_only_when_changed`).
    Bokeh's ``DocumentModelManager`` walks every model reachable from the document's roots when the
    outermost ``doc.models.freeze()`` ends, whatever happened inside it. HoloViews wraps every plot
@@ -27,10 +31,13 @@ releases (Panel's API reference and how-to guides were searched for each).
    the 60 ms a step costs the server) for changes of data only. Inside a freeze, Bokeh itself calls
    ``invalidate()`` for every property change that adds or drops a model reference, and only roots
    are added without one; the patch walks when either happened, else keeps the graph it has.
-4. **Periodic callbacks** (:func:`background_callback`, :func:`is_background`,
-   :func:`periodic_callbacks`): ``PeriodicCallback``'s undocumented ``background`` keyword (not
-   counted as a busy event, so the busy indicator rests; stored as ``_background``) and the per-document
-   registry ``pn.state._periodic`` of the callbacks that ``pn.state.add_periodic_callback`` started.
+6. **A row that wraps** (:class:`WrappingRow`). Panel gives a stretching ``Row`` the sum of its
+   children's fixed widths as ``min_width`` (``ListPanel._compute_sizing_mode``), which Bokeh turns
+   into the row's CSS ``min-width`` and which the enclosing column and tabs inherit: a row of two
+   fixed-size plots can then never wrap, and on a 1280 px screen it widened the whole main area
+   beyond the window. :class:`WrappingRow` replaces that inferred ``min_width`` by its own (none unless
+   given) and lets the row's children wrap (``flex-wrap: wrap``). A ``FlexBox`` is no substitute:
+   its HoloViews panes, sized before their plots arrive, drew empty frames.
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ __all__ = [
     "BOKEH_CLOSE_RACE", "CHECKED", "background_callback", "bokeh_has_close_race",
     "guard_close_after_failed_ping", "is_background", "jupyter_dist_url", "periodic_callbacks",
     "recompute_models_only_when_changed", "server_dist_url", "session_document", "set_dist_url",
+    "WrappingRow",
 ]
 
 log = logging.getLogger(__name__)
@@ -196,3 +204,21 @@ def recompute_models_only_when_changed() -> bool:
         setattr(Manager, name, fn)
     _pop_freeze._buviz_lazy = True
     return True
+
+
+# -- 6. a row whose children wrap ----------------------------------------------------------------------
+class WrappingRow(pn.Row):
+    """A stretching :class:`panel.Row` whose children wrap onto the next line where the row is narrower
+    than they are (its ``min_width`` is not the sum of theirs; ``flex-wrap: wrap``)."""
+
+    def __init__(self, *objects, **params):
+        params.setdefault("sizing_mode", "stretch_width")
+        params["styles"] = {"flex-wrap": "wrap", **params.get("styles", {})}
+        super().__init__(*objects, **params)
+
+    def _compute_sizing_mode(self, children, props):
+        out = super()._compute_sizing_mode(children, props)
+        out.pop("min_width", None)  # the children's summed widths: the row could never wrap
+        if self.min_width is not None:
+            out["min_width"] = self.min_width  # one asked for is kept
+        return out

@@ -75,7 +75,8 @@ class AmplitudeView(TabView):
         return f"Status: {st.amplitude_state}" + (f" — {self._describe(cfg)}" if cfg else "")
 
     def _element(self):
-        return hv.Layout([o.opts(width=560, height=360) for o in psel.amplitude_panels(self.table)]).cols(2)
+        # two 450 px panels: the pair fits the main area beside the sidebar on a 1280 px screen
+        return hv.Layout([o.opts(width=450, height=360) for o in psel.amplitude_panels(self.table)]).cols(2)
 
     def _refresh(self, *events) -> None:
         self.status_pane.object = self._status_text()

@@ -9,6 +9,7 @@ import holoviews as hv
 import numpy as np
 import panel as pn
 
+from buviz.app._panel_compat import WrappingRow
 from buviz.app.export import export_buttons, sweep_download
 from buviz.app.mathmd import math_markdown
 from buviz.app.viewbase import TabView, _with_tap, math_dollars
@@ -168,15 +169,17 @@ class CurvesView(TabView):
         self.param.watch(follow, "tab_open")
         text = self._pane(pn.pane.Markdown(margin=(0, 10)), self.progress_text, (s, "sweep_state"),
                           (s, "sweep_progress"), (s, "sweep_table"))
-        return pn.Row(bar, text, self.restart, self.download)
+        return WrappingRow(bar, text, self.restart, self.download)  # wraps on narrow screens
 
     def __panel__(self):
         return pn.Column(
             self.progress(),
-            pn.Row(self.curves_pane, self.param_pane),  # a Row: in a FlexBox these panes, empty at first, kept 0 px
+            # the second plot wraps below the first where the main area is narrower than both (1280 px)
+            WrappingRow(self.curves_pane, self.param_pane),
             *self.cases_panes,
             export_buttons(self, "curves"),
             math_markdown(CURVES_MD, sizing_mode="stretch_width"),
+            sizing_mode="stretch_width",  # the main area's width, not the widest row's: the Row can wrap
         )
 
 

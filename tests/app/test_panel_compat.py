@@ -215,3 +215,20 @@ def test_no_other_module_of_the_app_touches_these_internals():
     found = [f"{p.name}:{i}: {line.strip()}" for p in sorted(root.glob("*.py")) if p.name != "_panel_compat.py"
              for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
     assert not found, "Bokeh/Panel internals outside buviz/app/_panel_compat.py:\n" + "\n".join(found)
+
+
+# -- 6. a row whose children wrap ----------------------------------------------------------------------
+def test_a_stretching_row_gets_its_childrens_summed_width_and_the_wrapping_row_does_not():
+    """Panel infers a stretching Row's min_width as the sum of its children's widths (what stopped the
+    Error vs −Û row from wrapping); WrappingRow drops that and only that, and wraps."""
+    def children():
+        return pn.Spacer(width=640, height=10), pn.Spacer(width=460, height=10)
+
+    plain = pn.Row(*children(), sizing_mode="stretch_width").get_root(Document())
+    assert plain.min_width == 1100, f"Panel no longer infers a Row's min_width {REVISIT}"
+    wrapping = compat.WrappingRow(*children())
+    root = wrapping.get_root(Document())
+    assert root.min_width in (None, 0) and root.sizing_mode == "stretch_width"
+    assert wrapping.styles["flex-wrap"] == "wrap"
+    kept = compat.WrappingRow(*children(), min_width=300).get_root(Document())
+    assert kept.min_width == 300  # a min_width asked for is kept

@@ -1,7 +1,7 @@
 """What a lecturer sees, measured in headless Chromium: every registered figure of the *Figures* tab
 draws plot frames of a readable width (Bokeh's own frame boxes, read from its views), and at projector
 sizes (1280 × 720, 1024 × 768) the γ slider and every tab header are on screen without horizontal
-scrolling, and every tab opens."""
+scrolling, every tab opens, and at 1280 × 720 every tab's content fits beside the sidebar."""
 
 import pytest
 
@@ -79,7 +79,15 @@ def test_projector_sizes_show_the_gamma_slider_and_every_tab(browser, server, si
             tab.click(timeout=10_000)
             page.wait_for_timeout(500)
             assert "bk-active" in (tab.get_attribute("class") or ""), name
-            assert page.evaluate(OVERFLOW_JS)["page"] <= 0, f"horizontal scroll after opening {name!r}"
+            if name == "Error vs −Û":  # its two plots side by side are wider than the main area here
+                page.wait_for_function(f"() => ({FRAMES_JS})().some(f => f.title.startsWith('Error against'))",
+                                       timeout=120_000)
+                page.wait_for_timeout(500)
+            overflow = page.evaluate(OVERFLOW_JS)
+            assert overflow["page"] <= 0, f"the page scrolls sideways in {name!r}: {overflow}"
+            # at 1280 px every tab fits beside the sidebar; at 1024 px the two-panel figures may scroll
+            # inside the main area (the sidebar folds away with the menu button)
+            assert width < 1280 or overflow["main"] <= 0, f"the main area scrolls sideways in {name!r}: {overflow}"
         assert page.console_errors == []
     finally:
         close_page(page)
