@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from buviz._validation import InvalidParameterError, check_int
+from buviz._values import freeze_fields, seal
 
 __all__ = ["GridField", "GridEvaluation", "grid_points", "boundary_fields", "evaluate_grid", "top2",
            "top2_difference", "near_boundaryness"]
@@ -160,6 +161,9 @@ class GridField:
     ys: np.ndarray
     values: np.ndarray
 
+    def __post_init__(self):
+        freeze_fields(self)  # read-only arrays (a writeable one handed in is copied)
+
     @property
     def bounds(self) -> tuple[float, float, float, float]:
         """The grid's corners ``(x0, y0, x1, y1)``."""
@@ -226,7 +230,9 @@ def boundary_fields(scores: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> dict[
     J = scores.shape[1]
     shape = (len(ys), len(xs))
     if J == 2:
-        return {(0, 1): GridField(xs, ys, (scores[:, 0] - scores[:, 1]).reshape(shape))}
+        diff = (scores[:, 0] - scores[:, 1]).reshape(shape)
+        seal(diff)  # fresh: the field holds it without a copy
+        return {(0, 1): GridField(xs, ys, diff)}
     first, second = top2(scores)
     fields = {}
     for k in range(J):
@@ -234,8 +240,9 @@ def boundary_fields(scores: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> dict[
             mask = (first == k) & (second == l)
             if not mask.any():
                 continue
-            vals = np.where(mask, scores[:, k] - scores[:, l], np.nan)
-            fields[(k, l)] = GridField(xs, ys, vals.reshape(shape))
+            vals = np.where(mask, scores[:, k] - scores[:, l], np.nan).reshape(shape)
+            seal(vals)
+            fields[(k, l)] = GridField(xs, ys, vals)
     return fields
 
 
@@ -260,6 +267,9 @@ class GridEvaluation:
     scores: np.ndarray
     predicted: np.ndarray
     fields: dict
+
+    def __post_init__(self):
+        freeze_fields(self)  # read-only arrays, a read-only mapping of fields
 
 
 def evaluate_grid(discriminant: Callable[[np.ndarray], np.ndarray], bounds: tuple[float, float, float, float],
@@ -293,6 +303,7 @@ def evaluate_grid(discriminant: Callable[[np.ndarray], np.ndarray], bounds: tupl
     [1, 1, 0, 0, 0]
     """
     xs, ys, points = grid_points(bounds, resolution)
-    scores = np.asarray(discriminant(points))
+    scores = np.asarray(discriminant(points))  # the discriminant's own array: copied if writeable
     predicted = np.argmax(scores, axis=1).reshape(len(ys), len(xs))
+    seal(xs, ys, predicted)  # fresh arrays, handed over
     return GridEvaluation(xs, ys, scores, predicted, boundary_fields(scores, xs, ys))

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from buviz._validation import InvalidParameterError
+from buviz._values import freeze_fields
 
 __all__ = ["Projection", "fit_projection", "PROJECTION_METHODS"]
 
@@ -57,6 +58,9 @@ class Projection:
     components: np.ndarray
     explained_variance_ratio: np.ndarray
     axis_names: tuple[str, str]
+
+    def __post_init__(self):
+        freeze_fields(self)  # read-only arrays (a writeable one handed in is copied)
 
     @property
     def axis_labels(self) -> tuple[str, str]:
