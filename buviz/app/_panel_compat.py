@@ -38,6 +38,10 @@ releases (Panel's API reference and how-to guides were searched for each).
    beyond the window. :class:`WrappingRow` replaces that inferred ``min_width`` by its own (none unless
    given) and lets the row's children wrap (``flex-wrap: wrap``). A ``FlexBox`` is no substitute:
    its HoloViews panes, sized before their plots arrive, drew empty frames.
+7. **URL values read as Panel reads them** (:func:`parse_url_query`): ``panel.util.parse_query``,
+   the parser Panel's own ``location.sync`` applies to a page's query (numbers as numbers, the rest as
+   text), not in Panel's API reference; the explorer checks a URL's controls with it before the
+   session's store exists.
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ __all__ = [
     "BOKEH_CLOSE_RACE", "CHECKED", "background_callback", "bokeh_has_close_race",
     "guard_close_after_failed_ping", "is_background", "jupyter_dist_url", "periodic_callbacks",
     "recompute_models_only_when_changed", "server_dist_url", "session_document", "set_dist_url",
-    "WrappingRow",
+    "WrappingRow", "parse_url_query",
 ]
 
 log = logging.getLogger(__name__)
@@ -222,3 +226,13 @@ class WrappingRow(pn.Row):
         if self.min_width is not None:
             out["min_width"] = self.min_width  # one asked for is kept
         return out
+
+
+# -- 7. URL values ------------------------------------------------------------------------------------
+def parse_url_query(query: dict[str, str]) -> dict:
+    """``query`` (name → the text of the URL) read as Panel's URL sync reads it: numbers as numbers."""
+    from urllib.parse import urlencode
+
+    from panel.util import parse_query
+
+    return parse_query("?" + urlencode(query))

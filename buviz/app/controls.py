@@ -18,6 +18,7 @@ import param
 
 import buviz.uncertainty as bu
 from buviz import datasets
+from buviz.app._panel_compat import parse_url_query
 from buviz.app.compute import DEFAULT_MIXTURE_JSON, MAX_EPOCH, MLP_EPOCHS
 
 __all__ = ["Controls", "CONTROL_PARAMS", "URL_PARAMS", "url_settings", "K_CHOICES", "DATASET_CHOICES"]
@@ -99,11 +100,7 @@ def url_settings() -> tuple[dict, list[str]]:
     query = {k: v[-1].decode("utf-8", "replace") for k, v in args.items() if k in URL_PARAMS and v}
     if not query:
         return {}, []
-    from urllib.parse import urlencode
-
-    from panel.util import parse_query
-
-    parsed = parse_query("?" + urlencode(query))
+    parsed = parse_url_query(query)
     valid, rejected = {}, []
     for k, raw in query.items():
         p = Controls.param[k]

@@ -12,7 +12,12 @@ behaviour named here (``test_hv_compat_*``) and fails, naming this module, when 
    under a new ``element.id``; another element given that id is drawn with the same options, without
    an options tree being built for it: :func:`share_options`.
 
-The public alternative, ``DynamicMap.opts``, wraps the map in an operation that applies the options
+3. **The options a backend accepts for an element** (:func:`allowed_options`): the option tree
+   ``Store.options(backend=...)[name].groups[group].allowed_keywords``, which the Matplotlib export
+   reads to drop Bokeh-only options (``buviz.plots.style``). An element type the backend does not
+   draw has no entry (an empty set); any other failure is a change of HoloViews and raises.
+
+The public alternative to 2, ``DynamicMap.opts``, wraps the map in an operation that applies the options
 to every element of every frame (``holoviews.core.accessors.Opts._dynamicmap_opts``), which costs a
 live plot a few milliseconds per layer at each status step.
 
@@ -28,7 +33,7 @@ from collections.abc import Callable, Sequence
 
 import holoviews as hv
 
-__all__ = ["CHECKED", "overlay_callback", "share_options"]
+__all__ = ["CHECKED", "allowed_options", "overlay_callback", "share_options"]
 
 #: The releases whose internals this module was checked against.
 CHECKED = {"holoviews": "1.23.2", "bokeh": "3.9.2", "panel": "1.9.4"}
@@ -46,3 +51,16 @@ def share_options(frame, template) -> None:
     """Give ``frame`` (an element built for one frame, without options of its own) the plot options set
     on ``template``; ``template`` must stay alive as long as frames carry its options."""
     frame.id = template.id
+
+
+def allowed_options(element: str, group: str, backend: str = "matplotlib") -> frozenset[str]:
+    """The ``group`` options (``"style"`` or ``"plot"``) that ``backend`` accepts for the element type
+    named ``element`` (``"Curve"``); empty for a type the backend does not draw."""
+    tree = hv.Store.options(backend=backend)
+    try:
+        node = tree[element]
+    except (KeyError, AttributeError):
+        return frozenset()
+    if element not in tree.children:  # the tree answers an unknown name with its root
+        return frozenset()
+    return frozenset(node.groups[group].allowed_keywords)

@@ -25,7 +25,8 @@ import holoviews.plotting.bokeh  # noqa: F401  (registers the bokeh backend so .
 import holoviews.plotting.mpl  # noqa: F401  (registers the matplotlib backend; the current one stays bokeh)
 import numpy as np
 from colorcet import glasbey_dark
-from holoviews import Store
+
+from buviz.plots._hv_compat import allowed_options
 
 __all__ = ["OKABE_ITO", "PALETTE", "CLASS_COLORS", "BOUNDARY_COLOR", "BAYES_COLOR", "HIGHLIGHT_COLOR",
            "WEIGHT_CMAP", "DIVERGING_CMAP", "SEQUENTIAL_CMAP", "CURVE_STYLES", "AMPLITUDE_PALETTE", "METHOD_COLORS",
@@ -137,13 +138,6 @@ def _mark_u(plot, element) -> None:
         artist._buviz_u = True
 
 
-def _allowed(name: str, group: str) -> set:
-    try:
-        return set(Store.options(backend="matplotlib")[name].groups[group].allowed_keywords)
-    except Exception:  # an element type the backend does not draw
-        return set()
-
-
 def _matplotlib_options(el, kw: dict) -> dict:
     """The Matplotlib spelling of Bokeh-style options (same colours: the palette is shared)."""
     name = type(el).__name__
@@ -187,7 +181,7 @@ def _matplotlib_options(el, kw: dict) -> dict:
         out.setdefault("edgecolor", "none")
     if name == "Histogram" and "facecolor" in out:
         out["color"] = out.pop("facecolor")
-    allowed = _allowed(name, "style") | _allowed(name, "plot")
+    allowed = allowed_options(name, "style") | allowed_options(name, "plot")
     out = {k: v for k, v in out.items() if k in allowed}
     vdims = getattr(el, "vdims", None)
     if vdims and vdims[0].name == NEG_U and "hooks" in allowed:

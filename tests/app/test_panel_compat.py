@@ -202,19 +202,30 @@ def test_the_model_graph_is_walked_after_a_freeze_only_when_a_model_may_have_bee
     assert doc.models.get_by_id(new_source.id) is None, f"a model dropped in a freeze stays {REVISIT}"
 
 
-def test_no_other_module_of_the_app_touches_these_internals():
-    """The internals named in buviz/app/_panel_compat.py are used there and nowhere else in buviz.app."""
+def test_no_other_module_touches_these_internals():
+    """The internals named in buviz/app/_panel_compat.py and buviz/plots/_hv_compat.py are used there and
+    nowhere else in buviz."""
     import pathlib
     import re
 
-    import buviz.app
+    import buviz
 
     pattern = re.compile(r"set_curdoc|\._periodic\b|[\"']dist_url[\"']|bokeh\.server|PeriodicCallback\(|\._background\b"
-                         r"|WSHandler|LOCAL_DIST|use_cdn\(|DocumentModelManager|_freeze\b|models\.recompute")
-    root = pathlib.Path(buviz.app.__file__).parent
-    found = [f"{p.name}:{i}: {line.strip()}" for p in sorted(root.glob("*.py")) if p.name != "_panel_compat.py"
+                         r"|WSHandler|LOCAL_DIST|use_cdn\(|DocumentModelManager|_freeze\b|models\.recompute"
+                         r"|parse_query|_compute_sizing_mode|Store\.options\(|allowed_keywords|_is_overlay"
+                         r"|Store\.custom_options")
+    root = pathlib.Path(buviz.__file__).parent
+    gates = {"_panel_compat.py", "_hv_compat.py"}
+    found = [f"{p.relative_to(root)}:{i}: {line.strip()}" for p in sorted(root.rglob("*.py")) if p.name not in gates
              for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
-    assert not found, "Bokeh/Panel internals outside buviz/app/_panel_compat.py:\n" + "\n".join(found)
+    assert not found, "HoloViews/Bokeh/Panel internals outside the two gate modules:\n" + "\n".join(found)
+
+
+# -- 7. URL values ------------------------------------------------------------------------------------
+def test_url_values_are_read_as_panels_url_sync_reads_them():
+    parsed = compat.parse_url_query({"M": "30", "perturbation": "0.25", "dataset": "gmm", "K": "aic"})
+    assert parsed == {"M": 30, "perturbation": 0.25, "dataset": "gmm", "K": "aic"}, (
+        f"panel.util.parse_query reads a query differently {REVISIT}")
 
 
 # -- 6. a row whose children wrap ----------------------------------------------------------------------

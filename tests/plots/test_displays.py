@@ -332,6 +332,20 @@ def test_hv_compat_share_options_draws_a_frame_with_the_templates_options():
         "revisit buviz/plots/_hv_compat.py")
 
 
+def test_hv_compat_allowed_options_reads_the_backends_option_tree():
+    """``buviz.plots._hv_compat.allowed_options`` (checked with holoviews 1.23.2): what Matplotlib accepts
+    for a Curve, nothing for a type it does not draw; the export drops a Bokeh-only option with it."""
+    from buviz.plots._hv_compat import CHECKED, allowed_options
+    from buviz.plots.style import _matplotlib_options
+
+    style, plot = allowed_options("Curve", "style"), allowed_options("Curve", "plot")
+    assert {"color", "linewidth", "linestyle"} <= style and {"xlabel", "logy"} <= plot, (
+        f"HoloViews' option tree answers differently (checked {CHECKED}): revisit buviz/plots/_hv_compat.py")
+    assert "tools" not in style | plot and allowed_options("NoSuchElement", "style") == frozenset()
+    out = _matplotlib_options(hv.Curve([1, 2]), {"color": "red", "tools": ["hover"], "line_width": 2})
+    assert out.get("color") == "red" and "tools" not in out
+
+
 # -- the Display contract (issue 30): public data, compute in from_*, plot only draws --------------------
 def _layer_data(el) -> list:
     """The data of every layer of a static picture, for comparing two pictures."""
