@@ -33,3 +33,37 @@ def test_only_the_app_imports_panel():
     found = [str(p.relative_to(root)) for p in root.rglob("*.py") if "app" not in p.relative_to(root).parts
              and re.search(r"^\s*(import panel|from panel)\b", p.read_text(), re.M)]
     assert found == [], found
+
+
+def _code_lines(source: str) -> int:
+    """Lines that carry code: not blank, not only a comment, not a docstring."""
+    import ast
+    import io
+    import tokenize
+
+    tree = ast.parse(source)
+    docs = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body \
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            docs |= set(range(body[0].lineno, body[0].end_lineno + 1))
+    skip = (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER)
+    lines = set()
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type not in skip:
+            lines |= set(range(tok.start[0], tok.end[0] + 1))
+    return len(lines - docs)
+
+
+def test_code_lines_are_counted_as_code():
+    src = '"""Module doc."""\n\n# a comment\nx = 1  # trailing\n\n\ndef f():\n    """Doc\n    more."""\n    return (x +\n            2)\n'
+    assert _code_lines(src) == 4  # x = 1, def f, and the two lines of the return
+
+
+def test_no_module_over_500_code_lines():
+    """A module a reader can hold in mind: at most 500 lines of code (docstrings and comments aside)."""
+    big = {str(p.relative_to(ROOT)): n for p in sorted((ROOT / "buviz").rglob("*.py"))
+           if (n := _code_lines(p.read_text(encoding="utf-8"))) > 500}
+    assert big == {}, f"modules over 500 code lines: {big}"
