@@ -7,15 +7,19 @@ doi:10.1007/s11265-021-01671-1). This view runs
 :func:`buviz.model_selection.perturbation_amplitude_sweep` for the current dataset, C, M, K and seed
 (RBF SVC, γ = 2⁻⁶ … 2⁶) on a button press, through the session's store
 (:meth:`buviz.app.store.SessionStore.run_amplitude`), and draws the curves with
-:func:`buviz.plots.selection.amplitude_panels`. The panes are created once and updated in place.
+:func:`buviz.plots.selection.amplitude_curves`, one pane per T̃ mode, each a ``DynamicMap`` fed by one
+``Pipe``: created once, a new table sends them new data (their Bokeh figures stay).
 """
 
 from __future__ import annotations
+
+import functools
 
 import holoviews as hv
 import panel as pn
 
 from buviz.app import tasks
+from buviz.app._panel_compat import WrappingRow
 from buviz.app.export import export_buttons
 from buviz.app.mathmd import math_markdown
 from buviz.app.viewbase import TabView, math_dollars
@@ -27,6 +31,8 @@ __all__ = ["AmplitudeView", "AMPLITUDES", "LOG2_GAMMAS"]
 AMPLITUDES = tasks.AMPLITUDES
 #: log₂ γ of the view's sweep.
 LOG2_GAMMAS = tasks.AMPLITUDE_LOG2_GAMMAS
+#: The T̃ modes drawn, one plot each.
+MODES = ("features", "scalar")
 
 AMPLITUDE_MD = math_dollars(r"""
 **The T̃ law** (Algorithm 1): $\tilde x = x + r_x \odot \lVert x - x^{(1)}\rVert$, $r_x \sim U[-a, a]$,
@@ -51,7 +57,12 @@ class AmplitudeView(TabView):
         super().__init__(**params)
         self.run_button = pn.widgets.Button(label="Run T̃ amplitude sweep", color="primary")
         self.run_button.on_click(lambda e: self.store.run_amplitude())
-        self.plot_pane = pn.pane.HoloViews(self._element(), linked_axes=False)
+        # one stream feeds both modes' plots: a new table changes their data, never their figures
+        self._table_pipe = hv.streams.Pipe(data=self.table)
+        self.mode_panes = {mode: pn.pane.HoloViews(hv.DynamicMap(functools.partial(self._element, mode),
+                                                                 streams=[self._table_pipe]), linked_axes=False)
+                           for mode in MODES}
+        self.plot_pane = WrappingRow(*self.mode_panes.values())
         self.status_pane = pn.pane.Markdown(self._status_text())
         self.store.param.watch(self._refresh, ["amplitude_table", "amplitude_state", "snapshot"])
 
@@ -74,14 +85,17 @@ class AmplitudeView(TabView):
                     f"({self._describe(cfg)}): press Run")
         return f"Status: {st.amplitude_state}" + (f" — {self._describe(cfg)}" if cfg else "")
 
-    def _element(self):
-        # two 450 px panels: the pair fits the main area beside the sidebar on a 1280 px screen
-        return hv.Layout([o.opts(width=450, height=360) for o in psel.amplitude_panels(self.table)]).cols(2)
+    @staticmethod
+    def _element(mode: str, data=None):
+        """The curves of one T̃ mode of the table ``data`` (450 px: the two modes fit side by side beside
+        the sidebar on a 1280 px screen)."""
+        return psel.amplitude_curves(data, mode, amplitudes=AMPLITUDES,
+                                     title=f"{mode} mode: −Û_tr and L_te").opts(width=450, height=360)
 
     def _refresh(self, *events) -> None:
         self.status_pane.object = self._status_text()
         if any(e.name == "amplitude_table" for e in events):
-            self.plot_pane.object = self._element()
+            self._table_pipe.send(self.table)
 
     def figure(self):
         return psel.amplitude_panels(self.table)

@@ -50,7 +50,8 @@ def amplitude_curves(table: pd.DataFrame | None, mode: str = "features", *, ampl
     mode : {"features", "scalar"}
         Which T̃ mode to draw.
     amplitudes : sequence of float, optional
-        Amplitudes to draw (default: all in the table, at most six).
+        Amplitudes to draw (default: all in the table, at most six). Without a table, one empty curve
+        per amplitude, so that a live plot keeps its layers when the table arrives.
     u : {"U_tr", "U_te"}
         Û with the training set (default) or the test set as input.
     title : str, optional
@@ -66,7 +67,7 @@ def amplitude_curves(table: pd.DataFrame | None, mode: str = "features", *, ampl
     ok = len(table) > 0 and {"log2_value", "mode", "amplitude", u, "L_te"} <= set(table.columns)
     t = table[table["mode"] == mode].sort_values(["amplitude", "log2_value"]) if ok else pd.DataFrame()
     xd = _x_dim(table) if ok else hv.Dimension("log2_value", label="log₂ γ")
-    amps = sorted(t["amplitude"].unique()) if len(t) else []
+    amps = sorted(t["amplitude"].unique()) if len(t) else sorted(amplitudes or [])  # empty: the layers to come
     if amplitudes is not None:
         amps = [a for a in amps if any(np.isclose(a, b) for b in amplitudes)]
     amps = amps[:len(AMPLITUDE_PALETTE)]
@@ -86,8 +87,11 @@ def amplitude_curves(table: pd.DataFrame | None, mode: str = "features", *, ampl
     u_name = "Û_tr" if u == "U_tr" else "Û_te"
     chosen_x, chosen_y = [], []
     for n, a in enumerate(amps):
-        g = t[np.isclose(t["amplitude"], a)]
-        gx, gy = g["log2_value"].to_numpy(float), -g[u].to_numpy(float)
+        if len(t):
+            g = t[np.isclose(t["amplitude"], a)]
+            gx, gy = g["log2_value"].to_numpy(float), -g[u].to_numpy(float)
+        else:  # no table yet: the curve without points
+            gx = gy = np.array([], dtype=float)
         look = dict(color="#777777", line_dash="dashed") if a == 0 else dict(color=AMPLITUDE_PALETTE[n],
                                                                              line_dash="solid")
         layers.append(style.opts(hv.Curve((gx, gy), xd, _NEG_U_DIM, label=f"−{u_name}, a = {a:g}"),

@@ -13,11 +13,15 @@ from buviz.uncertainty import BoundaryUncertainty
 SMALL = dict(n_train=150, cv=2, auto_sweep=False, log2_C=1, M=20, seed=2)
 
 
+def _maps(view) -> dict:
+    return {mode: pane.object for mode, pane in view.mode_panes.items()}
+
+
 @pytest.fixture(scope="module")
 def ran():
     state = SessionStore(**SMALL)
     view = AmplitudeView(store=state)
-    view.pane_before_run = view.plot_pane
+    view.pane_before_run, view.mode_maps_before_run = view.plot_pane, _maps(view)
     state.run_amplitude(blocking=True)
     return state, view
 
@@ -43,14 +47,35 @@ def test_run_fills_the_table_for_the_current_dataset_and_c(ran):
 
 def test_plot_pane_is_updated_in_place_with_one_curve_per_amplitude(ran):
     _, view = ran
-    pane = view.plot_pane
-    assert pane is view.pane_before_run  # the pane object is kept; only its object changes
-    layout = pane.object
-    for overlay in layout:
+    assert view.plot_pane is view.pane_before_run and view.mode_maps_before_run == _maps(view)  # kept
+    for mode, dmap in _maps(view).items():
+        overlay = dmap[()]  # the frame for the table the stream carries now
         curves = [e for e in overlay if isinstance(e, hv.Curve)]
-        assert len(curves) == 1 + len(AMPLITUDES)
+        assert len(curves) == 1 + len(AMPLITUDES), mode
         assert all(len(c) == len(LOG2_GAMMAS) for c in curves)
+        assert overlay.opts.get().kwargs["title"].startswith(mode)
     assert "done" in view.status_pane.object and "C = 2" in view.status_pane.object
+
+
+def test_the_panes_plots_keep_their_bokeh_figures_when_the_table_arrives():
+    """Drawn before the run (empty curves), the plots receive the table as new data: same figures,
+    same data sources, points where there were none."""
+    from bokeh.document import Document
+    from bokeh.models import ColumnDataSource, Plot
+
+    state = SessionStore(**SMALL)
+    view = AmplitudeView(store=state)
+    root = view.plot_pane.get_root(Document())
+    def points():
+        return sum(len(s.data.get("log2_value", [])) for s in root.select({"type": ColumnDataSource}))
+
+    plots = {m.id for m in root.select({"type": Plot})}
+    sources = {m.id for m in root.select({"type": ColumnDataSource})}
+    assert len(plots) == 2 and points() == 0
+    state.run_amplitude(blocking=True)
+    assert {m.id for m in root.select({"type": Plot})} == plots
+    assert {m.id for m in root.select({"type": ColumnDataSource})} == sources
+    assert points() > 0
 
 
 def test_curves_of_other_settings_are_labelled_as_such():
