@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import holoviews as hv
 import numpy as np
 import panel as pn
@@ -184,8 +186,8 @@ class CurvesView(TabView):
 
 
 class SensitivityView(TabView):
-    """Tab 6: −Û_tr for several M (Fig 12) and K (Fig 13), computed on demand by the store; one pane,
-    created once, whose figure follows ``store.sensitivity`` and ``store.sweep_table``."""
+    """Tab 6: −Û_tr for several M (Fig 12) and K (Fig 13), computed on demand by the store; one plot
+    per kind, created once, whose data follow ``store.sensitivity`` and ``store.sweep_table``."""
 
     twin_y = True
     export_size = (10.0, 4.0)
@@ -197,8 +199,25 @@ class SensitivityView(TabView):
         self.run_M.on_click(lambda e: self.store.run_sensitivity("M"))
         self.run_K.on_click(lambda e: self.store.run_sensitivity("K"))
         self.hint = pn.pane.Markdown("*Press a button: each setting runs a 21-γ sweep (cached).*")
-        self.plot_pane = pn.pane.HoloViews(None, linked_axes=False, visible=False)
+        # one plot per kind (M, K), a DynamicMap fed by its own Pipe, made when the kind's tables first
+        # arrive and then fed new data (a new reference sweep); dropped when the tables go (another
+        # dataset), never hidden while it lives: Bokeh builds no views for a hidden plot, and an update
+        # of one fails in the browser ("cannot find a view for Legend")
+        self._pipes: dict[str, hv.streams.Pipe] = {}
+        self.kind_panes: dict[str, pn.pane.HoloViews] = {}
+        self.kind_boxes = {kind: pn.Column(visible=False) for kind in self.KINDS}
+        self.plot_pane = WrappingRow(*self.kind_boxes.values(), visible=False)
+        self._sent: dict[str, tuple] = {}
         self._follow_when_open(self._follow, "sensitivity", "sweep_table")
+
+    #: The hyper-parameters of Û whose sensitivity the tab shows (Figs 12 and 13).
+    KINDS = ("M", "K")
+
+    @staticmethod
+    def _element(kind: str, data=None):
+        tables, reference = data if data is not None else ({}, None)
+        return pb.sensitivity_curves(tables, "log2_gamma", reference=reference,
+                                     title=f"−Û_tr for several {kind}").opts(width=620, height=380)
 
     def _elements(self) -> list:
         ref = self.store.sweep_table
@@ -206,11 +225,25 @@ class SensitivityView(TabView):
                 for kind, tables in (self.store.sensitivity or {}).items()]
 
     def _follow(self) -> None:
-        items = self._elements()
-        if items:
-            self.plot_pane.object = hv.Layout([el.opts(width=620, height=380) for el in items]).cols(2)
-        if self.plot_pane.visible != bool(items):
-            self.plot_pane.visible, self.hint.visible = bool(items), not items
+        shown = self.store.sensitivity or {}
+        for kind, box in self.kind_boxes.items():
+            if kind not in shown:
+                if kind in self.kind_panes:  # its tables are gone: so is its plot
+                    box.visible, box.objects = False, []
+                    del self.kind_panes[kind], self._pipes[kind], self._sent[kind]
+                continue
+            data = (shown[kind], self.store.sweep_table)
+            if kind not in self.kind_panes:
+                self._pipes[kind] = hv.streams.Pipe(data=data)
+                self.kind_panes[kind] = pn.pane.HoloViews(
+                    hv.DynamicMap(functools.partial(self._element, kind), streams=[self._pipes[kind]]),
+                    linked_axes=False)
+                box.objects, box.visible = [self.kind_panes[kind]], True
+            elif tuple(map(id, data)) != self._sent[kind]:
+                self._pipes[kind].send(data)
+            self._sent[kind] = tuple(map(id, data))
+        if self.plot_pane.visible != bool(shown):
+            self.plot_pane.visible, self.hint.visible = bool(shown), not shown
 
     def figure(self):
         items = self._elements() or [pb.sensitivity_curves({}, "log2_gamma", reference=self.store.sweep_table,

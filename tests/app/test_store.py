@@ -46,16 +46,27 @@ def test_every_output_of_the_store_is_read_only(store):
 
 
 def test_views_depend_on_the_store_and_keep_their_panes(store):
+    from bokeh.document import Document
+    from bokeh.models import Plot
+
     from buviz.app.curves import SensitivityView
 
     view = SensitivityView(store=store)
     pane = view.plot_pane
     assert not pane.visible and view.hint.visible  # nothing run yet
+    root = pane.get_root(Document())
     store.run_sensitivity("M", values=(20, 40))  # no server: waits for the tables
     assert store.sensitivity_state == "done" and set(store.sensitivity["M"]) == {"M = 20", "M = 40"}
     assert view.plot_pane is pane and pane.visible and not view.hint.visible
-    curves = [el for overlay in pane.object for el in overlay]
-    assert len(curves) >= 2  # one −Û_tr curve per M
+    assert view.kind_boxes["M"].visible and not view.kind_boxes["K"].visible  # K not run
+    frame = view.kind_panes["M"].object[()]  # the M plot's frame for the tables the store holds
+    labels = {el.label for el in frame}
+    assert {"M = 20", "M = 40"} <= labels  # one −Û_tr curve per M
+    m_plot = {m.id for m in root.select({"type": Plot})}
+    assert len(m_plot) == 1
+    store.run_sensitivity("K", values=("3", "aic"))
+    assert view.kind_boxes["K"].visible and set(store.sensitivity) == {"M", "K"}
+    assert m_plot < {m.id for m in root.select({"type": Plot})}  # the M plot stays; K's is added beside it
 
 
 def test_request_answers_a_cached_step_at_once_and_delivers_on_the_session(store):
