@@ -73,8 +73,16 @@ N_TRAIN, N_TEST = 1500, 3000
 KEY = ["dataset", "classifier", "seed"]
 
 
-def load(name: str, seed: int):
-    """The split of one cell: at most N_TRAIN training and N_TEST test points."""
+def load(name: str, seed: int, *, full: bool = False):
+    """The split of one cell: at most N_TRAIN training and N_TEST test points.
+
+    ``full=True``: the whole split at the paper's sizes (the 70/30 stratified split of the set, Letter
+    its 10 000 / 10 000), nothing subsampled; standardised on the training part.
+    """
+    if full:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return datasets.load(name, random_state=seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # constant columns (cardiotocography) are left unscaled
         full = datasets.load(name, random_state=seed, standardize=False)
@@ -112,13 +120,14 @@ def rule_values(res, e3: np.ndarray, weight_tol: float) -> dict:
     return out
 
 
-def run_cell(name: str, clf: str, seed: int, *, settings=SETTINGS, cv: bool = True):
+def run_cell(name: str, clf: str, seed: int, *, settings=SETTINGS, cv: bool = True, full: bool = False):
     """Return (rows, curves) of one (dataset, classifier, seed) cell.
 
     ``settings``: the T̃ law / M settings of Û to run; ``cv=False`` skips CV and hold-out (the second
-    round's rescoring of the first round's cells: Û under today's code, test errors refitted).
+    round's rescoring of the first round's cells: Û under today's code, test errors refitted);
+    ``full``: the split at the paper's sizes (:func:`load`).
     """
-    ds = load(name, seed)
+    ds = load(name, seed, full=full)
     Xtr, ytr, Xte, yte = ds.X_train, ds.y_train, ds.X_test, ds.y_test
     est, param, grid = CLASSIFIERS[clf]
     majority = 1.0 - np.bincount(yte).max() / len(yte)
@@ -278,16 +287,22 @@ def _verdict(df: pd.DataFrame) -> None:
 ROUND2_TUNING_SEEDS, ROUND2_CONFIRMATION_SEEDS = range(0, 5), range(5, 10)
 ROUND2_TUNING_OUT = "benchmarks/results/study_round2_tuning.csv"
 ROUND2_OUT = "benchmarks/results/study_round2.csv"
+ROUND2_FULL_OUT = "benchmarks/results/study_round2_full.csv"
 
 
-def run_round2(phase: str) -> None:
+def run_round2(phase: str, seeds=None, datasets_=None, out: str | None = None) -> None:
     """The second pre-registered round (docs/model_selection.md): Û's Case 1/3 rules, SVC, all ten sets.
 
     Tuning: the first round's cells (seeds 0-4) rescored with today's code (Û only, default T̃ law and
-    M). Confirmation: fresh seeds 5-9, Û with every rule plus 10-fold, 5-fold CV and hold-out.
+    M). Confirmation: fresh seeds 5-9, Û with every rule plus 10-fold, 5-fold CV and hold-out. Full:
+    the confirmation half again at the paper's sizes (nothing subsampled; ``seeds``, ``datasets_`` and
+    ``out`` split the run over processes, whose files ``--round2 report-full`` reads together).
     """
     names = TUNING + CONFIRMATION
-    if phase == "tuning":
+    if phase == "full":
+        run(datasets_ or names, ["svc"], seeds or ROUND2_CONFIRMATION_SEEDS, out or ROUND2_FULL_OUT,
+            settings=SETTINGS[:1], full=True)
+    elif phase == "tuning":
         run(names, ["svc"], ROUND2_TUNING_SEEDS, ROUND2_TUNING_OUT, settings=SETTINGS[:1], cv=False)
     else:
         run(names, ["svc"], ROUND2_CONFIRMATION_SEEDS, ROUND2_OUT, settings=SETTINGS[:1])
@@ -354,6 +369,51 @@ def report_round2() -> None:
           f"{s.regret[DEFAULT_CONFIG]:.4f})\nconfirmation: tuned {ct.regret:.4f} ({ct.spikes} spikes), "
           f"threshold {cd.regret:.4f} ({cd.spikes} spikes) -> {'change the default' if wins else 'keep the default'}")
     print(f"cost: CV10 / U = {c.cost_s['CV10'] / cd.cost_s:.2f}, CV5 / U = {c.cost_s['CV5'] / cd.cost_s:.2f}")
+
+
+def report_round2_full() -> None:
+    """The confirmation half at the paper's sizes beside the same half at N ≤ 1 500.
+
+    Reads every ``study_round2_full*.csv`` (a run split over processes writes one file each). Per
+    dataset, mean over seeds: regret of Û under the paper's rule (threshold, eq 39 as printed) and the
+    default rule (shrinkage, n0 = 10), of 10-fold, 5-fold CV and hold-out, the cost (seconds) and the
+    training size.
+    """
+    import glob
+    files = [f for f in glob.glob(ROUND2_FULL_OUT.replace(".csv", "*.csv")) if not f.endswith("_curves.csv")]
+    full = pd.concat([pd.read_csv(f) for f in sorted(files)]).fillna({"config": ""})
+    small = pd.read_csv(ROUND2_OUT).fillna({"config": ""})
+    thr, shr = f"U {DEFAULT_CONFIG}", f"U {SETTINGS[0][0]}/shrink10"
+    cols = {thr: "U paper rule", shr: "U default rule", "CV10": "CV10", "CV5": "CV5", "HO": "HO"}
+
+    def table(df: pd.DataFrame, what: str, agg: str = "mean") -> pd.DataFrame:
+        df = df.assign(label=np.where(df.method == "U", "U " + df.config, df.method))
+        df = df[df.label.isin(list(cols))]
+        t = df.pivot_table(index="dataset", columns="label", values=what, aggfunc=agg)[list(cols)].astype(float)
+        t = t.rename(columns=cols)
+        t.loc["**mean**"] = t.mean()
+        if what == "regret":
+            t.loc["mean without letter"] = t.drop(index=["letter", "**mean**"], errors="ignore").mean()
+        return t
+
+    print(f"\n## confirmation at the paper's sizes ({full.groupby(KEY).ngroups} cells, seeds "
+          f"{sorted(int(x) for x in full.seed.unique())})\n")
+    t = table(full, "regret")
+    n = full.groupby("dataset").agg(n_train=("n_train", "first"), n_test=("n_test", "first"),
+                                    seeds=("seed", "nunique"))
+    print(t.join(n).round(4).to_markdown())
+    print("\nspikes (cells):", table(full, "spike", "sum").drop(index=["**mean**"]).sum().astype(int).to_dict())
+    print("\n## cost per cell (seconds, mean over seeds; U = its fit + 11 SVC fits + 11 evaluations)\n")
+    print(table(full, "cost_s").drop(columns=["U default rule"]).round(1).to_markdown())
+    c = table(full, "cost_s").loc["**mean**"]
+    print(f"CV10 / U = {c['CV10'] / c['U paper rule']:.2f}, CV5 / U = {c['CV5'] / c['U paper rule']:.2f}")
+    print("\n## the same half at N <= 1 500 (study_round2.csv)\n")
+    print(table(small, "regret").round(4).to_markdown())
+    both = full.assign(label=np.where(full.method == "U", "U " + full.config, full.method))
+    for label in (thr, shr):
+        d = both[both.label == label].set_index(["dataset", "seed"]).argmin_steps
+        print(f"{cols[label]}: argmax of U equals L_val's (10-fold CV) argmin in {int((d == 0).sum())} of "
+              f"{len(d)} cells, within one step (2 in log2 γ) in {int((d <= 1).sum())}")
 
 
 def spike_cell(name: str, seed: int) -> pd.DataFrame:
@@ -425,12 +485,18 @@ def main() -> None:
     ap.add_argument("--report", action="store_true")
     ap.add_argument("--letter-cost", action="store_true")
     ap.add_argument("--spikes", action="store_true", help="Case 1/3 rules on a log2 step-1 γ grid (SVC)")
-    ap.add_argument("--round2", choices=("tuning", "confirmation", "report", "cost"), default=None,
-                    help="the second pre-registered round (docs/model_selection.md)")
+    ap.add_argument("--round2", choices=("tuning", "confirmation", "report", "cost", "full", "report-full"),
+                    default=None, help="the second pre-registered round (docs/model_selection.md)")
+    ap.add_argument("--seed-list", type=int, nargs="+", default=None, help="--round2 full: these seeds only")
     args = ap.parse_args()
     if args.round2:
         if args.round2 == "cost":
             return cost_round2()
+        if args.round2 == "full":
+            out = None if args.out == ap.get_default("out") else args.out
+            return run_round2("full", args.seed_list, args.datasets, out)
+        if args.round2 == "report-full":
+            return report_round2_full()
         return report_round2() if args.round2 == "report" else run_round2(args.round2)
     if args.report:
         return report(args.out, args.classifiers)
