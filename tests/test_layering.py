@@ -58,7 +58,8 @@ def _code_lines(source: str) -> int:
 
 
 def test_code_lines_are_counted_as_code():
-    src = '"""Module doc."""\n\n# a comment\nx = 1  # trailing\n\n\ndef f():\n    """Doc\n    more."""\n    return (x +\n            2)\n'
+    src = ('"""Module doc."""\n\n# a comment\nx = 1  # trailing\n\n\n'
+           'def f():\n    """Doc\n    more."""\n    return (x +\n            2)\n')
     assert _code_lines(src) == 4  # x = 1, def f, and the two lines of the return
 
 
