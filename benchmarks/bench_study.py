@@ -382,6 +382,8 @@ def report_round2_full() -> None:
     import glob
     files = [f for f in glob.glob(ROUND2_FULL_OUT.replace(".csv", "*.csv")) if not f.endswith("_curves.csv")]
     full = pd.concat([pd.read_csv(f) for f in sorted(files)]).fillna({"config": ""})
+    # a cell computed twice (a rerun into another file) counts once: the last file's rows
+    full = full.drop_duplicates(KEY + ["method", "config"], keep="last")
     small = pd.read_csv(ROUND2_OUT).fillna({"config": ""})
     thr, shr = f"U {DEFAULT_CONFIG}", f"U {SETTINGS[0][0]}/shrink10"
     cols = {thr: "U paper rule", shr: "U default rule", "CV10": "CV10", "CV5": "CV5", "HO": "HO"}

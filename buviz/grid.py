@@ -230,9 +230,9 @@ def boundary_fields(scores: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> dict[
     J = scores.shape[1]
     shape = (len(ys), len(xs))
     if J == 2:
-        diff = (scores[:, 0] - scores[:, 1]).reshape(shape)
-        seal(diff)  # fresh: the field holds it without a copy
-        return {(0, 1): GridField(xs, ys, diff)}
+        diff = scores[:, 0] - scores[:, 1]
+        seal(diff)  # fresh, sealed before the reshape (a view of it): the field holds it without a copy
+        return {(0, 1): GridField(xs, ys, diff.reshape(shape))}
     first, second = top2(scores)
     fields = {}
     for k in range(J):
@@ -240,9 +240,9 @@ def boundary_fields(scores: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> dict[
             mask = (first == k) & (second == l)
             if not mask.any():
                 continue
-            vals = np.where(mask, scores[:, k] - scores[:, l], np.nan).reshape(shape)
+            vals = np.where(mask, scores[:, k] - scores[:, l], np.nan)
             seal(vals)
-            fields[(k, l)] = GridField(xs, ys, vals)
+            fields[(k, l)] = GridField(xs, ys, vals.reshape(shape))
     return fields
 
 
@@ -303,7 +303,8 @@ def evaluate_grid(discriminant: Callable[[np.ndarray], np.ndarray], bounds: tupl
     [1, 1, 0, 0, 0]
     """
     xs, ys, points = grid_points(bounds, resolution)
+    xs, ys = xs.copy(), ys.copy()  # linspace hands out views: owned copies, sealed, shared by every field
     scores = np.asarray(discriminant(points))  # the discriminant's own array: copied if writeable
-    predicted = np.argmax(scores, axis=1).reshape(len(ys), len(xs))
-    seal(xs, ys, predicted)  # fresh arrays, handed over
-    return GridEvaluation(xs, ys, scores, predicted, boundary_fields(scores, xs, ys))
+    predicted = np.argmax(scores, axis=1)
+    seal(xs, ys, predicted)  # fresh arrays, handed over (sealed before the reshape: no copy later)
+    return GridEvaluation(xs, ys, scores, predicted.reshape(len(ys), len(xs)), boundary_fields(scores, xs, ys))

@@ -217,7 +217,7 @@ class WrappingRow(pn.Row):
 
     def __init__(self, *objects, **params):
         params.setdefault("sizing_mode", "stretch_width")
-        params["styles"] = {"flex-wrap": "wrap", **params.get("styles", {})}
+        params["styles"] = {"flex-wrap": "wrap", **(params.get("styles") or {})}
         super().__init__(*objects, **params)
 
     def _compute_sizing_mode(self, children, props):

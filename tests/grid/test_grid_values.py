@@ -26,6 +26,18 @@ def test_a_grid_evaluation_is_frozen_and_read_only():
         ev.fields[(5, 6)] = next(iter(ev.fields.values()))
 
 
+def test_the_fresh_arrays_are_held_without_a_copy():
+    """The grid's own arrays are sealed where they are made: every field shares the evaluation's axes
+    and views the sealed difference of scores, nothing is copied on the way into the values."""
+    ev = evaluate_grid(_linear, (-1, -1, 1, 1), 7)
+    for f in ev.fields.values():
+        assert f.xs is ev.xs and f.ys is ev.ys
+        assert f.values.base is not None and not f.values.base.flags.writeable  # a view of the sealed array
+    assert ev.predicted.base is not None and not ev.predicted.base.flags.writeable
+    two = evaluate_grid(lambda X: np.column_stack([X[:, 0], -X[:, 0]]), (-1, -1, 1, 1), 5)
+    assert two.fields[(0, 1)].xs is two.xs and two.fields[(0, 1)].values.base is not None
+
+
 def test_the_discriminants_array_is_copied_not_frozen_in_place():
     kept = {}
 

@@ -71,6 +71,8 @@ def test_gallery_renders_the_chosen_figure_and_follows_a_parameter(browser, serv
         page.get_by_role("button", name="Render").click()
         page.wait_for_timeout(500)
         assert page.evaluate(CURVE_POINTS_JS) == 31
+        # refused before any build: the message is still the range's, not a failed build's
+        assert page.get_by_text("n_p = 5000").count() > 0 and page.get_by_text("InvalidParameterError").count() == 0
         n_p.fill("21")
         n_p.press("Enter")
         page.locator(".buviz-gallery-message").wait_for(state="hidden", timeout=30_000)
