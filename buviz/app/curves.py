@@ -207,22 +207,24 @@ class SensitivityView(TabView):
         self.kind_panes: dict[str, pn.pane.HoloViews] = {}
         self.kind_boxes = {kind: pn.Column(visible=False) for kind in self.KINDS}
         self.plot_pane = WrappingRow(*self.kind_boxes.values(), visible=False)
-        self._sent: dict[str, tuple] = {}
         self._follow_when_open(self._follow, "sensitivity", "sweep_table")
 
     #: The hyper-parameters of Û whose sensitivity the tab shows (Figs 12 and 13).
     KINDS = ("M", "K")
 
     @staticmethod
-    def _element(kind: str, data=None):
-        tables, reference = data if data is not None else ({}, None)
-        return pb.sensitivity_curves(tables, "log2_gamma", reference=reference,
-                                     title=f"−Û_tr for several {kind}").opts(width=620, height=380)
+    def _curves(kind: str, tables: dict, reference):
+        """−Û_tr over γ for each setting of ``kind`` in ``tables``, beside the ``reference`` sweep."""
+        return pb.sensitivity_curves(tables, "log2_gamma", reference=reference, title=f"−Û_tr for several {kind}")
+
+    @classmethod
+    def _element(cls, kind: str, data=None):
+        """The live plot's frame for ``data`` = (tables, reference sweep) sent through the kind's Pipe."""
+        return cls._curves(kind, *(data if data is not None else ({}, None))).opts(width=620, height=380)
 
     def _elements(self) -> list:
         ref = self.store.sweep_table
-        return [pb.sensitivity_curves(tables, "log2_gamma", reference=ref, title=f"−Û_tr for several {kind}")
-                for kind, tables in (self.store.sensitivity or {}).items()]
+        return [self._curves(kind, tables, ref) for kind, tables in (self.store.sensitivity or {}).items()]
 
     def _follow(self) -> None:
         shown = self.store.sensitivity or {}
@@ -230,7 +232,7 @@ class SensitivityView(TabView):
             if kind not in shown:
                 if kind in self.kind_panes:  # its tables are gone: so is its plot
                     box.visible, box.objects = False, []
-                    del self.kind_panes[kind], self._pipes[kind], self._sent[kind]
+                    del self.kind_panes[kind], self._pipes[kind]
                 continue
             data = (shown[kind], self.store.sweep_table)
             if kind not in self.kind_panes:
@@ -239,9 +241,8 @@ class SensitivityView(TabView):
                     hv.DynamicMap(functools.partial(self._element, kind), streams=[self._pipes[kind]]),
                     linked_axes=False)
                 box.objects, box.visible = [self.kind_panes[kind]], True
-            elif tuple(map(id, data)) != self._sent[kind]:
-                self._pipes[kind].send(data)
-            self._sent[kind] = tuple(map(id, data))
+            elif any(new is not old for new, old in zip(data, self._pipes[kind].data, strict=True)):
+                self._pipes[kind].send(data)  # new tables or a new reference sweep: new data
         if self.plot_pane.visible != bool(shown):
             self.plot_pane.visible, self.hint.visible = bool(shown), not shown
 

@@ -19,6 +19,7 @@ import panel as pn
 import param
 
 from buviz import figures
+from buviz._validation import InvalidParameterError
 from buviz.app.store import SessionStore, changed
 
 __all__ = ["FigureGallery", "PAPER_TITLES"]
@@ -40,14 +41,16 @@ def _typed(fig: param.Parameterized) -> dict:
     """Panel's widget options for each parameter: labelled by its name (as the command line and the
     docs name it), numbers typed, with what they accept in the tooltip."""
     cls = type(fig)
-    options = {}
-    for n in cls.parameter_names():
-        p = cls.param[n]
-        options[n] = {"name": n}
-        if type(p) in _TYPED:
-            options[n].update(type=_TYPED[type(p)], start=None, end=None,
-                              description=f"{(p.doc or n).strip()} ({cls.accepts_text(n)})")
+    options = {n: {"name": n} for n in cls.parameter_names()}
+    for n in _numbers(cls):
+        options[n].update(type=_TYPED[type(cls.param[n])], start=None, end=None,
+                          description=f"{(cls.param[n].doc or n).strip()} ({cls.accepts_text(n)})")
     return options
+
+
+def _numbers(cls: type[figures.PaperFigure]) -> list[str]:
+    """The parameters of figure ``cls`` typed into number boxes."""
+    return [n for n in cls.parameter_names() if type(cls.param[n]) in _TYPED]
 
 
 def _editable(cls: type[figures.PaperFigure]) -> figures.PaperFigure:
@@ -55,22 +58,19 @@ def _editable(cls: type[figures.PaperFigure]) -> figures.PaperFigure:
     class keeps them, and :func:`buviz.figures.render` applies them), so a typed value out of range
     reaches the gallery and is reported instead of being clamped."""
     fig = cls()
-    for n in cls.parameter_names():
-        if type(cls.param[n]) in _TYPED:
-            fig.param[n].bounds = None
+    for n in _numbers(cls):
+        fig.param[n].bounds = None
     return fig
 
 
 def out_of_range(fig: figures.PaperFigure) -> dict[str, str]:
-    """The number parameters of ``fig`` outside their declared bounds: name → what it accepts."""
-    cls, bad = type(fig), {}
-    for n in cls.parameter_names():
-        p, v = cls.param[n], getattr(fig, n)
-        if type(p) not in _TYPED or v is None or p.bounds is None:
-            continue
-        (lo, hi), (lo_in, hi_in) = p.bounds, p.inclusive_bounds
-        if (lo is not None and (v < lo or (v == lo and not lo_in))) or \
-                (hi is not None and (v > hi or (v == hi and not hi_in))):
+    """The number parameters of ``fig`` its class refuses (its declared bounds, checked by
+    :meth:`~buviz.figures.PaperFigure.set` on a fresh instance): name → what it accepts."""
+    cls, probe, bad = type(fig), type(fig)(), {}
+    for n in _numbers(cls):
+        try:
+            probe.set(n, getattr(fig, n))
+        except InvalidParameterError:
             bad[n] = cls.accepts_text(n)
     return bad
 
@@ -140,7 +140,7 @@ class FigureGallery(pn.viewable.Viewer):
 
     def _edit(self, cls: type[figures.PaperFigure]) -> figures.PaperFigure:
         fig = _editable(cls)
-        fig.param.watch(self._check_ranges, [n for n in cls.parameter_names() if type(cls.param[n]) in _TYPED])
+        fig.param.watch(self._check_ranges, _numbers(cls))
         return fig
 
     def _check_ranges(self, *events) -> None:
