@@ -87,8 +87,8 @@ class AmplitudeView(TabView):
 
     @staticmethod
     def _element(mode: str, data=None):
-        """The curves of one T̃ mode of the table ``data`` (450 px: the two modes fit side by side beside
-        the sidebar on a 1280 px screen)."""
+        """The curves of one T̃ mode of the table ``data`` (450 px frames with the legend outside: side by
+        side at 1600 px, one below the other on a 1280 px screen, where the row wraps)."""
         return psel.amplitude_curves(data, mode, amplitudes=AMPLITUDES,
                                      title=f"{mode} mode: −Û_tr and L_te").opts(width=450, height=360)
 
