@@ -69,6 +69,7 @@ __all__ = [
     "rms_deviation",
     "simulate",
     "simulate_rms_deviation",
+    "simulate_rms_deviation_curve",
     "true_risk_table",
 ]
 
@@ -1147,3 +1148,49 @@ def simulate_rms_deviation(x, N: int, k: int, p: float, n_samples: int = 100_000
     S = float(np.sqrt(sq.mean()))
     se = float(sq.std(ddof=1) / np.sqrt(sq.size) / (2 * S)) if S > 0 else 0.0
     return S, se
+
+
+def simulate_rms_deviation_curve(x, N: int, k: int, p, n_samples: int = 100_000, *,
+                                 random_state: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Return the Monte Carlo ``S`` and its standard error at each of several p (Fig. 2's check).
+
+    :func:`simulate_rms_deviation` at every ``p[i]``, with the seed ``random_state + i``: each
+    point is an independent simulation, reproducible on its own.
+
+    Parameters
+    ----------
+    x : array-like
+        Per-cell table ``x[n, m]`` covering ``n <= N`` (:func:`cell_values`).
+    N : int
+        Sample size.
+    k : int
+        Number of cells.
+    p : array-like of float
+        The values of P(y = 1 | x), in [0, 1].
+    n_samples : int, default=100000
+        Samples drawn at each p (>= 2).
+    random_state : int, default=0
+        The seed of the first p.
+
+    Returns
+    -------
+    S, se : ndarray of shape (len(p),)
+        The simulated root mean square deviation at each p and its standard error.
+
+    Raises
+    ------
+    InvalidParameterError
+        If an argument of :func:`simulate_rms_deviation` is invalid.
+
+    References
+    ----------
+    V. M. Nedelko, "Optimizing the estimate of the misclassification probability in the
+    discrete case" (in Russian: "Оптимизация оценки вероятности ошибочной классификации в
+    дискретном случае"), XV International Conference "Knowledge-Dialogue-Solution" (KDS 2009),
+    Varna, Bulgaria, June-July 2009.
+    """
+    p = np.atleast_1d(_check_p(p))
+    random_state = check_int(random_state, "random_state", low=0)
+    out = np.array([simulate_rms_deviation(x, N, k, float(pv), n_samples, random_state=random_state + i)
+                    for i, pv in enumerate(p)]).reshape(len(p), 2)
+    return out[:, 0], out[:, 1]

@@ -99,6 +99,5 @@ class DiscreteFig2(PaperFigure):
     n_p = param.Integer(101, bounds=(3, 2001), doc="values of p in [0, 1]")
 
     def build(self) -> hv.Overlay:
-        p = np.linspace(0, 1, self.n_p)
-        S = {m: discrete.rms_deviation(m, self.N, self.k, p) for m in _METHODS}
-        return dplots.fig2_rms(p, S)
+        return dplots.RmsDeviationDisplay.from_estimators(
+            _METHODS, self.N, self.k, np.linspace(0, 1, self.n_p), title="Fig 2: RMS deviation S against p").element()

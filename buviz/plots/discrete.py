@@ -122,6 +122,29 @@ class RmsDeviationDisplay(Display):
         S = {m: discrete.rms_deviation(m, N, k, p) for m in methods}
         return cls(p=p, S=S, p_mark=p_mark, title=title if title is not None else f"S against p, N = {N}, k = {k}")
 
+    @classmethod
+    def from_table(cls, table, *, p_mark: float | None = None, title: str | None = None) -> RmsDeviationDisplay:
+        """A display of a table of S against p in long form: columns ``method``, ``p`` and ``S`` (one row
+        per estimator and p; e.g. a simulation's, from
+        :func:`buviz.discrete.simulate_rms_deviation_curve`). Every estimator must have the same p.
+
+        Raises
+        ------
+        ValueError
+            If a column is missing or the estimators' p differ.
+        """
+        missing = {"method", "p", "S"} - set(table.columns)
+        if missing:
+            raise ValueError(f"table must have the columns method, p and S; missing {sorted(missing)}")
+        groups = {m: sub.sort_values("p") for m, sub in table.groupby("method", sort=False)}
+        if not groups:
+            raise ValueError("table must have at least one row")
+        p = next(iter(groups.values()))["p"].to_numpy(dtype=float)
+        if any(not np.array_equal(sub["p"].to_numpy(dtype=float), p) for sub in groups.values()):
+            raise ValueError("table must give every method the same values of p")
+        S = {m: sub["S"].to_numpy(dtype=float) for m, sub in groups.items()}
+        return cls(p=p, S=S, p_mark=p_mark, title=title if title is not None else "S against p")
+
     def _panels(self) -> dict:
         return {"rms": dict(builders={"rms": _rms})}
 

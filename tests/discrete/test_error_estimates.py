@@ -235,3 +235,16 @@ def test_simulated_rms_deviation_is_exact_where_f_equals_g():
     assert d.simulate_rms_deviation(d.cell_values("resubstitution", 5, 5, k=1), 5, 1, 0.0, 100) == (0.0, 0.0)
     with pytest.raises(d.InvalidParameterError, match="n_samples"):
         d.simulate_rms_deviation(d.cell_values("loo", 5, 5), 5, 2, 0.3, 1)
+
+
+def test_simulated_curve_is_the_simulation_at_each_p_and_meets_the_exact_S():
+    N, k, p = 30, 4, np.array([0.1, 0.35, 0.5, 0.8])
+    x = d.cell_values("loo", N, N, k=k)
+    S, se = d.simulate_rms_deviation_curve(x, N, k, p, 20_000, random_state=5)
+    assert S.shape == se.shape == (4,) and np.all(se > 0)
+    # each point is its own simulation, seeded random_state + i
+    assert (S[2], se[2]) == d.simulate_rms_deviation(x, N, k, 0.5, 20_000, random_state=7)
+    exact = d.rms_deviation("loo", N, k, p)
+    assert np.all(np.abs(S - exact) <= 4 * se), (S, exact, se)
+    with pytest.raises(d.InvalidParameterError, match="p"):
+        d.simulate_rms_deviation_curve(x, N, k, [0.2, 1.5], 100)

@@ -486,3 +486,28 @@ def test_live_legend_lists_only_what_is_drawn():
     labels = shown()
     assert "current status" in labels and any("L_te" in t for t in labels)
     assert not any("Proposal 1" in t or "U1" in t or "L_ho" in t for t in labels)  # columns not in the table
+
+
+def test_rms_deviation_display_from_a_table_of_a_simulation():
+    import pandas as pd
+
+    from buviz import discrete
+    from buviz.plots.displays import RmsDeviationDisplay
+
+    p = np.linspace(0, 1, 6)
+    frames = []
+    for m in ("loo", "resubstitution"):
+        S, se = discrete.simulate_rms_deviation_curve(discrete.cell_values(m, 20, 20, k=4), 20, 4, p, 4000)
+        frames.append(pd.DataFrame({"method": m, "p": p[::-1], "S": S[::-1], "se": se[::-1]}))  # any row order
+    table = pd.concat(frames, ignore_index=True)
+    d = RmsDeviationDisplay.from_table(table, p_mark=0.3)
+    np.testing.assert_array_equal(d.p, p)
+    exact = RmsDeviationDisplay.from_estimators(("loo", "resubstitution"), 20, 4, p)
+    for m in d.S:  # the simulation meets the exact moments within its standard errors
+        se = table[table.method == m].sort_values("p")["se"].to_numpy()
+        assert np.all(np.abs(d.S[m] - exact.S[m]) <= 4 * se + 1e-12), m
+    assert d.p_mark == 0.3 and len([e for e in d.element() if isinstance(e, hv.Curve)]) == 2
+    with pytest.raises(ValueError, match="missing"):
+        RmsDeviationDisplay.from_table(table.drop(columns="S"))
+    with pytest.raises(ValueError, match="same values of p"):
+        RmsDeviationDisplay.from_table(table.iloc[1:])
