@@ -236,16 +236,21 @@ class SelectionResult:
     Notes
     -----
     A value: its attributes cannot be set (``AttributeError``) and ``best_params_`` is read-only;
-    ``table`` is the search's own DataFrame, built for this result and shared with nothing.
+    ``table`` hands out a copy of the result's own DataFrame, so writing into it changes nothing here.
     """
 
     def __init__(self, table, best_index, best_estimator, scorer):
-        values = {"table": table, "best_index_": int(best_index), "best_estimator_": best_estimator,
+        values = {"_table": table.copy(), "best_index_": int(best_index), "best_estimator_": best_estimator,
                   "best_params_": FrozenDict(table["params"].iloc[best_index]),
                   "best_score_": float(table["U"].iloc[best_index]), "scorer": scorer,
                   "uncertainty_time": scorer.fit_time_}
         for name, value in values.items():
             object.__setattr__(self, name, value)
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """One row per candidate (a copy: the result's own table cannot be changed through it)."""
+        return self._table.copy()
 
     def __setattr__(self, name, value):
         raise AttributeError(f"SelectionResult is a value: {name} cannot be set")
@@ -255,7 +260,7 @@ class SelectionResult:
 
     def __repr__(self) -> str:
         return (f"SelectionResult(best_params_={self.best_params_}, best_score_={self.best_score_:.4f}, "
-                f"candidates={len(self.table)})")
+                f"candidates={len(self._table)})")
 
 
 def _check_estimator(estimator):

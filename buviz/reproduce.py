@@ -329,8 +329,8 @@ def sweep_cell(name: str, seed: int, log2_gamma: float, C: float, estimators: di
             variants[key] = v
     common = {"log2_gamma": float(log2_gamma), "gamma": gamma, "C": C,
               "L_tr": float(np.mean([f[0] for f in folds])), "L_val": float(np.mean([f[1] for f in folds])),
-              "L_ho": l_ho, "L_te": _error(status, ds.X_test, ds.y_test), "time_cv": t_cv, "time_ho": t_ho,
-              "time_fit": t_fit, "time_cell": time.perf_counter() - t0}
+              "L_ho": l_ho, "L_te": sweep.evaluate_on_test_set(status, ds.X_test, ds.y_test).L_te, "time_cv": t_cv,
+              "time_ho": t_ho, "time_fit": t_fit, "time_cell": time.perf_counter() - t0}
     return {"common": common, "variants": variants}
 
 

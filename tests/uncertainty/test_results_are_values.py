@@ -208,6 +208,11 @@ def test_selection_result_is_a_value(two_sizes):
         del res.table
     with pytest.raises(TypeError, match="read-only"):
         res.best_params_["gamma"] = 99.0
+    U = res.table["U"].to_numpy().copy()
+    table = res.table
+    table.loc[:, "U"] = -1.0  # writing into the table handed out changes nothing of the result
+    np.testing.assert_array_equal(res.table["U"].to_numpy(), U)
+    assert res.best_score_ == U[res.best_index_]
     assert pickle.loads(pickle.dumps(res)).best_params_ == res.best_params_
 
 
