@@ -1,8 +1,8 @@
 """Panel view: optimal error estimates in the discrete case (V. M. Nedelko, "Estimating the Quality
 of Classifiers in the Discrete Case", 2009). The tables, curves and Monte Carlo are computed by
 :mod:`buviz.app.tasks` (one cache) through the session's store, which holds them as its outputs
-(``results["discrete"]``, ``results["monte-carlo"]``); the view asks for them and draws them in panes
-created once."""
+(``results["discrete"]``, ``results["monte-carlo"]``); the view asks for them and sends each new
+picture to a live figure created once (:class:`~buviz.app.viewbase.LiveFigure`)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from buviz import discrete
 from buviz.app import tasks
 from buviz.app.mathmd import math_markdown
 from buviz.app.store import SessionStore, changed
+from buviz.app.viewbase import LiveFigure
 from buviz.plots import discrete as dplots
 
 BALANCED_MAX_N = tasks.BALANCED_MAX_N
@@ -54,24 +55,23 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
         if self.store is None:
             self.store = SessionStore(controls=None)
         self.message = pn.pane.Alert("", alert_type="warning", visible=False)
-        self.table_pane = pn.pane.HoloViews(sizing_mode="stretch_width")
-        self.fig1_pane = pn.pane.HoloViews(sizing_mode="stretch_width")
-        self.fig2_pane = pn.pane.HoloViews(sizing_mode="stretch_width")
+        # created once: a change of the controls sends the figures new pictures (LiveFigure)
+        self.table_fig, self.fig1, self.fig2 = (LiveFigure(sizing_mode="stretch_width") for _ in range(3))
         self.readout = pn.pane.DataFrame(sizing_mode="stretch_width")
         self.mc_button = pn.widgets.Button(label="Monte Carlo")
         self.mc_button.on_click(lambda event: self.run_monte_carlo())
         self.param.watch(self._request, ["N", "k", "p"])
         self.param.watch(self._refresh, ["units", "n", "table_method"])
         self.store.param.watch(self._on_store, ["results", "states"])
-        self._request(blocking=True)  # the first picture is there when the layout is built
+        self._request()  # served, the first picture arrives from the store's runner (never on the event loop)
 
     # ---------------------------------------------------------------- data (the store's outputs)
-    def _key(self) -> tuple[int, int, float]:
-        return int(self.N), int(self.k), float(self.p)
+    def _key(self) -> tasks.DiscreteKey:
+        return tasks.DiscreteKey(self.N, self.k, self.p)
 
-    def _request(self, *events, blocking: bool | None = None) -> None:
-        self.store.request("discrete", tasks.discrete_view, *self._key(), publish=True, key=self._key(),
-                           label="discrete tables", blocking=blocking)
+    def _request(self, *events) -> None:
+        self.store.request("discrete", tasks.discrete_view, self._key(), publish=True, key=self._key(),
+                           label="discrete tables")
 
     def data(self) -> dict | None:
         """Everything the elements are built from, for the current N, k and p (None while the store
@@ -81,7 +81,8 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
     @property
     def mc(self) -> pd.DataFrame | None:
         """The Monte Carlo of the current N and k (the store's output), or None."""
-        return self.store.result_for("monte-carlo", (int(self.N), int(self.k)))
+        got = self.store.results.get("monte-carlo")
+        return got.value if got is not None and (got.key.N, got.key.k) == (int(self.N), int(self.k)) else None
 
     @property
     def mc_state(self) -> str:
@@ -97,15 +98,12 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
         if any(matters(e, n) for e in events for n in ("discrete", "monte-carlo")):
             self._refresh()
 
-    def run_monte_carlo(self, n_points: int = 11, random_state: int = 0, *,
-                        blocking: bool | None = None) -> pd.DataFrame | None:
+    def run_monte_carlo(self, n_points: int = 11, random_state: int = 0) -> pd.DataFrame | None:
         """Simulated S at a grid of p (and at the chosen p), overlaid on Fig 2, computed by the store
-        (:meth:`~buviz.app.store.SessionStore.request`, latest wins); ``blocking`` (default: when not
-        served) waits for it and returns it."""
-        N, k = int(self.N), int(self.k)
-        self.store.request("monte-carlo", tasks.discrete_monte_carlo, N, k, float(self.p), int(self.mc_samples),
-                           int(n_points), int(random_state), publish=True, key=(N, k), label="Monte Carlo",
-                           blocking=blocking)
+        (:meth:`~buviz.app.store.SessionStore.request`, latest wins); returns it when it is there at once
+        (without a server, or from the cache), else None and the figure follows when it arrives."""
+        key = tasks.MonteCarloKey(self.N, self.k, self.p, self.mc_samples, n_points, random_state)
+        self.store.request("monte-carlo", tasks.discrete_monte_carlo, key, publish=True, key=key, label="Monte Carlo")
         return self.mc
 
     # ---------------------------------------------------------------- views
@@ -130,13 +128,13 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
         self._show("; ".join(notes))
         method = self.table_method if self.table_method in data["tables"] else "bootstrap632"
         df = dplots.table_frame(data["tables"][method], self.N, units=self.units)
-        self.table_pane.object = dplots.table_element(df).opts(title=f"{method} (N·x)" if self.units == "count"
-                                                                else method)
-        self.fig1_pane.object = dplots.fig1_estimates(data["tables"], int(self.n), self.N, units=self.units)
+        self.table_fig.show(dplots.table_element(df).opts(title=f"{method} (N·x)" if self.units == "count"
+                                                          else method))
+        self.fig1.show(dplots.fig1_estimates(data["tables"], int(self.n), self.N, units=self.units))
         fig2 = dplots.fig2_rms(data["p"], data["S"], p_mark=self.p)
         if self.mc is not None and len(self.mc):
             fig2 = fig2 * dplots.mc_points(self.mc)
-        self.fig2_pane.object = fig2
+        self.fig2.show(fig2)
         self.readout.object = pd.DataFrame({"S at p": data["S_at_p"]})
 
     #: Sidebar labels (what each control means, with units).
@@ -166,7 +164,7 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
 
     def main(self) -> pn.Column:
         """The view's tables, figures and formulas."""
-        return pn.Column(self.message, self.table_pane, pn.Row(self.fig1_pane, self.fig2_pane), self.readout,
+        return pn.Column(self.message, self.table_fig.pane, pn.Row(self.fig1.pane, self.fig2.pane), self.readout,
                          math_markdown(FORMULAS, sizing_mode="stretch_width", styles={"overflow-x": "auto"}),
                          sizing_mode="stretch_width")
 

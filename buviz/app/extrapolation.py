@@ -21,6 +21,7 @@ import param
 from buviz import extrapolation as ex
 from buviz.app import tasks
 from buviz.app.store import SessionStore, changed
+from buviz.app.viewbase import LiveFigure
 from buviz.plots import extrapolation as plots
 
 __all__ = ["ExtrapolationView"]
@@ -86,38 +87,38 @@ class ExtrapolationView(pn.viewable.Viewer):
         self._table = pn.widgets.Tabulator(None, disabled=True, show_index=False, visible=False)
         self.last_error: str | None = None
         # every pane created once; a change of the controls sets their objects
-        self.toy_panes = {k: pn.pane.HoloViews(None, linked_axes=False)
-                          for k in ("level_sets", "dbar", "risk", "polynomial_error")}
-        self.ext_pane = pn.pane.HoloViews(None, linked_axes=False)
+        # every figure created once (LiveFigure): a change of the controls sends it a new picture
+        self.toy_figs = {k: LiveFigure(linked_axes=False) for k in ("level_sets", "dbar", "risk", "polynomial_error")}
+        self.ext_fig = LiveFigure(linked_axes=False)
         self.ext_table = pn.widgets.Tabulator(None, disabled=True, show_index=False)
-        self.fit_pane = pn.pane.HoloViews(None, linked_axes=False, visible=False)
-        self.peer_pane = pn.pane.HoloViews(None, linked_axes=False)
+        self.fit_fig = LiveFigure(linked_axes=False, visible=False)
+        self.peer_fig = LiveFigure(linked_axes=False)
         self.peer_table = pn.widgets.Tabulator(None, disabled=True, show_index=False)
         self.alerts = {k: pn.pane.Alert("", alert_type="danger", visible=False) for k in ("toy", "ext", "peer")}
         self.store.param.watch(self._on_store, ["results", "states"])
-        for part in self.PARTS:  # the first pictures are there when the layout is built
-            self._request(part, blocking=True)
+        for part in self.PARTS:  # served, the first pictures arrive from the store's runner
+            self._request(part)
 
     # ------------------------------------------------------------------ data (the store's outputs)
-    #: What each part of the view shows: (the store's result name, the task computing it, the view's
-    #: parameters that are its inputs). The store computes them (cached steps of :mod:`buviz.app.tasks`).
+    #: What each part of the view shows: (the store's result name, the task computing it, the task's
+    #: key from the view's parameters). The store computes them (cached steps of :mod:`buviz.app.tasks`).
     PARTS = {
-        "toy": ("extrapolation-toy", tasks.toy_model, ("rho",)),
+        "toy": ("extrapolation-toy", tasks.toy_model, lambda v: float(v.rho)),
         "ext": ("extrapolation-curves", tasks.extrapolation_curves,
-                ("population", "pop_rho", "seed", "classifier", "K", "method", "basis")),
-        "peer": ("extrapolation-classex", tasks.peer_comparison, ("fixture_index",)),
+                lambda v: tasks.CurvesKey(tasks.PopulationKey(v.population, v.pop_rho, v.seed), v.classifier, v.K,
+                                          v.method, v.basis)),
+        "peer": ("extrapolation-classex", tasks.peer_comparison, lambda v: int(v.fixture_index)),
     }
 
-    def _inputs(self, part: str) -> tuple:
-        return tuple(getattr(self, p) for p in self.PARTS[part][2])
+    def _key(self, part: str):
+        return self.PARTS[part][2](self)
 
-    def _request(self, part: str, *, blocking: bool | None = None) -> None:
+    def _request(self, part: str) -> None:
         name, fn, _ = self.PARTS[part]
-        self.store.request(name, fn, *self._inputs(part), publish=True, key=self._inputs(part), label=name,
-                           blocking=blocking)
+        self.store.request(name, fn, self._key(part), publish=True, key=self._key(part), label=name)
 
     def _data(self, part: str) -> dict | None:
-        return self.store.result_for(self.PARTS[part][0], self._inputs(part))
+        return self.store.result_for(self.PARTS[part][0], self._key(part))
 
     def toy_data(self) -> dict | None:
         """Everything the toy tab draws, for the current ρ (the store's output; None while computed)."""
@@ -126,11 +127,13 @@ class ExtrapolationView(pn.viewable.Viewer):
     def toy_plots(self, d: dict | None = None):
         """HoloViews elements of the toy tab (Figs 6, 7a, 7b/8b, 8c), of ``d`` (default: :meth:`toy_data`)."""
         d = self.toy_data() if d is None else d
+        rho, refs, err = float(self.rho), tasks.TOY_REFERENCE_RHOS, d["polynomial_error"]
+        # the reference ρ and "this ρ" as layers of their own: the same layers at every ρ (a live plot)
         return {
-            "level_sets": plots.toy_level_sets(d["level_grid"], self.rho),
-            "dbar": plots.dbar_curves(d["dbar"]),
-            "risk": plots.risk_distribution(d["distribution"], self.rho, d["avrisk"]),
-            "polynomial_error": plots.polynomial_error(d["polynomial_error"]),
+            "level_sets": plots.toy_level_sets(d["level_grid"], rho),
+            "dbar": plots.dbar_curves({r: d["dbar"][r] for r in refs}, highlight=(rho, d["dbar"][rho])),
+            "risk": plots.risk_distribution(d["distribution"], rho, d["avrisk"]),
+            "polynomial_error": plots.polynomial_error(err[err["rho"].isin(refs)], highlight=err[err["rho"] == rho]),
         }
 
     def extrapolation_data(self) -> dict | None:
@@ -154,6 +157,8 @@ class ExtrapolationView(pn.viewable.Viewer):
         for part, (name, _, _) in self.PARTS.items():
             if any(changed(e, name) for e in events):
                 self._show(part)
+        if any(changed(e, "extrapolation-comparison") for e in events):
+            self._show_table()
 
     def _show(self, part: str) -> None:
         """Draw ``part`` from the store's result; a failure is shown in its alert, never raised, and the
@@ -176,7 +181,7 @@ class ExtrapolationView(pn.viewable.Viewer):
 
     def _draw_toy(self, d: dict) -> None:
         for k, el in self.toy_plots(d).items():
-            self.toy_panes[k].object = el.opts(**self._SIZE)
+            self.toy_figs[k].show(el.opts(**self._SIZE))
 
     @staticmethod
     def _rows(d: dict, name: str, k_total: int) -> list[dict]:
@@ -189,12 +194,12 @@ class ExtrapolationView(pn.viewable.Viewer):
         self._request("ext")
 
     def _draw_ext(self, d: dict) -> None:
-        self.ext_pane.object = self.extrapolation_plot(d).opts(width=760, height=420)
+        self.ext_fig.show(self.extrapolation_plot(d).opts(width=760, height=420))
         self.ext_table.value = pd.DataFrame(self._rows(d, "estimator", d["n_classes"]))
         fit = d["fits"].get(f"moment ({self.basis})")
         if fit is not None and fit.dbar_fit is not None:
-            self.fit_pane.object = plots.dbar_fit_vs_true(fit.dbar_fit).opts(width=420, height=300)
-        self.fit_pane.visible = fit is not None and fit.dbar_fit is not None
+            self.fit_fig.show(plots.dbar_fit_vs_true(fit.dbar_fit).opts(width=420, height=300))
+        self.fit_fig.visible = fit is not None and fit.dbar_fit is not None
 
     @param.depends("fixture_index", watch=True)
     def _peer_view(self) -> None:
@@ -205,31 +210,40 @@ class ExtrapolationView(pn.viewable.Viewer):
         rows = self._rows(d, "method", k_tot)
         rows += [{"method": f"ClassEx (R): {name}", f"predicted at k={k_tot}": float(v), "truth": truth,
                   "error": float(v) - truth} for name, v in d["peer"].items()]
-        self.peer_pane.object = plots.peer_comparison(d).opts(width=760, height=420)
+        self.peer_fig.show(plots.peer_comparison(d).opts(width=760, height=420))
         self.peer_table.value = pd.DataFrame(rows).round(4)
 
     @property
     def table(self) -> pd.DataFrame | None:
         """The Table-1-style comparison of classifiers (the store's output for the current ρ and seed)."""
-        return self.store.result_for("extrapolation-comparison", (float(self.pop_rho), int(self.seed)))
+        return self.store.result_for("extrapolation-comparison", self._comparison_key())
 
-    def _run_table(self, event=None, *, blocking: bool | None = None):
-        """The Table-1-style comparison, computed by the store (heavy lane, latest wins)."""
-        self._button.loading = True
-        key = (float(self.pop_rho), int(self.seed))
-        self.store.request("extrapolation-comparison", tasks.classifier_comparison, *key, lane="heavy",
-                           on_done=self._table_done, label="classifier comparison", blocking=blocking,
-                           publish=True, key=key)
+    def _comparison_key(self) -> tasks.PopulationKey:
+        return tasks.PopulationKey("gaussian", self.pop_rho, self.seed)
 
-    def _table_done(self, job) -> None:
-        if job.status == "cancelled":  # replaced by a newer request, still running
-            return
-        self._button.loading = False
-        if job.status == "done" and self.table is not None:  # the store's table for the current ρ and seed
-            self._table.value, self._table.visible = self.table.round(3), True
-            self._table_note.visible = False
-        elif job.status == "error":
-            self._table_note.object, self._table_note.visible = f"**Comparison failed:** {job.error}", True
+    def _run_table(self, event=None) -> None:
+        """The Table-1-style comparison, computed by the store (heavy lane, latest wins); the view shows
+        the store's result and state for the current ρ and seed (:meth:`_show_table`)."""
+        key = self._comparison_key()
+        self.store.request("extrapolation-comparison", tasks.classifier_comparison, key, lane="heavy",
+                           label="classifier comparison", publish=True, key=key)
+        self._show_table()
+
+    @param.depends("pop_rho", "seed", watch=True)
+    def _show_table(self) -> None:
+        """The comparison of the store for the current ρ and seed, or what its job is doing."""
+        state = self.store.states.get("extrapolation-comparison", "")
+        self._button.loading = state == "running"
+        table = self.table
+        if table is not None:
+            self._table.value = table.round(3)
+        self._table.visible = table is not None
+        if state.startswith("error: "):
+            self._table_note.object = f"**Comparison failed:** {state.removeprefix('error: ')}"
+        elif table is None:
+            self._table_note.object = ("*Press the button to compare classifiers (K = 20 → k = 400).*"
+                                       if state != "running" else "*Comparing classifiers…*")
+        self._table_note.visible = table is None or state.startswith("error: ")
 
     #: Sidebar labels (what each control means, with units).
     LABELS = {
@@ -261,12 +275,13 @@ class ExtrapolationView(pn.viewable.Viewer):
     def main(self) -> pn.Tabs:
         """The view's plots and formulas: the toy model and the extrapolation, as two tabs."""
         notes = {"styles": {"overflow-x": "auto"}, "sizing_mode": "stretch_width"}
-        t = self.toy_panes
+        t = {k: f.pane for k, f in self.toy_figs.items()}
         toy = pn.Column(self.alerts["toy"], pn.Row(t["level_sets"], t["dbar"]),
                         pn.Row(t["risk"], t["polynomial_error"]), pn.pane.Markdown(_TOY_MD, **notes))
-        ext = pn.Column(self.alerts["ext"], self.ext_pane, self.ext_table, self.fit_pane, self._button,
+        ext = pn.Column(self.alerts["ext"], self.ext_fig.pane, self.ext_table, self.fit_fig.pane, self._button,
                         self._table_note, self._table, pn.pane.Markdown(_EXT_MD, **notes))
-        peer = pn.Column(self.alerts["peer"], self.peer_pane, self.peer_table, pn.pane.Markdown(_PEER_MD, **notes))
+        peer = pn.Column(self.alerts["peer"], self.peer_fig.pane, self.peer_table,
+                         pn.pane.Markdown(_PEER_MD, **notes))
         return pn.Tabs(("Toy model", toy), ("Extrapolation", ext), ("ClassEx comparison", peer), dynamic=True,
                        sizing_mode="stretch_width")
 

@@ -93,7 +93,6 @@ class FigureGallery(pn.viewable.Viewer):
     """
 
     figure = param.Selector(default="discrete_fig2", objects=list(figures.REGISTRY), doc="figure shown")
-    rendering = param.Boolean(False, doc="a render is under way")
     store = param.ClassSelector(class_=SessionStore, default=None, precedence=-1,
                                 doc="The session's store, which renders the figure in the background")
 
@@ -120,7 +119,7 @@ class FigureGallery(pn.viewable.Viewer):
         self.shown = pn.pane.Markdown("", sizing_mode="stretch_width", css_classes=["buviz-gallery-shown"])
         self.table = pn.pane.DataFrame(None, visible=False, sizing_mode="stretch_width")
         self.downloads = pn.Row(*[self._download(fmt) for fmt in EXPORT_FORMATS])
-        self.store.param.watch(self._on_store, "results")
+        self.store.param.watch(self._on_store, ["results", "states"])
         self._show_parameters()
 
     # -- parameters ------------------------------------------------------------------------------
@@ -180,10 +179,21 @@ class FigureGallery(pn.viewable.Viewer):
             self.message.object = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
         self.message.visible = error is not None
 
+    @property
+    def rendering(self) -> bool:
+        """Whether a render is under way (the state of the store's ``gallery`` job)."""
+        return self.store.states.get("gallery") == "running"
+
     def _on_store(self, *events) -> None:
-        """The store delivered a figure: show it (a failed render delivers none: the last one stays)."""
-        if any(changed(e, "gallery") for e in events):
+        """The store delivered a figure: show it (a failed render delivers none: the last one stays and
+        the failure is said); the Render button shows whether one is under way."""
+        if any(changed(e, "gallery") for e in events if e.name == "results"):
             self._show(self.rendered_key, self.obj)
+        if any(changed(e, "gallery") for e in events if e.name == "states"):
+            state = self.store.states.get("gallery", "")
+            self.render_button.loading = state == "running"
+            if state.startswith("error: "):
+                self._alert(f"Could not render: {state.removeprefix('error: ')}")
 
     def _show(self, key: str, obj) -> None:
         try:
@@ -209,24 +219,15 @@ class FigureGallery(pn.viewable.Viewer):
         store, which keeps it as ``results["gallery"]``) and show it; on failure keep the last figure and
         show the error. ``blocking`` (default: when not served) waits for it. Returns whether it rendered
         (blocking) or was submitted."""
-        key = self.figure
         if self.rendering:
             return False
         if out_of_range(self.values_of):
             self._check_ranges()  # says which, and nothing is built
             return False
-        self.rendering = True
-        self.render_button.loading = True
+        key = self.figure
         job = self.store.request("gallery", functools.partial(figures.render, key, **self.values()), lane="heavy",
-                                 label=f"figure {key}", on_done=self._rendered, blocking=blocking, publish=True,
-                                 key=key)
-        return True if self.rendering else job.status == "done"  # submitted, or waited for
-
-    def _rendered(self, job) -> None:
-        self.rendering = False
-        self.render_button.loading = False
-        if job.status == "error":
-            self._alert(job.exception)
+                                 label=f"figure {key}", blocking=blocking, publish=True, key=key)
+        return job.status == "done" or not job.finished  # waited for and built, or submitted
 
     def _on_render(self, event=None) -> None:
         self.render()

@@ -3,9 +3,11 @@ one runner: Proposal 1, the T̃-amplitude sweep, the discrete-case tables and Mo
 accuracy-extrapolation toy model and curves. Views ask for these through the session's store
 (:meth:`buviz.app.store.SessionStore.request`) and only draw what comes back.
 
-Every function here is pure: same key, same value. Keys are named: the snapshot pipeline's frozen
-keys (:class:`~buviz.app.compute.StatusKey`, :class:`AmplitudeKey`) where a dataset is involved,
-else a few ints, floats and short strings.
+Every function here is pure: same key, same value. Keys are named: a step of more than two numbers
+takes a frozen key (the snapshot pipeline's :class:`~buviz.app.compute.StatusKey`, and
+:class:`AmplitudeKey`, :class:`DiscreteKey`, :class:`MonteCarloKey`, :class:`PopulationKey`,
+:class:`CurvesKey` here), whose fields coerce widget values to one type; the others take one or two
+ints, floats or short strings.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from buviz.app.cache import cached
 from buviz.app.compute import DataKey, ResultKey, StatusKey, dataset_for, prototypes_per_class, status_eval
 
 __all__ = ["proposal1_result", "amplitude_sweep", "AmplitudeKey", "AMPLITUDES", "AMPLITUDE_LOG2_GAMMAS",
+           "DiscreteKey", "MonteCarloKey", "PopulationKey", "CurvesKey",
            "discrete_tables", "discrete_curves", "discrete_at_p", "discrete_monte_carlo", "BALANCED_MAX_N",
            "toy_model", "label_population", "population_margins", "extrapolation_curves", "classex_fixture",
            "peer_comparison", "classifier_comparison"]
@@ -99,35 +102,71 @@ def discrete_curves(N: int, k: int, n_p: int = 101) -> tuple[np.ndarray, dict[st
     return p, {m: discrete.moments(x, N, k, p).S for m, x in discrete_tables(N, k).items()}
 
 
+@dataclass(frozen=True)
+class DiscreteKey:
+    """The discrete case at N points in k cells, P(y = 1 | x) = p in every cell (Nedelko 2009)."""
+
+    N: int
+    k: int
+    p: float
+
+    def __post_init__(self):  # widget values (numpy ints, ints for floats) hash as the same key
+        _coerce(self, N=int, k=int, p=float)
+
+
+@dataclass(frozen=True)
+class MonteCarloKey:
+    """The simulated S of every estimator at a grid of ``n_points`` values of p and at ``p``."""
+
+    N: int
+    k: int
+    p: float
+    samples: int
+    n_points: int = 11
+    random_state: int = 0
+
+    def __post_init__(self):
+        _coerce(self, N=int, k=int, p=float, samples=int, n_points=int, random_state=int)
+
+
+def _coerce(key, **types) -> None:
+    for name, kind in types.items():
+        object.__setattr__(key, name, kind(getattr(key, name)))
+
+
 @cached(max_items=64)
-def discrete_at_p(N: int, k: int, p: float) -> dict[str, float]:
+def discrete_at_p(key: DiscreteKey) -> dict[str, float]:
     """The root mean square deviation S of every estimator at p (the view's read-out)."""
-    return {m: float(discrete.moments(x, N, k, p).S) for m, x in discrete_tables(N, k).items()}
+    return {m: float(discrete.moments(x, key.N, key.k, key.p).S) for m, x in discrete_tables(key.N, key.k).items()}
 
 
 @cached(max_items=32)
-def discrete_view(N: int, k: int, p: float) -> dict:
+def discrete_view(key: DiscreteKey) -> dict:
     """What the Discrete tab draws for N, k and p: the tables, the S(p) curves and S at p."""
-    p_grid, S = discrete_curves(N, k)
-    return {"tables": discrete_tables(N, k), "p": p_grid, "S": S, "S_at_p": discrete_at_p(N, k, p)}
+    p_grid, S = discrete_curves(key.N, key.k)
+    return {"tables": discrete_tables(key.N, key.k), "p": p_grid, "S": S, "S_at_p": discrete_at_p(key)}
 
 
 @cached(max_items=16)
-def discrete_monte_carlo(N: int, k: int, p: float, samples: int, n_points: int = 11,
-                         random_state: int = 0) -> pd.DataFrame:
-    """Simulated S at a grid of p and at ``p``, per estimator (overlaid on Fig 2)."""
-    rows = []
-    grid = np.unique(np.r_[np.linspace(0, 1, n_points), p])
+def discrete_monte_carlo(key: MonteCarloKey) -> pd.DataFrame:
+    """Simulated S ± se at a grid of p and at ``p``, per estimator (overlaid on Fig 2;
+    :func:`buviz.discrete.simulate_rms_deviation_curve`)."""
+    N, k = key.N, key.k
+    grid = np.unique(np.r_[np.linspace(0, 1, key.n_points), key.p])
+    frames = []
     for method, x in discrete_tables(N, k).items():
-        for i, pv in enumerate(grid):
-            S, se = discrete.simulate_rms_deviation(x, N, k, float(pv), samples, random_state=random_state + i)
-            rows.append({"method": method, "p": float(pv), "S": S, "se": se})
-    return pd.DataFrame(rows)
+        S, se = discrete.simulate_rms_deviation_curve(x, N, k, grid, key.samples, random_state=key.random_state)
+        frames.append(pd.DataFrame({"method": method, "p": grid, "S": S, "se": se}))
+    return pd.concat(frames, ignore_index=True)
 
 
 # -- accuracy extrapolation (Zheng, Achanta and Benjamini, JMLR 19, 2018) ------------------------------
 #: Classes of the synthetic Gaussian label population.
 N_POPULATION_CLASSES = 400
+
+
+#: The ρ of the toy model's reference curves (Figs 6 and 8 of the paper), drawn beside the chosen ρ.
+TOY_REFERENCE_RHOS = (0.3, 0.5, 0.7, 0.9)
 
 
 @cached(max_items=16)
@@ -137,47 +176,72 @@ def toy_model(rho: float) -> dict:
     approximation error of D̄, and AvRisk_k (Theorem 4.1). Everything the toy tab draws: its builders
     (:mod:`buviz.plots.extrapolation`) only need to draw these arrays."""
     u = np.linspace(0, 1, 201)
-    rhos = sorted({0.3, 0.5, 0.7, 0.9, rho})
+    rhos = sorted({*TOY_REFERENCE_RHOS, rho})
     return {"level_grid": ex.toy_accuracy_grid(rho),  # (y, x, U_x(y)), Fig 7a
             "dbar": {r: (u, ex.toy_dbar(u, r)) for r in rhos},  # D̄(u) = P(U ≤ u), Fig 6
             "distribution": ex.toy_risk_distribution(range(2, 11), rho, n_sets=300, random_state=0),
             "polynomial_error": pd.concat([ex.toy_polynomial_error(r, range(1, 11), n_grid=200)
-                                           for r in sorted({0.3, 0.5, 0.7, 0.9, rho} - {0.0})], ignore_index=True),
+                                           for r in rhos if r != 0.0], ignore_index=True),
             "avrisk": ex.toy_average_risk(np.arange(2, 11), rho)}
 
 
+@dataclass(frozen=True)
+class PopulationKey:
+    """A label population: ``digits``, or the synthetic Gaussian one at signal correlation ``rho``."""
+
+    name: str
+    rho: float
+    seed: int
+
+    def __post_init__(self):
+        _coerce(self, name=str, rho=float, seed=int)
+
+
+@dataclass(frozen=True)
+class CurvesKey:
+    """The extrapolation curves of one classifier from K observed classes of a population."""
+
+    population: PopulationKey
+    classifier: str
+    K: int
+    method: str
+    basis: str
+
+    def __post_init__(self):
+        _coerce(self, classifier=str, K=int, method=str, basis=str)
+
+
 @cached(max_items=8)
-def label_population(name: str, rho: float, seed: int) -> ex.LabelPopulation:
+def label_population(key: PopulationKey) -> ex.LabelPopulation:
     """The digits population, or the synthetic Gaussian one at ρ."""
-    if name == "digits":
-        return ex.load_digits_population(random_state=seed)
-    return ex.make_population(N_POPULATION_CLASSES, 10, rho=rho, n_train=5, n_test=20,
-                              random_state=seed)
+    if key.name == "digits":
+        return ex.load_digits_population(random_state=key.seed)
+    return ex.make_population(N_POPULATION_CLASSES, 10, rho=key.rho, n_train=5, n_test=20,
+                              random_state=key.seed)
 
 
 @cached(max_items=32)
-def population_margins(name: str, rho: float, seed: int, classifier: str, classes: tuple | None):
+def population_margins(key: PopulationKey, classifier: str, classes: tuple | None):
     """The classifier's margins on the population (on its ``classes`` subset when given)."""
-    pop = label_population(name, rho, seed)
+    pop = label_population(key)
     if classes is not None:
         pop = ex.subsample_classes(pop, np.array(classes))
-    return ex.population_margins(pop, classifier, random_state=seed)
+    return ex.population_margins(pop, classifier, random_state=key.seed)
 
 
 @cached(max_items=16)
-def extrapolation_curves(name: str, rho: float, seed: int, classifier: str, K: int, method: str,
-                         basis: str) -> dict:
+def extrapolation_curves(key: CurvesKey) -> dict:
     """Observed AverageTA_k (eq 3) on K random classes, each estimator's extrapolation, the truth
     (:func:`buviz.extrapolation.extrapolation_curves` on this module's cached margins)."""
-    pop = label_population(name, rho, seed)
+    pop, seed, K, basis = label_population(key.population), key.population.seed, key.K, key.basis
     n = pop.n_classes
     if K < 2 or K >= n:
         raise ValueError(f"K must be between 2 and {n - 1} for this population ({n} classes)")
     classes = tuple(int(c) for c in ex.observed_classes(n, K, seed))
-    methods = ex.METHODS if method == "all" else (method,)
-    c = ex.extrapolation_curves(pop, classifier, K, methods, basis=basis, random_state=seed,
-                                margins=population_margins(name, rho, seed, classifier, None),
-                                observed_margins=population_margins(name, rho, seed, classifier, classes))
+    methods = ex.METHODS if key.method == "all" else (key.method,)
+    c = ex.extrapolation_curves(pop, key.classifier, K, methods, basis=basis, random_state=seed,
+                                margins=population_margins(key.population, key.classifier, None),
+                                observed_margins=population_margins(key.population, key.classifier, classes))
     label = {m: f"moment ({basis})" if m == "moment" else m for m in methods}
     return {"observed": (c.ks, c.observed), "estimates": {label[m]: (c.k_grid, a) for m, a in c.estimates.items()},
             "truth": (c.truth_ks, c.truth), "fits": {label[m]: f for m, f in c.fits.items()}, "K": K,
@@ -198,8 +262,7 @@ def peer_comparison(index: int) -> dict:
 
 
 @cached(max_items=4)
-def classifier_comparison(rho: float, seed: int) -> pd.DataFrame:
-    """The Table-1-style comparison of classifiers (K = 20 observed classes -> k = 400)."""
-    pop = label_population("gaussian", rho, seed)
-    return ex.compare_classifiers(pop, ex.CLASSIFIERS, K=20, k_target=N_POPULATION_CLASSES, method="best",
-                                  random_state=seed)
+def classifier_comparison(key: PopulationKey) -> pd.DataFrame:
+    """The Table-1-style comparison of classifiers on a population (K = 20 observed classes -> all)."""
+    return ex.compare_classifiers(label_population(key), ex.CLASSIFIERS, K=20, k_target=N_POPULATION_CLASSES,
+                                  method="best", random_state=key.seed)

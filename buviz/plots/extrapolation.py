@@ -53,9 +53,15 @@ def toy_level_sets(grid: tuple, rho: float, *, levels: int = 9) -> hv.Overlay:
         return img * line
 
 
-def dbar_curves(dbar: dict) -> hv.Overlay:
+#: The label of the curve of the chosen ρ drawn over the reference curves (``highlight``).
+THIS_RHO = "this ρ"
+
+
+def dbar_curves(dbar: dict, highlight: tuple | None = None) -> hv.Overlay:
     """D̄(u) of the toy model for several ρ (Figs 7b, 8b): ``dbar`` maps ρ to ``(u, D̄(u))``
-    (:func:`buviz.extrapolation.toy_dbar` on a grid of u)."""
+    (:func:`buviz.extrapolation.toy_dbar` on a grid of u). ``highlight`` = ``(ρ, (u, D̄(u)))`` adds a
+    black curve labelled "this ρ" and says ρ in the title (the layers stay the same for every ρ, so a
+    live plot can follow a ρ slider)."""
     curves = [
         style.opts(
             hv.Curve((u, d), "u", hv.Dimension("Dbar", label="D̄(u)"), label=f"ρ = {r:g}"),
@@ -63,7 +69,13 @@ def dbar_curves(dbar: dict) -> hv.Overlay:
         )
         for i, (r, (u, d)) in enumerate(sorted(dbar.items()))
     ]
-    return style.opts(hv.Overlay(curves), title="D̄(u) = P(U ≤ u)", legend_position="top_left")
+    title = "D̄(u) = P(U ≤ u)"
+    if highlight is not None:
+        rho, (u, d) = highlight
+        curves.append(style.opts(hv.Curve((u, d), "u", hv.Dimension("Dbar", label="D̄(u)"), label=THIS_RHO),
+                                 color="black", line_width=3, line_dash="dashed"))
+        title += f", this ρ = {rho:g}"
+    return style.opts(hv.Overlay(curves), title=title, legend_position="top_left")
 
 
 def risk_distribution(dist: pd.DataFrame, rho: float, avrisk) -> hv.Overlay:
@@ -89,19 +101,22 @@ def risk_distribution(dist: pd.DataFrame, rho: float, avrisk) -> hv.Overlay:
     return style.opts((box * pts * theo), title=f"k-class risk, ρ = {rho:g}", legend_position="bottom_right")
 
 
-def polynomial_error(err: pd.DataFrame) -> hv.Overlay:
+def polynomial_error(err: pd.DataFrame, highlight: pd.DataFrame | None = None) -> hv.Overlay:
     """ℓ∞ error of the best degree-d polynomial approximation of D̄ (Fig 8c); ``err`` has columns
-    ``rho, degree, linf_error`` (concatenate :func:`toy_polynomial_error` outputs)."""
+    ``rho, degree, linf_error`` (concatenate :func:`toy_polynomial_error` outputs). ``highlight``
+    (rows of one ρ, possibly none) adds a black curve labelled "this ρ", as :func:`dbar_curves`."""
+    ylabel = hv.Dimension("linf_error", label="ℓ∞ error")
     curves = []
     for i, (r, g) in enumerate(err.groupby("rho")):
-        curves.append(
-            style.opts(
-                hv.Curve(g, "degree", hv.Dimension("linf_error", label="ℓ∞ error"), label=f"ρ = {r:g}"),
-                color=_COLORS[i % len(_COLORS)],
-                logy=True,
-            )
-        )
-    return style.opts(hv.Overlay(curves), title="Polynomial approximation error of D̄")
+        curves.append(style.opts(hv.Curve(g, "degree", ylabel, label=f"ρ = {r:g}"),
+                                 color=_COLORS[i % len(_COLORS)], logy=True))
+    title = "Polynomial approximation error of D̄"
+    if highlight is not None:
+        curves.append(style.opts(hv.Curve(highlight, "degree", ylabel, label=THIS_RHO), color="black", line_width=3,
+                                 line_dash="dashed", logy=True))
+        if len(highlight):
+            title += f", this ρ = {float(highlight['rho'].iloc[0]):g}"
+    return style.opts(hv.Overlay(curves), title=title)
 
 
 def extrapolation_curves(

@@ -33,27 +33,39 @@ def test_view_updates_and_renders():
     view = DiscreteEstimatorsView(N=30, k=5, p=0.2)
     layout = view.__panel__()
     assert layout is not None
-    fig2 = view.fig2_pane.object
+    fig2 = view.fig2.element
     curves = _curves(fig2)
     assert len(curves) == 4  # balanced optimal included for N <= 80
     exact = discrete.rms_deviation("loo", 30, 5, curves[1].data.iloc[:, 0].to_numpy())
     assert np.allclose(curves[1].dimension_values("S"), exact)
     # change N/k/p: data behind the elements follows
     view.param.update(N=40, k=4, p=0.6)
-    curves = _curves(view.fig2_pane.object)
+    curves = _curves(view.fig2.element)
     p = curves[0].dimension_values("p")
     assert np.allclose(curves[0].dimension_values("S"), discrete.rms_deviation("resubstitution", 40, 4, p))
     assert view.readout.object.loc["loo", "S at p"] == pytest.approx(discrete.rms_deviation("loo", 40, 4, 0.6))
-    fig1 = _curves(view.fig1_pane.object)
+    fig1 = _curves(view.fig1.element)
     assert np.allclose(fig1[0].dimension_values(1), 40 * discrete.cell_values("resubstitution", 40, 5)[5, :6])
-    # bokeh render: the data source holds the curve values
-    plot = hv.renderer("bokeh").get_plot(view.fig2_pane.object)
-    sources = [r.data_source.data for r in plot.state.renderers if hasattr(r, "data_source")]
-    assert any(np.allclose(np.asarray(s.get("S", [])), curves[0].dimension_values("S")) for s in sources
-               if len(s.get("S", [])) == len(p))
+    # bokeh render of the live figure: its data sources hold the curve values, and the next change of
+    # the controls changes those sources in place (the same figure, the same glyphs)
+    live = view.fig2.pane.object
+    plot = hv.renderer("bokeh").get_plot(live)
+    figure, renderers = plot.state, list(plot.state.renderers)
+
+    def s_values():
+        return [np.asarray(r.data_source.data["S"]) for r in figure.renderers
+                if hasattr(r, "data_source") and len(r.data_source.data.get("S", [])) == len(p)]
+
+    assert any(np.allclose(s, curves[0].dimension_values("S")) for s in s_values())
+    view.p = 0.5
+    view.k = 6
+    assert view.fig2.pane.object is live and plot.state is figure and list(figure.renderers) == renderers
+    want = discrete.rms_deviation("resubstitution", 40, 6, p)
+    assert any(np.allclose(s, want) for s in s_values())
+    view.k = 4
     # units toggle
     view.units = "probability"
-    fig1 = _curves(view.fig1_pane.object)
+    fig1 = _curves(view.fig1.element)
     assert np.allclose(fig1[0].dimension_values(1), discrete.cell_values("resubstitution", 40, 5)[5, :6])
 
 
@@ -61,7 +73,7 @@ def test_monte_carlo_overlay_close_to_exact():
     view = DiscreteEstimatorsView(N=20, k=4, p=0.3, mc_samples=4000)
     mc = view.run_monte_carlo(n_points=3)
     assert mc is not None and set(mc["method"]) == set(discrete.METHODS)
-    scatters = [e for e in view.fig2_pane.object if isinstance(e, hv.Scatter)]
+    scatters = [e for e in view.fig2.element if isinstance(e, hv.Scatter)]
     assert len(scatters) == 4
     for _, row in mc.iterrows():
         exact = discrete.rms_deviation(row["method"], 20, 4, row["p"])
@@ -76,7 +88,7 @@ def test_bad_input_shows_message_not_crash():
     assert not view.message.visible or "balanced" in view.message.object
     big = DiscreteEstimatorsView(N=100, k=10)
     assert big.message.visible and "balanced" in big.message.object
-    assert len(_curves(big.fig2_pane.object)) == 3
+    assert len(_curves(big.fig2.element)) == 3
 
 
 def test_the_read_out_at_p_is_a_cached_task_not_computed_in_the_view():
@@ -84,8 +96,9 @@ def test_the_read_out_at_p_is_a_cached_task_not_computed_in_the_view():
 
     tasks.discrete_at_p.clear()
     view = DiscreteEstimatorsView(N=24, k=3, p=0.35)
-    assert tasks.discrete_at_p.has(24, 3, 0.35)
-    at_p = tasks.discrete_at_p(24, 3, 0.35)
+    key = tasks.DiscreteKey(24, 3, 0.35)
+    assert tasks.discrete_at_p.has(key) and tasks.discrete_at_p.has(tasks.DiscreteKey(np.int64(24), 3.0, 0.35))
+    at_p = tasks.discrete_at_p(key)
     assert set(at_p) == set(discrete.METHODS)
     for i, (m, S) in enumerate(at_p.items()):
         assert view.readout.object.loc[m, "S at p"] == S

@@ -70,10 +70,11 @@ def test_views_depend_on_the_store_and_keep_their_panes(store):
 
 
 def test_request_answers_a_cached_step_at_once_and_delivers_on_the_session(store):
-    tasks.discrete_at_p(12, 3, 0.25)  # cached now
+    key = tasks.DiscreteKey(12, 3, 0.25)
+    tasks.discrete_at_p(key)  # cached now
     got = []
-    job = store.request("t", tasks.discrete_at_p, 12, 3, 0.25, on_done=got.append, blocking=False)
-    assert job.finished and job.status == "done" and job.result is tasks.discrete_at_p(12, 3, 0.25)
+    job = store.request("t", tasks.discrete_at_p, key, on_done=got.append, blocking=False)
+    assert job.finished and job.status == "done" and job.result is tasks.discrete_at_p(key)
     assert got == []  # the delivery waits for the session (here: its flush), never a thread's callback
     store.link.flush()
     assert got == [job]
@@ -178,10 +179,10 @@ def test_the_tabs_results_live_in_the_store_not_in_their_views():
     disc = DiscreteEstimatorsView(N=20, k=4, p=0.3, mc_samples=200, store=s)
     ext = ExtrapolationView(population="digits", K=4, method="kde", store=s)
     assert {"discrete", "extrapolation-toy", "extrapolation-curves", "extrapolation-classex"} <= set(s.results)
-    assert s.results["discrete"].key == (20, 4, 0.3) and s.results["extrapolation-curves"].key[4] == 4
+    assert s.results["discrete"].key == tasks.DiscreteKey(20, 4, 0.3) and s.results["extrapolation-curves"].key.K == 4
 
     def mc_points():
-        return [el for el in disc.fig2_pane.object if isinstance(el, hv.Scatter)]
+        return [el for el in disc.fig2.element if isinstance(el, hv.Scatter)]
 
     mc = disc.run_monte_carlo(n_points=3)
     assert s.results["monte-carlo"].value is mc and mc_points()
@@ -190,7 +191,7 @@ def test_the_tabs_results_live_in_the_store_not_in_their_views():
     assert disc.mc is None and not mc_points() and s.results["monte-carlo"].value is mc
     disc.N = 20
     assert disc.mc is mc and mc_points()
-    shown = ext.ext_pane.object
+    shown = ext.ext_fig.element
     ext.K = 12  # more than the 10 digit classes: the store says why; the last curves stay
     assert s.states["extrapolation-curves"].startswith("error: K must be") and ext.alerts["ext"].visible
-    assert ext.ext_pane.object is shown and s.results["extrapolation-curves"].key[4] == 4
+    assert ext.ext_fig.element is shown and s.results["extrapolation-curves"].key.K == 4

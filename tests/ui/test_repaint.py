@@ -394,3 +394,35 @@ def test_sensitivity_repaints_with_m_and_clears_with_the_dataset(server, page):
     _settle(page, "Sensitivity M, K", {"dataset": "gmm"}, ready=lambda plots: plots == [])
     assert page.get_by_text("Press a button").count() > 0
     assert page.console_errors == []
+
+
+def _in_place(page, tab: str, ready, move, timeout: float = 120.0) -> None:
+    """On ``tab`` (its plots pass ``ready``), ``move()`` a control: every plot is redrawn in the same
+    Bokeh figure (the same model id) with other data, and paints other pixels."""
+    _tab(page, tab)
+    s0 = _settle(page, tab, ready=ready, timeout=timeout)
+    before = [p["sources"] for p in s0.plots]
+    move()
+    s1 = _settle(page, tab, ready=lambda ps: ready(ps) and [p["sources"] for p in ps] != before, timeout=timeout)
+    assert [p["id"] for p in s1.plots] == [p["id"] for p in s0.plots]  # the same figures: updated, not replaced
+    _repainted(s0, s1, range(len(s0.plots)))
+
+
+def test_discrete_and_extrapolation_figures_repaint_in_place(server, page):
+    """The Discrete tab's Fig 1 and Fig 2 follow N, and the Extrapolation toy model's four plots follow ρ,
+    in the figures they were first drawn in (their views send new data down a stream; they once set a
+    new HoloViews object into each pane, a new Bokeh figure per step)."""
+    _start(page, server)
+
+    def discrete_ready(plots):
+        return [p["title"][:5] for p in plots] == ["Fig 1", "Fig 2"] and all(p["sources"] for p in plots)
+
+    _in_place(page, "Discrete", discrete_ready,
+              lambda: _press(page, "Sample size N (training points)", "ArrowRight", 3))
+
+    def toy_ready(plots):
+        return len(plots) == 4 and all(p["sources"] for p in plots)
+
+    _in_place(page, "Extrapolation", toy_ready,
+              lambda: _press(page, "Toy model: correlation ρ of X and Y", "ArrowLeft", 2))
+    assert page.console_errors == []
