@@ -12,6 +12,7 @@ import param
 
 from buviz import discrete
 from buviz.app import tasks
+from buviz.app._panel_compat import WrappingRow
 from buviz.app.mathmd import math_markdown
 from buviz.app.store import SessionStore, changed
 from buviz.app.viewbase import LiveFigure
@@ -50,13 +51,19 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
     store = param.ClassSelector(class_=SessionStore, default=None, precedence=-1,
                                 doc="The session's store, which computes the tables, curves and Monte Carlo")
 
+    #: The size of Fig 1 and Fig 2 (px, the legend below the frame included): side by side at 1600 px,
+    #: one below the other at 1280 px, where their row wraps.
+    _SIZE = dict(width=460, height=400)
+
     def __init__(self, **params):
         super().__init__(**params)
         if self.store is None:
             self.store = SessionStore(controls=None)
         self.message = pn.pane.Alert("", alert_type="warning", visible=False)
-        # created once: a change of the controls sends the figures new pictures (LiveFigure)
-        self.table_fig, self.fig1, self.fig2 = (LiveFigure(sizing_mode="stretch_width") for _ in range(3))
+        # created once: a change of the controls sends the figures new pictures (LiveFigure); the two
+        # figures at a fixed size (_SIZE): a live plot stretched to its pane is laid out again at each update
+        self.table_fig = LiveFigure(sizing_mode="stretch_width")
+        self.fig1, self.fig2 = LiveFigure(), LiveFigure()
         self.readout = pn.pane.DataFrame(sizing_mode="stretch_width")
         self.mc_button = pn.widgets.Button(label="Monte Carlo")
         self.mc_button.on_click(lambda event: self.run_monte_carlo())
@@ -130,11 +137,11 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
         df = dplots.table_frame(data["tables"][method], self.N, units=self.units)
         self.table_fig.show(dplots.table_element(df).opts(title=f"{method} (N·x)" if self.units == "count"
                                                           else method))
-        self.fig1.show(dplots.fig1_estimates(data["tables"], int(self.n), self.N, units=self.units))
+        self.fig1.show(dplots.fig1_estimates(data["tables"], int(self.n), self.N, units=self.units).opts(**self._SIZE))
         fig2 = dplots.fig2_rms(data["p"], data["S"], p_mark=self.p)
         if self.mc is not None and len(self.mc):
             fig2 = fig2 * dplots.mc_points(self.mc)
-        self.fig2.show(fig2)
+        self.fig2.show(fig2.opts(**self._SIZE))
         self.readout.object = pd.DataFrame({"S at p": data["S_at_p"]})
 
     #: Sidebar labels (what each control means, with units).
@@ -164,7 +171,7 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
 
     def main(self) -> pn.Column:
         """The view's tables, figures and formulas."""
-        return pn.Column(self.message, self.table_fig.pane, pn.Row(self.fig1.pane, self.fig2.pane), self.readout,
+        return pn.Column(self.message, self.table_fig.pane, WrappingRow(self.fig1.pane, self.fig2.pane), self.readout,
                          math_markdown(FORMULAS, sizing_mode="stretch_width", styles={"overflow-x": "auto"}),
                          sizing_mode="stretch_width")
 

@@ -111,11 +111,11 @@ def polynomial_error(err: pd.DataFrame, highlight: pd.DataFrame | None = None) -
         curves.append(style.opts(hv.Curve(g, "degree", ylabel, label=f"ρ = {r:g}"),
                                  color=_COLORS[i % len(_COLORS)], logy=True))
     title = "Polynomial approximation error of D̄"
+    if highlight is not None and len(highlight):
+        title = f"Polynomial error of D̄, this ρ = {float(highlight['rho'].iloc[0]):g}"
     if highlight is not None:
         curves.append(style.opts(hv.Curve(highlight, "degree", ylabel, label=THIS_RHO), color="black", line_width=3,
                                  line_dash="dashed", logy=True))
-        if len(highlight):
-            title += f", this ρ = {float(highlight['rho'].iloc[0]):g}"
     return style.opts(hv.Overlay(curves), title=title)
 
 
