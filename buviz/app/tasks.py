@@ -12,7 +12,7 @@ ints, floats or short strings.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 import pandas as pd
@@ -102,20 +102,28 @@ def discrete_curves(N: int, k: int, n_p: int = 101) -> tuple[np.ndarray, dict[st
     return p, {m: discrete.moments(x, N, k, p).S for m, x in discrete_tables(N, k).items()}
 
 
+class _Key:
+    """A frozen key whose int, float and str fields are made ints, floats and strs: widget values
+    (numpy ints, an int for a float) hash as the same key."""
+
+    def __post_init__(self):
+        for f in fields(self):
+            kind = {"int": int, "float": float, "str": str}.get(f.type)
+            if kind is not None:
+                object.__setattr__(self, f.name, kind(getattr(self, f.name)))
+
+
 @dataclass(frozen=True)
-class DiscreteKey:
+class DiscreteKey(_Key):
     """The discrete case at N points in k cells, P(y = 1 | x) = p in every cell (Nedelko 2009)."""
 
     N: int
     k: int
     p: float
 
-    def __post_init__(self):  # widget values (numpy ints, ints for floats) hash as the same key
-        _coerce(self, N=int, k=int, p=float)
-
 
 @dataclass(frozen=True)
-class MonteCarloKey:
+class MonteCarloKey(_Key):
     """The simulated S of every estimator at a grid of ``n_points`` values of p and at ``p``."""
 
     N: int
@@ -124,14 +132,6 @@ class MonteCarloKey:
     samples: int
     n_points: int = 11
     random_state: int = 0
-
-    def __post_init__(self):
-        _coerce(self, N=int, k=int, p=float, samples=int, n_points=int, random_state=int)
-
-
-def _coerce(key, **types) -> None:
-    for name, kind in types.items():
-        object.__setattr__(key, name, kind(getattr(key, name)))
 
 
 @cached(max_items=64)
@@ -186,19 +186,16 @@ def toy_model(rho: float) -> dict:
 
 
 @dataclass(frozen=True)
-class PopulationKey:
+class PopulationKey(_Key):
     """A label population: ``digits``, or the synthetic Gaussian one at signal correlation ``rho``."""
 
     name: str
     rho: float
     seed: int
 
-    def __post_init__(self):
-        _coerce(self, name=str, rho=float, seed=int)
-
 
 @dataclass(frozen=True)
-class CurvesKey:
+class CurvesKey(_Key):
     """The extrapolation curves of one classifier from K observed classes of a population."""
 
     population: PopulationKey
@@ -206,9 +203,6 @@ class CurvesKey:
     K: int
     method: str
     basis: str
-
-    def __post_init__(self):
-        _coerce(self, classifier=str, K=int, method=str, basis=str)
 
 
 @cached(max_items=8)
