@@ -249,8 +249,11 @@ class SelectionResult:
 
     @property
     def table(self) -> pd.DataFrame:
-        """One row per candidate (a copy: the result's own table cannot be changed through it)."""
-        return self._table.copy()
+        """One row per candidate (a copy, its ``params`` dicts too: the result's own table cannot be
+        changed through it)."""
+        table = self._table.copy()
+        table["params"] = [dict(p) for p in table["params"]]
+        return table
 
     def __setattr__(self, name, value):
         raise AttributeError(f"SelectionResult is a value: {name} cannot be set")

@@ -385,7 +385,7 @@ def _mlp_cell(name: str, seed: int, part: str, estimators: dict[str, tuple] | No
         for e, d in _mlp_statuses(X[tr], y[tr], ds.n_classes, seed):
             row = {"epoch": e, "err_tr": _error(d, X[tr], y[tr]), "err_va": _error(d, X[va], y[va])}
             if part == "full":
-                row["L_te"] = _error(d, ds.X_test, ds.y_test)
+                row["L_te"] = sweep.evaluate_on_test_set(d, ds.X_test, ds.y_test).L_te
                 for key, (bu_tr, bu_te) in (estimators or {}).items():
                     row[f"U_tr:{key}"] = bu_tr.evaluate(d).value
                     row[f"U_te:{key}"] = bu_te.evaluate(d).value if bu_te is not None else float("nan")

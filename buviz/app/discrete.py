@@ -107,8 +107,9 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
 
     def run_monte_carlo(self, n_points: int = 11, random_state: int = 0) -> pd.DataFrame | None:
         """Simulated S at a grid of p (and at the chosen p), overlaid on Fig 2, computed by the store
-        (:meth:`~buviz.app.store.SessionStore.request`, latest wins); returns it when it is there at once
-        (without a server, or from the cache), else None and the figure follows when it arrives."""
+        (:meth:`~buviz.app.store.SessionStore.request`, latest wins); returns the store's Monte Carlo for
+        the current N and k (:attr:`mc`): this one when it is there at once (without a server, or from
+        the cache), else the previous one (or None) until it arrives and the figure follows."""
         key = tasks.MonteCarloKey(self.N, self.k, self.p, self.mc_samples, n_points, random_state)
         self.store.request("monte-carlo", tasks.discrete_monte_carlo, key, publish=True, key=key, label="Monte Carlo")
         return self.mc

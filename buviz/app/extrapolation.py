@@ -86,6 +86,7 @@ class ExtrapolationView(pn.viewable.Viewer):
         self._table_note = pn.pane.Markdown("*Press the button to compare classifiers (K = 20 → k = 400).*")
         self._table = pn.widgets.Tabulator(None, disabled=True, show_index=False, visible=False)
         self.last_error: str | None = None
+        self._requested: tasks.PopulationKey | None = None  # the key of the last comparison asked for
         # every pane created once; a change of the controls sets their objects
         # every figure created once (LiveFigure): a change of the controls sends it a new picture
         self.toy_figs = {k: LiveFigure(linked_axes=False) for k in ("level_sets", "dbar", "risk", "polynomial_error")}
@@ -224,15 +225,18 @@ class ExtrapolationView(pn.viewable.Viewer):
     def _run_table(self, event=None) -> None:
         """The Table-1-style comparison, computed by the store (heavy lane, latest wins); the view shows
         the store's result and state for the current ρ and seed (:meth:`_show_table`)."""
-        key = self._comparison_key()
+        key = self._requested = self._comparison_key()
         self.store.request("extrapolation-comparison", tasks.classifier_comparison, key, lane="heavy",
                            label="classifier comparison", publish=True, key=key)
         self._show_table()
 
     @param.depends("pop_rho", "seed", watch=True)
     def _show_table(self) -> None:
-        """The comparison of the store for the current ρ and seed, or what its job is doing."""
+        """The comparison of the store for the current ρ and seed, or what its job is doing (the job's
+        state counts only when it was asked for the current ρ and seed)."""
         state = self.store.states.get("extrapolation-comparison", "")
+        if self._requested != self._comparison_key():
+            state = ""
         self._button.loading = state == "running"
         table = self.table
         if table is not None:

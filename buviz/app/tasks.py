@@ -3,8 +3,8 @@ one runner: Proposal 1, the T̃-amplitude sweep, the discrete-case tables and Mo
 accuracy-extrapolation toy model and curves. Views ask for these through the session's store
 (:meth:`buviz.app.store.SessionStore.request`) and only draw what comes back.
 
-Every function here is pure: same key, same value. Keys are named: a step of more than two numbers
-takes a frozen key (the snapshot pipeline's :class:`~buviz.app.compute.StatusKey`, and
+Every function here is pure: same key, same value. Keys are named: a step the views ask for with
+more than two numbers takes a frozen key (the snapshot pipeline's :class:`~buviz.app.compute.StatusKey`, and
 :class:`AmplitudeKey`, :class:`DiscreteKey`, :class:`MonteCarloKey`, :class:`PopulationKey`,
 :class:`CurvesKey` here), whose fields coerce widget values to one type; the others take one or two
 ints, floats or short strings.
@@ -108,7 +108,7 @@ class _Key:
 
     def __post_init__(self):
         for f in fields(self):
-            kind = {"int": int, "float": float, "str": str}.get(f.type)
+            kind = {"int": int, "float": float, "str": str, int: int, float: float, str: str}.get(f.type)
             if kind is not None:
                 object.__setattr__(self, f.name, kind(getattr(self, f.name)))
 

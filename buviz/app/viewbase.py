@@ -57,7 +57,7 @@ def _layers(element) -> tuple:
     """What a live plot of ``element`` draws as glyphs: its layers' types, groups and labels (a
     frame of a ``DynamicMap`` draws the layers of its first frame only)."""
     items = list(element) if isinstance(element, hv.Overlay) else [element]
-    return tuple((type(e).__name__, e.group, e.label) for e in items)
+    return isinstance(element, hv.Overlay), tuple((type(e).__name__, e.group, e.label) for e in items)
 
 
 class LiveFigure:
@@ -89,7 +89,8 @@ class LiveFigure:
 
     def show(self, element) -> bool:
         """Show ``element``; returns whether it went down the live figure's stream (False: a new figure)."""
-        self.element = element
+        # framewise on every layer: a frame sent down the stream sets the axis ranges to its own data
+        element = self.element = element.map(lambda e: e.opts(framewise=True, backend="bokeh"), hv.Element)
         layers = _layers(element)
         if self._pipe is not None and layers == self._layers:
             self._pipe.send(element)

@@ -63,10 +63,14 @@ def test_view_updates_and_renders():
     want = discrete.rms_deviation("resubstitution", 40, 6, p)
     assert any(np.allclose(s, want) for s in s_values())
     view.k = 4
-    # units toggle
+    # units toggle: the live Fig 1 keeps its figure and its y axis follows the data (counts to probabilities)
+    fig1_plot = hv.renderer("bokeh").get_plot(view.fig1.pane.object)
+    assert fig1_plot.state.y_range.end > 1
     view.units = "probability"
     fig1 = _curves(view.fig1.element)
     assert np.allclose(fig1[0].dimension_values(1), discrete.cell_values("resubstitution", 40, 5)[5, :6])
+    top = max(c.dimension_values(1).max() for c in fig1)
+    assert top < fig1_plot.state.y_range.end < 1.5 * top + 1e-3
 
 
 def test_monte_carlo_overlay_close_to_exact():

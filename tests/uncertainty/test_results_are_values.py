@@ -211,7 +211,9 @@ def test_selection_result_is_a_value(two_sizes):
     U = res.table["U"].to_numpy().copy()
     table = res.table
     table.loc[:, "U"] = -1.0  # writing into the table handed out changes nothing of the result
+    table["params"].iloc[0]["gamma"] = 99.0  # nor into one of its parameter dicts
     np.testing.assert_array_equal(res.table["U"].to_numpy(), U)
+    assert res.table["params"].iloc[0]["gamma"] == 0.5
     assert res.best_score_ == U[res.best_index_]
     assert pickle.loads(pickle.dumps(res)).best_params_ == res.best_params_
 
