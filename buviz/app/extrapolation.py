@@ -20,6 +20,7 @@ import param
 
 from buviz import extrapolation as ex
 from buviz.app import tasks
+from buviz.app._panel_compat import WrappingRow
 from buviz.app.store import SessionStore, changed
 from buviz.app.viewbase import LiveFigure
 from buviz.plots import extrapolation as plots
@@ -76,6 +77,8 @@ class ExtrapolationView(pn.viewable.Viewer):
                                 doc="The session's store, which computes the curves and tables in the background")
 
     _SIZE = dict(width=420, height=360)
+    #: The size of the extrapolation and ClassEx plots: within the main area beside the sidebar at 1024 px.
+    _WIDE = dict(width=640, height=420)
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -84,17 +87,20 @@ class ExtrapolationView(pn.viewable.Viewer):
         self._button = pn.widgets.Button(label="Compare classifiers (Table 1 style)", color="primary")
         self._button.on_click(self._run_table)
         self._table_note = pn.pane.Markdown("*Press the button to compare classifiers (K = 20 → k = 400).*")
-        self._table = pn.widgets.Tabulator(None, disabled=True, show_index=False, visible=False)
+        # tables as HTML (pn.pane.DataFrame): a Tabulator widget needs its JavaScript extension loaded with
+        # the page, which a view built when its tab first opens cannot ask for ("Tabulator is not defined",
+        # and the browser page hung)
+        self._table = pn.pane.DataFrame(None, index=False, visible=False, sizing_mode="stretch_width")
         self.last_error: str | None = None
         self._requested: tasks.PopulationKey | None = None  # the key of the last comparison asked for
         # every pane created once; a change of the controls sets their objects
         # every figure created once (LiveFigure): a change of the controls sends it a new picture
         self.toy_figs = {k: LiveFigure(linked_axes=False) for k in ("level_sets", "dbar", "risk", "polynomial_error")}
         self.ext_fig = LiveFigure(linked_axes=False)
-        self.ext_table = pn.widgets.Tabulator(None, disabled=True, show_index=False)
+        self.ext_table = pn.pane.DataFrame(None, index=False, sizing_mode="stretch_width")
         self.fit_fig = LiveFigure(linked_axes=False, visible=False)
         self.peer_fig = LiveFigure(linked_axes=False)
-        self.peer_table = pn.widgets.Tabulator(None, disabled=True, show_index=False)
+        self.peer_table = pn.pane.DataFrame(None, index=False, sizing_mode="stretch_width")
         self.alerts = {k: pn.pane.Alert("", alert_type="danger", visible=False) for k in ("toy", "ext", "peer")}
         self.store.param.watch(self._on_store, ["results", "states"])
         for part in self.PARTS:  # served, the first pictures arrive from the store's runner
@@ -195,8 +201,8 @@ class ExtrapolationView(pn.viewable.Viewer):
         self._request("ext")
 
     def _draw_ext(self, d: dict) -> None:
-        self.ext_fig.show(self.extrapolation_plot(d).opts(width=760, height=420))
-        self.ext_table.value = pd.DataFrame(self._rows(d, "estimator", d["n_classes"]))
+        self.ext_fig.show(self.extrapolation_plot(d).opts(**self._WIDE))
+        self.ext_table.object = pd.DataFrame(self._rows(d, "estimator", d["n_classes"])).round(4)
         fit = d["fits"].get(f"moment ({self.basis})")
         if fit is not None and fit.dbar_fit is not None:
             self.fit_fig.show(plots.dbar_fit_vs_true(fit.dbar_fit).opts(width=420, height=300))
@@ -211,8 +217,8 @@ class ExtrapolationView(pn.viewable.Viewer):
         rows = self._rows(d, "method", k_tot)
         rows += [{"method": f"ClassEx (R): {name}", f"predicted at k={k_tot}": float(v), "truth": truth,
                   "error": float(v) - truth} for name, v in d["peer"].items()]
-        self.peer_fig.show(plots.peer_comparison(d).opts(width=760, height=420))
-        self.peer_table.value = pd.DataFrame(rows).round(4)
+        self.peer_fig.show(plots.peer_comparison(d).opts(**self._WIDE))
+        self.peer_table.object = pd.DataFrame(rows).round(4)
 
     @property
     def table(self) -> pd.DataFrame | None:
@@ -240,7 +246,7 @@ class ExtrapolationView(pn.viewable.Viewer):
         self._button.loading = state == "running"
         table = self.table
         if table is not None:
-            self._table.value = table.round(3)
+            self._table.object = table.round(3)
         self._table.visible = table is not None
         if state.startswith("error: "):
             self._table_note.object = f"**Comparison failed:** {state.removeprefix('error: ')}"
@@ -280,8 +286,9 @@ class ExtrapolationView(pn.viewable.Viewer):
         """The view's plots and formulas: the toy model and the extrapolation, as two tabs."""
         notes = {"styles": {"overflow-x": "auto"}, "sizing_mode": "stretch_width"}
         t = {k: f.pane for k, f in self.toy_figs.items()}
-        toy = pn.Column(self.alerts["toy"], pn.Row(t["level_sets"], t["dbar"]),
-                        pn.Row(t["risk"], t["polynomial_error"]), pn.pane.Markdown(_TOY_MD, **notes))
+        # rows that wrap: two plots side by side from 1280 px, one below the other at 1024 px
+        toy = pn.Column(self.alerts["toy"], WrappingRow(t["level_sets"], t["dbar"]),
+                        WrappingRow(t["risk"], t["polynomial_error"]), pn.pane.Markdown(_TOY_MD, **notes))
         ext = pn.Column(self.alerts["ext"], self.ext_fig.pane, self.ext_table, self.fit_fig.pane, self._button,
                         self._table_note, self._table, pn.pane.Markdown(_EXT_MD, **notes))
         peer = pn.Column(self.alerts["peer"], self.peer_fig.pane, self.peer_table,

@@ -94,7 +94,7 @@ def test_view_shows_the_stores_classifier_comparison_and_its_failure(monkeypatch
     assert not view._table.visible and view._table_note.visible
     view._button.clicks += 1
     assert view.table is table and view._table.visible and not view._table_note.visible
-    assert view._table.value["error"].tolist() == [0.123, 0.2] and not view._button.loading
+    assert view._table.object["error"].tolist() == [0.123, 0.2] and not view._button.loading
     view.seed = 3  # no comparison for this seed: the note again, not the other seed's table
     assert not view._table.visible and "Press the button" in view._table_note.object
 
@@ -118,5 +118,5 @@ def test_view_shows_the_classex_comparison_of_a_fixture_instance():
     # our KDE (UCV) reproduces the peer's on this instance
     assert d["estimates"]["kde"][1][-1] == pytest.approx(float(fixture["KDE_UCV"][4]), abs=1e-6)
     assert view.peer_fig.element is not None and view.last_error is None and not view.alerts["peer"].visible
-    assert len(view.peer_table.value) == len(d["estimates"]) + len(d["peer"])
+    assert len(view.peer_table.object) == len(d["estimates"]) + len(d["peer"])
     assert len(view.main()) == 3  # toy model, extrapolation, ClassEx comparison

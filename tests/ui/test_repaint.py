@@ -426,3 +426,24 @@ def test_discrete_and_extrapolation_figures_repaint_in_place(server, page):
     _in_place(page, "Extrapolation", toy_ready,
               lambda: _press(page, "Toy model: correlation ρ of X and Y", "ArrowLeft", 2))
     assert page.console_errors == []
+
+
+def test_the_extrapolation_sub_tabs_draw_their_curves_and_tables(server, page):
+    """The Extrapolation tab's sub-tabs Extrapolation and ClassEx comparison draw their plot and table
+    (their tables were Tabulator widgets, whose JavaScript the page had not loaded: "Tabulator is not
+    defined", and the page hung)."""
+    _start(page, server)
+    _tab(page, "Extrapolation")
+    page.get_by_text("Observed classes K").first.wait_for(state="visible", timeout=60_000)
+    for sub, rows in (("Extrapolation", "kde"), ("ClassEx comparison", "ClassEx (R)")):
+        page.locator(".bk-tab", has_text=sub).last.click()
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            plots = page.evaluate(PLOTS_JS)
+            if plots and all(p["sources"] for p in plots) and page.locator("table", has_text=rows).count():
+                break
+            page.wait_for_timeout(250)
+        assert plots and all(p["sources"] for p in plots), (sub, [p["title"] for p in plots])
+        table = page.locator("table", has_text=rows).last.inner_text()
+        assert "predicted at k=" in table and "error" in table and rows in table, (sub, table)
+    assert page.console_errors == []
