@@ -57,6 +57,19 @@ def _gamma_slider_box(page) -> dict:
     return min(below, key=lambda b: b["y"])
 
 
+def _settled_overflow(page, within_ms: int = 5_000) -> dict:
+    """The page's and main area's sideways overflow (px) once both are ≤ 0, or as they are after
+    ``within_ms`` if they never get there."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+    try:
+        page.wait_for_function(f"() => {{ const o = ({OVERFLOW_JS})(); return o.page <= 0 && o.main <= 0; }}",
+                               timeout=within_ms, polling=100)
+    except PlaywrightTimeoutError:
+        pass
+    return page.evaluate(OVERFLOW_JS)
+
+
 @pytest.mark.parametrize("size", [(1280, 720), (1024, 768)], ids=["1280x720", "1024x768"])
 def test_projector_sizes_show_the_gamma_slider_and_every_tab(browser, server, size):
     width, height = size
@@ -65,7 +78,7 @@ def test_projector_sizes_show_the_gamma_slider_and_every_tab(browser, server, si
         g = _gamma_slider_box(page)
         assert g["y"] >= 0 and g["y"] + g["height"] <= height, f"γ slider at y = {g['y']:.0f} (screen {height})"
         assert g["x"] >= 0 and g["x"] + g["width"] <= width
-        overflow = page.evaluate(OVERFLOW_JS)
+        overflow = _settled_overflow(page)
         assert overflow["page"] <= 0 and overflow["main"] <= 0, overflow
         tabs = page.locator(".bk-tab")
         names = [tabs.nth(i).inner_text().strip() for i in range(tabs.count())]
@@ -83,9 +96,11 @@ def test_projector_sizes_show_the_gamma_slider_and_every_tab(browser, server, si
                 page.wait_for_function(f"() => ({FRAMES_JS})().some(f => f.title.startsWith('Error against'))",
                                        timeout=120_000)
                 page.wait_for_timeout(500)
-            overflow = page.evaluate(OVERFLOW_JS)
+            # every tab fits beside the sidebar, at 1024 px too (rows of plots wrap), once laid out: while
+            # a new frame arrives, Bokeh places a legend outside a stretching plot for one paint before the
+            # plot shrinks to make room (seen for 0.1 s under load); a lasting overflow fails
+            overflow = _settled_overflow(page)
             assert overflow["page"] <= 0, f"the page scrolls sideways in {name!r}: {overflow}"
-            # every tab fits beside the sidebar, at 1024 px too (rows of plots wrap)
             assert overflow["main"] <= 0, f"the main area scrolls sideways in {name!r}: {overflow}"
         assert page.console_errors == []
     finally:
