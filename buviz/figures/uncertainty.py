@@ -22,7 +22,13 @@ from buviz.figures._base import Numbers, PaperFigure
 from buviz.grid import evaluate_grid
 from buviz.plots import style
 from buviz.plots import uncertainty as uplots
-from buviz.plots.displays import CovariateShiftDisplay, OneSampleDisplay, SampleSpaceDisplay, WeightsDisplay
+from buviz.plots.displays import (
+    CovariateShiftDisplay,
+    ErrorCurvesDisplay,
+    OneSampleDisplay,
+    SampleSpaceDisplay,
+    WeightsDisplay,
+)
 from buviz.uncertainty import PAPER_SEPARABILITY, FlatDiscriminantWarning
 
 __all__ = ["UncertaintyFig3", "UncertaintyFig4", "UncertaintyFig5", "UncertaintyFig6", "UncertaintyFig7",
@@ -31,6 +37,13 @@ __all__ = ["UncertaintyFig3", "UncertaintyFig4", "UncertaintyFig5", "Uncertainty
            "UncertaintyTable3"]
 
 _GAMMAS = (-6, -4, -2, 0, 2, 4, 6)
+
+
+def _error_curves(table: pd.DataFrame | None, x: str = "log2_gamma", *, columns, title: str,
+                  current: float | None = None) -> hv.Overlay:
+    """The curves panel of :class:`ErrorCurvesDisplay` as a static picture, its legend under the frame."""
+    return ErrorCurvesDisplay.from_table(table, x, current, columns=columns, title=title, show_parametric=False,
+                                         curves_opts=style.LEGEND_BELOW).element()
 
 
 # -- parameter declarations shared by several figures ---------------------------------------------
@@ -117,9 +130,9 @@ def _sweep(ds, log2_gamma, *, cv: int = 5, M: int = 40, K="aic", perturbation: f
 
 def _three_panels(t: pd.DataFrame, x: str = "log2_gamma") -> list:
     """Panels 1-3 of Figs 6, 7 and 9: L_te and −Û_te; L_HO, L_tr, L_val; −Û_tr and −Û_te."""
-    return [uplots.error_curves(t, x, columns=("L_te", "U_te"), title="1: L_te, −Û_te"),
-            uplots.error_curves(t, x, columns=("L_ho", "L_tr", "L_val"), title="2: L_HO, L_tr, L_val"),
-            uplots.error_curves(t, x, columns=("U_tr", "U_te"), title="3: −Û_tr, −Û_te")]
+    return [_error_curves(t, x, columns=("L_te", "U_te"), title="1: L_te, −Û_te"),
+            _error_curves(t, x, columns=("L_ho", "L_tr", "L_val"), title="2: L_HO, L_tr, L_val"),
+            _error_curves(t, x, columns=("U_tr", "U_te"), title="3: −Û_tr, −Û_te")]
 
 
 def _uncertainty(ds, *, M: int = 40, K="aic", perturbation: float = 0.5, seed: int = 0):
@@ -248,7 +261,7 @@ class UncertaintyFig6(PaperFigure):
         kw = dict(cv=self.cv, M=self.M, C=self.C, seed=self.seed, cache=self.cache)
         t = _sweep(ds, self.log2_gamma, perturbation=self.perturbation, **kw)
         t0 = _sweep(ds, self.log2_gamma, perturbation=0.0, **kw)
-        curves = uplots.error_curves
+        curves = _error_curves
         return hv.Layout([
             curves(t, columns=("L_te", "U_te"), title="1: L_te, −Û_te"),
             curves(t, columns=("L_ho", "L_tr", "L_val"), title="2: L_HO, L_tr, L_val"),
@@ -295,7 +308,7 @@ class UncertaintyFig8(PaperFigure):
         for name in self.datasets:
             ds = _data(name, 300, 0, self.seed)
             t = _sweep(ds, self.log2_gamma, cv=self.cv, M=self.M, seed=self.seed, cache=self.cache, proposal1=True)
-            panels.append(uplots.error_curves(t, columns=("L_val", "U_tr", "U1_tr"), title=f"{name}"))
+            panels.append(_error_curves(t, columns=("L_val", "U_tr", "U1_tr"), title=f"{name}"))
         return hv.Layout(panels).cols(len(panels))
 
 
@@ -322,9 +335,9 @@ class UncertaintyFig9(PaperFigure):
         t = sweep.mlp_epoch_sweep(ds, self.epochs, cv=self.cv, M=self.M, separability=PAPER_SEPARABILITY,
                                   hidden_layer_sizes=(64,),
                                   random_state=self.seed, cache=self.cache, n_jobs=2)
-        return style.opts(uplots.error_curves(t, "epoch", columns=("L_te", "L_val", "U_tr", "U_te"),
+        return style.opts(_error_curves(t, "epoch", columns=("L_te", "L_val", "U_tr", "U_te"),
                                               title="digits, MLP: errors (left) and −Û (right)"),
-                          multi_y=True)  # the legend under the frame (error_curves)
+                          multi_y=True)  # the legend under the frame (_error_curves)
 
 
 class UncertaintyAmplitude(PaperFigure):
@@ -404,7 +417,7 @@ class UncertaintyFig11(PaperFigure):
             warnings.simplefilter("ignore", FlatDiscriminantWarning)
             t0 = _sweep(ds, self.log2_gamma, perturbation=0.0, **kw)
             t = _sweep(ds, self.log2_gamma, perturbation=0.5, **kw) if self.with_tilde else None
-        el = uplots.error_curves(t0, columns=("L_val", "L_ho", "U_tr"), title=f"{self.dataset}: −Û_tr without T̃")
+        el = _error_curves(t0, columns=("L_val", "L_ho", "U_tr"), title=f"{self.dataset}: −Û_tr without T̃")
         if t is not None:
             el = el * uplots.u_curve(t, "U_tr", label="−Û_tr with T̃")
         return style.opts(el, multi_y=True, **style.LEGEND_BELOW)  # beside, it took the frame's width
@@ -487,7 +500,7 @@ class UncertaintyFig14(PaperFigure):
         t = _sweep(ds, self.log2_gamma, cv=self.cv, M=self.M, seed=self.seed, cache=self.cache)
         bu = _uncertainty(ds, M=self.M, seed=self.seed)
         panels = [_space(ds, None, "gmm_separable", layers=("points",), bayes=False),
-                  uplots.error_curves(t, columns=("L_val", "U_tr"), title="L_val, −Û_tr")]
+                  _error_curves(t, columns=("L_val", "U_tr"), title="L_val, −Û_tr")]
         for n, lg in enumerate(self.statuses):
             r = bu.evaluate(_svm(ds, lg))
             title = f"γ{n + 1}: log₂γ = {lg:g}, Û = {r.value:.2f}"
@@ -518,7 +531,7 @@ class UncertaintyFig15(PaperFigure):
         bu = _uncertainty(ds, M=self.M, seed=self.seed)
         p1 = Proposal1(R_T=self.R_T, random_state=self.seed).fit(ds.X_train, ds.y_train)
         panels = [_space(ds, None, "gmm_inclusion and B*", layers=("points", "bayes")),
-                  uplots.error_curves(t, columns=("L_val", "U_tr"), title="L_val, −Û_tr")]
+                  _error_curves(t, columns=("L_val", "U_tr"), title="L_val, −Û_tr")]
         for tag, lg in zip("AB", self.statuses, strict=False):
             disc = _svm(ds, lg)
             grid = evaluate_grid(disc, ds.bounds(), _RESOLUTION)  # one evaluation for both panels

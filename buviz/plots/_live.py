@@ -19,7 +19,7 @@ import numpy as np
 from buviz.plots import style
 from buviz.plots._hv_compat import overlay_callback, share_options
 
-__all__ = ["LiveOverlay", "same_data"]
+__all__ = ["LiveOverlay", "drawn_in_legend", "same_data"]
 
 
 def same_data(a, b) -> bool:
@@ -35,6 +35,16 @@ def same_data(a, b) -> bool:
     if isinstance(a, (str, int, float, type(None))) and isinstance(b, (str, int, float, type(None))):
         return a == b
     return False
+
+
+def drawn_in_legend(overlay: hv.Overlay) -> hv.Overlay:
+    """``overlay`` with no legend entry for a layer that draws nothing (an absent column, no current
+    status): a legend lists only what the plot shows. Sets the option on those layers and returns
+    ``overlay`` itself, with its own options."""
+    for el in overlay:
+        if len(el) == 0 and not isinstance(el, hv.VLine):
+            el.opts(show_legend=False, backend="bokeh")
+    return overlay
 
 
 _SIDES = ("right", "left", "top", "bottom")
@@ -240,8 +250,7 @@ class LiveOverlay:
         el = self._builders[names[0]](**self._args[names[0]])
         for k in names[1:]:
             el = el * self._builders[k](**self._args[k])
-        if not isinstance(el, hv.Overlay):
-            el = hv.Overlay([el])
+        el = drawn_in_legend(el if isinstance(el, hv.Overlay) else hv.Overlay([el]))  # as _legend_drawn live
         opts = {**self.opts, **opts}
         return style.opts(el, **opts) if opts else el
 

@@ -6,7 +6,7 @@ https://doi.org/10.1007/s11265-021-01671-1 (Figs 7-9, 11-13).
 
 The shipped tables (:mod:`buviz.reproduce`) hold one sweep per seed of T̃, K-means, CV folds and
 hold-out split. These builders draw the mean over the seeds as the curves of
-:func:`buviz.plots.uncertainty.error_curves` / :func:`~buviz.plots.uncertainty.sensitivity_curves`
+:class:`buviz.plots.displays.ErrorCurvesDisplay` / :func:`~buviz.plots.uncertainty.sensitivity_curves`
 and each seed's own curve as a thin translucent line of the same colour (the seeds' spread).
 """
 
@@ -19,6 +19,7 @@ import pandas as pd
 
 from buviz.plots import style
 from buviz.plots import uncertainty as uplots
+from buviz.plots.curve_displays import ErrorCurvesDisplay
 
 __all__ = ["seed_curves", "spread_curves", "spread_sensitivity"]
 
@@ -66,7 +67,7 @@ def _mean(table: pd.DataFrame, x: str, columns: Sequence[str]) -> pd.DataFrame:
 
 def spread_curves(table: pd.DataFrame, x: str = "log2_gamma", *, columns: Sequence[str],
                   title: str = "") -> hv.Overlay:
-    """The seeds' mean of each column as in :func:`~buviz.plots.uncertainty.error_curves`, over each seed's curve.
+    """The seeds' mean of each column as in :class:`~buviz.plots.displays.ErrorCurvesDisplay`, over each seed's curve.
 
     Parameters
     ----------
@@ -85,7 +86,8 @@ def spread_curves(table: pd.DataFrame, x: str = "log2_gamma", *, columns: Sequen
     """
     present = [c for c in columns if c in table and table[c].notna().any()]
     seeds = [c for col in present for c in seed_curves(table, col, x)]
-    curves = uplots.error_curves(_mean(table, x, present), x, columns=present, title=title)
+    curves = ErrorCurvesDisplay.from_table(_mean(table, x, present), x, columns=present, title=title,
+                                           show_parametric=False).element()
     return style.opts(hv.Overlay([*seeds, *curves]), multi_y=True, title=title, framewise=True,
                       **style.LEGEND_BELOW)  # beside the frame, a legend takes a small panel's width
 

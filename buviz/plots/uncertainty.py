@@ -13,7 +13,7 @@ HoloViews element or overlay (Bokeh options set; the elements themselves are bac
 - :func:`weights_layers` -- probability weights k̂(x)/w_kl on the training samples (Fig 14).
 - :func:`shift_map`, :func:`shift_histograms` -- f(T), f(T̃), f(X_te) (Fig 10).
 - :func:`cluster_layers`, :func:`cluster_zoom` -- one sample's N^M(x) and its 1-D count (Fig 4).
-- the curves over a sweep (:func:`error_curves`, :func:`sensitivity_curves`, ... Figs 6-9, 11-13),
+- the curves over a sweep (:func:`error_curve_layers`, :func:`sensitivity_curves`, ... Figs 6-9, 11-13),
   from :mod:`buviz.plots.uncertainty_curves`.
 
 The ``*_layers`` functions return pictures by layer, for the Display objects of
@@ -37,7 +37,6 @@ from buviz.plots.uncertainty_curves import (  # noqa: F401  (the curves, re-expo
     current_status_layers,
     drawn_in_legend,
     error_curve_layers,
-    error_curves,
     parametric_current,
     parametric_layers,
     sensitivity_curves,
@@ -62,7 +61,6 @@ __all__ = [
     "shift_map",
     "shift_histograms",
     "symmetric_limit",
-    "error_curves",
     "cluster_layers",
     "weights_layers",
     "error_curve_layers",

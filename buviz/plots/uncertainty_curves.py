@@ -1,8 +1,9 @@
 """HoloViews builders of the curves over a sweep of statuses (Ha et al. 2021, Figs 6-9, 11-13):
 pure functions from sweep tables to elements; re-exported by :mod:`buviz.plots.uncertainty`.
 
-- :func:`error_curves` -- errors and −Û against the status, twin axes, the current status marked
-  (Figs 6-9); by layer :func:`error_curve_layers` and :func:`current_status_layers`.
+- :func:`error_curve_layers`, :func:`current_status_layers` -- errors and −Û against the status, twin
+  axes, and the current status marked (Figs 6-9): the layers of
+  :class:`~buviz.plots.displays.ErrorCurvesDisplay`, whose ``element()`` is the static picture.
 - :func:`parametric_layers`, :func:`parametric_current` -- error against −Û, coloured by the status.
 - :func:`u_curve` -- one −Û column as a curve (Fig 11).
 - :func:`sensitivity_curves` -- −Û_tr for several M or K (Figs 12, 13).
@@ -21,11 +22,11 @@ import numpy as np
 import pandas as pd
 
 from buviz.plots import style
+from buviz.plots._live import drawn_in_legend
 
 __all__ = [
     "error_curve_layers",
     "current_status_layers",
-    "error_curves",
     "parametric_layers",
     "parametric_current",
     "u_curve",
@@ -56,8 +57,8 @@ def error_curve_layers(
     *,
     columns: Sequence[str] = ("L_te", "L_val", "L_ho", "L_tr", "U_tr", "U_te", "U1_tr"),
 ) -> hv.Overlay:
-    """The curves of :func:`error_curves` without the current-status marker: a line and its points per
-    column, errors on the error axis and −Û on the −Û axis. Absent columns give empty curves."""
+    """Errors and −Û against the status (Figs 6-9), without the current-status marker: a line and its
+    points per column, errors on the error axis and −Û on the −Û axis. Absent columns give empty curves."""
     xd = _status_dim(x)
     table = table if table is not None else pd.DataFrame()
     has_x = x in table.columns and len(table)
@@ -91,7 +92,7 @@ def error_curve_layers(
 def current_status_layers(
     table: pd.DataFrame | None, x: str = "log2_gamma", current: float | None = None
 ) -> hv.Overlay:
-    """The current status on the curves of :func:`error_curves`: a dashed vertical line at ``current``
+    """The current status on the curves of :func:`error_curve_layers`: a dashed vertical line at ``current``
     and diamonds on L_te and −Û_tr (empty when the table has no row there)."""
     xd = _status_dim(x)
     t = table if table is not None else pd.DataFrame()
@@ -123,34 +124,6 @@ def current_status_layers(
         line_width=1.5,
     )
     return err * u * vline
-
-
-def error_curves(
-    table: pd.DataFrame | None,
-    x: str = "log2_gamma",
-    current: float | None = None,
-    *,
-    columns: Sequence[str] = ("L_te", "L_val", "L_ho", "L_tr", "U_tr", "U_te", "U1_tr"),
-    title: str = "Error (left) and −Û (right) over the sweep",
-) -> hv.Overlay:
-    """Errors on the left axis and −Û on the right axis against the status (Figs 6-9).
-
-    Columns absent from ``table`` (or an empty table) give empty curves, so the overlay keeps the
-    same layers while a sweep fills in. ``current`` draws a vertical line and markers on L_te and
-    −Û_tr at that status (when the table has a row there).
-    """
-    el = drawn_in_legend(error_curve_layers(table, x, columns=columns) * current_status_layers(table, x, current))
-    return style.opts(el, multi_y=True, title=title, framewise=True, **style.LEGEND_BELOW)
-
-
-
-def drawn_in_legend(overlay: hv.Overlay) -> hv.Overlay:
-    """``overlay`` with no legend entry for a layer that draws nothing (an absent column, no current
-    status): a legend lists only what the plot shows."""
-    return hv.Overlay([
-        el.opts(show_legend=False, backend="bokeh") if len(el) == 0 and not isinstance(el, hv.VLine) else el
-        for el in overlay
-    ])
 
 
 _PARAMETRIC_MARKERS = {"L_te": "circle", "L_val": "square", "L_ho": "triangle", "L_tr": "inverted_triangle"}

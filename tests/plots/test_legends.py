@@ -10,6 +10,7 @@ from buviz import figures
 from buviz.plots import discrete as dplots
 from buviz.plots import style
 from buviz.plots import uncertainty as pb
+from buviz.plots.displays import ErrorCurvesDisplay
 
 hv.extension("bokeh")
 
@@ -17,6 +18,13 @@ hv.extension("bokeh")
 def _sweep() -> pd.DataFrame:
     x = np.arange(-4.0, 5.0, 2.0)
     return pd.DataFrame({"log2_gamma": x, "L_val": 0.2 + 0.01 * x**2, "U_tr": 0.5 + 0.02 * x**2})
+
+
+def _curves(table, columns=None, current=None):
+    """The static curves of an ErrorCurvesDisplay as the figure registry draws them (legend below)."""
+    kw = {} if columns is None else {"columns": columns}
+    return ErrorCurvesDisplay.from_table(table, current=current, show_parametric=False,
+                                         curves_opts=style.LEGEND_BELOW, **kw).element()
 
 
 def _legends(fig):
@@ -29,19 +37,19 @@ def _labels(legend) -> list[str]:
 
 
 def test_twin_axis_curves_list_only_the_curves_drawn_under_the_frame():
-    fig = hv.render(pb.error_curves(_sweep(), columns=("L_val", "U_tr", "U1_tr")), backend="bokeh")
+    fig = hv.render(_curves(_sweep(), ("L_val", "U_tr", "U1_tr")), backend="bokeh")
     legends = _legends(fig)
     assert legends["below"] and not legends["right"] and not legends["center"]  # off the frame's width and data
     labels = _labels(legends["below"][0])
     assert labels == ["L_val (CV)", "−Û_tr"]  # no Proposal 1 (not in the table), no current status (none)
     assert legends["below"][0].ncols == 2
     # with a current status the marker is drawn, and listed
-    fig = hv.render(pb.error_curves(_sweep(), columns=("L_val", "U_tr"), current=0.0), backend="bokeh")
+    fig = hv.render(_curves(_sweep(), ("L_val", "U_tr"), current=0.0), backend="bokeh")
     assert "current status" in _labels(_legends(fig)["below"][0])
 
 
 def test_every_legend_entry_draws_a_glyph():
-    for fig in (hv.render(pb.error_curves(_sweep(), current=2.0), backend="bokeh"),
+    for fig in (hv.render(_curves(_sweep(), current=2.0), backend="bokeh"),
                 hv.render(pb.cluster_zoom(None), backend="bokeh")):
         for legend in (lg for side in _legends(fig).values() for lg in side):
             for item in legend.items:

@@ -149,7 +149,7 @@ def _table():
 
 def test_error_curves_twin_axes_and_marker_at_current_status():
     t = _table()
-    fig = hv.render(pb.error_curves(t, "log2_gamma", current=2), backend="bokeh")
+    fig = hv.render(ErrorCurvesDisplay.from_table(t, "log2_gamma", current=2).curves.element(), backend="bokeh")
     assert "neg_U" in fig.extra_y_ranges  # −Û on its own right axis
     assert [a.y_range_name for a in fig.right if isinstance(a, LinearAxis)] == ["neg_U"]
     spans = list(fig.select({"type": Span}))
@@ -165,8 +165,8 @@ def test_error_curves_twin_axes_and_marker_at_current_status():
 
 
 def test_error_curves_empty_table_keeps_structure():
-    full = pb.error_curves(_table(), current=0)
-    empty = pb.error_curves(None, current=0)
+    full = ErrorCurvesDisplay.from_table(_table(), current=0).curves.element()
+    empty = ErrorCurvesDisplay.from_table(None, current=0).curves.element()
     assert [type(e) for e in full] == [type(e) for e in empty]
     hv.render(empty, backend="bokeh")
 
@@ -231,19 +231,13 @@ def test_curves_in_a_dynamic_map_follow_the_sweep_ranges():
     The framewise norm must reach each layer (HoloViews reads it there, not on the overlay); before,
     the explorer's Error vs −Û axes stayed at the empty frame's [0, 1] after the sweep was done.
     """
-    import param
     from bokeh.document import Document
-
-    class Holder(param.Parameterized):
-        table = param.DataFrame(default=None, allow_None=True)
 
     lg = np.arange(-10.0, 11.0)
     table = pd.DataFrame({"log2_gamma": lg, "L_te": 0.2 + 0.01 * np.abs(lg), "U_tr": 0.5 + 0.02 * lg})
-    holder = Holder()
-    dmap = hv.DynamicMap(lambda table=None: pb.error_curves(table, "log2_gamma", 0.0),
-                         streams=[hv.streams.Params(holder, ["table"])])
-    plot = hv.renderer("bokeh").get_plot(dmap, doc=Document())
-    holder.table = table
+    display = ErrorCurvesDisplay.from_table(None, "log2_gamma", 0.0, show_parametric=False)
+    plot = hv.renderer("bokeh").get_plot(display.plot(), doc=Document())
+    display.update(table)
     x_range = plot.handles["x_range"]
     assert (x_range.start, x_range.end) == (-10.0, 10.0)
     y_range = plot.handles["y_range"]
