@@ -3,7 +3,9 @@
 Every result class of the package is a ``@dataclass(frozen=True)`` whose ``__post_init__`` calls
 :func:`freeze_fields`. An array field is kept as it is when it is read-only and so is every array
 it is a view of (a computation seals its fresh arrays with :func:`seal`, an estimator keeps its
-fitted arrays read-only), and copied once otherwise; lists become tuples and dicts
+fitted arrays read-only), and copied once otherwise. What a result or an estimator holds is a view of
+a read-only array, which numpy will not make writeable again (``flags.writeable = True`` raises), so
+nothing can write into the memory results share. Lists become tuples and dicts
 :class:`FrozenDict`. No copy is made on the package's own paths, and a caller's writeable array handed to a
 result constructor is copied rather than frozen behind the caller's back.
 """
@@ -60,7 +62,7 @@ def sealed(a: np.ndarray) -> np.ndarray:
         read-only copy.
     """
     seal(a)
-    return value_array(a)
+    return value_array(a)  # a view of the sealed array when it owns its memory: locked read-only
 
 
 def _frozen_chain(a: np.ndarray) -> bool:
@@ -90,7 +92,13 @@ def value_array(a: np.ndarray) -> np.ndarray:
     if not _frozen_chain(a):
         a = a.copy()
         a.flags.writeable = False
-    return a
+    return _locked(a)
+
+
+def _locked(a: np.ndarray) -> np.ndarray:
+    """A read-only array that cannot be made writeable again: a view of ``a`` where ``a`` owns its
+    memory (numpy refuses ``flags.writeable = True`` on a view of a read-only array), else ``a``."""
+    return a.view() if a.base is None else a
 
 
 def _value(v):

@@ -8,6 +8,8 @@ Status factories build the statuses a sweep walks through: an SVC at γ, an MLP 
 
 from __future__ import annotations
 
+import copy
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -67,6 +69,9 @@ class Discriminant:
         Classifier calls so far (the CL_calls cost of Ha et al. 2021, §5).
     n_evaluated : int, default=0
         Samples evaluated so far.
+    remake : callable, optional
+        ``estimator -> Discriminant`` read the same way (set by :func:`as_discriminant`); used by
+        :meth:`frozen`.
 
     References
     ----------
@@ -81,6 +86,20 @@ class Discriminant:
     estimator: object | None = None
     n_calls: int = field(default=0, compare=False)
     n_evaluated: int = field(default=0, compare=False)
+    remake: Callable[[object], Discriminant] | None = field(default=None, compare=False, repr=False)
+
+    def frozen(self) -> Discriminant:
+        """A discriminant that later changes to the estimator cannot reach (for a result to hold).
+
+        Returns
+        -------
+        Discriminant
+            Over a deep copy of :attr:`estimator`, read the same way, its counts at zero; ``self``
+            when it wraps a plain callable, which the caller owns.
+        """
+        if self.estimator is None or self.remake is None:
+            return self
+        return self.remake(copy.deepcopy(self.estimator))
 
     def __call__(self, X) -> np.ndarray:
         X = np.asarray(X, dtype=float)
@@ -208,23 +227,7 @@ def as_discriminant(source, n_classes: int | None = None, name: str = "", *, cla
                                  f"set has labels {classes.tolist()[:10]}: fit it on the same y")
             pos = {c: n for n, c in enumerate(est_classes.tolist())}
             order = np.array([pos[c] for c in classes.tolist()])
-        identity = np.array_equal(order, np.arange(J))
-        if kind == "decision_function":
-            def func(X, est=source):
-                s = svc_decision_function(est, X)
-                return np.column_stack([-s, s]) if np.ndim(s) == 1 else s
-        elif kind == "predict_proba":
-            def func(X, est=source):
-                return est.predict_proba(X)
-        else:
-            def func(X, est=source):
-                return np.log(np.clip(est.predict_proba(X), 1e-300, None))
-        if not identity:
-            inner = func
-
-            def func(X, inner=inner, order=order):
-                return np.asarray(inner(X))[:, order]
-        return Discriminant(func, J, name=name or type(source).__name__, estimator=source)
+        return _estimator_discriminant(source, J, kind, order, name or type(source).__name__)
     if callable(source):
         if n_classes is None:
             raise InvalidParameterError("n_classes is required to adapt a plain callable (an integer >= 2)")
@@ -232,6 +235,28 @@ def as_discriminant(source, n_classes: int | None = None, name: str = "", *, cla
     raise InvalidParameterError(f"source: cannot adapt {type(source).__name__} to a discriminant: pass a "
                                 f"fitted classifier with decision_function or predict_proba, or a "
                                 f"callable X -> (n, J)")
+
+
+def _estimator_discriminant(est, J: int, kind: str, order: np.ndarray, name: str) -> Discriminant:
+    """The discriminant of a fitted estimator ``est`` read through ``kind``, its columns in ``order``."""
+    identity = np.array_equal(order, np.arange(J))
+    if kind == "decision_function":
+        def func(X, est=est):
+            s = svc_decision_function(est, X)
+            return np.column_stack([-s, s]) if np.ndim(s) == 1 else s
+    elif kind == "predict_proba":
+        def func(X, est=est):
+            return est.predict_proba(X)
+    else:
+        def func(X, est=est):
+            return np.log(np.clip(est.predict_proba(X), 1e-300, None))
+    if not identity:
+        inner = func
+
+        def func(X, inner=inner, order=order):
+            return np.asarray(inner(X))[:, order]
+    return Discriminant(func, J, name=name, estimator=est,
+                        remake=functools.partial(_estimator_discriminant, J=J, kind=kind, order=order, name=name))
 
 
 #: Kernels whose decision function :func:`svc_decision_function` computes by matrix products.

@@ -733,7 +733,7 @@ class BoundaryUncertainty(BaseEstimator):
             pair_effective_size=pv.effective_size, pair_blend=pv.blend, pair_case=pv.case,
             evaluate_time=elapsed, classifier_time=t_classifier,
             X=self.X_, y=self.y_, X_tilde=self.X_tilde_, neighbours=self.neighbours_, g_train=g_train,
-            discriminant=disc,
+            discriminant=disc.frozen(),  # a later refit of the classifier cannot reach the result
         )
 
     def _chunks(self, N: int) -> list[slice]:

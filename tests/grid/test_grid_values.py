@@ -31,11 +31,11 @@ def test_the_fresh_arrays_are_held_without_a_copy():
     and views the sealed difference of scores, nothing is copied on the way into the values."""
     ev = evaluate_grid(_linear, (-1, -1, 1, 1), 7)
     for f in ev.fields.values():
-        assert f.xs is ev.xs and f.ys is ev.ys
+        assert np.shares_memory(f.xs, ev.xs) and np.shares_memory(f.ys, ev.ys)  # views, not copies
         assert f.values.base is not None and not f.values.base.flags.writeable  # a view of the sealed array
     assert ev.predicted.base is not None and not ev.predicted.base.flags.writeable
     two = evaluate_grid(lambda X: np.column_stack([X[:, 0], -X[:, 0]]), (-1, -1, 1, 1), 5)
-    assert two.fields[(0, 1)].xs is two.xs and two.fields[(0, 1)].values.base is not None
+    assert np.shares_memory(two.fields[(0, 1)].xs, two.xs) and two.fields[(0, 1)].values.base is not None
 
 
 def test_the_discriminants_array_is_copied_not_frozen_in_place():

@@ -65,10 +65,35 @@ def test_proposal2_result_survives_changes_to_the_callers_data_and_classifier(tw
     clf = SVC(gamma=1.0).fit(X, small.y_train)
     r = BoundaryUncertainty(M=10).fit(X, small.y_train).evaluate(clf, train_scores=True)
     f_before, X_before = r.f_train.copy(), r.X.copy()
+    g_before = r.discriminant(small.X_test)
     X[0, 0] = 99.0
     clf.set_params(gamma=100.0).fit(small.X_train, small.y_train)
     np.testing.assert_array_equal(r.X, X_before)
     np.testing.assert_array_equal(r.f_train, f_before)
+    # the result's discriminant is the status it scored, not the caller's refitted classifier
+    assert not np.allclose(clf.decision_function(small.X_test), g_before[:, 1])
+    np.testing.assert_array_equal(r.discriminant(small.X_test), g_before)
+    assert r.discriminant.estimator is not clf
+
+
+def test_a_frozen_discriminant_reads_its_copy_the_same_way():
+    """Columns in the training set's class order and predict_proba are kept by the copy."""
+    from sklearn.linear_model import LogisticRegression
+
+    from buviz.classifiers import as_discriminant
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(90, 2))
+    y = np.repeat(["b", "c", "a"], 30)
+    X[y == "a"] += 3.0
+    clf = LogisticRegression().fit(X, y)
+    d = as_discriminant(clf, classes=np.array(["c", "a", "b"]), response="predict_proba")
+    frozen = d.frozen()
+    np.testing.assert_array_equal(frozen(X), d(X))
+    np.testing.assert_array_equal(frozen(X), clf.predict_proba(X)[:, [2, 0, 1]])
+    assert frozen.estimator is not clf and frozen.name == d.name
+    plain = as_discriminant(lambda Z: np.column_stack([Z[:, 0], -Z[:, 0]]), n_classes=2)
+    assert plain.frozen() is plain  # a plain callable is the caller's: nothing to copy
 
 
 def test_f_train_needs_the_scores_on_T(two_sizes):
@@ -149,6 +174,12 @@ def test_writing_through_the_estimator_cannot_change_a_result(three_class):
     for name, a in fitted.items():  # and a result shares memory with no writeable one
         for b in _arrays(r):
             assert not (np.shares_memory(a, b) and _writeable_somewhere(a)), name
+    for name in viewed:  # nor can they be made writeable again
+        with pytest.raises(ValueError, match="WRITEABLE"):
+            fitted[name].flags.writeable = True
+    for a in _arrays(r):
+        with pytest.raises(ValueError, match="WRITEABLE"):
+            a.flags.writeable = True
     # a copy with another T̃ shares N^M(x) and Î*, yet its results are values as well
     wide = bu.with_perturbation(2.0)
     assert not wide.X_tilde_.flags.writeable
