@@ -42,6 +42,9 @@ releases (Panel's API reference and how-to guides were searched for each).
    the parser Panel's own ``location.sync`` applies to a page's query (numbers as numbers, the rest as
    text), not in Panel's API reference; the explorer checks a URL's controls with it before the
    session's store exists.
+8. **Whether Panel's notebook extension is loaded** (:func:`extension_loaded`): ``pn.extension._loaded``,
+   set once ``pn.extension()`` has run in a kernel; :func:`buviz.app.notebook.explore` loads the
+   extension (with MathJax, inline) only where the notebook has not, so as not to load it twice.
 """
 
 from __future__ import annotations
@@ -58,7 +61,7 @@ __all__ = [
     "BOKEH_CLOSE_RACE", "CHECKED", "background_callback", "bokeh_has_close_race",
     "guard_close_after_failed_ping", "is_background", "jupyter_dist_url", "periodic_callbacks",
     "recompute_models_only_when_changed", "server_dist_url", "session_document", "set_dist_url",
-    "WrappingRow", "parse_url_query",
+    "WrappingRow", "parse_url_query", "extension_loaded",
 ]
 
 log = logging.getLogger(__name__)
@@ -236,3 +239,9 @@ def parse_url_query(query: dict[str, str]) -> dict:
     from panel.util import parse_query
 
     return parse_query("?" + urlencode(query))
+
+
+# -- 8. the notebook extension ------------------------------------------------------------------------
+def extension_loaded() -> bool:
+    """Whether ``pn.extension()`` has already run in this Python process (a notebook's kernel)."""
+    return bool(pn.extension._loaded)

@@ -22,7 +22,7 @@ import contextlib
 import panel as pn
 import param
 
-from buviz.app._panel_compat import jupyter_dist_url, set_dist_url
+from buviz.app._panel_compat import extension_loaded, jupyter_dist_url, set_dist_url
 from buviz.app.controls import CONTROL_PARAMS, Controls
 from buviz.app.layout import TITLE, ExplorerApp, build_store
 from buviz.app.session import BackgroundPoll
@@ -236,7 +236,7 @@ def explorer(*, width: int = NOTEBOOK_WIDTH, inline: bool = True, poll_period: i
         raise ValueError(f"unknown explorer setting(s) {unknown}; valid: {sorted(valid)}")
     if inline:
         pn.config.inline = True
-        if _in_notebook() and not pn.extension._loaded:
+        if _in_notebook() and not extension_loaded():
             pn.extension("mathjax", inline=True)
     # a notebook computes each setting when it is applied (no background worker), and sweeps start
     # when a tab that needs them is opened, as on the served page

@@ -19,6 +19,7 @@ import numpy as np
 from buviz.grid import GridEvaluation, evaluate_grid
 from buviz.plots import style
 from buviz.plots import uncertainty as pb
+from buviz.plots._hv_compat import share_options
 from buviz.plots._live import LiveOverlay
 from buviz.projection import Projection, fit_projection
 
@@ -277,8 +278,10 @@ def _like(template: hv.Element, data) -> hv.Element:
     """``data`` drawn as ``template`` is: its type, dimensions, label and plot options (shared by the
     options' id). Setting options builds an options tree per element, most of the cost of an element;
     the frames of a live layer share their template's."""
-    return type(template)(data, kdims=template.kdims, vdims=template.vdims, label=template.label,
-                          group=template.group, id=template.id)
+    el = type(template)(data, kdims=template.kdims, vdims=template.vdims, label=template.label,
+                        group=template.group)
+    share_options(el, template)
+    return el
 
 
 @functools.lru_cache(maxsize=32)

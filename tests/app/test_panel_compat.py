@@ -213,7 +213,7 @@ def test_no_other_module_touches_these_internals():
     pattern = re.compile(r"set_curdoc|\._periodic\b|[\"']dist_url[\"']|bokeh\.server|PeriodicCallback\(|\._background\b"
                          r"|WSHandler|LOCAL_DIST|use_cdn\(|DocumentModelManager|_freeze\b|models\.recompute"
                          r"|parse_query|_compute_sizing_mode|Store\.options\(|allowed_keywords|_is_overlay"
-                         r"|Store\.custom_options")
+                         r"|Store\.custom_options|\._loaded\b|\bid=\w+\.id\b")
     root = pathlib.Path(buviz.__file__).parent
     gates = {"_panel_compat.py", "_hv_compat.py"}
     found = [f"{p.relative_to(root)}:{i}: {line.strip()}" for p in sorted(root.rglob("*.py")) if p.name not in gates
@@ -243,3 +243,16 @@ def test_a_stretching_row_gets_its_childrens_summed_width_and_the_wrapping_row_d
     assert wrapping.styles["flex-wrap"] == "wrap"
     kept = compat.WrappingRow(*children(), min_width=300).get_root(Document())
     assert kept.min_width == 300  # a min_width asked for is kept
+
+
+# -- 8. the notebook extension ------------------------------------------------------------------------
+def test_extension_loaded_turns_true_once_panels_extension_has_run():
+    """Read in a fresh interpreter: this test process has loaded the extension long ago."""
+    import subprocess
+    import sys
+
+    code = ("import panel as pn; from buviz.app import _panel_compat as c; a = c.extension_loaded(); "
+            "pn.extension(); print(a, c.extension_loaded())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[-2:] == ["False", "True"], f"pn.extension._loaded changed {REVISIT}: {out.stdout}"
