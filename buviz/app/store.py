@@ -200,15 +200,23 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
         and ``on_progress(job)`` run on the session's event loop. A cached step (``fn`` an
         :class:`~buviz.app.cache.LRUCache` holding ``args``) is answered without a thread hop.
         ``blocking`` (default: when no server runs -- tests, notebooks, scripts) waits until the
-        result is delivered; in a served session it computes the job on the calling thread instead of
-        queueing it (a view's first picture, built on the event loop, never waits for other sessions).
-        With ``publish``, the result also becomes the store's output
+        result is delivered; a served session never waits (its event loop is the page's), so there it
+        must be None or False. With ``publish``, the result also becomes the store's output
         ``results[name]`` (a :class:`Delivered` holding ``key``, what it was computed for) and the job's
         state ``states[name]``, at once when the job is finished on return (a cached step, or a blocking
         request), else on the session's event loop; a request that a newer one of the same name replaced
         publishes nothing.
         Returns the job's handle.
+
+        Raises
+        ------
+        ValueError
+            If ``blocking`` is true in a served session.
         """
+        if blocking and self.link.served:
+            raise ValueError(f"blocking=True in a served session: waiting for {label or name!r} would hold the "
+                             f"page's event loop; request it without blocking and follow the store's results "
+                             f"and states")
         slot = (name, id(self))
         self._names.add(name)
         if publish:
@@ -218,20 +226,15 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
         if isinstance(fn, LRUCache) and not with_job and fn.has(*args):
             job = Job(work, slot, label or name)
             job.run()
-        elif blocking and self.link.served:  # a served view waiting for its first picture: computed here,
-            RUNNER.cancel(slot)  # never queued behind other sessions' work on the shared lane
-            job = Job(work, slot, label or name)
-            job.run()
         else:
             job = RUNNER.submit(work, lane=lane, priority=USER, slot=slot, label=label or name)
         if publish:
             self._latest[name] = job  # set before any delivery: those run on the session's loop, later
         if on_done is not None:
             self.link.watch(job, on_done, on_progress)
-        if (not self.link.served) if blocking is None else blocking:
+        if not self.link.served and blocking is not False:  # served, deliveries run on the session's loop
             job.wait()
-            if not self.link.served:  # deliver here (served, deliveries run on the session's loop)
-                self.link.wait()
+            self.link.wait()
         if publish and job.finished and self._latest.get(name) is job:
             self._deliver(name, key, None, job)  # answered already (cached, or waited for): shown at once
         return job

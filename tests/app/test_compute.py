@@ -255,3 +255,15 @@ def test_upload_store_keeps_the_newest_uploads_within_its_bound():
     for name in ("a", "b", "a", "c"):  # "a" is uploaded again: "b" is now the oldest
         store.put(name, name.encode() * 3)
     assert store.get("b") is None and store.get("a") == b"aaa" and store.get("c") == b"ccc" and len(store) == 2
+
+
+def test_a_served_session_refuses_to_wait_and_keeps_working(served):
+    """Its event loop is the page's: blocking=True is refused (naming the parameter), nothing is
+    queued, and the same request without blocking is delivered on the session's loop."""
+    state, loop = served
+    with pytest.raises(ValueError, match="blocking=True in a served session"):
+        state.request("sum", sum, (1, 2), blocking=True, publish=True, key="k")
+    assert "sum" not in state.states
+    job = state.request("sum", sum, (1, 2), publish=True, key="k")
+    loop.run()
+    assert job.result == 3 and state.result_for("sum", "k") == 3 and state.states["sum"] == "done"
