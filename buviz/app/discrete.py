@@ -6,6 +6,7 @@ picture to a live figure created once (:class:`~buviz.app.viewbase.LiveFigure`).
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import panel as pn
 import param
@@ -63,7 +64,10 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
         # created once: a change of the controls sends the figures new pictures (LiveFigure); the two
         # figures at a fixed size (_SIZE): a live plot stretched to its pane is laid out again at each update
         self.table_fig = LiveFigure(sizing_mode="stretch_width")
-        self.fig1, self.fig2 = LiveFigure(), LiveFigure()
+        self.fig1 = LiveFigure()
+        # Fig 2 and the Monte Carlo points: a display whose layers stay, fed by update()
+        self.fig2 = dplots.RmsDeviationDisplay(p=np.empty(0), S={})
+        self.fig2_pane = pn.pane.HoloViews(self.fig2.plot(**self._SIZE), linked_axes=False)
         self.readout = pn.pane.DataFrame(sizing_mode="stretch_width")
         self.mc_button = pn.widgets.Button(label="Monte Carlo")
         self.mc_button.on_click(lambda event: self.run_monte_carlo())
@@ -139,10 +143,7 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
         self.table_fig.show(dplots.table_element(df).opts(title=f"{method} (N·x)" if self.units == "count"
                                                           else method))
         self.fig1.show(dplots.fig1_estimates(data["tables"], int(self.n), self.N, units=self.units).opts(**self._SIZE))
-        fig2 = dplots.fig2_rms(data["p"], data["S"], p_mark=self.p)
-        if self.mc is not None and len(self.mc):
-            fig2 = fig2 * dplots.mc_points(self.mc)
-        self.fig2.show(fig2.opts(**self._SIZE))
+        self.fig2.update(p=data["p"], S=data["S"], p_mark=self.p, monte_carlo=self.mc)
         self.readout.object = pd.DataFrame({"S at p": data["S_at_p"]})
 
     #: Sidebar labels (what each control means, with units).
@@ -172,7 +173,7 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
 
     def main(self) -> pn.Column:
         """The view's tables, figures and formulas."""
-        return pn.Column(self.message, self.table_fig.pane, WrappingRow(self.fig1.pane, self.fig2.pane), self.readout,
+        return pn.Column(self.message, self.table_fig.pane, WrappingRow(self.fig1.pane, self.fig2_pane), self.readout,
                          math_markdown(FORMULAS, sizing_mode="stretch_width", styles={"overflow-x": "auto"}),
                          sizing_mode="stretch_width")
 

@@ -44,10 +44,13 @@ def drawn_in_legend(overlay: hv.Overlay) -> hv.Overlay:
     for el in overlay:
         if len(el) == 0 and not isinstance(el, hv.VLine):
             el.opts(show_legend=False, backend="bokeh")
+            el.opts(show_legend=False, backend="matplotlib")  # the exports
     return overlay
 
 
 _SIDES = ("right", "left", "top", "bottom")
+#: HoloViews' legend sides as Bokeh names the places around a frame.
+_BOKEH_PLACE = {"top": "above", "bottom": "below"}
 
 
 #: Height (px) of one legend entry, for the columns of a legend beside the frame.
@@ -77,7 +80,7 @@ def _legend_beside(side: str):
         for legend in [r for r in fig.center if isinstance(r, Legend)]:
             fig.center = [r for r in fig.center if r is not legend]
             legend.location = "top_left"
-            fig.add_layout(legend, side)
+            fig.add_layout(legend, _BOKEH_PLACE.get(side, side))
         if side in ("right", "left"):  # the entries may arrive after the move: counted at every call
             rows = max(1, (int(fig.height or 480) - 60) // _LEGEND_ROW)
             for legend in [r for r in getattr(fig, side) if isinstance(r, Legend) and r.id not in counted]:

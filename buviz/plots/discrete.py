@@ -1,7 +1,7 @@
 """HoloViews builders for the discrete case (Nedelko 2009): Tables 1-2, Fig 1, Fig 2.
 
-Pure functions from arrays / DataFrames to HoloViews elements, and :class:`RmsDeviationDisplay` (Fig 2,
-live); no widgets, no panel.
+Pure functions from arrays / DataFrames to HoloViews elements (Tables 1-2, Fig 1), and
+:class:`RmsDeviationDisplay` (Fig 2 with a simulation's points, live); no widgets, no panel.
 """
 
 from __future__ import annotations
@@ -60,36 +60,17 @@ def fig1_estimates(tables: Mapping[str, np.ndarray], n: int, N: int, *, units: s
                       **style.LEGEND_BELOW)  # under the frame: inside, it covers the curves
 
 
-def fig2_rms(p: np.ndarray, S: Mapping[str, np.ndarray], *, p_mark: float | None = None) -> hv.Overlay:
-    """Fig 2: exact ``S = sqrt(E(f - g)^2)`` against p for each estimator."""
-    elements = [
-        style.opts(hv.Curve((np.asarray(p), np.asarray(s)), "p", "S", label=LABELS.get(k, k)), color=_color(k))
-        for k, s in S.items()
-    ]
-    if p_mark is not None:
-        elements.append(style.opts(hv.VLine(float(p_mark)), color="#777777", line_dash="dashed"))
-    return style.opts(hv.Overlay(elements), title="Fig 2: RMS deviation S against p",
-                      **style.LEGEND_BELOW)  # under the frame: inside, it covers the curves
-
-
-def mc_points(frame: pd.DataFrame) -> hv.Overlay:
-    """Monte Carlo overlay: ``frame`` has columns method, p, S, se; points with ±2 SE bars."""
-    elements = []
-    for method, sub in frame.groupby("method", sort=False):
-        label = LABELS.get(method, method) + " (MC)"
-        elements.append(style.opts(hv.Scatter(sub, "p", "S", label=label), color=_color(method), size=6))
-        elements.append(
-            style.opts(hv.ErrorBars((sub["p"], sub["S"], 2 * sub["se"]), "p", ["S", "yerr"]), color=_color(method))
-        )
-    return hv.Overlay(elements)
-
-
 class RmsDeviationDisplay(Display):
     """Fig 2 of Nedel'ko (2009), live: the exact RMS deviation S = sqrt(E(f − g)²) of each error
-    estimator against the error probability p, for N samples over k cells.
+    estimator against the error probability p, for N samples over k cells, and a simulation's S ± 2 se
+    at some p over it.
 
     V. M. Nedel'ko, "Estimating a quality of decision function by empirical risk", 2009 (see
     :mod:`buviz.discrete`).
+
+    The layers are the same whatever the data, so a live figure keeps them: a curve and a set of
+    simulated points per estimator of :data:`LABELS` (an estimator without data draws nothing and
+    leaves the legend), and the line at ``p_mark``.
 
     Parameters
     ----------
@@ -99,28 +80,33 @@ class RmsDeviationDisplay(Display):
         Estimator (``"resubstitution"``, ``"loo"``, ``"bootstrap632"``, ``"balanced_optimal"``) -> S at ``p``.
     p_mark : float, optional
         A dashed vertical line at this p.
+    monte_carlo : DataFrame, optional
+        Simulated S: columns ``method``, ``p``, ``S`` and ``se`` (its standard error), one row per
+        estimator and p (:func:`buviz.discrete.simulate_rms_deviation_curve`); points with ±2 se bars.
     title : str, optional
     """
 
-    _fields = ("p", "S", "p_mark")
+    _fields = ("p", "S", "p_mark", "monte_carlo")
 
     def __init__(self, *, p, S: Mapping[str, np.ndarray], p_mark: float | None = None,
-                 title: str | None = "Fig 2: RMS deviation S against p"):
+                 monte_carlo: pd.DataFrame | None = None, title: str | None = "Fig 2: RMS deviation S against p"):
         super().__init__(title=title)
         self.p = np.asarray(p, dtype=float)
         self.S = {k: np.asarray(v, dtype=float) for k, v in S.items()}
         self.p_mark = p_mark
+        self.monte_carlo = monte_carlo
 
     @classmethod
     def from_estimators(cls, methods, N: int, k: int, p=None, *, p_mark: float | None = None,
-                        title: str | None = None) -> RmsDeviationDisplay:
+                        monte_carlo: pd.DataFrame | None = None, title: str | None = None) -> RmsDeviationDisplay:
         """Compute S of each estimator in ``methods`` for ``N`` samples and ``k`` cells at ``p``
         (51 points on [0, 1] by default) with :func:`buviz.discrete.rms_deviation`."""
         from buviz import discrete
 
         p = np.linspace(0.0, 1.0, 51) if p is None else np.asarray(p, dtype=float)
         S = {m: discrete.rms_deviation(m, N, k, p) for m in methods}
-        return cls(p=p, S=S, p_mark=p_mark, title=title if title is not None else f"S against p, N = {N}, k = {k}")
+        return cls(p=p, S=S, p_mark=p_mark, monte_carlo=monte_carlo,
+                   title=title if title is not None else f"S against p, N = {N}, k = {k}")
 
     @classmethod
     def from_table(cls, table, *, p_mark: float | None = None, title: str | None = None) -> RmsDeviationDisplay:
@@ -145,13 +131,46 @@ class RmsDeviationDisplay(Display):
         S = {m: sub["S"].to_numpy(dtype=float) for m, sub in groups.items()}
         return cls(p=p, S=S, p_mark=p_mark, title=title if title is not None else "S against p")
 
+    def _methods(self) -> list[str]:
+        return [*LABELS, *(m for m in self.S if m not in LABELS)]
+
     def _panels(self) -> dict:
-        return {"rms": dict(builders={"rms": _rms})}
+        return {"rms": dict(builders={"curves": _rms_curves, "monte_carlo": _mc_layers, "mark": _p_mark},
+                            opts={"framewise": True, **style.LEGEND_BELOW})}
 
     def _args(self) -> dict:
-        return {"rms": {"rms": {"p": self.p, "S": self.S, "p_mark": self.p_mark, "title": self.title}}}
+        methods = self._methods()
+        return {"rms": {"curves": {"p": self.p, "S": self.S, "methods": methods, "title": self.title},
+                        "monte_carlo": {"table": self.monte_carlo, "methods": methods},
+                        "mark": {"p_mark": self.p_mark}}}
 
 
-def _rms(p, S, p_mark, title):
-    el = fig2_rms(p, S, p_mark=p_mark)
-    return el if title is None else style.opts(el, title=title)
+def _rms_curves(p, S, methods, title=None) -> hv.Overlay:
+    """A curve of S against p per estimator of ``methods``, empty for one that ``S`` lacks."""
+    empty = np.empty(0)
+    curves = [style.opts(hv.Curve((p if m in S else empty, S.get(m, empty)), "p", "S", label=LABELS.get(m, m)),
+                         color=_color(m), framewise=True) for m in methods]
+    if title is not None:  # on an element: the live overlay takes its title from its layers' elements
+        curves[0] = style.opts(curves[0], title=title)
+    return hv.Overlay(curves)
+
+
+def _mc_layers(table, methods) -> hv.Overlay:
+    """The simulated S of ``table`` (columns method, p, S, se): points with ±2 se bars, a point set and
+    its bars for every estimator of ``methods`` (empty where the table has none)."""
+    cols = ["method", "p", "S", "se"]
+    table = pd.DataFrame(columns=cols) if table is None else table
+    elements = []
+    for m in methods:
+        sub = table[table["method"] == m]
+        p, S, se = (sub[c].to_numpy(dtype=float) for c in ("p", "S", "se"))
+        elements.append(style.opts(hv.Scatter((p, S), "p", "S", label=LABELS.get(m, m) + " (MC)"),
+                                   color=_color(m), size=6, framewise=True))
+        elements.append(style.opts(hv.ErrorBars((p, S, 2 * se), "p", ["S", "yerr"]), color=_color(m),
+                                   framewise=True))
+    return hv.Overlay(elements)
+
+
+def _p_mark(p_mark) -> hv.VLine:
+    return style.opts(hv.VLine(np.nan if p_mark is None else float(p_mark), kdims=["p", "S"]), color="#777777",
+                      line_dash="dashed")

@@ -182,7 +182,7 @@ def test_the_tabs_results_live_in_the_store_not_in_their_views():
     assert s.results["discrete"].key == tasks.DiscreteKey(20, 4, 0.3) and s.results["extrapolation-curves"].key.K == 4
 
     def mc_points():
-        return [el for el in disc.fig2.element if isinstance(el, hv.Scatter)]
+        return [el for el in disc.fig2.element() if isinstance(el, hv.Scatter) and len(el)]
 
     mc = disc.run_monte_carlo(n_points=3)
     assert s.results["monte-carlo"].value is mc and mc_points()

@@ -61,7 +61,7 @@ def test_discrete_figures_keep_their_legends_off_the_curves():
     S = {m: np.sqrt(p * (1 - p)) / k for k, m in enumerate(dplots.LABELS, start=1)}
     tables = {m: np.tile(np.arange(6.0), (6, 1)) / 10 for m in dplots.LABELS}
     for el in (figures.render("discrete_fig1", N=20, k=5, n=4), figures.render("discrete_fig2", N=20, k=5, n_p=11),
-               dplots.fig2_rms(p, S), dplots.fig1_estimates(tables, 4, 20)):
+               dplots.RmsDeviationDisplay(p=p, S=S).element(), dplots.fig1_estimates(tables, 4, 20)):
         legends = _legends(hv.render(el, backend="bokeh"))
         assert legends["below"] and not legends["center"]
 
