@@ -5,8 +5,6 @@
 
 from __future__ import annotations
 
-import functools
-
 import holoviews as hv
 import numpy as np
 import panel as pn
@@ -17,7 +15,6 @@ from buviz.app.mathmd import math_markdown
 from buviz.app.viewbase import TabView, _with_tap, math_dollars
 from buviz.plots import cases as pcases
 from buviz.plots import displays as pd_
-from buviz.plots import uncertainty as pb
 
 __all__ = ["CurvesView", "SensitivityView"]
 
@@ -199,12 +196,11 @@ class SensitivityView(TabView):
         self.run_M.on_click(lambda e: self.store.run_sensitivity("M"))
         self.run_K.on_click(lambda e: self.store.run_sensitivity("K"))
         self.hint = pn.pane.Markdown("*Press a button: each setting runs a 21-γ sweep (cached).*")
-        # one plot per kind (M, K), a DynamicMap fed by its own Pipe, made when the kind's tables first
-        # arrive and then fed new data (a new reference sweep); dropped when the tables go (another
-        # dataset), never hidden while it lives: Bokeh builds no views for a hidden plot, and an update
-        # of one fails in the browser ("cannot find a view for Legend")
-        self._pipes: dict[str, hv.streams.Pipe] = {}
-        self.kind_panes: dict[str, pn.pane.HoloViews] = {}
+        # one plot per kind (M, K), a SensitivityDisplay made when the kind's tables first arrive and then
+        # updated (a new reference sweep); dropped when the tables go (another dataset), never hidden while
+        # it lives: Bokeh builds no views for a hidden plot, and an update of one fails in the browser
+        # ("cannot find a view for Legend")
+        self.displays: dict[str, pd_.SensitivityDisplay] = {}
         self.kind_boxes = {kind: pn.Column(visible=False) for kind in self.KINDS}
         self.plot_pane = WrappingRow(*self.kind_boxes.values(), visible=False)
         self._follow_when_open(self._follow, "sensitivity", "sweep_table")
@@ -213,43 +209,33 @@ class SensitivityView(TabView):
     KINDS = ("M", "K")
 
     @staticmethod
-    def _curves(kind: str, tables: dict, reference):
+    def _display(kind: str, tables: dict, reference) -> pd_.SensitivityDisplay:
         """−Û_tr over γ for each setting of ``kind`` in ``tables``, beside the ``reference`` sweep."""
-        return pb.sensitivity_curves(tables, "log2_gamma", reference=reference, title=f"−Û_tr for several {kind}")
-
-    @classmethod
-    def _element(cls, kind: str, data=None):
-        """The live plot's frame for ``data`` = (tables, reference sweep) sent through the kind's Pipe."""
-        return cls._curves(kind, *(data if data is not None else ({}, None))).opts(width=620, height=380)
-
-    def _elements(self) -> list:
-        ref = self.store.sweep_table
-        return [self._curves(kind, tables, ref) for kind, tables in (self.store.sensitivity or {}).items()]
+        return pd_.SensitivityDisplay(tables=tables, reference=reference, title=f"−Û_tr for several {kind}",
+                                      opts=dict(width=620, height=380))
 
     def _follow(self) -> None:
         shown = self.store.sensitivity or {}
         for kind, box in self.kind_boxes.items():
             if kind not in shown:
-                if kind in self.kind_panes:  # its tables are gone: so is its plot
+                if kind in self.displays:  # its tables are gone: so is its plot
                     box.visible, box.objects = False, []
-                    del self.kind_panes[kind], self._pipes[kind]
+                    del self.displays[kind]
                 continue
-            data = (shown[kind], self.store.sweep_table)
-            if kind not in self.kind_panes:
-                self._pipes[kind] = hv.streams.Pipe(data=data)
-                self.kind_panes[kind] = pn.pane.HoloViews(
-                    hv.DynamicMap(functools.partial(self._element, kind), streams=[self._pipes[kind]]),
-                    linked_axes=False)
-                box.objects, box.visible = [self.kind_panes[kind]], True
-            elif any(new is not old for new, old in zip(data, self._pipes[kind].data, strict=True)):
-                self._pipes[kind].send(data)  # new tables or a new reference sweep: new data
+            if kind not in self.displays:
+                self.displays[kind] = self._display(kind, shown[kind], self.store.sweep_table)
+                box.objects, box.visible = [pn.pane.HoloViews(self.displays[kind].plot(), linked_axes=False)], True
+            else:  # new tables or a new reference sweep: new data (a layer whose data is the same stays)
+                self.displays[kind].update(tables=shown[kind], reference=self.store.sweep_table)
         if self.plot_pane.visible != bool(shown):
             self.plot_pane.visible, self.hint.visible = bool(shown), not shown
 
     def figure(self):
-        items = self._elements() or [pb.sensitivity_curves({}, "log2_gamma", reference=self.store.sweep_table,
-                                                           title="−Û_tr (no sensitivity sweep run yet)")]
-        return hv.Layout(items).cols(2)
+        ref = self.store.sweep_table
+        items = [self._display(kind, tables, ref).element() for kind, tables in (self.store.sensitivity or {}).items()]
+        return hv.Layout(items or [pd_.SensitivityDisplay(tables={}, reference=ref,
+                                                          title="−Û_tr (no sensitivity sweep run yet)").element()]
+                         ).cols(2)
 
     def __panel__(self):
         status = self._pane(pn.pane.Markdown(), lambda: f"Status: {self.store.sensitivity_state}",

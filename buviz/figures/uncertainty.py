@@ -27,6 +27,7 @@ from buviz.plots.displays import (
     ErrorCurvesDisplay,
     OneSampleDisplay,
     SampleSpaceDisplay,
+    SensitivityDisplay,
     WeightsDisplay,
 )
 from buviz.uncertainty import PAPER_SEPARABILITY, FlatDiscriminantWarning
@@ -444,7 +445,7 @@ class UncertaintyFig12(PaperFigure):
         Ms = [self.check("Ms", int(m), 2, len(ds.X_train)) for m in self.Ms]
         tables = {f"M = {m}": _sweep(ds, self.log2_gamma, M=m, **kw) for m in Ms}
         ref = _sweep(ds, self.log2_gamma, M=min(40, len(ds.X_train)), **kw)
-        return uplots.sensitivity_curves(tables, reference=ref, title=f"{self.dataset}: −Û_tr for several M")
+        return SensitivityDisplay(tables=tables, reference=ref, title=f"{self.dataset}: −Û_tr for several M").element()
 
 
 class UncertaintyFig13(PaperFigure):
@@ -479,7 +480,7 @@ class UncertaintyFig13(PaperFigure):
                                                                   seed=self.seed, cache=self.cache)
         if not tables:
             self.check("Ks", min(self.Ks), 1, smallest)
-        return uplots.sensitivity_curves(tables, title=f"{self.dataset}: −Û_tr for several K")
+        return SensitivityDisplay(tables=tables, title=f"{self.dataset}: −Û_tr for several K").element()
 
 
 class UncertaintyFig14(PaperFigure):

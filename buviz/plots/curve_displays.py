@@ -4,6 +4,7 @@
 - :class:`CovariateShiftDisplay` -- distributions of f(T;Λ), f(T̃;Λ), f(X_te;Λ) at every d, and for
   d = 2 the three maps on one colour scale (Fig 10).
 - :class:`ErrorCurvesDisplay` -- errors and −Û against the status, and error against −Û (Figs 6-9).
+- :class:`SensitivityDisplay` -- −Û_tr against the status for several M or K (Figs 12, 13).
 
 Boundary uncertainty after D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary
 Uncertainty-Based Estimation for Classifier Evaluation", Journal of Signal Processing Systems,
@@ -19,7 +20,7 @@ from buviz.grid import GridEvaluation, top2_difference
 from buviz.plots import uncertainty as pb
 from buviz.plots._display import GRID_RESOLUTION, Display, as_grid, fields_of, grid_of, plane_of, project
 
-__all__ = ["CovariateShiftDisplay", "ErrorCurvesDisplay"]
+__all__ = ["CovariateShiftDisplay", "ErrorCurvesDisplay", "SensitivityDisplay"]
 
 
 def _shift_map(X, f, clim, fields, title, colorbar, feature_names, size):
@@ -226,3 +227,41 @@ class ErrorCurvesDisplay(Display):
             out["parametric"] = {"sweep": {"table": t, "x": x},
                                  "current": {"table": t, "x": x, "current": self.current}}
         return out
+
+
+class SensitivityDisplay(Display):
+    """−Û_tr against the status for several settings of one hyper-parameter of Û, M (Fig 12) or K
+    (Fig 13), with −Û_te of a reference sweep (panel ``curves``: layers ``settings`` and ``reference``).
+
+    A live figure draws the settings of its first frame: give it the settings it will show (a new
+    reference sweep, or new tables for the same settings, update it in place).
+
+    Parameters
+    ----------
+    tables : mapping of str to DataFrame
+        Setting label (``"M = 20"``, ``"K_aic"``...) -> its sweep table (columns ``x`` and ``U_tr``).
+    reference : DataFrame, optional
+        A sweep whose ``U_te`` is drawn black and dashed.
+    x : str, default="log2_gamma"
+        The status column.
+    title : str
+        The plot's title.
+    opts : dict, optional
+        Plot options of the panel (Bokeh vocabulary).
+    """
+
+    _fields = ("tables", "reference", "x")
+
+    def __init__(self, *, tables, reference: pd.DataFrame | None = None, x: str = "log2_gamma",
+                 title: str = "−Û_tr for several settings", opts=None):
+        super().__init__(title=title)
+        self.tables, self.reference, self.x = dict(tables), reference, x
+        self.opts = dict(opts or {})
+
+    def _panels(self) -> dict:
+        return {"curves": dict(builders={"settings": pb.sensitivity_layers, "reference": pb.reference_layer},
+                               opts={"legend_position": "right", "framewise": True, **self.opts})}
+
+    def _args(self) -> dict:
+        return {"curves": {"settings": {"tables": self.tables, "x": self.x, "title": self.title},
+                           "reference": {"reference": self.reference, "x": self.x}}}

@@ -14,6 +14,7 @@ display derives from :class:`Display` (:mod:`buviz.plots._display`).
 - :class:`CovariateShiftDisplay` -- distributions of f(T;Λ), f(T̃;Λ), f(X_te;Λ) at every d, and for
   d = 2 the three maps on one colour scale (Fig 10).
 - :class:`ErrorCurvesDisplay` -- errors and −Û against the status, and error against −Û (Figs 6-9).
+- :class:`SensitivityDisplay` -- −Û_tr for several M or K (Figs 12, 13).
 - :class:`~buviz.plots.discrete.RmsDeviationDisplay` -- Nedelko's RMS deviation S against p (Fig 2).
 
 Boundary uncertainty after D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary
@@ -48,7 +49,7 @@ from buviz.plots._display import (
     regions_layer,
     titled,
 )
-from buviz.plots.curve_displays import CovariateShiftDisplay, ErrorCurvesDisplay
+from buviz.plots.curve_displays import CovariateShiftDisplay, ErrorCurvesDisplay, SensitivityDisplay
 from buviz.plots.discrete import RmsDeviationDisplay
 from buviz.projection import Projection
 
@@ -63,6 +64,7 @@ __all__ = [
     "CovariateShiftDisplay",
     "OneSampleDisplay",
     "ErrorCurvesDisplay",
+    "SensitivityDisplay",
     "RmsDeviationDisplay",
     "class_names",
     "as_grid",

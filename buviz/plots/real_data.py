@@ -6,7 +6,7 @@ https://doi.org/10.1007/s11265-021-01671-1 (Figs 7-9, 11-13).
 
 The shipped tables (:mod:`buviz.reproduce`) hold one sweep per seed of T̃, K-means, CV folds and
 hold-out split. These builders draw the mean over the seeds as the curves of
-:class:`buviz.plots.displays.ErrorCurvesDisplay` / :func:`~buviz.plots.uncertainty.sensitivity_curves`
+:class:`buviz.plots.displays.ErrorCurvesDisplay` / :class:`~buviz.plots.displays.SensitivityDisplay`
 and each seed's own curve as a thin translucent line of the same colour (the seeds' spread).
 """
 
@@ -19,7 +19,7 @@ import pandas as pd
 
 from buviz.plots import style
 from buviz.plots import uncertainty as uplots
-from buviz.plots.curve_displays import ErrorCurvesDisplay
+from buviz.plots.curve_displays import ErrorCurvesDisplay, SensitivityDisplay
 
 __all__ = ["seed_curves", "spread_curves", "spread_sensitivity"]
 
@@ -112,5 +112,5 @@ def spread_sensitivity(tables: Mapping[str, pd.DataFrame], x: str = "log2_gamma"
     seeds = [c for n, t in enumerate(tables.values())
              for c in seed_curves(t, "U_tr", x, color=palette[n % len(palette)])]
     means = {label: _mean(t, x, ["U_tr"]) for label, t in tables.items()}
-    curves = uplots.sensitivity_curves(means, x, title=title)
+    curves = SensitivityDisplay(tables=means, x=x, title=title).element()
     return style.opts(hv.Overlay([*seeds, *curves]), title=title, legend_position="right")

@@ -13,7 +13,7 @@ HoloViews element or overlay (Bokeh options set; the elements themselves are bac
 - :func:`weights_layers` -- probability weights k̂(x)/w_kl on the training samples (Fig 14).
 - :func:`shift_map`, :func:`shift_histograms` -- f(T), f(T̃), f(X_te) (Fig 10).
 - :func:`cluster_layers`, :func:`cluster_zoom` -- one sample's N^M(x) and its 1-D count (Fig 4).
-- the curves over a sweep (:func:`error_curve_layers`, :func:`sensitivity_curves`, ... Figs 6-9, 11-13),
+- the curves over a sweep (:func:`error_curve_layers`, :func:`sensitivity_layers`, ... Figs 6-9, 11-13),
   from :mod:`buviz.plots.uncertainty_curves`.
 
 The ``*_layers`` functions return pictures by layer, for the Display objects of
@@ -39,7 +39,8 @@ from buviz.plots.uncertainty_curves import (  # noqa: F401  (the curves, re-expo
     error_curve_layers,
     parametric_current,
     parametric_layers,
-    sensitivity_curves,
+    reference_layer,
+    sensitivity_layers,
     u_curve,
 )
 
@@ -68,7 +69,8 @@ __all__ = [
     "parametric_layers",
     "parametric_current",
     "cluster_zoom",
-    "sensitivity_curves",
+    "sensitivity_layers",
+    "reference_layer",
     "CURVE_STYLES",
     "anchor_points",
     "near_boundary_points",

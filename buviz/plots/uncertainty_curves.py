@@ -6,7 +6,8 @@ pure functions from sweep tables to elements; re-exported by :mod:`buviz.plots.u
   :class:`~buviz.plots.displays.ErrorCurvesDisplay`, whose ``element()`` is the static picture.
 - :func:`parametric_layers`, :func:`parametric_current` -- error against −Û, coloured by the status.
 - :func:`u_curve` -- one −Û column as a curve (Fig 11).
-- :func:`sensitivity_curves` -- −Û_tr for several M or K (Figs 12, 13).
+- :func:`sensitivity_layers`, :func:`reference_layer` -- −Û_tr for several M or K (Figs 12, 13): the
+  layers of :class:`~buviz.plots.displays.SensitivityDisplay`.
 
 The live versions are :class:`buviz.plots.displays.ErrorCurvesDisplay`. Boundary uncertainty after
 D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, Journal of Signal Processing Systems, 2021
@@ -30,7 +31,8 @@ __all__ = [
     "parametric_layers",
     "parametric_current",
     "u_curve",
-    "sensitivity_curves",
+    "sensitivity_layers",
+    "reference_layer",
     "drawn_in_legend",
 ]
 
@@ -215,36 +217,31 @@ def u_curve(
 
 
 # -- Figs 12-13: sensitivity -----------------------------------------------------------------------
-def sensitivity_curves(
-    tables: Mapping[str, pd.DataFrame],
-    x: str = "log2_gamma",
-    *,
-    reference: pd.DataFrame | None = None,
-    title: str = "−Û_tr for several settings",
-):
-    """−Û_tr curves, one per setting (label -> sweep table); ``reference`` adds −Û_te in black."""
+def sensitivity_layers(tables: Mapping[str, pd.DataFrame], x: str = "log2_gamma", *,
+                       title: str | None = None) -> hv.Overlay:
+    """−Û_tr against the status, a curve per setting (label -> sweep table) in the palette's order
+    (Figs 12, 13); one empty curve without any. The title rides on the first curve (a live overlay
+    takes it from its layers' elements)."""
     palette = style.PALETTE
     xd = _status_dim(x)
     layers = []
     for n, (label, t) in enumerate(tables.items()):
         t = t.sort_values(x)
-        layers.append(
-            style.opts(
-                hv.Curve((t[x].to_numpy(float), -t["U_tr"].to_numpy(float)), xd, _NEG_U_DIM, label=str(label)),
-                color=palette[n % len(palette)],
-                line_width=2,
-            )
-        )
-    if reference is not None and len(reference) and "U_te" in reference:
-        r = reference.sort_values(x)
-        layers.append(
-            style.opts(
-                hv.Curve((r[x].to_numpy(float), -r["U_te"].to_numpy(float)), xd, _NEG_U_DIM, label="−Û_te (reference)"),
-                color="black",
-                line_width=2,
-                line_dash="dashed",
-            )
-        )
+        layers.append(style.opts(
+            hv.Curve((t[x].to_numpy(float), -t["U_tr"].to_numpy(float)), xd, _NEG_U_DIM, label=str(label)),
+            color=palette[n % len(palette)], line_width=2, framewise=True))
     if not layers:
-        layers.append(hv.Curve(([], []), xd, _NEG_U_DIM))
-    return style.opts(hv.Overlay(layers), title=title, legend_position="right")
+        layers.append(style.opts(hv.Curve(([], []), xd, _NEG_U_DIM), framewise=True))
+    if title is not None:
+        layers[0] = style.opts(layers[0], title=title)
+    return hv.Overlay(layers)
+
+
+def reference_layer(reference: pd.DataFrame | None, x: str = "log2_gamma") -> hv.Curve:
+    """−Û_te of a reference sweep, black and dashed (empty without one, or without its U_te)."""
+    xd = _status_dim(x)
+    has = reference is not None and len(reference) and "U_te" in reference and x in reference
+    r = reference.sort_values(x) if has else None
+    xs, ys = (r[x].to_numpy(float), -r["U_te"].to_numpy(float)) if has else (np.empty(0), np.empty(0))
+    return style.opts(hv.Curve((xs, ys), xd, _NEG_U_DIM, label="−Û_te (reference)"), color="black", line_width=2,
+                      line_dash="dashed", framewise=True)

@@ -59,7 +59,7 @@ def test_views_depend_on_the_store_and_keep_their_panes(store):
     assert store.sensitivity_state == "done" and set(store.sensitivity["M"]) == {"M = 20", "M = 40"}
     assert view.plot_pane is pane and pane.visible and not view.hint.visible
     assert view.kind_boxes["M"].visible and not view.kind_boxes["K"].visible  # K not run
-    frame = view.kind_panes["M"].object[()]  # the M plot's frame for the tables the store holds
+    frame = view.displays["M"].element()  # the M plot's picture of the tables the store holds
     labels = {el.label for el in frame}
     assert {"M = 20", "M = 40"} <= labels  # one −Û_tr curve per M
     m_plot = {m.id for m in root.select({"type": Plot})}

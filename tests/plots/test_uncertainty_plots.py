@@ -21,6 +21,7 @@ from buviz.plots.displays import (
     ErrorCurvesDisplay,
     OneSampleDisplay,
     SampleSpaceDisplay,
+    SensitivityDisplay,
     WeightsDisplay,
 )
 from buviz.uncertainty import BoundaryUncertainty
@@ -217,12 +218,24 @@ def test_one_sample_map_marks_members_and_sample(status):
     hv.render(el, backend="bokeh")
 
 
-def test_sensitivity_curves_one_per_setting():
+def test_sensitivity_curves_one_per_setting_and_a_new_reference_updates_in_place():
+    from bokeh.document import Document
+
     t = _table()
-    el = pb.sensitivity_curves({"M = 20": t, "M = 40": t.assign(U_tr=t.U_tr - 0.1)}, reference=t)
+    d = SensitivityDisplay(tables={"M = 20": t, "M = 40": t.assign(U_tr=t.U_tr - 0.1)}, reference=t)
+    el = d.element()
     assert len(el) == 3
     np.testing.assert_allclose(el.get(1).dimension_values(1), -(t.U_tr - 0.1))
-    hv.render(el, backend="bokeh")
+    np.testing.assert_allclose(el.get(2).dimension_values(1), -t.U_te)  # the reference's −Û_te
+    plot = hv.renderer("bokeh").get_plot(d.plot(), doc=Document())
+    figure, renderers = plot.state, list(plot.state.renderers)
+    assert d.update(reference=t.assign(U_te=t.U_te + 0.05)) == ["reference"]  # the settings' curves stay
+    assert plot.state is figure and list(figure.renderers) == renderers
+    ys = [np.asarray(r.data_source.data["neg_U"]) for r in figure.renderers if "neg_U" in r.data_source.data]
+    assert any(np.allclose(y, -(t.U_te + 0.05)) for y in ys)
+    without = SensitivityDisplay(tables={"M = 20": t}).element()
+    legend = hv.render(without, backend="bokeh").legend[0]
+    assert [getattr(i.label, "value", i.label) for i in legend.items] == ["M = 20"]  # no reference: not listed
 
 
 def test_curves_in_a_dynamic_map_follow_the_sweep_ranges():
