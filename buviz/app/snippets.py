@@ -85,7 +85,7 @@ def snippet(settings: dict, *, sweep: bool = True, proposal1: bool = True) -> st
         lines.append(f"status = dict(classifiers.mlp_statuses(ds.X_train, ds.y_train, [{e}], "
                      f"random_state={seed}))[{e}]")
     lines += [
-        "L_te = float(np.mean(status.predict(ds.X_test) != ds.y_test)) if len(ds.X_test) else float('nan')",
+        "L_te = sweep.evaluate_on_test_set(status, ds.X_test, ds.y_test).L_te  # NaN without a test set",
         "",
         "# Proposal 2: neighbourhoods, perturbed set T~ and prototypes (fit), then Û for this status" +
         ("" if s["tilde"] else " (T~ off: f on T)"),
