@@ -136,6 +136,10 @@ class FitKey:
     perturbation: float
     perturbation_mode: str
 
+    def estimator(self) -> bu.BoundaryUncertainty:
+        """The unfitted estimator of these settings (the app's sweeps take it as their template)."""
+        return uncertainty_estimator(self.M, self.K, self.perturbation, self.perturbation_mode, self.data.seed)
+
 
 @dataclass(frozen=True)
 class ResultKey:
@@ -264,14 +268,20 @@ def prototypes_per_class(K: str):
     return "aic" if K == "aic" else int(K)
 
 
+def uncertainty_estimator(M: int, K: str, perturbation: float, perturbation_mode: str,
+                          seed: int) -> bu.BoundaryUncertainty:
+    """Proposal 2's unfitted estimator at the explorer's settings (K as the control gives it: "aic" or a
+    number), the package's default separability rule; ``seed`` seeds T̃ and K-means."""
+    return bu.BoundaryUncertainty(M=int(M), K=prototypes_per_class(K), perturbation=float(perturbation),
+                                  perturbation_mode=perturbation_mode, separability=bu.DEFAULT_SEPARABILITY,
+                                  separability_n0=bu.DEFAULT_SEPARABILITY_N0, random_state=int(seed))
+
+
 @cached(max_items=6)
 def bu_fitted(key: FitKey) -> bu.BoundaryUncertainty:
     """Proposal 2's shared step (neighbourhoods, T̃, Î*) for a dataset and estimator settings."""
     ds = dataset_for(key.data)
-    return bu.BoundaryUncertainty(M=key.M, K=prototypes_per_class(key.K), perturbation=key.perturbation,
-                                  perturbation_mode=key.perturbation_mode, separability=bu.DEFAULT_SEPARABILITY,
-                                  separability_n0=bu.DEFAULT_SEPARABILITY_N0,
-                                  random_state=key.data.seed).fit(ds.X_train, ds.y_train)
+    return key.estimator().fit(ds.X_train, ds.y_train)
 
 
 @cached(max_items=48)

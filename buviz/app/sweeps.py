@@ -24,7 +24,7 @@ import pandas as pd
 
 from buviz import datasets
 from buviz.app.cache import LRUCache
-from buviz.app.compute import GAMMA_GRID, MLP_EPOCHS, DataKey, ResultKey, prototypes_per_class
+from buviz.app.compute import GAMMA_GRID, MLP_EPOCHS, DataKey, ResultKey, uncertainty_estimator
 from buviz.app.runner import RUN_LOCK, RUNNER, USER, Job, JobCancelled
 
 __all__ = ["SharedSweep", "SweepKey", "SweepCancelled", "acquire", "acquire_finished", "release", "clear",
@@ -74,8 +74,8 @@ def sweep_rows(ds: datasets.Dataset, c: dict, with_p1: bool, progress, on_row, c
     :class:`SweepCancelled`) once ``cancelled()``."""
     from buviz import sweep
 
-    kw = dict(cv=int(c["cv"]), M=int(c["M"]), K=prototypes_per_class(c["K"]), perturbation=c["pert"],
-              perturbation_mode=c["perturbation_mode"], random_state=int(c["seed"]), n_jobs=2, cache=True,
+    template = uncertainty_estimator(c["M"], c["K"], c["pert"], c["perturbation_mode"], c["seed"])
+    kw = dict(cv=int(c["cv"]), uncertainty=template, random_state=int(c["seed"]), n_jobs=2, cache=True,
               progress=progress, niceness=SWEEP_NICENESS)
     if c["classifier"] == "SVM":
         it = sweep.iter_svm_gamma_sweep(ds, 2.0 ** np.array(GAMMA_GRID, dtype=float), C=2.0 ** c["log2_C"],
@@ -101,12 +101,12 @@ def sensitivity_tables(job: Job, ds: datasets.Dataset, base: dict, kind: str, va
     out = {}
     for n, v in enumerate(values):
         job.progress(n, len(values))
-        M = int(v) if kind == "M" else int(base["M"])
-        K = prototypes_per_class(str(v)) if kind == "K" else prototypes_per_class(base["K"])
+        M = v if kind == "M" else base["M"]
+        K = str(v) if kind == "K" else base["K"]
+        template = uncertainty_estimator(M, K, base["pert"], base["perturbation_mode"], base["seed"])
         out[f"{kind} = {v}"] = sweep.svm_gamma_sweep(
-            ds, 2.0 ** np.array(GAMMA_GRID, dtype=float), C=2.0 ** base["log2_C"], cv=cv, M=M, K=K,
-            perturbation=base["pert"], perturbation_mode=base["perturbation_mode"], random_state=int(base["seed"]),
-            n_jobs=2, cache=True, niceness=SWEEP_NICENESS)
+            ds, 2.0 ** np.array(GAMMA_GRID, dtype=float), C=2.0 ** base["log2_C"], cv=cv, uncertainty=template,
+            random_state=int(base["seed"]), n_jobs=2, cache=True, niceness=SWEEP_NICENESS)
     return out
 
 

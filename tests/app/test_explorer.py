@@ -190,7 +190,9 @@ def test_reset_restores_defaults(state):
 
 @pytest.mark.slow
 def test_background_sweep_fills_curves_and_marker():
-    s = SessionStore(n_train=150, cv=2, auto_sweep=False)
+    # settings off the sweeps' own defaults (M 40, K by AIC, a = 0.5): the sweep scores with the estimator
+    # the snapshot is computed with (FitKey.estimator, handed to the sweep as its template)
+    s = SessionStore(n_train=150, cv=2, M=15, K="3", perturbation=0.25, auto_sweep=False)
     s.start_sweep()
     assert s.wait_sweep(timeout=240)
     assert s.sweep_state == "done" and s.sweep_progress == 100
@@ -214,7 +216,7 @@ def test_background_sweep_fills_curves_and_marker():
     s.controls.M = 30
     s.start_sweep()
     s.cancel_sweep()
-    s.controls.M = 40
+    s.controls.M = 15
     s.start_sweep()
     assert s.sweep_state == "done" and len(s.sweep_table) == len(st.GAMMA_GRID)
 
