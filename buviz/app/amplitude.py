@@ -6,16 +6,13 @@ Classifier Evaluation", Journal of Signal Processing Systems, Springer, 2021,
 doi:10.1007/s11265-021-01671-1). This view runs
 :func:`buviz.model_selection.perturbation_amplitude_sweep` for the current dataset, C, M, K and seed
 (RBF SVC, γ = 2⁻⁶ … 2⁶) on a button press, through the session's store
-(:meth:`buviz.app.store.SessionStore.run_amplitude`), and draws the curves with
-:func:`buviz.plots.selection.amplitude_curves`, one pane per T̃ mode, each a ``DynamicMap`` fed by one
-``Pipe``: created once, a new table sends them new data (their Bokeh figures stay).
+(:meth:`buviz.app.store.SessionStore.run_amplitude`), and draws the curves through a
+:class:`buviz.plots.selection.AmplitudeDisplay`, one pane per T̃ mode: created once, a new table
+updates the display (their Bokeh figures stay).
 """
 
 from __future__ import annotations
 
-import functools
-
-import holoviews as hv
 import panel as pn
 
 from buviz.app import tasks
@@ -57,11 +54,13 @@ class AmplitudeView(TabView):
         super().__init__(**params)
         self.run_button = pn.widgets.Button(label="Run T̃ amplitude sweep", color="primary")
         self.run_button.on_click(lambda e: self.store.run_amplitude())
-        # one stream feeds both modes' plots: a new table changes their data, never their figures
-        self._table_pipe = hv.streams.Pipe(data=self.table)
-        self.mode_panes = {mode: pn.pane.HoloViews(hv.DynamicMap(functools.partial(self._element, mode),
-                                                                 streams=[self._table_pipe]), linked_axes=False)
-                           for mode in MODES}
+        # one display for both modes, a pane per mode (the row wraps): a new table changes their data,
+        # never their figures. 450 px frames with the legend outside: side by side at 1600 px, one below
+        # the other on a 1280 px screen
+        self.display = psel.AmplitudeDisplay(table=self.table, modes=MODES, amplitudes=AMPLITUDES,
+                                             opts=dict(width=450, height=360))
+        self.mode_panes = {mode: pn.pane.HoloViews(panel.show(), linked_axes=False)
+                           for mode, panel in self.display.panels.items()}
         self.plot_pane = WrappingRow(*self.mode_panes.values())
         self.status_pane = pn.pane.Markdown(self._status_text())
         self.store.param.watch(self._refresh, ["amplitude_table", "amplitude_state", "snapshot"])
@@ -85,20 +84,13 @@ class AmplitudeView(TabView):
                     f"({self._describe(cfg)}): press Run")
         return f"Status: {st.amplitude_state}" + (f" — {self._describe(cfg)}" if cfg else "")
 
-    @staticmethod
-    def _element(mode: str, data=None):
-        """The curves of one T̃ mode of the table ``data`` (450 px frames with the legend outside: side by
-        side at 1600 px, one below the other on a 1280 px screen, where the row wraps)."""
-        return psel.amplitude_curves(data, mode, amplitudes=AMPLITUDES,
-                                     title=f"{mode} mode: −Û_tr and L_te").opts(width=450, height=360)
-
     def _refresh(self, *events) -> None:
         self.status_pane.object = self._status_text()
         if any(e.name == "amplitude_table" for e in events):
-            self._table_pipe.send(self.table)
+            self.display.update(table=self.table)
 
     def figure(self):
-        return psel.amplitude_panels(self.table)
+        return psel.AmplitudeDisplay.from_table(self.table, modes=MODES).element()
 
     def __panel__(self):
         return pn.Column(pn.Row(self.run_button, self.status_pane), self.plot_pane,

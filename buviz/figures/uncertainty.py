@@ -360,14 +360,14 @@ class UncertaintyAmplitude(PaperFigure):
         from sklearn.svm import SVC
 
         from buviz.model_selection import perturbation_amplitude_sweep
-        from buviz.plots.selection import amplitude_panels
+        from buviz.plots.selection import AmplitudeDisplay
 
         ds = _data(self.dataset, self.n_train, self.n_test, self.seed)
         table = perturbation_amplitude_sweep(
             ds.X_train, ds.y_train, ds.X_test, ds.y_test, estimator=SVC(C=self.C), param="gamma",
             values=[2.0 ** g for g in self.log2_gamma], amplitudes=tuple(self.amplitudes), M=self.M,
             max_test=len(ds.X_train), random_state=self.seed)
-        return amplitude_panels(table)
+        return AmplitudeDisplay.from_table(table).element()
 
 
 class UncertaintyFig10(PaperFigure):

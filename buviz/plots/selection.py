@@ -5,7 +5,7 @@ No widgets, no state, no model fitting: the builders take the tidy table of
 
 - :func:`amplitude_curves` -- −Û_tr against the hyper-parameter for several amplitudes a of the
   perturbed training set T̃ (one mode), next to the test error L_te on the left axis.
-- :func:`amplitude_panels` -- one :func:`amplitude_curves` per mode, side by side.
+- :class:`AmplitudeDisplay` -- one :func:`amplitude_curves` per mode, side by side, live.
 
 The perturbation law of Algorithm 1 (T̃) is left unspecified by the paper: D. Ha, S. Katagiri,
 H. Watanabe, M. Ohsaki, "An Improved Boundary Uncertainty-Based Estimation for Classifier
@@ -22,10 +22,11 @@ import numpy as np
 import pandas as pd
 
 from buviz.plots import style
+from buviz.plots._display import Display
 from buviz.plots.style import AMPLITUDE_PALETTE, CURVE_STYLES
 from buviz.plots.uncertainty import _ERROR_DIM, _NEG_U_DIM
 
-__all__ = ["AMPLITUDE_PALETTE", "amplitude_curves", "amplitude_panels"]
+__all__ = ["AMPLITUDE_PALETTE", "AmplitudeDisplay", "amplitude_curves"]
 
 
 _X_LABELS = {"gamma": "log₂ γ", "C": "log₂ C", "n_neighbors": "log₂ k", "min_samples_leaf": "log₂ leaf",
@@ -110,9 +111,47 @@ def amplitude_curves(table: pd.DataFrame | None, mode: str = "features", *, ampl
     return overlay.opts(multi_y=True, backend="bokeh")
 
 
-def amplitude_panels(table: pd.DataFrame | None, *, modes: Sequence[str] = ("features", "scalar"),
-                     amplitudes: Sequence[float] | None = None, u: str = "U_tr") -> hv.Layout:
-    """:func:`amplitude_curves` for each mode, side by side (one column per mode)."""
-    return hv.Layout([amplitude_curves(table, m, amplitudes=amplitudes, u=u,
-                                       title=f"{m} mode: −{'Û_tr' if u == 'U_tr' else 'Û_te'} and L_te")
-                      for m in modes]).cols(len(modes))
+class AmplitudeDisplay(Display):
+    """−Û against the hyper-parameter for several T̃ amplitudes a, next to the test error, one panel per
+    T̃ mode (:func:`amplitude_curves`): the table of
+    :func:`~buviz.model_selection.perturbation_amplitude_sweep`, live (a new table redraws the curves in
+    the figures that are there).
+
+    Parameters
+    ----------
+    table : DataFrame, optional
+        The sweep's rows; None draws empty curves (one per amplitude of ``amplitudes``) until it arrives.
+    modes : sequence of str, default=("features", "scalar")
+        The T̃ modes, a panel each.
+    amplitudes : sequence of float, optional
+        The amplitudes drawn (default: the table's, at most six). A live figure keeps the curves of
+        its first frame: give the amplitudes when the table comes later.
+    u : {"U_tr", "U_te"}, default="U_tr"
+        Û with the training set or the test set as input.
+    opts : dict, optional
+        Plot options of every panel (Bokeh vocabulary).
+    """
+
+    _fields = ("table",)
+
+    def __init__(self, *, table: pd.DataFrame | None = None, modes: Sequence[str] = ("features", "scalar"),
+                 amplitudes: Sequence[float] | None = None, u: str = "U_tr", opts=None):
+        super().__init__()
+        self.table, self.modes, self.u = table, tuple(modes), u
+        self.amplitudes = None if amplitudes is None else [float(a) for a in amplitudes]
+        self.opts = dict(opts or {})
+        self._cols = len(self.modes)
+
+    @classmethod
+    def from_table(cls, table: pd.DataFrame | None, **kw) -> AmplitudeDisplay:
+        """The curves of a :func:`~buviz.model_selection.perturbation_amplitude_sweep` table; ``kw`` as
+        for the constructor."""
+        return cls(table=table, **kw)
+
+    def _panels(self) -> dict:
+        return {mode: dict(builders={"curves": amplitude_curves}, opts=self.opts) for mode in self.modes}
+
+    def _args(self) -> dict:
+        name = "Û_tr" if self.u == "U_tr" else "Û_te"
+        return {mode: {"curves": {"table": self.table, "mode": mode, "amplitudes": self.amplitudes, "u": self.u,
+                                  "title": f"{mode} mode: −{name} and L_te"}} for mode in self.modes}

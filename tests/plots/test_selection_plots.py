@@ -60,7 +60,21 @@ def test_empty_table_keeps_the_layers():
     hv.render(empty, backend="bokeh")  # renders without data
 
 
-def test_panels_one_per_mode():
-    lay = ps.amplitude_panels(_table())
+def test_panels_one_per_mode_and_a_new_table_updates_them_in_place():
+    from bokeh.document import Document
+
+    lay = ps.AmplitudeDisplay.from_table(_table()).element()
     assert len(lay) == 2
     assert [o.opts.get().kwargs["title"].split(" ")[0] for o in lay] == ["features", "scalar"]
+    d = ps.AmplitudeDisplay(table=None, amplitudes=[0.0, 2.0])  # the view's start: no table yet
+    plot = hv.renderer("bokeh").get_plot(d.plot(), doc=Document())
+    from bokeh.models import Plot
+
+    figures = list(plot.state.select({"type": Plot}))
+    assert len(figures) == 2
+    t = _table()
+    assert sorted(d.update(table=t)) == ["features", "scalar"]
+    assert list(plot.state.select({"type": Plot})) == figures  # the same figures, new data
+    u = t[(t["mode"] == "features") & np.isclose(t["amplitude"], 2.0)].sort_values("log2_value")
+    ys = [np.asarray(r.data_source.data.get("neg_U", [])) for f in figures for r in f.renderers]
+    assert any(len(y) == len(u) and np.allclose(y, -u["U_tr"]) for y in ys)
