@@ -224,7 +224,7 @@ def mlp_trajectory(key: DataKey) -> dict[int, Discriminant]:
     return dict(mlp_statuses(ds.X_train, ds.y_train, range(1, MAX_EPOCH + 1), random_state=key.seed))
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class StatusEval:
     """A classifier status Λ evaluated once: on the contour grid and on the test set."""
 
@@ -293,9 +293,9 @@ def bu_result(key: ResultKey):
 
 
 # -- settings -> keys -> snapshot ----------------------------------------------------------------------
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class Snapshot:
-    """Everything the views show for one control setting (computed once, then only read)."""
+    """Everything the views show for one control setting (computed once, then only read: frozen)."""
 
     settings: dict
     ds: Dataset

@@ -182,6 +182,16 @@ def test_mlp_status_uses_the_epoch(state):
     assert state.controls.epoch == 12  # nearest sweep epoch
 
 
+def test_a_snapshot_and_its_status_are_frozen(state):
+    import dataclasses
+
+    snap = state.snapshot
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        snap.result = None
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        snap.status.L_te = 0.0
+
+
 def test_reset_restores_defaults(state):
     state.controls.log2_gamma = 3
     state.reset()
