@@ -23,7 +23,7 @@ import panel as pn
 import param
 
 from buviz.app._panel_compat import extension_loaded, jupyter_dist_url, set_dist_url
-from buviz.app.controls import CONTROL_PARAMS, Controls
+from buviz.app.controls import Controls
 from buviz.app.layout import TITLE, ExplorerApp, build_store
 from buviz.app.session import BackgroundPoll
 from buviz.app.store import SessionStore
@@ -57,27 +57,6 @@ class _NotebookRoot(pn.Column):
         return root
 
 
-class SessionState:
-    """A session's controls and its store's outputs under one name, for notebook code: a control is
-    read and set (``state.log2_gamma = 3`` recomputes, as the widget would), anything else is read
-    from the :class:`~buviz.app.store.SessionStore` (``state.snapshot``, ``state.message``)."""
-
-    __slots__ = ("_store",)
-
-    def __init__(self, store: SessionStore):
-        object.__setattr__(self, "_store", store)
-
-    def __getattr__(self, name: str):
-        store = object.__getattribute__(self, "_store")
-        return getattr(store.controls if name in Controls.param else store, name)
-
-    def __setattr__(self, name: str, value) -> None:
-        if name not in Controls.param:
-            raise AttributeError(f"{name!r} is not a control (the store's outputs are read-only); "
-                                 f"controls: {sorted(CONTROL_PARAMS + ('sweep_proposal1',))}")
-        setattr(self._store.controls, name, value)
-
-
 class NotebookExplorer(pn.viewable.Viewer):
     """The explorer laid out for a notebook cell, with its own background-sweep poll.
 
@@ -96,8 +75,6 @@ class NotebookExplorer(pn.viewable.Viewer):
         ``app.store``: the snapshot shown and everything else the explorer computed (read-only).
     controls : Controls
         The store's controls: set them (``ex.controls.n_train = 500``) as a widget would.
-    state : SessionState
-        Both under one name (``ex.state.n_train = 500``, ``ex.state.snapshot``).
     polling : bool
         Whether the periodic poll is running (only while a sweep or sensitivity run is under way).
     """
@@ -138,12 +115,6 @@ class NotebookExplorer(pn.viewable.Viewer):
     def controls(self) -> Controls:
         """The explorer's :class:`~buviz.app.controls.Controls` (``ex.controls.log2_gamma = 3``)."""
         return self.app.store.controls
-
-    @property
-    def state(self) -> SessionState:
-        """The controls and the store's outputs under one name (``ex.state.log2_gamma = 3``,
-        ``ex.state.snapshot``): :class:`SessionState`."""
-        return SessionState(self.store)
 
     @property
     def polling(self) -> bool:
@@ -226,7 +197,7 @@ def explorer(*, width: int = NOTEBOOK_WIDTH, inline: bool = True, poll_period: i
     >>> from buviz.app import explorer
     >>> pn.extension("mathjax", inline=True)  # doctest: +SKIP
     >>> ex = explorer(n_train=300, M=30)
-    >>> ex.state.snapshot.ds.X_train.shape
+    >>> ex.store.snapshot.ds.X_train.shape
     (300, 2)
     >>> ex  # doctest: +SKIP
     """

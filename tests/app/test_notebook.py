@@ -23,13 +23,13 @@ def ex():
 def test_explorer_is_a_notebook_sized_viewer(ex):
     assert isinstance(ex, NotebookExplorer)
     assert (ex.controls.n_train, ex.controls.cv, ex.controls.M) == (200, 2, 20)
-    assert ex.state.snapshot.ds.X_train.shape == (200, 2)
+    assert ex.store.snapshot.ds.X_train.shape == (200, 2)
     layout = ex.__panel__()
     assert layout.width == 960
     # the controls above the tabs are the app's own widgets: moving one changes the state
     assert ex.app.widgets["log2_gamma"] in [w for col in ex.control_row for w in col.select(pn.widgets.Widget)]
     ex.app.widgets["log2_gamma"].value = 2
-    assert ex.state.snapshot.settings["log2_gamma"] == 2
+    assert ex.store.snapshot.settings["log2_gamma"] == 2
     assert ex.app.tabs in layout.select(pn.Tabs)
 
 
@@ -44,7 +44,7 @@ def test_explorer_rejects_bad_settings():
 
 def test_no_poll_while_nothing_runs(ex):
     ex.__panel__()
-    assert not ex.state.background_busy()
+    assert not ex.store.background_busy()
     assert not ex.polling
 
 
@@ -62,17 +62,17 @@ def test_the_explorer_polls_its_sweep_until_done_then_stops():
     async def run():
         ex.__panel__()
         ex.app.tabs.active = ex.app.tab_names.index("Error vs −Û")
-        assert ex.state.sweep_state == "running" and ex.polling
+        assert ex.store.sweep_state == "running" and ex.polling
         seen, deadline = set(), time.monotonic() + 240
-        while time.monotonic() < deadline and (ex.polling or ex.state.sweep_state == "running"):
+        while time.monotonic() < deadline and (ex.polling or ex.store.sweep_state == "running"):
             await asyncio.sleep(0.1)
-            if ex.state.sweep_table is not None:
-                seen.add(len(ex.state.sweep_table))
+            if ex.store.sweep_table is not None:
+                seen.add(len(ex.store.sweep_table))
         return seen
 
     seen = asyncio.run(run())
-    assert ex.state.sweep_state == "done", ex.state.sweep_state
-    assert len(ex.state.sweep_table) == 21
+    assert ex.store.sweep_state == "done", ex.store.sweep_state
+    assert len(ex.store.sweep_table) == 21
     assert not ex.polling
     assert len(seen) > 1, "the rows should arrive while the sweep runs, not only at the end"
 

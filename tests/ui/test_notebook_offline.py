@@ -325,7 +325,7 @@ def test_explorer_runs_in_jupyterlab_offline(browser, jupyterlab):
                     lambda t: ("([b, want]) => { const s = window.__bzShown();"
                                " return s.numbers.includes(want) && s.boundary !== b; }",
                                [before["boundary"], f"γ = 2^{int(t)},"]),
-                    "print(ex.state.log2_gamma, ex.app.widgets['log2_gamma'].value, ex.state.message)")
+                    "print(ex.controls.log2_gamma, ex.app.widgets['log2_gamma'].value, ex.store.message)")
         after = page.evaluate("() => window.__bzShown()")
 
         # the tab's header (Bokeh's .bk-tab, inside a shadow root; the notebook's text names the tab too)
