@@ -5,7 +5,8 @@ Every result class of the package is a ``@dataclass(frozen=True)`` whose ``__pos
 it is a view of (a computation seals its fresh arrays with :func:`seal`, an estimator keeps its
 fitted arrays read-only), and copied once otherwise. What a result or an estimator holds is a view of
 a read-only array, which numpy will not make writeable again (``flags.writeable = True`` raises), so
-nothing can write into the memory results share. Lists become tuples and dicts
+no write through a result's or an estimator's attribute reaches the memory results share (only code
+that reaches for ``.base`` and unlocks it could). Lists become tuples and dicts
 :class:`FrozenDict`. No copy is made on the package's own paths, and a caller's writeable array handed to a
 result constructor is copied rather than frozen behind the caller's back.
 """
@@ -58,8 +59,8 @@ def sealed(a: np.ndarray) -> np.ndarray:
     Returns
     -------
     ndarray
-        ``a`` itself, read-only, when it owns its memory or views only read-only arrays; else a
-        read-only copy.
+        ``a`` read-only (a view of it where it owns its memory, which numpy will not make writeable
+        again) when it owns its memory or views only read-only arrays; else a read-only copy.
     """
     seal(a)
     return value_array(a)  # a view of the sealed array when it owns its memory: locked read-only
@@ -77,7 +78,8 @@ def _frozen_chain(a: np.ndarray) -> bool:
 
 
 def value_array(a: np.ndarray) -> np.ndarray:
-    """Return ``a`` if it is read-only all the way down, else a read-only copy of it.
+    """Return ``a`` if it is read-only all the way down (a view of it where it owns its memory), else a
+    read-only copy of it.
 
     Parameters
     ----------

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -95,11 +96,23 @@ class Discriminant:
         -------
         Discriminant
             Over a deep copy of :attr:`estimator`, read the same way, its counts at zero; ``self``
-            when it wraps a plain callable, which the caller owns.
+            when it wraps a plain callable, which the caller owns, or a function put in place of the
+            estimator's own reading (e.g. one sharing a neighbour search across candidates).
+
+        Warns
+        -----
+        UserWarning
+            When the estimator cannot be copied (``copy.deepcopy`` raises): ``self`` is returned.
         """
-        if self.estimator is None or self.remake is None:
+        if self.estimator is None or self.remake is None or not getattr(self.func, "reads_estimator", False):
             return self
-        return self.remake(copy.deepcopy(self.estimator))
+        try:
+            est = copy.deepcopy(self.estimator)
+        except Exception as exc:  # a lock, a handle: the result keeps the live classifier
+            warnings.warn(f"{type(self.estimator).__name__} cannot be copied ({exc}): the result reads the "
+                          f"classifier itself, so refitting it changes what the result computes", stacklevel=3)
+            return self
+        return self.remake(est)
 
     def __call__(self, X) -> np.ndarray:
         X = np.asarray(X, dtype=float)
@@ -255,6 +268,7 @@ def _estimator_discriminant(est, J: int, kind: str, order: np.ndarray, name: str
 
         def func(X, inner=inner, order=order):
             return np.asarray(inner(X))[:, order]
+    func.reads_estimator = True  # Discriminant.frozen remakes it over a copy of est
     return Discriminant(func, J, name=name, estimator=est,
                         remake=functools.partial(_estimator_discriminant, J=J, kind=kind, order=order, name=name))
 

@@ -187,7 +187,7 @@ class UncertaintyScorer:
     def __call__(self, estimator, X, y, sample_weight=None) -> float:
         bu = self.fitted_for(X, y)
         t0 = time.perf_counter()
-        result = bu.evaluate(estimator)
+        result = bu._evaluate(estimator, copy_discriminant=False)
         self.score_time_ += time.perf_counter() - t0
         self.n_calls_ += 1
         self.last_result_ = result
@@ -448,7 +448,7 @@ def select_by_uncertainty(estimator, param_grid, X, y, *, uncertainty: BoundaryU
     rows = []
     for cand, est, t_fit in zip(grid, fitted, fit_times, strict=True):
         t1 = time.perf_counter()
-        r = bu.evaluate(est if shared is None else shared.discriminant(est))
+        r = bu._evaluate(est if shared is None else shared.discriminant(est), copy_discriminant=False)
         t_score = time.perf_counter() - t1
         # g on T: computed by evaluate for J > 2 (the classifier's pair at x), else one more call
         g_train = r.g_train if r.g_train is not None else r.discriminant(X_checked)
@@ -565,8 +565,8 @@ def perturbation_amplitude_sweep(X_train, y_train, X_test, y_test, *, estimator=
         for (mode, a), (bu_tr, bu_te) in bus.items():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                r_tr = bu_tr.evaluate(model)
-                r_te = bu_te.evaluate(model)
+                r_tr = bu_tr._evaluate(model, copy_discriminant=False)
+                r_te = bu_te._evaluate(model, copy_discriminant=False)
             rows.append({"param": param, "value": value,
                          "log2_value": float(np.log2(value)) if np.isreal(value) and value > 0 else np.nan,
                          "mode": mode, "amplitude": a, "U_tr": r_tr.value, "U_te": r_te.value,

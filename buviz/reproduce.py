@@ -322,10 +322,10 @@ def sweep_cell(name: str, seed: int, log2_gamma: float, C: float, estimators: di
         status = Discriminant(shared, disc.n_classes, name=disc.name)
         variants = {}
         for key, (bu_tr, bu_te) in estimators.items():
-            r = bu_tr.evaluate(status)
+            r = bu_tr._evaluate(status, copy_discriminant=False)
             v = {"U_tr": r.value, "n_eff_tr": float(np.dot(r.pair_probabilities, r.pair_effective_size)),
                  "time_u_tr": r.evaluate_time, "time_u_fit": bu_tr.fit_time_}
-            v["U_te"] = bu_te.evaluate(status).value if bu_te is not None else float("nan")
+            v["U_te"] = bu_te._evaluate(status, copy_discriminant=False).value if bu_te is not None else float("nan")
             variants[key] = v
     common = {"log2_gamma": float(log2_gamma), "gamma": gamma, "C": C,
               "L_tr": float(np.mean([f[0] for f in folds])), "L_val": float(np.mean([f[1] for f in folds])),
@@ -387,8 +387,9 @@ def _mlp_cell(name: str, seed: int, part: str, estimators: dict[str, tuple] | No
             if part == "full":
                 row["L_te"] = sweep.evaluate_on_test_set(d, ds.X_test, ds.y_test).L_te
                 for key, (bu_tr, bu_te) in (estimators or {}).items():
-                    row[f"U_tr:{key}"] = bu_tr.evaluate(d).value
-                    row[f"U_te:{key}"] = bu_te.evaluate(d).value if bu_te is not None else float("nan")
+                    row[f"U_tr:{key}"] = bu_tr._evaluate(d, copy_discriminant=False).value
+                    row[f"U_te:{key}"] = (bu_te._evaluate(d, copy_discriminant=False).value if bu_te is not None
+                                          else float("nan"))
             rows.append(row)
     return {"part": part, "rows": rows, "time": time.perf_counter() - t0}
 

@@ -265,11 +265,11 @@ def _svm_full_task(ds: Dataset, gamma, C, bu_tr, bu_te, p1):
     d = svm_status(ds.X_train, ds.y_train, gamma, C)
     out["time_fit"] = time.perf_counter() - t0
     out["L_te"] = evaluate_on_test_set(d, ds.X_test, ds.y_test).L_te
-    r = bu_tr.evaluate(d)
+    r = bu_tr._evaluate(d, copy_discriminant=False)
     out["U_tr"], out["time_u_tr"], out["time_classifier"] = r.value, r.evaluate_time, r.classifier_time
     out.update(_case_columns(r))
     if bu_te is not None:
-        r = bu_te.evaluate(d)
+        r = bu_te._evaluate(d, copy_discriminant=False)
         out["U_te"], out["time_u_te"] = r.value, r.evaluate_time
     else:
         out["U_te"], out["time_u_te"] = float("nan"), 0.0
@@ -633,11 +633,11 @@ def _mlp_full_task(ds: Dataset, epochs, mlp_kw, bu_tr, bu_te):
     rows = []
     t0 = time.perf_counter()
     for e, d in mlp_statuses(ds.X_train, ds.y_train, epochs, **mlp_kw):
-        r = bu_tr.evaluate(d)
+        r = bu_tr._evaluate(d, copy_discriminant=False)
         row = {"epoch": e, "L_te": evaluate_on_test_set(d, ds.X_test, ds.y_test).L_te, "U_tr": r.value,
                "time_u_tr": r.evaluate_time, "time_classifier": r.classifier_time, **_case_columns(r)}
         if bu_te is not None:
-            rt = bu_te.evaluate(d)
+            rt = bu_te._evaluate(d, copy_discriminant=False)
             row["U_te"], row["time_u_te"] = rt.value, rt.evaluate_time
         else:
             row["U_te"], row["time_u_te"] = float("nan"), 0.0

@@ -217,8 +217,8 @@ class FigureGallery(pn.viewable.Viewer):
     def render(self, *, blocking: bool | None = None) -> bool:
         """Build the chosen figure with the widgets' values (in the background, heavy lane, through the
         store, which keeps it as ``results["gallery"]``) and show it; on failure keep the last figure and
-        show the error. ``blocking`` (default: when not served) waits for it. Returns whether it rendered
-        (blocking) or was submitted."""
+        show the error. ``blocking`` (default: when not served) waits for it (a served session refuses
+        True). Returns whether it rendered (blocking) or was submitted."""
         if self.rendering:
             return False
         if out_of_range(self.values_of):

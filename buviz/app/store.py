@@ -213,10 +213,7 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
         ValueError
             If ``blocking`` is true in a served session.
         """
-        if blocking and self.link.served:
-            raise ValueError(f"blocking=True in a served session: waiting for {label or name!r} would hold the "
-                             f"page's event loop; request it without blocking and follow the store's results "
-                             f"and states")
+        self._check_blocking(blocking, label or name)
         slot = (name, id(self))
         self._names.add(name)
         if publish:
@@ -238,6 +235,13 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
         if publish and job.finished and self._latest.get(name) is job:
             self._deliver(name, key, None, job)  # answered already (cached, or waited for): shown at once
         return job
+
+    def _check_blocking(self, blocking: bool | None, what: str) -> None:
+        """Refuse ``blocking=True`` in a served session (its event loop is the page's)."""
+        if blocking and self.link.served:
+            raise ValueError(f"blocking=True in a served session: waiting for {what!r} would hold the "
+                             f"page's event loop; request it without blocking and follow the store's results "
+                             f"and states")
 
     def _deliver(self, name: str, key: Hashable, then: Callable[[Job], None] | None, job: Job) -> None:
         """A published request ended: its result (or its failure) into :attr:`results` / :attr:`states`."""
@@ -571,7 +575,9 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
     # ------------------------------------------------------------------ tab outputs
     def run_sensitivity(self, kind: str = "M", values=None, *, blocking: bool | None = None, cv: int = 2) -> None:
         """−Û_tr over the γ sweep for several M (Fig 12) or K (Fig 13) into :attr:`sensitivity`.
-        CV errors are not needed here, so the sweeps use ``cv`` = 2 folds (the cheapest allowed)."""
+        CV errors are not needed here, so the sweeps use ``cv`` = 2 folds (the cheapest allowed);
+        ``blocking`` as for :meth:`request` (a served session refuses True)."""
+        self._check_blocking(blocking, f"sensitivity {kind}")
         if self.controls.classifier != "SVM":
             self.report("The sensitivity sweeps use the SVM γ sweep: select the SVM classifier")
             return
@@ -635,7 +641,9 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
                 "dataset": s["dataset"], "n_train": N}
 
     def run_amplitude(self, *, blocking: bool | None = None) -> None:
-        """The T̃-amplitude sweep of the current settings (heavy lane) into :attr:`amplitude_table`."""
+        """The T̃-amplitude sweep of the current settings (heavy lane) into :attr:`amplitude_table`;
+        ``blocking`` as for :meth:`request` (a served session refuses True)."""
+        self._check_blocking(blocking, "T̃ amplitude sweep")
         if self.snapshot is None:
             self._publish(amplitude_state="no status yet")
             return

@@ -641,7 +641,19 @@ class BoundaryUncertainty(BaseEstimator):
             When a scikit-learn classifier's error on T̃ exceeds the constant majority
             prediction's error e₀ by more than half of 1 − e₀ (an under-fitted status predicting
             the minority class stays below that line).
+
+        Notes
+        -----
+        The result's ``discriminant`` reads a copy of a fitted classifier
+        (:meth:`~buviz.classifiers.Discriminant.frozen`): refitting the classifier afterwards does not
+        change what the result computes.
         """
+        return self._evaluate(discriminant, train_scores=train_scores, copy_discriminant=True)
+
+    def _evaluate(self, discriminant, *, train_scores: bool = False,
+                  copy_discriminant: bool = True) -> BoundaryUncertaintyResult:
+        """:meth:`evaluate`; the package's sweeps and scorers, which keep only the numbers of a result,
+        pass ``copy_discriminant=False`` (no copy of the classifier per status)."""
         check_is_fitted(self, "neighbours_", msg="This %(name)s instance is not fitted yet: call fit(X, y) "
                                                  "on the training set before evaluate.")
         # the hyper-parameters evaluate reads, checked again: set_params may have changed them since fit
@@ -733,7 +745,7 @@ class BoundaryUncertainty(BaseEstimator):
             pair_effective_size=pv.effective_size, pair_blend=pv.blend, pair_case=pv.case,
             evaluate_time=elapsed, classifier_time=t_classifier,
             X=self.X_, y=self.y_, X_tilde=self.X_tilde_, neighbours=self.neighbours_, g_train=g_train,
-            discriminant=disc.frozen(),  # a later refit of the classifier cannot reach the result
+            discriminant=disc.frozen() if copy_discriminant else disc,  # a later refit cannot reach it
         )
 
     def _chunks(self, N: int) -> list[slice]:

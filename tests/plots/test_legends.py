@@ -10,7 +10,7 @@ from buviz import figures
 from buviz.plots import discrete as dplots
 from buviz.plots import style
 from buviz.plots import uncertainty as pb
-from buviz.plots.displays import ErrorCurvesDisplay
+from buviz.plots.curve_displays import COLUMNS
 
 hv.extension("bokeh")
 
@@ -20,11 +20,11 @@ def _sweep() -> pd.DataFrame:
     return pd.DataFrame({"log2_gamma": x, "L_val": 0.2 + 0.01 * x**2, "U_tr": 0.5 + 0.02 * x**2})
 
 
-def _curves(table, columns=None, current=None):
+def _curves(table, columns=COLUMNS, current=None):
     """The static curves of an ErrorCurvesDisplay as the figure registry draws them (legend below)."""
-    kw = {} if columns is None else {"columns": columns}
-    return ErrorCurvesDisplay.from_table(table, current=current, show_parametric=False,
-                                         curves_opts=style.LEGEND_BELOW, **kw).element()
+    from buviz.figures.uncertainty import _error_curves
+
+    return _error_curves(table, columns=columns, title="", current=current)
 
 
 def _legends(fig):

@@ -283,3 +283,31 @@ def test_an_unpickled_estimator_keeps_its_arrays_read_only_and_its_results_view_
     assert not any(bu.__dict__[n].flags.writeable for n in ("X_", "y_", "X_tilde_", "neighbours_"))
     r = bu.evaluate(svm_status(small.X_train, small.y_train, gamma=1.0))
     assert r.X is bu.X_ and r.neighbours is bu.neighbours_  # no copy per status
+
+
+def test_a_discriminant_with_its_own_function_or_an_uncopyable_classifier_is_kept(two_sizes):
+    """frozen() copies only what it can read the same way: a function put in place of the estimator's
+    reading (the shared k-NN search of select_by_uncertainty) is kept as it is, and a classifier that
+    cannot be deep-copied is kept with a warning, the result's numbers unchanged."""
+    import threading
+
+    from sklearn.svm import SVC
+
+    from buviz.classifiers import as_discriminant
+
+    small, _ = two_sizes
+    clf = SVC(gamma=1.0).fit(small.X_train, small.y_train)
+    d = as_discriminant(clf)
+    d.func = lambda X: np.column_stack([-X[:, 0], X[:, 0]])
+    assert d.frozen() is d
+
+    class LockedSVC(SVC):
+        def fit(self, X, y):
+            self.lock_ = threading.Lock()
+            return super().fit(X, y)
+
+    locked = LockedSVC(gamma=1.0).fit(small.X_train, small.y_train)
+    bu = BoundaryUncertainty(M=10, random_state=0).fit(small.X_train, small.y_train)
+    with pytest.warns(UserWarning, match="cannot be copied"):
+        r = bu.evaluate(locked)
+    assert r.value == pytest.approx(bu.evaluate(clf).value, abs=1e-12) and r.discriminant.estimator is locked
