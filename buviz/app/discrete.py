@@ -17,7 +17,6 @@ from buviz.app import tasks
 from buviz.app._panel_compat import WrappingRow
 from buviz.app.mathmd import math_markdown
 from buviz.app.store import SessionStore, changed
-from buviz.app.viewbase import LiveFigure
 from buviz.plots import discrete as dplots
 
 BALANCED_MAX_N = tasks.BALANCED_MAX_N
@@ -62,11 +61,12 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
         if self.store is None:
             self.store = SessionStore(controls=None)
         self.message = pn.pane.Alert("", alert_type="warning", visible=False)
-        # created once: a change of the controls sends the figures new pictures (LiveFigure); the two
-        # figures at a fixed size (_SIZE): a live plot stretched to its pane is laid out again at each update
-        self.table_fig = LiveFigure(sizing_mode="stretch_width")
-        self.fig1 = LiveFigure()
-        # Fig 2 and the Monte Carlo points: a display whose layers stay, fed by update()
+        # displays created once, fed by update(): the live figures keep their glyphs. Fig 1 and Fig 2 at a
+        # fixed size (_SIZE): a live plot stretched to its pane is laid out again at each update
+        self.estimates = dplots.CellEstimatesDisplay(tables={}, N=self.N, n=min(self.n, self.N), units=self.units,
+                                                     table_method=self.table_method)
+        self.table_pane = pn.pane.HoloViews(self.estimates.panels["table"].show(), sizing_mode="stretch_width")
+        self.fig1_pane = pn.pane.HoloViews(self.estimates.panels["fig1"].show(**self._SIZE), linked_axes=False)
         self.fig2 = dplots.RmsDeviationDisplay(p=np.empty(0), S={})
         self.fig2_pane = pn.pane.HoloViews(self.fig2.plot(**self._SIZE), linked_axes=False)
         self.readout = pn.pane.DataFrame(sizing_mode="stretch_width")
@@ -140,10 +140,7 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
             notes.append(f"balanced-optimal x* is computed for N <= {BALANCED_MAX_N} only")
         self._show("; ".join(notes))
         method = self.table_method if self.table_method in data["tables"] else "bootstrap632"
-        df = dplots.table_frame(data["tables"][method], self.N, units=self.units)
-        self.table_fig.show(dplots.table_element(df).opts(title=f"{method} (N·x)" if self.units == "count"
-                                                          else method))
-        self.fig1.show(dplots.fig1_estimates(data["tables"], int(self.n), self.N, units=self.units).opts(**self._SIZE))
+        self.estimates.update(tables=data["tables"], N=self.N, n=self.n, units=self.units, table_method=method)
         self.fig2.update(p=data["p"], S=data["S"], p_mark=self.p, monte_carlo=self.mc)
         self.readout.object = pd.DataFrame({"S at p": data["S_at_p"]})
 
@@ -174,7 +171,7 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
 
     def main(self) -> pn.Column:
         """The view's tables, figures and formulas."""
-        return pn.Column(self.message, self.table_fig.pane, WrappingRow(self.fig1.pane, self.fig2_pane), self.readout,
+        return pn.Column(self.message, self.table_pane, WrappingRow(self.fig1_pane, self.fig2_pane), self.readout,
                          math_markdown(FORMULAS, sizing_mode="stretch_width", styles={"overflow-x": "auto"}),
                          sizing_mode="stretch_width")
 

@@ -86,8 +86,7 @@ class DiscreteFig1(PaperFigure):
 
     def build(self) -> hv.Overlay:
         n = self.check("n", self.n, 0, self.N)
-        tables = {m: discrete.cell_values(m, self.N, self.N, k=self.k) for m in _METHODS}
-        return dplots.fig1_estimates(tables, n, self.N)
+        return dplots.CellEstimatesDisplay.from_estimators(_METHODS, self.N, self.k, n=n).panels["fig1"].element()
 
 
 class DiscreteFig2(PaperFigure):

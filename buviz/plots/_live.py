@@ -253,8 +253,10 @@ class LiveOverlay:
         el = self._builders[names[0]](**self._args[names[0]])
         for k in names[1:]:
             el = el * self._builders[k](**self._args[k])
-        el = drawn_in_legend(el if isinstance(el, hv.Overlay) else hv.Overlay([el]))  # as _legend_drawn live
         opts = {**self.opts, **opts}
+        if isinstance(el, hv.Table):  # a table is no overlay layer: drawn as it is
+            return style.opts(el, **opts) if opts else el
+        el = drawn_in_legend(el if isinstance(el, hv.Overlay) else hv.Overlay([el]))  # as _legend_drawn live
         return style.opts(el, **opts) if opts else el
 
     def send(self, args: Mapping[str, dict]) -> list[str]:

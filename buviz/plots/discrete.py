@@ -1,7 +1,9 @@
-"""HoloViews builders for the discrete case (Nedelko 2009): Tables 1-2, Fig 1, Fig 2.
+"""Displays of the discrete case (Nedel'ko 2009): Tables 1-2 and Fig 1 (:class:`CellEstimatesDisplay`),
+Fig 2 with a simulation's points (:class:`RmsDeviationDisplay`), and the table helpers they draw with;
+no widgets, no panel.
 
-Pure functions from arrays / DataFrames to HoloViews elements (Tables 1-2, Fig 1), and
-:class:`RmsDeviationDisplay` (Fig 2 with a simulation's points, live); no widgets, no panel.
+V. M. Nedel'ko, "Optimization of the misclassification probability estimate in the discrete case"
+(in Russian), XVth International Conference Knowledge-Dialogue-Solution KDS 2009, Varna, Bulgaria, 2009.
 """
 
 from __future__ import annotations
@@ -38,26 +40,126 @@ def table_frame(x: np.ndarray, N: int, *, units: str = "count", n_rows: int = 9,
 
 
 def table_element(df: pd.DataFrame, *, decimals: int = 4) -> hv.Table:
-    """hv.Table from :func:`table_frame` (empty cells m > n left blank)."""
-    out = df.round(decimals).reset_index()
-    out = out.astype(object).where(pd.notna(out), "")
-    return hv.Table(out, kdims=["n"], vdims=[c for c in out.columns if c != "n"])
+    """hv.Table from :func:`table_frame`, its values printed with ``decimals`` (the empty cells m > n
+    left blank: every column holds text, so a layout with the table computes its ranges)."""
+    values = df.map(lambda v: "" if pd.isna(v) else f"{v:.{decimals}f}").reset_index()
+    return hv.Table(values, kdims=["n"], vdims=[c for c in values.columns if c != "n"])
 
 
-def fig1_estimates(tables: Mapping[str, np.ndarray], n: int, N: int, *, units: str = "count") -> hv.Overlay:
-    """Fig 1: each estimate's per-cell value ``x[n, m]`` against m at fixed n."""
+def _ylabel(units: str) -> str:
+    return "N·x[n, m] (errors)" if units == "count" else "x[n, m] (probability)"
+
+
+def _cell_curves(tables: Mapping[str, np.ndarray], n: int, N: int, units: str, methods, title=None) -> hv.Overlay:
+    """Fig 1's layers: each estimator's ``x[n, m]`` against m at fixed n, a curve and its points per
+    estimator of ``methods`` (empty for one that ``tables`` lacks); the y axis is named after ``units``."""
     scale = N if units == "count" else 1.0
-    m = np.arange(n + 1)
+    y_dim = hv.Dimension("x", label=_ylabel(units))
+    empty = np.empty(0)
     elements = []
-    for method, x in tables.items():
-        y = np.asarray(x, dtype=float)[n, : n + 1] * scale
-        label = LABELS.get(method, method)
-        color = _color(method)
-        elements.append(style.opts(hv.Curve((m, y), "m", "x[n, m]", label=label), color=color))
-        elements.append(style.opts(hv.Scatter((m, y), "m", "x[n, m]", label=label), color=color, size=5))
-    ylabel = "N·x[n, m] (errors)" if units == "count" else "x[n, m] (probability)"
-    return style.opts(hv.Overlay(elements), title=f"Fig 1: per-cell estimates at n = {n}", ylabel=ylabel,
-                      **style.LEGEND_BELOW)  # under the frame: inside, it covers the curves
+    for method in methods:
+        x = tables.get(method)
+        m, y = (np.arange(n + 1), np.asarray(x, dtype=float)[n, : n + 1] * scale) if x is not None else (empty, empty)
+        label, color = LABELS.get(method, method), _color(method)
+        elements.append(style.opts(hv.Curve((m, y), "m", y_dim, label=label), color=color, framewise=True))
+        elements.append(style.opts(hv.Scatter((m, y), "m", y_dim, label=label), color=color, size=5, framewise=True))
+    if title is not None:  # on an element: the live overlay takes its title from its layers' elements
+        elements[0] = style.opts(elements[0], title=title)
+    return hv.Overlay(elements)
+
+
+def _estimate_table(tables, method, N, units, n_rows, m_cols) -> hv.Table:
+    x = tables.get(method, np.empty((0, 0)))  # no tables yet: an empty table
+    table = table_element(table_frame(x, N, units=units, n_rows=n_rows, m_cols=m_cols))
+    return table.opts(title=f"{LABELS.get(method, method)} (N·x)" if units == "count" else LABELS.get(method, method))
+
+
+class CellEstimatesDisplay(Display):
+    """Tables 1-2 and Fig 1 of Nedel'ko (2009): the per-cell values ``x[n, m]`` of the error estimators
+    of a histogram classifier (the estimated error of a cell holding n of the N points, m of them of
+    the minority class), live.
+
+    Two panels: ``table`` (one estimator's ``x[n, m]``, rows n and columns m, as Tables 1-2 print
+    them) and ``fig1`` (every estimator's ``x[n, m]`` against m at one n, Fig 1). Fig 1's layers
+    are the same whatever the data: a curve and its points per estimator of :data:`LABELS`, empty
+    for an estimator that :attr:`tables` lacks.
+
+    Parameters
+    ----------
+    tables : dict of str to ndarray
+        Estimator (``"resubstitution"``, ``"loo"``, ``"bootstrap632"``, ``"balanced_optimal"``) -> its
+        cell values ``x[n, m]`` for ``0 <= m <= n <= N`` (:func:`buviz.discrete.cell_values`); empty
+        draws an empty table and no curves.
+    N : int
+        The sample size.
+    n : int, default=5
+        The cell count of Fig 1, ``0 <= n <= N``.
+    units : {"count", "probability"}, default="count"
+        ``"count"`` draws the paper's ``N·x`` (expected errors), ``"probability"`` draws ``x``.
+    table_method : str, default="bootstrap632"
+        The estimator of the table (one of :attr:`tables`).
+    n_rows, m_cols : int, default=9, 6
+        The rows n and columns m the table shows.
+    title : str, optional
+        Fig 1's title (default: it names n).
+    fig1_opts, table_opts : dict, optional
+        Plot options of the two panels (Bokeh vocabulary).
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is not in [0, N], ``units`` is unknown, or ``table_method`` is not one of ``tables``
+        (at construction and at :meth:`update`).
+    """
+
+    _fields = ("tables", "N", "n", "units", "table_method")
+
+    def __init__(self, *, tables: Mapping[str, np.ndarray], N: int, n: int = 5, units: str = "count",
+                 table_method: str = "bootstrap632", n_rows: int = 9, m_cols: int = 6, title: str | None = None,
+                 fig1_opts=None, table_opts=None):
+        super().__init__(title=title)
+        self._check(dict(tables=tables, N=N, n=n, units=units, table_method=table_method))
+        self.tables = {m: np.asarray(x, dtype=float) for m, x in tables.items()}
+        self.N, self.n, self.units, self.table_method = int(N), int(n), units, table_method
+        self.n_rows, self.m_cols = int(n_rows), int(m_cols)
+        self.fig1_opts, self.table_opts = dict(fig1_opts or {}), dict(table_opts or {})
+
+    @classmethod
+    def from_estimators(cls, methods, N: int, k: int, **kw) -> CellEstimatesDisplay:
+        """Compute the cell values of each estimator in ``methods`` for ``N`` points in ``k`` cells
+        (:func:`buviz.discrete.cell_values`); ``kw`` as for the constructor."""
+        from buviz import discrete
+
+        return cls(tables={m: discrete.cell_values(m, N, N, k=k) for m in methods}, N=N, **kw)
+
+    @staticmethod
+    def _check(data: dict) -> None:
+        N, n, units = int(data["N"]), int(data["n"]), data["units"]
+        if not 0 <= n <= N:
+            raise ValueError(f"n must be in [0, N] = [0, {N}], got {n}")
+        if units not in ("count", "probability"):
+            raise ValueError(f"units must be 'count' or 'probability', got {units!r}")
+        if data["tables"] and data["table_method"] not in data["tables"]:
+            raise ValueError(f"table_method must be one of the tables {sorted(data['tables'])}, "
+                             f"got {data['table_method']!r}")
+
+    def update(self, result=None, /, **data) -> list[str]:
+        """Show new named attributes (:meth:`Display.update`), checked together with the ones kept."""
+        if result is None:
+            self._check({**{k: getattr(self, k) for k in self._fields}, **data})
+        return super().update(result, **data)
+
+    def _panels(self) -> dict:
+        return {"table": dict(builders={"table": _estimate_table}, opts=self.table_opts),
+                "fig1": dict(builders={"estimates": _cell_curves}, opts={**style.LEGEND_BELOW, **self.fig1_opts})}
+
+    def _args(self) -> dict:
+        title = self.title if self.title is not None else f"Fig 1: per-cell estimates at n = {self.n}"
+        return {"table": {"table": {"tables": self.tables, "method": self.table_method, "N": self.N,
+                                    "units": self.units, "n_rows": self.n_rows, "m_cols": self.m_cols}},
+                "fig1": {"estimates": {"tables": self.tables, "n": self.n, "N": self.N, "units": self.units,
+                                       "methods": [*LABELS, *(m for m in self.tables if m not in LABELS)],
+                                       "title": title}}}
 
 
 class RmsDeviationDisplay(Display):

@@ -15,7 +15,8 @@ display derives from :class:`Display` (:mod:`buviz.plots._display`).
   d = 2 the three maps on one colour scale (Fig 10).
 - :class:`ErrorCurvesDisplay` -- errors and −Û against the status, and error against −Û (Figs 6-9).
 - :class:`SensitivityDisplay` -- −Û_tr for several M or K (Figs 12, 13).
-- :class:`~buviz.plots.discrete.RmsDeviationDisplay` -- Nedelko's RMS deviation S against p (Fig 2).
+- :class:`~buviz.plots.discrete.CellEstimatesDisplay` -- Nedel'ko's per-cell estimates x[n, m] (Tables 1-2, Fig 1).
+- :class:`~buviz.plots.discrete.RmsDeviationDisplay` -- Nedel'ko's RMS deviation S against p (Fig 2).
 
 Boundary uncertainty after D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary
 Uncertainty-Based Estimation for Classifier Evaluation", Journal of Signal Processing Systems,
@@ -50,7 +51,7 @@ from buviz.plots._display import (
     titled,
 )
 from buviz.plots.curve_displays import CovariateShiftDisplay, ErrorCurvesDisplay, SensitivityDisplay
-from buviz.plots.discrete import RmsDeviationDisplay
+from buviz.plots.discrete import CellEstimatesDisplay, RmsDeviationDisplay
 from buviz.projection import Projection
 
 # the base is defined in buviz.plots._display (the other display modules import it from there) and
@@ -65,6 +66,7 @@ __all__ = [
     "OneSampleDisplay",
     "ErrorCurvesDisplay",
     "SensitivityDisplay",
+    "CellEstimatesDisplay",
     "RmsDeviationDisplay",
     "class_names",
     "as_grid",

@@ -45,7 +45,7 @@ def test_view_updates_and_renders():
     p = curves[0].dimension_values("p")
     assert np.allclose(curves[0].dimension_values("S"), discrete.rms_deviation("resubstitution", 40, 4, p))
     assert view.readout.object.loc["loo", "S at p"] == pytest.approx(discrete.rms_deviation("loo", 40, 4, 0.6))
-    fig1 = _curves(view.fig1.element)
+    fig1 = _curves(view.estimates.panels["fig1"].element())
     assert np.allclose(fig1[0].dimension_values(1), 40 * discrete.cell_values("resubstitution", 40, 5)[5, :6])
     # bokeh render of the live figure: its data sources hold the curve values, and the next change of
     # the controls changes those sources in place (the same figure, the same glyphs)
@@ -65,13 +65,36 @@ def test_view_updates_and_renders():
     assert any(np.allclose(s, want) for s in s_values())
     view.k = 4
     # units toggle: the live Fig 1 keeps its figure and its y axis follows the data (counts to probabilities)
-    fig1_plot = hv.renderer("bokeh").get_plot(view.fig1.pane.object)
-    assert fig1_plot.state.y_range.end > 1
+    fig1_plot = hv.renderer("bokeh").get_plot(view.fig1_pane.object)
+    fig1_figure = fig1_plot.state
+    assert fig1_figure.y_range.end > 1 and fig1_figure.yaxis[0].axis_label.startswith("N·x")
     view.units = "probability"
-    fig1 = _curves(view.fig1.element)
+    fig1 = _curves(view.estimates.panels["fig1"].element())
     assert np.allclose(fig1[0].dimension_values(1), discrete.cell_values("resubstitution", 40, 5)[5, :6])
     top = max(c.dimension_values(1).max() for c in fig1)
-    assert top < fig1_plot.state.y_range.end < 1.5 * top + 1e-3
+    assert fig1_plot.state is fig1_figure and fig1_figure.yaxis[0].axis_label == "x[n, m] (probability)"
+    assert top < fig1_figure.y_range.end < 1.5 * top + 1e-3
+    # the table follows the estimator and the units in its own live figure (the same Bokeh table)
+    table_plot = hv.renderer("bokeh").get_plot(view.table_pane.object)
+    table = table_plot.handles["table"]
+    view.table_method = "loo"
+    x = discrete.cell_values("loo", 40, 40)
+    assert table_plot.handles["table"] is table and table.source.data["m_equals_1"][2] == f"{x[2, 1]:.4f}"
+    assert "leave-one-out" in table_plot.handles["title"].text
+    view.units = "count"
+    assert table.source.data["m_equals_1"][2] == f"{40 * x[2, 1]:.4f}"
+
+
+def test_cell_estimates_display_refuses_a_bad_n_and_keeps_what_it_showed():
+    d = dplots.CellEstimatesDisplay.from_estimators(("loo", "bootstrap632"), 12, 3, n=4)
+    with pytest.raises(ValueError, match="n must be in"):
+        d.update(n=13)
+    with pytest.raises(ValueError, match="table_method"):
+        d.update(table_method="balanced_optimal")
+    with pytest.raises(ValueError, match="units"):
+        dplots.CellEstimatesDisplay(tables=d.tables, N=12, units="percent")
+    assert (d.n, d.table_method) == (4, "bootstrap632")
+    assert d.update(n=5) == ["fig1"] and d.update(units="probability") == ["table", "fig1"]
 
 
 def test_monte_carlo_overlay_close_to_exact():

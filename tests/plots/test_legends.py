@@ -60,8 +60,10 @@ def test_discrete_figures_keep_their_legends_off_the_curves():
     p = np.linspace(0, 1, 11)
     S = {m: np.sqrt(p * (1 - p)) / k for k, m in enumerate(dplots.LABELS, start=1)}
     tables = {m: np.tile(np.arange(6.0), (6, 1)) / 10 for m in dplots.LABELS}
+    cells = dplots.CellEstimatesDisplay(tables=tables, N=20, n=4)
     for el in (figures.render("discrete_fig1", N=20, k=5, n=4), figures.render("discrete_fig2", N=20, k=5, n_p=11),
-               dplots.RmsDeviationDisplay(p=p, S=S).element(), dplots.fig1_estimates(tables, 4, 20)):
+               dplots.RmsDeviationDisplay(p=p, S=S).element(), cells.panels["fig1"].element(),
+               cells.panels["fig1"].show()):  # the live figure, as the Discrete tab shows it
         legends = _legends(hv.render(el, backend="bokeh"))
         assert legends["below"] and not legends["center"]
 
