@@ -1,9 +1,9 @@
 """Panel view: optimal error estimates in the discrete case (V. M. Nedelko, "Estimating the Quality
 of Classifiers in the Discrete Case", 2009). The tables, curves and Monte Carlo are computed by
 :mod:`buviz.app.tasks` (one cache) through the session's store, which holds them as its outputs
-(``results["discrete"]``, ``results["monte-carlo"]``); the view asks for them and updates figures
-created once: Fig 2 with its Monte Carlo points is a :class:`~buviz.plots.discrete.RmsDeviationDisplay`,
-the table and Fig 1 are live figures (:class:`~buviz.app.viewbase.LiveFigure`)."""
+(``results["discrete"]``, ``results["monte-carlo"]``); the view asks for them and updates displays
+created once: the table and Fig 1 are a :class:`~buviz.plots.discrete.CellEstimatesDisplay`, Fig 2
+with its Monte Carlo points a :class:`~buviz.plots.discrete.RmsDeviationDisplay`."""
 
 from __future__ import annotations
 

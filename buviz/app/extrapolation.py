@@ -22,8 +22,7 @@ from buviz import extrapolation as ex
 from buviz.app import tasks
 from buviz.app._panel_compat import WrappingRow
 from buviz.app.store import SessionStore, changed
-from buviz.app.viewbase import LiveFigure
-from buviz.plots import extrapolation as plots
+from buviz.plots.extrapolation_displays import ExtrapolationDisplay, ToyModelDisplay
 
 __all__ = ["ExtrapolationView"]
 
@@ -93,13 +92,16 @@ class ExtrapolationView(pn.viewable.Viewer):
         self._table = pn.pane.DataFrame(None, index=False, visible=False, sizing_mode="stretch_width")
         self.last_error: str | None = None
         self._requested: tasks.PopulationKey | None = None  # the key of the last comparison asked for
-        # every pane created once; a change of the controls sets their objects
-        # every figure created once (LiveFigure): a change of the controls sends it a new picture
-        self.toy_figs = {k: LiveFigure(linked_axes=False) for k in ("level_sets", "dbar", "risk", "polynomial_error")}
-        self.ext_fig = LiveFigure(linked_axes=False)
+        # every pane created once; each shows a display's live figure, created from the first data the
+        # store delivers and fed by its update() after that (the figures keep their glyphs)
+        self.toy: ToyModelDisplay | None = None
+        self.ext: ExtrapolationDisplay | None = None
+        self.peer: ExtrapolationDisplay | None = None
+        self.toy_panes = {k: pn.pane.HoloViews(None, linked_axes=False) for k in ToyModelDisplay.NAMES}
+        self.ext_pane = pn.pane.HoloViews(None, linked_axes=False)
         self.ext_table = pn.pane.DataFrame(None, index=False, sizing_mode="stretch_width")
-        self.fit_fig = LiveFigure(linked_axes=False, visible=False)
-        self.peer_fig = LiveFigure(linked_axes=False)
+        self.fit_pane = pn.pane.HoloViews(None, linked_axes=False, visible=False)
+        self.peer_pane = pn.pane.HoloViews(None, linked_axes=False)
         self.peer_table = pn.pane.DataFrame(None, index=False, sizing_mode="stretch_width")
         self.alerts = {k: pn.pane.Alert("", alert_type="danger", visible=False) for k in ("toy", "ext", "peer")}
         self.store.param.watch(self._on_store, ["results", "states"])
@@ -131,27 +133,10 @@ class ExtrapolationView(pn.viewable.Viewer):
         """Everything the toy tab draws, for the current ρ (the store's output; None while computed)."""
         return self._data("toy")
 
-    def toy_plots(self, d: dict | None = None):
-        """HoloViews elements of the toy tab (Figs 6, 7a, 7b/8b, 8c), of ``d`` (default: :meth:`toy_data`)."""
-        d = self.toy_data() if d is None else d
-        rho, refs, err = float(self.rho), tasks.TOY_REFERENCE_RHOS, d["polynomial_error"]
-        # the reference ρ and "this ρ" as layers of their own: the same layers at every ρ (a live plot)
-        return {
-            "level_sets": plots.toy_level_sets(d["level_grid"], rho),
-            "dbar": plots.dbar_curves({r: d["dbar"][r] for r in refs}, highlight=(rho, d["dbar"][rho])),
-            "risk": plots.risk_distribution(d["distribution"], rho, d["avrisk"]),
-            "polynomial_error": plots.polynomial_error(err[err["rho"].isin(refs)], highlight=err[err["rho"] == rho]),
-        }
-
-    def extrapolation_data(self) -> dict | None:
+    def extrapolation_data(self) -> ex.ExtrapolationCurves | None:
         """Observed AverageTA_k on K random classes, each estimator's curve, and the ground truth (the
         store's output for the current controls; None while computed)."""
         return self._data("ext")
-
-    def extrapolation_plot(self, d: dict | None = None):
-        """Observed, extrapolated and true accuracy curves of ``d`` (default: :meth:`extrapolation_data`)."""
-        d = self.extrapolation_data() if d is None else d
-        return plots.extrapolation_curves(d["observed"], d["estimates"], d["truth"], k_observed=d["K"])
 
     def peer_data(self) -> dict | None:
         """Each method's curve, the truth and the R package's predictions for one fixture instance (the
@@ -187,26 +172,37 @@ class ExtrapolationView(pn.viewable.Viewer):
         self._request("toy")
 
     def _draw_toy(self, d: dict) -> None:
-        for k, el in self.toy_plots(d).items():
-            self.toy_figs[k].show(el.opts(**self._SIZE))
+        if self.toy is None:
+            self.toy = ToyModelDisplay(**d, opts=self._SIZE)
+            for k, pane in self.toy_panes.items():
+                pane.object = self.toy.panels[k].show()
+        else:
+            self.toy.update(d)
 
     @staticmethod
-    def _rows(d: dict, name: str, k_total: int) -> list[dict]:
-        truth = float(d["truth"][1][-1])
-        return [{name: n, f"predicted at k={k_total}": float(a[-1]), "truth": truth, "error": float(a[-1]) - truth}
-                for n, (_, a) in d["estimates"].items()]
+    def _rows(estimates: dict, truth: float, name: str, k_total: int, basis: str | None = None) -> list[dict]:
+        def label(m):
+            return f"moment ({basis})" if m == "moment" and basis else m
+
+        return [{name: label(n), f"predicted at k={k_total}": float(a[-1]), "truth": truth,
+                 "error": float(a[-1]) - truth} for n, (_, a) in estimates.items()]
 
     @param.depends("population", "pop_rho", "classifier", "K", "method", "basis", "seed", watch=True)
     def _ext_view(self) -> None:
         self._request("ext")
 
-    def _draw_ext(self, d: dict) -> None:
-        self.ext_fig.show(self.extrapolation_plot(d).opts(**self._WIDE))
-        self.ext_table.object = pd.DataFrame(self._rows(d, "estimator", d["n_classes"])).round(4)
-        fit = d["fits"].get(f"moment ({self.basis})")
-        if fit is not None and fit.dbar_fit is not None:
-            self.fit_fig.show(plots.dbar_fit_vs_true(fit.dbar_fit).opts(width=420, height=300))
-        self.fit_fig.visible = fit is not None and fit.dbar_fit is not None
+    def _draw_ext(self, c: ex.ExtrapolationCurves) -> None:
+        if self.ext is None:
+            self.ext = ExtrapolationDisplay.from_curves(c, basis=self.basis, show_dbar=True, opts=self._WIDE,
+                                                        dbar_opts=dict(width=420, height=300))
+            self.ext_pane.object = self.ext.panels["curves"].show()
+            self.fit_pane.object = self.ext.panels["dbar"].show()
+        else:
+            self.ext.update(c, basis=self.basis)
+        estimates = {m: (c.k_grid, a) for m, a in c.estimates.items()}
+        rows = self._rows(estimates, float(c.truth[-1]), "estimator", c.n_classes, self.basis)
+        self.ext_table.object = pd.DataFrame(rows).round(4)
+        self.fit_pane.visible = self.ext.dbar_fit is not None
 
     @param.depends("fixture_index", watch=True)
     def _peer_view(self) -> None:
@@ -214,10 +210,14 @@ class ExtrapolationView(pn.viewable.Viewer):
 
     def _draw_peer(self, d: dict) -> None:
         k_tot, truth = d["k_total"], float(d["truth"][1][-1])
-        rows = self._rows(d, "method", k_tot)
+        rows = self._rows(d["estimates"], truth, "method", k_tot)
         rows += [{"method": f"ClassEx (R): {name}", f"predicted at k={k_tot}": float(v), "truth": truth,
                   "error": float(v) - truth} for name, v in d["peer"].items()]
-        self.peer_fig.show(plots.peer_comparison(d).opts(**self._WIDE))
+        if self.peer is None:
+            self.peer = ExtrapolationDisplay.from_peer_comparison(d, opts=self._WIDE)
+            self.peer_pane.object = self.peer.panels["curves"].show()
+        else:
+            self.peer.update(d)
         self.peer_table.object = pd.DataFrame(rows).round(4)
 
     @property
@@ -285,13 +285,13 @@ class ExtrapolationView(pn.viewable.Viewer):
     def main(self) -> pn.Tabs:
         """The view's plots and formulas: the toy model and the extrapolation, as two tabs."""
         notes = {"styles": {"overflow-x": "auto"}, "sizing_mode": "stretch_width"}
-        t = {k: f.pane for k, f in self.toy_figs.items()}
+        t = self.toy_panes
         # rows that wrap: two plots side by side from 1280 px, one below the other at 1024 px
         toy = pn.Column(self.alerts["toy"], WrappingRow(t["level_sets"], t["dbar"]),
                         WrappingRow(t["risk"], t["polynomial_error"]), pn.pane.Markdown(_TOY_MD, **notes))
-        ext = pn.Column(self.alerts["ext"], self.ext_fig.pane, self.ext_table, self.fit_fig.pane, self._button,
+        ext = pn.Column(self.alerts["ext"], self.ext_pane, self.ext_table, self.fit_pane, self._button,
                         self._table_note, self._table, pn.pane.Markdown(_EXT_MD, **notes))
-        peer = pn.Column(self.alerts["peer"], self.peer_fig.pane, self.peer_table,
+        peer = pn.Column(self.alerts["peer"], self.peer_pane, self.peer_table,
                          pn.pane.Markdown(_PEER_MD, **notes))
         return pn.Tabs(("Toy model", toy), ("Extrapolation", ext), ("ClassEx comparison", peer), dynamic=True,
                        sizing_mode="stretch_width")

@@ -165,24 +165,11 @@ def discrete_monte_carlo(key: MonteCarloKey) -> pd.DataFrame:
 N_POPULATION_CLASSES = 400
 
 
-#: The ρ of the toy model's reference curves (Figs 6 and 8 of the paper), drawn beside the chosen ρ.
-TOY_REFERENCE_RHOS = (0.3, 0.5, 0.7, 0.9)
-
-
 @cached(max_items=16)
 def toy_model(rho: float) -> dict:
-    """The §4.1 toy model at ρ: U_x(y) on a 121 × 121 grid (Fig 7a), D̄(u) for
-    ρ ∈ {0.3, 0.5, 0.7, 0.9, ρ} (Fig 6), the k-class risk distribution (k = 2 … 10), the polynomial
-    approximation error of D̄, and AvRisk_k (Theorem 4.1). Everything the toy tab draws: its builders
-    (:mod:`buviz.plots.extrapolation`) only need to draw these arrays."""
-    u = np.linspace(0, 1, 201)
-    rhos = sorted({*TOY_REFERENCE_RHOS, rho})
-    return {"level_grid": ex.toy_accuracy_grid(rho),  # (y, x, U_x(y)), Fig 7a
-            "dbar": {r: (u, ex.toy_dbar(u, r)) for r in rhos},  # D̄(u) = P(U ≤ u), Fig 6
-            "distribution": ex.toy_risk_distribution(range(2, 11), rho, n_sets=300, random_state=0),
-            "polynomial_error": pd.concat([ex.toy_polynomial_error(r, range(1, 11), n_grid=200)
-                                           for r in rhos if r != 0.0], ignore_index=True),
-            "avrisk": ex.toy_average_risk(np.arange(2, 11), rho)}
+    """The §4.1 toy model at ρ beside the reference ρ (:func:`buviz.extrapolation.toy_model_summary`),
+    what the toy tab's :class:`~buviz.plots.displays.ToyModelDisplay` draws."""
+    return ex.toy_model_summary(rho)
 
 
 @dataclass(frozen=True)
@@ -224,22 +211,18 @@ def population_margins(key: PopulationKey, classifier: str, classes: tuple | Non
 
 
 @cached(max_items=16)
-def extrapolation_curves(key: CurvesKey) -> dict:
+def extrapolation_curves(key: CurvesKey) -> ex.ExtrapolationCurves:
     """Observed AverageTA_k (eq 3) on K random classes, each estimator's extrapolation, the truth
     (:func:`buviz.extrapolation.extrapolation_curves` on this module's cached margins)."""
-    pop, seed, K, basis = label_population(key.population), key.population.seed, key.K, key.basis
+    pop, seed, K = label_population(key.population), key.population.seed, key.K
     n = pop.n_classes
     if K < 2 or K >= n:
         raise ValueError(f"K must be between 2 and {n - 1} for this population ({n} classes)")
     classes = tuple(int(c) for c in ex.observed_classes(n, K, seed))
     methods = ex.METHODS if key.method == "all" else (key.method,)
-    c = ex.extrapolation_curves(pop, key.classifier, K, methods, basis=basis, random_state=seed,
-                                margins=population_margins(key.population, key.classifier, None),
-                                observed_margins=population_margins(key.population, key.classifier, classes))
-    label = {m: f"moment ({basis})" if m == "moment" else m for m in methods}
-    return {"observed": (c.ks, c.observed), "estimates": {label[m]: (c.k_grid, a) for m, a in c.estimates.items()},
-            "truth": (c.truth_ks, c.truth), "fits": {label[m]: f for m, f in c.fits.items()}, "K": K,
-            "n_classes": n}
+    return ex.extrapolation_curves(pop, key.classifier, K, methods, basis=key.basis, random_state=seed,
+                                   margins=population_margins(key.population, key.classifier, None),
+                                   observed_margins=population_margins(key.population, key.classifier, classes))
 
 
 @cached(max_items=1)

@@ -15,7 +15,7 @@ import param
 from buviz.app.store import SessionStore
 from buviz.plots import displays as pd_
 
-__all__ = ["TabView", "LiveFigure", "bound_pane", "math_dollars", "NOT_2D_MESSAGE"]
+__all__ = ["TabView", "bound_pane", "math_dollars", "NOT_2D_MESSAGE"]
 
 NOT_2D_MESSAGE = ("This dataset has more than two features: the sample-space maps need 2-D data. "
                   "The curves (tab *Error vs −Û*) and the numbers still work.")
@@ -51,61 +51,6 @@ def bound_pane(pane, render: Callable[[], object], *deps: tuple[param.Parameteri
     if shown is not None:
         shown[0].param.watch(update, shown[1])
     return pane
-
-
-def _layers(element) -> tuple:
-    """What a live plot of ``element`` draws as glyphs: its layers' types, groups and labels (a
-    frame of a ``DynamicMap`` draws the layers of its first frame only)."""
-    items = list(element) if isinstance(element, hv.Overlay) else [element]
-    return isinstance(element, hv.Overlay), tuple((type(e).__name__, e.group, e.label) for e in items)
-
-
-class LiveFigure:
-    """A HoloViews pane created once, whose figure follows new pictures in place.
-
-    :meth:`show` sends a new element down the ``Pipe`` of the pane's ``DynamicMap``: the Bokeh figure
-    stays and its data sources, title and axis labels change (no new model, no new layout of the
-    page). Only a picture of other layers (an estimator more or fewer, a first picture) starts a new
-    ``DynamicMap``, since a live plot draws the layers of its first frame only.
-
-    Parameters
-    ----------
-    **pane_params
-        Parameters of the ``pn.pane.HoloViews`` (``linked_axes``, ``sizing_mode``...).
-
-    Attributes
-    ----------
-    pane : pn.pane.HoloViews
-        The pane to lay out (empty until the first :meth:`show`).
-    element : hv.Element or hv.Overlay or None
-        The picture shown last (None before the first).
-    """
-
-    def __init__(self, **pane_params):
-        self.pane = pn.pane.HoloViews(None, **pane_params)
-        self.element = None
-        self._pipe: hv.streams.Pipe | None = None
-        self._layers: tuple | None = None
-
-    def show(self, element) -> bool:
-        """Show ``element``; returns whether it went down the live figure's stream (False: a new figure)."""
-        # framewise on every layer: a frame sent down the stream sets the axis ranges to its own data
-        element = self.element = element.map(lambda e: e.opts(framewise=True, backend="bokeh"), hv.Element)
-        layers = _layers(element)
-        if self._pipe is not None and layers == self._layers:
-            self._pipe.send(element)
-            return True
-        self._layers, self._pipe = layers, hv.streams.Pipe(data=element)
-        self.pane.object = hv.DynamicMap(lambda data: data, streams=[self._pipe])
-        return False
-
-    @property
-    def visible(self) -> bool:
-        return self.pane.visible
-
-    @visible.setter
-    def visible(self, value: bool) -> None:
-        self.pane.visible = value
 
 
 def _with_tap(display: pd_.Display, kdims, callback, **opts) -> tuple[hv.DynamicMap, hv.streams.Tap]:

@@ -75,12 +75,14 @@ from ._telugu import (
 )
 from ._telugu import SHIPPED as SHIPPED_TABLES
 from ._toy import (
+    TOY_REFERENCE_RHOS,
     toy_accuracy_grid,
     toy_average_accuracy,
     toy_average_risk,
     toy_conditional_accuracy,
     toy_dbar,
     toy_label_set_accuracy,
+    toy_model_summary,
     toy_monte_carlo,
     toy_polynomial_error,
     toy_printed_error,
@@ -90,6 +92,7 @@ from ._truth import ExtrapolationCurves, extrapolation_curves, observed_classes,
 
 __all__ = [
     "BASES", "CLASSIFIERS", "EXTRA_METHODS", "MARGINAL", "METHODS", "NON_MARGINAL", "PEER_FIELDS",
+    "TOY_REFERENCE_RHOS",
     "AccuracyExtrapolator", "DbarFit", "Extrapolation", "LabelPopulation",
     "average_accuracy", "average_accuracy_bruteforce", "average_accuracy_from_ranks", "basis_functions",
     "check_ks", "classex_instance", "compare_classifiers", "default_ks", "extrapolate", "fit_dbar",
@@ -97,7 +100,7 @@ __all__ = [
     "load_digits_population", "make_population", "margin_matrix", "moment_matrix", "peer_comparison",
     "peers_benchmark_margins", "population_margins", "ranks_from_margins", "subsample_classes", "test_accuracy",
     "toy_accuracy_grid", "toy_average_accuracy", "toy_average_risk", "toy_conditional_accuracy", "toy_dbar",
-    "toy_label_set_accuracy", "toy_monte_carlo", "toy_polynomial_error", "toy_printed_error",
+    "toy_label_set_accuracy", "toy_model_summary", "toy_monte_carlo", "toy_polynomial_error", "toy_printed_error",
     "toy_risk_distribution",
     "ExtrapolationCurves", "extrapolation_curves", "observed_classes", "truth_curve",
     # Table 1 on the authors' outputs (section 5.2)

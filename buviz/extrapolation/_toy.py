@@ -36,6 +36,7 @@ from .._validation import check_int, check_real
 from ._core import check_ks
 
 __all__ = [
+    "TOY_REFERENCE_RHOS",
     "toy_accuracy_grid",
     "toy_conditional_accuracy",
     "toy_printed_error",
@@ -43,6 +44,7 @@ __all__ = [
     "toy_average_accuracy",
     "toy_average_risk",
     "toy_label_set_accuracy",
+    "toy_model_summary",
     "toy_risk_distribution",
     "toy_monte_carlo",
     "toy_polynomial_error",
@@ -490,3 +492,62 @@ def toy_polynomial_error(rho: float, degrees=range(1, 11), n_grid: int = 400) ->
         res = linprog(cost, A_ub=A, b_ub=b, bounds=[(None, None)] * nc + [(0, None)], method="highs")
         rows.append({"rho": rho, "degree": d, "linf_error": float(res.x[-1]) if res.success else np.nan})
     return pd.DataFrame(rows)
+
+
+#: The ρ of the toy model's reference curves (Figs 6 and 8 of Zheng, Achanta and Benjamini), drawn
+#: beside a chosen ρ by :func:`toy_model_summary`.
+TOY_REFERENCE_RHOS = (0.3, 0.5, 0.7, 0.9)
+
+
+def toy_model_summary(rho: float, reference_rhos=TOY_REFERENCE_RHOS, *, ks=range(2, 11), n_sets: int = 300,
+                      degrees=range(1, 11), random_state=0) -> dict:
+    """Return what the toy model's figures show at one ρ, beside reference values of ρ.
+
+    U_x(y) on a 121 × 121 grid (Fig 7a), D̄(u) = P(U ≤ u) (Figs 7b, 8b) and the ℓ∞ error of its
+    best polynomial approximations (Fig 8c) at ``rho`` and every reference ρ, the distribution of
+    the k-class risk over random label sets and AvRisk_k (Theorem 4.1) at ``rho`` (Fig 6).
+
+    Parameters
+    ----------
+    rho : float
+        Correlation ρ in [0, 1).
+    reference_rhos : sequence of float, default=TOY_REFERENCE_RHOS
+        The ρ drawn beside ``rho``.
+    ks : iterable of int, default=range(2, 11)
+        The numbers of classes k of the risk distribution and AvRisk_k.
+    n_sets : int, default=300
+        Random label sets per k (:func:`toy_risk_distribution`).
+    degrees : iterable of int, default=range(1, 11)
+        Polynomial degrees (:func:`toy_polynomial_error`).
+    random_state : int, default=0
+        Seed of the label sets.
+
+    Returns
+    -------
+    dict
+        ``rho``, ``reference_rhos``, ``level_grid`` ((y, x, U), :func:`toy_accuracy_grid`), ``dbar``
+        ({ρ: (u, D̄(u))} on 201 points of u), ``distribution`` (:func:`toy_risk_distribution`),
+        ``avrisk`` (AvRisk_k at the sorted ``ks``) and ``polynomial_error`` (rows ``rho``, ``degree``,
+        ``linf_error`` for every ρ but 0).
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``rho`` or a reference ρ is outside [0, 1).
+
+    References
+    ----------
+    C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating Expected Accuracies for Large Multi-Class
+    Problems", *Journal of Machine Learning Research* 19, 1-30, 2018, §4.1.
+    """
+    rho = _check_rho(rho)
+    refs = tuple(_check_rho(r) for r in reference_rhos)
+    rhos = sorted({*refs, rho})
+    u = np.linspace(0, 1, 201)
+    ks = sorted(int(k) for k in ks)
+    return {"rho": rho, "reference_rhos": refs, "level_grid": toy_accuracy_grid(rho),
+            "dbar": {r: (u, toy_dbar(u, r)) for r in rhos},
+            "distribution": toy_risk_distribution(ks, rho, n_sets=n_sets, random_state=random_state),
+            "avrisk": toy_average_risk(np.asarray(ks), rho),
+            "polynomial_error": pd.concat([toy_polynomial_error(r, degrees, n_grid=200) for r in rhos if r != 0.0],
+                                          ignore_index=True)}

@@ -24,6 +24,7 @@ from buviz import extrapolation as ex
 from buviz.figures._base import Numbers, PaperFigure
 from buviz.plots import extrapolation as xplots
 from buviz.plots import style
+from buviz.plots.extrapolation_displays import ExtrapolationDisplay
 
 __all__ = ["ExtrapolationFig5", "ExtrapolationFig6", "ExtrapolationFig7", "ExtrapolationFig8",
            "ExtrapolationTable1", "ExtrapolationFig11Synthetic",
@@ -137,11 +138,10 @@ class ExtrapolationFig11Synthetic(PaperFigure):
         k_all = _k_all(pop)
         c = ex.extrapolation_curves(pop, self.classifier, K, tuple(self.methods), k_grid=k_all, truth_ks=k_all,
                                     random_state=self.seed, observed_margins=(M, y))
-        est = {m: (c.k_grid, acc) for m, acc in c.estimates.items()}
         a = xplots.observed_accuracy(*ex.truth_curve(M, y, np.arange(2, K + 1), random_state=self.seed),
                                      title=f"(a) {K} observed classes ({self.classifier})")
-        b = style.opts(xplots.extrapolation_curves((c.ks, c.observed), est, (c.truth_ks, c.truth), k_observed=K),
-                       title=f"(b) extrapolation to {pop.n_classes} classes")
+        b = ExtrapolationDisplay.from_curves(c, title=f"(b) extrapolation to {pop.n_classes} classes")
+        b = b.panels["curves"].element()
         return (a + b).cols(2)
 
 

@@ -28,9 +28,8 @@ import param
 
 from buviz.datasets import DataFetchError, fetch_lfw_predictions
 from buviz.figures._base import REGISTRY, PaperFigure
-from buviz.plots import extrapolation as xplots
 from buviz.plots import extrapolation_real as rplots
-from buviz.plots import style
+from buviz.plots.extrapolation_displays import ExtrapolationDisplay
 
 __all__ = ["FIGURES", "METHODS", "load_table"]
 
@@ -203,9 +202,10 @@ class ExtrapolationFig11(_Real):
             obs = g[g.curve.str.startswith("observed")]
             tru = g[g.curve.str.startswith("truth")]
             est = {m: (g[g.curve == m].k.to_numpy(), g[g.curve == m].accuracy.to_numpy()) for m in METHODS}
-            p = xplots.extrapolation_curves((obs.k.to_numpy(), obs.accuracy.to_numpy()), est,
-                                            (tru.k.to_numpy(), tru.accuracy.to_numpy()), k_observed=int(g.K.iloc[0]))
-            panels.append(style.opts(p, title=f"Omniglot, {REPRESENTATION_NAMES[r]}", logy=True, ylim=(0.02, 1.0)))
+            p = ExtrapolationDisplay(observed=(obs.k.to_numpy(), obs.accuracy.to_numpy()), estimates=est,
+                                     truth=(tru.k.to_numpy(), tru.accuracy.to_numpy()), k_observed=int(g.K.iloc[0]),
+                                     title=f"Omniglot, {REPRESENTATION_NAMES[r]}")
+            panels.append(p.panels["curves"].element(logy=True, ylim=(0.02, 1.0)))
         return hv.Layout(panels).cols(2)
 
 

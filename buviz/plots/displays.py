@@ -15,6 +15,9 @@ display derives from :class:`Display` (:mod:`buviz.plots._display`).
   d = 2 the three maps on one colour scale (Fig 10).
 - :class:`ErrorCurvesDisplay` -- errors and −Û against the status, and error against −Û (Figs 6-9).
 - :class:`SensitivityDisplay` -- −Û_tr for several M or K (Figs 12, 13).
+- :class:`~buviz.plots.extrapolation_displays.ToyModelDisplay` -- Zheng et al.'s toy model at one ρ (Figs 6-8).
+- :class:`~buviz.plots.extrapolation_displays.ExtrapolationDisplay` -- accuracy extrapolation from K
+  observed classes against the truth (Fig 11), and the moment method's fitted D̄(u).
 - :class:`~buviz.plots.discrete.CellEstimatesDisplay` -- Nedel'ko's per-cell estimates x[n, m] (Tables 1-2, Fig 1).
 - :class:`~buviz.plots.discrete.RmsDeviationDisplay` -- Nedel'ko's RMS deviation S against p (Fig 2).
 
@@ -52,6 +55,7 @@ from buviz.plots._display import (
 )
 from buviz.plots.curve_displays import CovariateShiftDisplay, ErrorCurvesDisplay, SensitivityDisplay
 from buviz.plots.discrete import CellEstimatesDisplay, RmsDeviationDisplay
+from buviz.plots.extrapolation_displays import ExtrapolationDisplay, ToyModelDisplay
 from buviz.projection import Projection
 
 # the base is defined in buviz.plots._display (the other display modules import it from there) and
@@ -67,6 +71,8 @@ __all__ = [
     "ErrorCurvesDisplay",
     "SensitivityDisplay",
     "CellEstimatesDisplay",
+    "ToyModelDisplay",
+    "ExtrapolationDisplay",
     "RmsDeviationDisplay",
     "class_names",
     "as_grid",

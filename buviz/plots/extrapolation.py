@@ -1,9 +1,11 @@
 """HoloViews builders for accuracy extrapolation (pure functions: results -> elements, no widgets).
 
-Figures of Zheng, Achanta & Benjamini (2017 manuscript): U_x(y) level sets (Fig 7a), D̄(u) (Figs 7b,
-8b), the k-class risk distribution (Fig 6), polynomial approximation error of D̄ (Fig 8c), the
-extrapolation curves against the ground truth, and one instance of the reference implementation's
-fixture side by side with this package (:func:`peer_comparison`).
+Figures of C. Zheng, R. Achanta and Y. Benjamini, "Extrapolating Expected Accuracies for Large
+Multi-Class Problems", Journal of Machine Learning Research 19, 2018: U_x(y) level sets (Fig 7a), D̄(u)
+(Figs 7b, 8b), the k-class risk distribution (Fig 6), polynomial approximation error of D̄ (Fig 8c),
+the toy model's density and Bayes regions (Fig 5), average risk (Fig 8a) and repeated extrapolations
+(Fig 12). The live displays built on them (:mod:`buviz.plots.extrapolation_displays`) draw the toy
+model at one ρ and the extrapolation curves against the truth.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ import holoviews.plotting.bokeh  # noqa: F401  (registers the bokeh backend so .
 import numpy as np
 import pandas as pd
 
-from buviz import extrapolation as ex
 from buviz.plots import style
 
 __all__ = [
@@ -23,9 +24,6 @@ __all__ = [
     "dbar_curves",
     "risk_distribution",
     "polynomial_error",
-    "extrapolation_curves",
-    "dbar_fit_vs_true",
-    "peer_comparison",
     "toy_joint_density",
     "toy_bayes_regions",
     "average_risk_curves",
@@ -117,88 +115,6 @@ def polynomial_error(err: pd.DataFrame, highlight: pd.DataFrame | None = None) -
         curves.append(style.opts(hv.Curve(highlight, "degree", ylabel, label=THIS_RHO), color="black", line_width=3,
                                  line_dash="dashed", logy=True))
     return style.opts(hv.Overlay(curves), title=title)
-
-
-def extrapolation_curves(
-    observed: tuple, estimates: Mapping[str, tuple], truth: tuple | None = None, *, k_observed: int | None = None
-) -> hv.Overlay:
-    """AverageTA_k on the observed classes, each estimator's extrapolated curve and the ground truth.
-
-    ``observed`` = (ks, AverageTA_k); ``estimates`` = {name: (ks, predicted AGA_k)};
-    ``truth`` = (ks, true AGA_k) or None.
-    """
-    ko, ao = observed
-    layers = [
-        style.opts(
-            hv.Curve((ko, ao), "k", hv.Dimension("accuracy", range=(0, 1)), label="AverageTA_k (observed, eq 3)"),
-            color="black",
-            line_width=3,
-        )
-    ]
-    if truth is not None:
-        layers.append(
-            style.opts(
-                hv.Curve(truth, "k", "accuracy", label="ground truth"),
-                color="#777777",
-                line_dash="dashed",
-                line_width=3,
-            )
-        )
-    for i, (name, (k, a)) in enumerate(estimates.items()):
-        layers.append(style.opts(hv.Curve((k, a), "k", "accuracy", label=name), color=_COLORS[i % len(_COLORS)]))
-    if k_observed is not None:
-        layers.append(style.opts(hv.VLine(k_observed), color="black", line_dash="dotted"))
-    return style.opts(hv.Overlay(layers), title="Accuracy extrapolation", logx=True, legend_position="bottom_left")
-
-
-def dbar_fit_vs_true(fit: ex.DbarFit, true_dbar=None, *, n: int = 401) -> hv.Overlay:
-    """A fitted D̄(u) (moment method) against the true D̄ (a callable u -> D̄(u)) where known."""
-    u = np.linspace(0, 1, n)
-    layers = [
-        style.opts(
-            hv.Curve((u, fit.dbar(u)), "u", hv.Dimension("Dbar", label="D̄(u)"), label=f"fitted ({fit.basis})"),
-            color=_COLORS[0],
-        )
-    ]
-    if true_dbar is not None:
-        layers.append(
-            style.opts(hv.Curve((u, true_dbar(u)), "u", "Dbar", label="true"), color="#777777", line_dash="dashed")
-        )
-    return style.opts(hv.Overlay(layers), title="Fitted D̄(u)", legend_position="top_left")
-
-
-def peer_comparison(data: Mapping) -> hv.Overlay:
-    """Each method's predicted accuracy curve for one ClassEx fixture instance, against the truth.
-
-    ``data`` is :func:`buviz.extrapolation.peer_comparison`: the observed AverageTA_k (eq 3) up to the
-    observed number of classes, every method's extrapolated curve, the exact accuracy at the total
-    number of classes (black star) and the reference implementation's predictions there (markers).
-    """
-    k_obs, k_tot = data["k_observed"], data["k_total"]
-    overlay = extrapolation_curves(data["observed"], data["estimates"], None, k_observed=k_obs)
-    tk, tv = data["truth"]
-    layers = [
-        overlay,
-        style.opts(
-            hv.Scatter((tk, tv), "k", "accuracy", label=f"truth at k={k_tot}"), color="black", marker="star", size=14
-        ),
-    ]
-    markers = ("triangle", "square", "diamond", "inverted_triangle")
-    for i, (name, v) in enumerate(data["peer"].items()):
-        layers.append(
-            style.opts(
-                hv.Scatter(([k_tot], [v]), "k", "accuracy", label=f"ClassEx (R): {name}"),
-                color=_COLORS[(i + 4) % len(_COLORS)],
-                marker=markers[i % len(markers)],
-                size=10,
-            )
-        )
-    return style.opts(
-        hv.Overlay(layers),
-        title=f"ClassEx fixture, σ² = {data['sigma2']:g}: {k_obs} observed -> {k_tot} classes",
-        logx=True,
-        legend_position="bottom_left",
-    )
 
 
 def toy_joint_density(rho: float, *, n: int = 161, extent: float = 3.0) -> hv.Image:

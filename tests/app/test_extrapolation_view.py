@@ -17,72 +17,85 @@ def _curves(overlay):
     return {el.label: el for el in overlay if isinstance(el, hv.Curve)}
 
 
+def _frame(pane):
+    """What a pane's live figure draws now."""
+    return pane.object[()]
+
+
 def test_view_toy_tab_follows_rho():
     view = ExtrapolationView(rho=0.5)
     layout = view.main()
     assert isinstance(layout, pn.Tabs) and len(layout) == 3
-    plots = view.toy_plots()
-    img = [el for el in plots["level_sets"] if isinstance(el, hv.Image)][0]
+    panels = view.toy.element()  # level sets, D̄, risk, polynomial error
+    img = [el for el in panels[0] if isinstance(el, hv.Image)][0]
     U = img.dimension_values("U")
     assert 0 <= U.min() and U.max() <= 1
-    theo = _curves(plots["risk"])["AvRisk_k (Thm 4.1)"]
+    theo = _curves(panels[2])["AvRisk_k (Thm 4.1)"]
     np.testing.assert_allclose(theo.dimension_values("risk"), ex.toy_average_risk(np.arange(2, 11), 0.5))
     view.rho = 0.9
-    theo9 = _curves(view.toy_plots()["risk"])["AvRisk_k (Thm 4.1)"].dimension_values("risk")
+    theo9 = _curves(_frame(view.toy_panes["risk"]))["AvRisk_k (Thm 4.1)"].dimension_values("risk")
     np.testing.assert_allclose(theo9, ex.toy_average_risk(np.arange(2, 11), 0.9))
     assert np.all(theo9 < theo.dimension_values("risk"))
-    this = _curves(view.toy_plots()["dbar"])["this ρ"]
+    this = _curves(_frame(view.toy_panes["dbar"]))["this ρ"]
     np.testing.assert_allclose(this.dimension_values("Dbar"), ex.toy_dbar(this.dimension_values("u"), 0.9))
     assert view.last_error is None and not view.alerts["toy"].visible
-    live = {k: f.pane.object for k, f in view.toy_figs.items()}
+    live = {k: p.object for k, p in view.toy_panes.items()}
+    display = view.toy
     view.rho = 0.45  # not a reference ρ: the same layers, so the live figures stay and their streams carry it
-    assert {k: f.pane.object for k, f in view.toy_figs.items()} == live
-    frame = live["dbar"][()]  # what the live figure draws now
+    assert {k: p.object for k, p in view.toy_panes.items()} == live and view.toy is display and display.rho == 0.45
+    frame = _frame(view.toy_panes["dbar"])
     assert "this ρ = 0.45" in frame.opts.get().kwargs["title"]
     this = _curves(frame)["this ρ"]
     np.testing.assert_allclose(this.dimension_values("Dbar"), ex.toy_dbar(this.dimension_values("u"), 0.45))
     assert sorted(_curves(frame)) == ["this ρ", "ρ = 0.3", "ρ = 0.5", "ρ = 0.7", "ρ = 0.9"]
-    err = _curves(view.toy_figs["polynomial_error"].element)["this ρ"]
+    err = _curves(_frame(view.toy_panes["polynomial_error"]))["this ρ"]
     expected = ex.toy_polynomial_error(0.45, range(1, 11), n_grid=200)["linf_error"].to_numpy()
     np.testing.assert_allclose(err.dimension_values("linf_error"), expected)
 
 
+def _observed_k(view) -> int:
+    return int(_curves(_frame(view.ext_pane))["AverageTA_k (observed, eq 3)"].dimension_values("k").max())
+
+
 def test_view_extrapolation_follows_K_and_reports_bad_input():
     view = ExtrapolationView(population="digits", classifier="nearest_centroid", K=4, method="moment")
-    el = view.extrapolation_plot()
-    curves = _curves(el)
-    obs = curves["AverageTA_k (observed, eq 3)"]
-    assert obs.dimension_values("k").max() == 4
-    truth = curves["ground truth"]
-    assert truth.dimension_values("k").max() == 10
+    curves = _curves(_frame(view.ext_pane))
+    assert _observed_k(view) == 4
+    assert curves["ground truth"].dimension_values("k").max() == 10
+    # the moment method alone: its curve draws, the other estimators' stay empty (and out of the legend)
+    assert len(curves["moment"]) and not len(curves["kde"]) and view.fit_pane.visible
+    c = view.extrapolation_data()
+    np.testing.assert_allclose(curves["moment"].dimension_values("accuracy"), c.estimates["moment"])
+    assert view.ext_table.object["estimator"].tolist() == ["moment (linear_spline)"]
+    assert view.ext_table.object["truth"].iloc[0] == pytest.approx(c.truth[-1], abs=1e-4)
     view.K = 7
-    obs7 = _curves(view.extrapolation_plot())["AverageTA_k (observed, eq 3)"]
-    assert obs7.dimension_values("k").max() == 7
-    acc = obs7.dimension_values("accuracy")
+    acc = _curves(_frame(view.ext_pane))["AverageTA_k (observed, eq 3)"].dimension_values("accuracy")
+    assert _observed_k(view) == 7
     assert np.all((acc >= 0) & (acc <= 1)) and np.all(np.diff(acc) <= 1e-12)
     assert view.last_error is None and not view.alerts["ext"].visible
-    shown = view.ext_fig.element
-    assert _curves(shown)["AverageTA_k (observed, eq 3)"].dimension_values("k").max() == 7
+    shown = view.ext.observed
     view.K = 12                                   # more than the 10 digit classes: a message, no crash
     assert view.alerts["ext"].visible and "K must be" in view.last_error and "K must be" in view.alerts["ext"].object
-    assert view.ext_fig.element is shown  # the last good curves stay
+    assert view.ext.observed is shown and _observed_k(view) == 7  # the last good curves stay
 
 
-def test_view_keeps_its_live_figure_until_the_layers_change():
-    """A new K goes down the live figure's stream; another estimator (other layers) makes a new figure,
-    which then stays for the next K."""
+def test_view_keeps_its_live_figure_whatever_the_estimators():
+    """A new K, another estimator or basis go down the live figure's streams: the same figure, its
+    glyphs' data sources changed in place; the fitted D̄(u) shows while the moment method is drawn."""
     view = ExtrapolationView(population="digits", classifier="nearest_centroid", K=4, method="moment")
-    live = view.ext_fig.pane.object
-    assert isinstance(live, hv.DynamicMap)
+    live = view.ext_pane.object
+    plot = hv.renderer("bokeh").get_plot(live)
+    figure, renderers = plot.state, list(plot.state.renderers)
     view.K = 6
-    assert view.ext_fig.pane.object is live
-    assert _curves(live[()])["AverageTA_k (observed, eq 3)"].dimension_values("k").max() == 6
-    view.method = "all"  # more estimators: more layers than the first frame drew
-    assert view.ext_fig.pane.object is not live
-    live = view.ext_fig.pane.object
-    assert len(_curves(live[()])) > 3
-    view.K = 5
-    assert view.ext_fig.pane.object is live
+    assert view.ext_pane.object is live and _observed_k(view) == 6
+    view.method = "all"  # every estimator: their layers were there, empty, from the first frame
+    assert view.ext_pane.object is live and plot.state is figure and list(figure.renderers) == renderers
+    assert sum(len(c) > 0 for c in _curves(_frame(view.ext_pane)).values()) == 2 + len(ex.METHODS)
+    assert "linear_spline basis" in _frame(view.ext_pane).get(0).opts.get().kwargs["title"]
+    view.basis = "polynomial"
+    assert "polynomial basis" in _frame(view.ext_pane).get(0).opts.get().kwargs["title"]
+    view.method = "kde"  # no moment fit: the fitted D̄(u) is hidden
+    assert not view.fit_pane.visible and view.ext_pane.object is live
 
 
 def test_view_shows_the_stores_classifier_comparison_and_its_failure(monkeypatch):
@@ -117,6 +130,13 @@ def test_view_shows_the_classex_comparison_of_a_fixture_instance():
     assert d["truth"][1][-1] == pytest.approx(float(fixture["truth"][4]))
     # our KDE (UCV) reproduces the peer's on this instance
     assert d["estimates"]["kde"][1][-1] == pytest.approx(float(fixture["KDE_UCV"][4]), abs=1e-6)
-    assert view.peer_fig.element is not None and view.last_error is None and not view.alerts["peer"].visible
+    curves = _frame(view.peer_pane)
+    markers = {el.label: el for el in curves if isinstance(el, hv.Scatter) and len(el)}
+    assert markers["ClassEx (R): ClassExReg"].dimension_values("accuracy")[0] == d["peer"]["ClassExReg"]
+    assert markers["truth at all classes"].dimension_values("k")[0] == d["k_total"]
+    assert view.last_error is None and not view.alerts["peer"].visible
+    live = view.peer_pane.object
+    view.fixture_index = 7
+    assert view.peer_pane.object is live and "σ² = 0.15" in _frame(view.peer_pane).get(0).opts.get().kwargs["title"]
     assert len(view.peer_table.object) == len(d["estimates"]) + len(d["peer"])
     assert len(view.main()) == 3  # toy model, extrapolation, ClassEx comparison

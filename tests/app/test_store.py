@@ -191,7 +191,7 @@ def test_the_tabs_results_live_in_the_store_not_in_their_views():
     assert disc.mc is None and not mc_points() and s.results["monte-carlo"].value is mc
     disc.N = 20
     assert disc.mc is mc and mc_points()
-    shown = ext.ext_fig.element
+    shown = ext.ext.observed
     ext.K = 12  # more than the 10 digit classes: the store says why; the last curves stay
     assert s.states["extrapolation-curves"].startswith("error: K must be") and ext.alerts["ext"].visible
-    assert ext.ext_fig.element is shown and s.results["extrapolation-curves"].key.K == 4
+    assert ext.ext.observed is shown and s.results["extrapolation-curves"].key.K == 4

@@ -1,6 +1,7 @@
 """Notebook 04's "Try it: ρ" cell follows its slider in place: the cell's own code, run as the notebook
 runs it, drawn to Bokeh models; a slider step changes the figures' data and titles and keeps their data
-sources (no figure is rebuilt, the flicker pattern of a function returning a new layout)."""
+sources (no figure is rebuilt, the flicker pattern of a function returning a new layout). The cell draws
+through the toy model's display, :class:`~buviz.plots.displays.ToyModelDisplay`."""
 
 import ast
 import json
@@ -14,7 +15,7 @@ from bokeh.document import Document
 from bokeh.models import ColumnDataSource, Title
 
 from buviz import extrapolation as ex
-from buviz.plots import extrapolation as xplots
+from buviz.plots.displays import ToyModelDisplay
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "04_accuracy_extrapolation.ipynb"
 
@@ -25,7 +26,7 @@ def _run_cell(marker: str):
     (source,) = ["".join(c["source"]) for c in cells if c["cell_type"] == "code" and marker in "".join(c["source"])]
     tree = ast.parse(source)
     last = ast.Expression(tree.body.pop().value)
-    ns = {"np": np, "hv": hv, "pn": pn, "ex": ex, "xplots": xplots}
+    ns = {"np": np, "hv": hv, "pn": pn, "ex": ex, "ToyModelDisplay": ToyModelDisplay}
     exec(compile(tree, NOTEBOOK.name, "exec"), ns)  # noqa: S102 -- the project's own notebook
     return eval(compile(last, NOTEBOOK.name, "eval"), ns), ns  # noqa: S307
 
@@ -52,5 +53,10 @@ def test_the_rho_cell_updates_its_figures_in_place():
         rho.param.update(value=0.5, value_throttled=0.5)
     after = _sums(root)
     assert set(after) == set(before), "a slider step rebuilt a figure instead of updating it"
-    assert all(after[k] != before[k] for k in before), "a figure kept the data of the old ρ"
-    assert sorted(t.text for t in root.select({"type": Title})) == [t.replace("0.7", "0.5") for t in titles]
+    # every panel but the reference curves follows ρ: the level sets, "this ρ", the risks
+    assert sum(after[k] != before[k] for k in before) >= 6, "the figures kept the data of the old ρ"
+    assert sorted(t.text for t in root.select({"type": Title})) == sorted(t.replace("0.7", "0.5") for t in titles)
+    toy = ns["toy"]
+    assert toy.rho == 0.5
+    this = [s for s in root.select({"type": ColumnDataSource}) if len(s.data.get("Dbar", [])) == 201]
+    assert any(np.allclose(s.data["Dbar"], ex.toy_dbar(s.data["u"], 0.5)) for s in this)

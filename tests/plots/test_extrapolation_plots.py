@@ -1,4 +1,4 @@
-"""HoloViews builder of the ClassEx peer comparison, rendered to a Bokeh model (no browser)."""
+"""The display of the ClassEx peer comparison, rendered to a Bokeh model (no browser)."""
 
 import holoviews as hv
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 from bokeh.models import GlyphRenderer, Scatter
 
 from buviz import extrapolation as ex
-from buviz.plots import extrapolation as xp
+from buviz.plots.extrapolation_displays import ExtrapolationDisplay
 
 hv.extension("bokeh")
 
@@ -26,9 +26,10 @@ def test_peer_comparison_plot_has_every_method_the_truth_and_the_peer():
     assert set(data["estimates"]) == {"classexreg", "kde"}
     k, a = data["estimates"]["kde"]
     assert k[0] == 2 and k[-1] == 240 and np.all(np.diff(a) <= 1e-12)
-    fig = hv.render(xp.peer_comparison(data))
+    fig = hv.render(ExtrapolationDisplay.from_peer_comparison(data).panels["curves"].element())
     labels = [it.label["value"] for it in fig.legend[0].items]
-    assert "classexreg" in labels and "kde" in labels and "truth at k=240" in labels
+    assert "classexreg" in labels and "kde" in labels and "truth at all classes" in labels
+    assert "moment" not in labels  # not computed: its empty layer is kept out of the legend
     assert sum(lab.startswith("ClassEx (R)") for lab in labels) == 3
     scatters = [r for r in fig.renderers if isinstance(r, GlyphRenderer) and isinstance(r.glyph, Scatter)]
     assert len(scatters) == 4
