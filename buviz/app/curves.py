@@ -52,14 +52,15 @@ class CurvesView(TabView):
         self.curves_pane = pn.pane.HoloViews(None, linked_axes=False)
         self.param_pane = pn.pane.HoloViews(None, linked_axes=False)
         # the separability case of each pair and n_eff along the sweep (eq 39, §4.5), below the curves
-        # (two panes, not one Layout: a Bokeh grid swapped into a pane lays out with empty frames)
-        # fed by one stream: a new sweep table changes their data, never their Bokeh models (replacing a
-        # pane's plot while a busy page switches tabs left the browser with references it never received)
-        self._cases_pipe = hv.streams.Pipe(data=None)
-        self.cases_panes = [pn.pane.HoloViews(hv.DynamicMap(build, streams=[self._cases_pipe]), linked_axes=False,
-                                              sizing_mode="stretch_width")
-                            for build in self._cases_builders()]
-        self._cases_table = None  # the sweep table the cases panel shows
+        # (two panes, not one Layout: a Bokeh grid swapped into a pane lays out with empty frames); a new
+        # sweep table changes their data, never their Bokeh models (replacing a pane's plot while a busy
+        # page switches tabs left the browser with references it never received)
+        h1, h2 = self._CASES
+        self.cases = pcases.SeparabilityCasesDisplay(
+            cases_opts=dict(responsive=True, height=h1, toolbar="above"),
+            n_eff_opts=dict(responsive=True, height=h2, toolbar="above"))
+        self.cases_panes = [pn.pane.HoloViews(self.cases.panels[name].show(), linked_axes=False,
+                                              sizing_mode="stretch_width") for name in ("cases", "n_eff")]
         self.restart = pn.widgets.Button(label="Restart sweep", color="default", width=130)
         self.restart.on_click(lambda e: self.store.start_sweep(force=True))
         self.download = sweep_download(self.store)
@@ -87,31 +88,10 @@ class CurvesView(TabView):
     #: the n_eff curves; both stretch to the width of the page
     _CASES = (pcases.pair_cases_height(pcases.MAX_PAIRS), 300)
 
-    @classmethod
-    def _cases_builders(cls) -> list:
-        """The two plots below the curves, each a function of (sweep table, class names) (:mod:`buviz.plots.cases`)."""
-        h1, h2 = cls._CASES
-
-        def args(data):
-            return data if isinstance(data, tuple) else (data, None)
-
-        def marks(data):
-            t, names = args(data)
-            return pcases.pair_cases(t, classes=names).opts(responsive=True, height=h1, toolbar="above")
-
-        def sizes(data):
-            t, names = args(data)
-            return pcases.effective_size_points(t, classes=names).opts(responsive=True, height=h2, toolbar="above")
-
-        return [marks, sizes]
-
     def _follow_cases(self, t) -> None:
-        """Send the sweep table to the cases plots when it changes (a status step leaves them alone)."""
-        if t is self._cases_table:
-            return
-        self._cases_table = t
+        """Send the sweep table to the cases plots (a status step, the same table, sends nothing)."""
         s = self._snap()
-        self._cases_pipe.send((t, pd_.class_names(s.ds) if s is not None else None))
+        self.cases.update(table=t, class_names=pd_.class_names(s.ds) if s is not None else None)
 
     def plot(self, sweep_table=None, snapshot=None):
         """Errors and −Û of ``sweep_table`` with the marker of ``snapshot`` (a static overlay)."""

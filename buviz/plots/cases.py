@@ -9,7 +9,9 @@ the near-boundary mean rests (:func:`buviz.uncertainty.proposal2.pair_uncertaint
 - :func:`pair_cases` -- one row of markers per pair along the sweep, coloured by Case 1, 2 or 3
   (hover: n_eff and λ_kl, the weight of the near-boundary mean).
 - :func:`effective_size_curve` -- n_eff of each pair along the sweep (log scale).
-- :func:`cases_panel` -- both, stacked, for the *Error vs −Û* view.
+- :func:`cases_panel` -- both, stacked (a static picture).
+- :class:`SeparabilityCasesDisplay` -- both, live, for the explorer's *Error vs −Û* tab: a new sweep
+  table changes their data, never their figures.
 
 Pairs are written with the dataset's class names ("A-B"). With many classes (Letter Recognition: up to
 325 pairs) the plots show the most telling pairs (:func:`ranked_pairs`) and say how many there are.
@@ -27,9 +29,11 @@ import holoviews.plotting.bokeh  # noqa: F401  (registers the bokeh backend so .
 import pandas as pd
 
 from buviz.plots import style
+from buviz.plots._display import Display
 
 __all__ = ["CASE_COLORS", "CASE_LABELS", "MAX_PAIRS", "case_table", "pair_label", "ranked_pairs", "pair_cases",
-           "pair_cases_height", "effective_size_curve", "effective_size_points", "cases_panel"]
+           "pair_cases_height", "effective_size_curve", "effective_size_points", "cases_panel",
+           "SeparabilityCasesDisplay"]
 
 #: Colours of the separability cases of §4.5 (Okabe-Ito): 1 boundary in an empty band, no error
 #: (U_max); 2 boundary through the data (near-boundary mean); 3 boundary outside the data (U_min).
@@ -239,3 +243,42 @@ def cases_panel(table: pd.DataFrame | None, *, classes=None, max_pairs: int | No
     n = len(_shown_pairs(case_table(table, classes), max_pairs)[1])
     return hv.Layout([pair_cases(table, classes=classes, max_pairs=max_pairs).opts(height=pair_cases_height(n)),
                       effective_size_curve(table, classes=classes, max_pairs=max_pairs)]).cols(1)
+
+
+class SeparabilityCasesDisplay(Display):
+    """The separability case of each class pair along a sweep (eq 39, §4.5) and each pair's effective
+    near-boundary sample size n_eff, live: panels ``cases`` (:func:`pair_cases`) and ``n_eff``
+    (:func:`effective_size_points`, one element whatever the number of pairs).
+
+    Parameters
+    ----------
+    table : DataFrame, optional
+        A sweep table (see :func:`case_table`); None draws the same layers with no points.
+    class_names : sequence of str, optional
+        The class names the pairs are written with (C1, C2, ... by default).
+    max_pairs : int or None, default=MAX_PAIRS
+        Pairs shown at most (the most telling ones, :func:`ranked_pairs`); None: every pair.
+    cases_opts, n_eff_opts : dict, optional
+        Plot options of the two panels (Bokeh vocabulary).
+    """
+
+    _fields = ("table", "class_names")
+
+    def __init__(self, *, table: pd.DataFrame | None = None, class_names=None, max_pairs: int | None = MAX_PAIRS,
+                 cases_opts=None, n_eff_opts=None):
+        super().__init__(class_names=class_names)
+        self.table, self.max_pairs = table, max_pairs
+        self.cases_opts, self.n_eff_opts = dict(cases_opts or {}), dict(n_eff_opts or {})
+
+    @classmethod
+    def from_table(cls, table: pd.DataFrame | None, class_names=None, **kw) -> SeparabilityCasesDisplay:
+        """The cases of a sweep table; ``kw`` as for the constructor."""
+        return cls(table=table, class_names=class_names, **kw)
+
+    def _panels(self) -> dict:
+        return {"cases": dict(builders={"cases": pair_cases}, opts=self.cases_opts),
+                "n_eff": dict(builders={"n_eff": effective_size_points}, opts=self.n_eff_opts)}
+
+    def _args(self) -> dict:
+        kw = {"table": self.table, "classes": self.class_names, "max_pairs": self.max_pairs}
+        return {"cases": {"cases": kw}, "n_eff": {"n_eff": dict(kw)}}

@@ -451,9 +451,11 @@ def test_curves_tab_hosts_the_cases_panel_of_the_sweep_table():
     sizes = view.cases_panes[1].object[()]
     assert np.allclose(np.sort(sizes.dimension_values("n_eff")), np.sort(expected["n_eff"][expected["n_eff"] > 0]))
     sent = []
-    view._cases_pipe.add_subscriber(lambda **kw: sent.append(kw))
+    for pipe in (*view.cases.panels["cases"].pipes.values(), *view.cases.panels["n_eff"].pipes.values()):
+        pipe.add_subscriber(lambda **kw: sent.append(kw))
+    live = [p.object for p in view.cases_panes]
     s.controls.log2_gamma = 2  # a status step: the marker moves, the cases plots get nothing
-    assert sent == [] and view._cases_pipe.data[0] is t  # (sweep table, class names)
+    assert sent == [] and view.cases.table is t and [p.object for p in view.cases_panes] == live
     s.close()
 
 

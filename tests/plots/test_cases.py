@@ -67,3 +67,25 @@ def test_empty_or_old_tables_give_empty_layers(table):
     el = cases.cases_panel(table)
     assert len(cases.case_table(table)) == 0
     hv.render(el, backend="bokeh")
+
+
+def test_the_cases_display_follows_a_growing_sweep_in_its_first_figures():
+    """A sweep table with more rows (and pairs) goes down the display's streams: the same Bokeh figures,
+    their sources holding the new table's cases; the same table again sends nothing."""
+    t = pd.DataFrame({"log2_gamma": [-2.0, 0.0, 2.0],
+                      "pairs_tr": [["0-1", "0-2"]] * 3,
+                      "pair_case_tr": [[2, 1], [2, 3], [3, 3]],
+                      "pair_n_eff_tr": [[500.0, 0.0], [120.0, 4.0], [3.0, 2.5]],
+                      "pair_blend_tr": [[0.94, 0.0], [0.8, 0.1], [0.09, 0.07]]})
+    d = cases.SeparabilityCasesDisplay.from_table(None, class_names=["A", "B", "C"])
+    plots = {name: hv.renderer("bokeh").get_plot(d.panels[name].show()) for name in ("cases", "n_eff")}
+    figures = {name: p.state for name, p in plots.items()}
+    assert d.update(table=t.iloc[:1]) == ["cases", "n_eff"]
+    assert d.update(table=t) == ["cases", "n_eff"] and d.update(table=t) == []
+    assert all(plots[n].state is figures[n] for n in figures)
+    xs = sorted(x for r in plots["cases"].state.renderers if hasattr(r, "data_source")
+                for x in r.data_source.data.get("x", []))
+    assert xs == sorted(cases.case_table(t)["x"])
+    pairs = {p for r in plots["n_eff"].state.renderers if hasattr(r, "data_source")
+             for p in r.data_source.data.get("pair", [])}
+    assert pairs == {"A-B", "A-C"}  # the pairs written with the class names given
