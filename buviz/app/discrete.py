@@ -65,7 +65,10 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
         # fixed size (_SIZE): a live plot stretched to its pane is laid out again at each update
         self.estimates = dplots.CellEstimatesDisplay(tables={}, N=self.N, n=min(self.n, self.N), units=self.units,
                                                      table_method=self.table_method)
-        self.table_pane = pn.pane.HoloViews(self.estimates.panels["table"].show(), sizing_mode="stretch_width")
+        # the table as HTML: a Bokeh DataTable fed by a stream keeps the first data it drew in the browser
+        # (its source changes on the server, the page shows the first table: measured in Chromium)
+        self.table_title = pn.pane.Markdown("", margin=(0, 10))
+        self.table_pane = pn.pane.DataFrame(None, na_rep="", float_format="{:.4f}".format, sizing_mode="stretch_width")
         self.fig1_pane = pn.pane.HoloViews(self.estimates.panels["fig1"].show(**self._SIZE), linked_axes=False)
         self.fig2 = dplots.RmsDeviationDisplay(p=np.empty(0), S={})
         self.fig2_pane = pn.pane.HoloViews(self.fig2.plot(**self._SIZE), linked_axes=False)
@@ -141,6 +144,8 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
         self._show("; ".join(notes))
         method = self.table_method if self.table_method in data["tables"] else "bootstrap632"
         self.estimates.update(tables=data["tables"], N=self.N, n=self.n, units=self.units, table_method=method)
+        self.table_title.object = f"**Table: {self.estimates.table_title}**"
+        self.table_pane.object = self.estimates.estimate_table()
         self.fig2.update(p=data["p"], S=data["S"], p_mark=self.p, monte_carlo=self.mc)
         self.readout.object = pd.DataFrame({"S at p": data["S_at_p"]})
 
@@ -171,7 +176,8 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
 
     def main(self) -> pn.Column:
         """The view's tables, figures and formulas."""
-        return pn.Column(self.message, self.table_pane, WrappingRow(self.fig1_pane, self.fig2_pane), self.readout,
+        return pn.Column(self.message, self.table_title, self.table_pane, WrappingRow(self.fig1_pane, self.fig2_pane),
+                         self.readout,
                          math_markdown(FORMULAS, sizing_mode="stretch_width", styles={"overflow-x": "auto"}),
                          sizing_mode="stretch_width")
 

@@ -68,10 +68,19 @@ def _cell_curves(tables: Mapping[str, np.ndarray], n: int, N: int, units: str, m
     return hv.Overlay(elements)
 
 
-def _estimate_table(tables, method, N, units, n_rows, m_cols) -> hv.Table:
+def _table_title(method: str, units: str) -> str:
+    name = LABELS.get(method, method)
+    return f"{name} (N·x)" if units == "count" else name
+
+
+def _estimate_frame(tables, method, N, units, n_rows, m_cols) -> pd.DataFrame:
     x = tables.get(method, np.empty((0, 0)))  # no tables yet: an empty table
-    table = table_element(table_frame(x, N, units=units, n_rows=n_rows, m_cols=m_cols))
-    return table.opts(title=f"{LABELS.get(method, method)} (N·x)" if units == "count" else LABELS.get(method, method))
+    return table_frame(x, N, units=units, n_rows=n_rows, m_cols=m_cols)
+
+
+def _estimate_table(tables, method, N, units, n_rows, m_cols) -> hv.Table:
+    frame = _estimate_frame(tables, method, N, units, n_rows, m_cols)
+    return table_element(frame).opts(title=_table_title(method, units))
 
 
 class CellEstimatesDisplay(Display):
@@ -143,6 +152,20 @@ class CellEstimatesDisplay(Display):
             raise ValueError(f"table_method must be one of the tables {sorted(data['tables'])}, "
                              f"got {data['table_method']!r}")
 
+    @property
+    def table_title(self) -> str:
+        """The title of the table: the estimator, and the units when they are the paper's counts."""
+        return _table_title(self.table_method, self.units)
+
+    def estimate_table(self) -> pd.DataFrame:
+        """What the panel ``table`` draws, as a DataFrame: ``x[n, m]`` of :attr:`table_method` in
+        :attr:`units` (:func:`table_frame`; rows n, columns m, NaN where m > n)."""
+        return _estimate_frame(**self._table_args())
+
+    def _table_args(self) -> dict:
+        return {"tables": self.tables, "method": self.table_method, "N": self.N, "units": self.units,
+                "n_rows": self.n_rows, "m_cols": self.m_cols}
+
     def update(self, result=None, /, **data) -> list[str]:
         """Show new named attributes (:meth:`Display.update`), checked together with the ones kept."""
         if result is None:
@@ -155,8 +178,7 @@ class CellEstimatesDisplay(Display):
 
     def _args(self) -> dict:
         title = self.title if self.title is not None else f"Fig 1: per-cell estimates at n = {self.n}"
-        return {"table": {"table": {"tables": self.tables, "method": self.table_method, "N": self.N,
-                                    "units": self.units, "n_rows": self.n_rows, "m_cols": self.m_cols}},
+        return {"table": {"table": self._table_args()},
                 "fig1": {"estimates": {"tables": self.tables, "n": self.n, "N": self.N, "units": self.units,
                                        "methods": [*LABELS, *(m for m in self.tables if m not in LABELS)],
                                        "title": title}}}

@@ -209,11 +209,11 @@ class ExtrapolationDisplay(Display):
     @staticmethod
     def _of_curves(c: ex.ExtrapolationCurves, basis: str | None) -> dict:
         moment = c.fits.get("moment")
-        title = f"Accuracy extrapolation, {c.K} → {c.n_classes} classes"
+        title = f"Extrapolation, {c.K} → {c.n_classes} classes"
         return {"observed": (c.ks, c.observed), "estimates": {m: (c.k_grid, a) for m, a in c.estimates.items()},
                 "truth": (c.truth_ks, c.truth), "k_observed": c.K, "references": {},
                 "dbar_fit": None if moment is None else moment.dbar_fit,
-                "title": title + (f" (moment method: {basis} basis)" if basis and moment is not None else "")}
+                "title": title + (f" (moment basis: {basis})" if basis and moment is not None else "")}
 
     @staticmethod
     def _of_peer(d: Mapping) -> dict:

@@ -74,15 +74,15 @@ def test_view_updates_and_renders():
     top = max(c.dimension_values(1).max() for c in fig1)
     assert fig1_plot.state is fig1_figure and fig1_figure.yaxis[0].axis_label == "x[n, m] (probability)"
     assert top < fig1_figure.y_range.end < 1.5 * top + 1e-3
-    # the table follows the estimator and the units in its own live figure (the same Bokeh table)
-    table_plot = hv.renderer("bokeh").get_plot(view.table_pane.object)
-    table = table_plot.handles["table"]
+    # the table follows the estimator and the units
     view.table_method = "loo"
     x = discrete.cell_values("loo", 40, 40)
-    assert table_plot.handles["table"] is table and table.source.data["m_equals_1"][2] == f"{x[2, 1]:.4f}"
-    assert "leave-one-out" in table_plot.handles["title"].text
+    assert view.table_pane.object.loc[2, "m=1"] == pytest.approx(x[2, 1]) and "leave-one-out" in view.table_title.object
     view.units = "count"
-    assert table.source.data["m_equals_1"][2] == f"{40 * x[2, 1]:.4f}"
+    assert view.table_pane.object.loc[2, "m=1"] == pytest.approx(40 * x[2, 1])
+    # the display's own table panel, for notebooks and exports: the same numbers, as text
+    table = view.estimates.panels["table"].element()
+    assert table.iloc[2, 2] == f"{40 * x[2, 1]:.4f}" and table.opts.get().kwargs["title"] == view.estimates.table_title
 
 
 def test_cell_estimates_display_refuses_a_bad_n_and_keeps_what_it_showed():

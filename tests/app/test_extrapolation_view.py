@@ -91,9 +91,9 @@ def test_view_keeps_its_live_figure_whatever_the_estimators():
     view.method = "all"  # every estimator: their layers were there, empty, from the first frame
     assert view.ext_pane.object is live and plot.state is figure and list(figure.renderers) == renderers
     assert sum(len(c) > 0 for c in _curves(_frame(view.ext_pane)).values()) == 2 + len(ex.METHODS)
-    assert "linear_spline basis" in _frame(view.ext_pane).get(0).opts.get().kwargs["title"]
+    assert "moment basis: linear_spline" in _frame(view.ext_pane).get(0).opts.get().kwargs["title"]
     view.basis = "polynomial"
-    assert "polynomial basis" in _frame(view.ext_pane).get(0).opts.get().kwargs["title"]
+    assert "moment basis: polynomial" in _frame(view.ext_pane).get(0).opts.get().kwargs["title"]
     view.method = "kde"  # no moment fit: the fitted D̄(u) is hidden
     assert not view.fit_pane.visible and view.ext_pane.object is live
 

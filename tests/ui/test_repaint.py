@@ -417,8 +417,19 @@ def test_discrete_and_extrapolation_figures_repaint_in_place(server, page):
     def discrete_ready(plots):
         return [p["title"][:5] for p in plots] == ["Fig 1", "Fig 2"] and all(p["sources"] for p in plots)
 
+    def table_text():
+        return page.locator("table", has_text="m=1").first.inner_text()
+
+    _tab(page, "Discrete")
+    page.locator("table", has_text="m=1").first.wait_for(timeout=60_000)
+    before = table_text()
     _in_place(page, "Discrete", discrete_ready,
               lambda: _press(page, "Sample size N (training points)", "ArrowRight", 3))
+    # the table follows N in the page too (a Bokeh DataTable fed by a stream kept its first data there)
+    deadline = time.time() + 30
+    while table_text() == before and time.time() < deadline:
+        page.wait_for_timeout(250)
+    assert table_text() != before
 
     def toy_ready(plots):
         return len(plots) == 4 and all(p["sources"] for p in plots)
