@@ -199,8 +199,7 @@ class ExtrapolationView(pn.viewable.Viewer):
             self.fit_pane.object = self.ext.panels["dbar"].show()
         else:
             self.ext.update(c, basis=self.basis)
-        estimates = {m: (c.k_grid, a) for m, a in c.estimates.items()}
-        rows = self._rows(estimates, float(c.truth[-1]), "estimator", c.n_classes, self.basis)
+        rows = self._rows(self.ext.estimates, float(c.truth[-1]), "estimator", c.n_classes, self.basis)
         self.ext_table.object = pd.DataFrame(rows).round(4)
         self.fit_pane.visible = self.ext.dbar_fit is not None
 

@@ -26,14 +26,6 @@ from buviz.plots._display import Display
 __all__ = ["ToyModelDisplay", "ExtrapolationDisplay"]
 
 
-def _dbar_panel(dbar, highlight):
-    return xp.dbar_curves(dbar, highlight=highlight)
-
-
-def _error_panel(err, highlight):
-    return xp.polynomial_error(err, highlight=highlight)
-
-
 class ToyModelDisplay(Display):
     """The toy model of §4.1 at one ρ, live: four panels, ``level_sets`` (U_x(y), Fig 7a), ``dbar``
     (D̄(u) = P(U ≤ u) of the reference ρ and of this ρ, Figs 7b and 8b), ``risk`` (the k-class risk
@@ -90,8 +82,8 @@ class ToyModelDisplay(Display):
         return {k: summary[k] for k in self._fields}
 
     def _panels(self) -> dict:
-        builders = {"level_sets": xp.toy_level_sets, "dbar": _dbar_panel, "risk": xp.risk_distribution,
-                    "polynomial_error": _error_panel}
+        builders = {"level_sets": xp.toy_level_sets, "dbar": xp.dbar_curves, "risk": xp.risk_distribution,
+                    "polynomial_error": xp.polynomial_error}
         return {name: dict(builders={name: builders[name]}, opts=self.opts) for name in self.NAMES}
 
     def _args(self) -> dict:
