@@ -1,6 +1,7 @@
 """The explorer's snapshot pipeline: cached, thread-safe steps keyed by named, frozen keys, run by
-the one background runner (:mod:`buviz.app.runner`; the users' uncached steps first, the prefetch
-after them) and kept in the one cache (:mod:`buviz.app.cache`).
+a session's store on the one background runner (:meth:`buviz.app.store.SessionStore.request`; the users'
+uncached steps first, the work ahead of them, :func:`compute_ahead`, after) and kept in the one cache
+(:mod:`buviz.app.cache`).
 
 Nothing here knows about widgets or documents: a key is a frozen dataclass (:class:`DataKey`,
 :class:`StatusKey`, :class:`FitKey`, :class:`ResultKey`), a value is a dataset, a classifier status
@@ -30,7 +31,6 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Hashable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -38,7 +38,6 @@ import numpy as np
 import buviz.uncertainty as bu
 from buviz import datasets
 from buviz.app.cache import LRUCache, cached
-from buviz.app.runner import PREFETCH, RUNNER
 from buviz.app.upload import parse_mixture, read_normalised
 from buviz.classifiers import Discriminant, mlp_statuses, svm_status
 from buviz.datasets import Dataset
@@ -49,8 +48,8 @@ __all__ = ["LRUCache", "cached", "DataKey", "StatusKey", "FitKey", "ResultKey", 
            "dataset_for", "bayes_info",
            "mlp_trajectory", "real_sizes", "status_eval", "bu_fitted", "bu_result", "compute_snapshot",
            "lookup_snapshot",
-           "status_cached", "parse_mixture", "UploadStore", "UPLOADS", "store_upload", "prefetch_keys", "prefetch",
-           "cancel_prefetch", "clear_caches",
+           "status_cached", "parse_mixture", "UploadStore", "UPLOADS", "store_upload", "prefetch_keys",
+           "prefetch_enabled", "compute_ahead", "clear_caches",
            "GAMMA_GRID", "MLP_EPOCHS", "MAX_EPOCH", "GRID_RESOLUTION", "N_TEST", "DEFAULT_MIXTURE_JSON"]
 
 #: log₂ γ of the sweep (the paper's default view, 2^-10 .. 2^10).
@@ -373,35 +372,22 @@ def compute_keys(k: ResultKey) -> None:
 
 
 # -- work ahead of the user ---------------------------------------------------------------------------
-def _prefetch_enabled() -> bool:
+def prefetch_enabled() -> bool:
+    """Whether sessions compute ahead of their user (:meth:`SessionStore.request` at priority
+    ``PREFETCH``); ``BUVIZ_PREFETCH=0`` in the environment turns it off (benchmarks of uncached steps)."""
     return os.environ.get("BUVIZ_PREFETCH", "1") != "0"
 
 
-def prefetch(group: Hashable, keys: list[ResultKey]) -> None:
-    """Compute ``keys`` ahead of the user in the runner's compute lane, behind every user's own
-    request; replaces ``group``'s previous batch (latest wins). ``BUVIZ_PREFETCH=0`` in the
-    environment turns prefetching off (benchmarks of uncached steps)."""
-    RUNNER.cancel(("prefetch", group))
-    if not _prefetch_enabled():
-        return
-    for k in keys:
-        RUNNER.submit(lambda job, k=k: _prefetch_one(k), priority=PREFETCH, slot=("prefetch", group),
-                      latest_wins=False, label="prefetch")
-
-
-def _prefetch_one(k: ResultKey) -> bool:
+def compute_ahead(k: ResultKey) -> bool:
+    """Compute (and cache) ``k`` ahead of the user; whether anything was computed. Settings that fail
+    compute nothing here: the user's own request reports them."""
     if bu_result.has(k) and _shift_stats.has(k):
         return False
     try:
         compute_keys(k)
-    except Exception:  # a prefetch of bad settings: the user's own request reports it
+    except Exception:
         return False
     return True
-
-
-def cancel_prefetch(group: Hashable) -> None:
-    """Drop the rest of ``group``'s prefetch batch (its session ended)."""
-    RUNNER.cancel(("prefetch", group))
 
 
 def clear_caches() -> None:

@@ -56,10 +56,11 @@ from buviz.app.compute import (
     ResultKey,
     Snapshot,
     StatusKey,
+    compute_ahead,
     compute_snapshot,
     dataset_for,
     lookup_snapshot,
-    prefetch,
+    prefetch_enabled,
     prefetch_keys,
     real_sizes,
     status_cached,
@@ -67,7 +68,7 @@ from buviz.app.compute import (
 )
 from buviz.app.controls import CONTROL_PARAMS, Controls
 from buviz.app.notes import scale_log2_gamma, status_label, status_notes
-from buviz.app.runner import RUNNER, USER, Job
+from buviz.app.runner import PREFETCH, RUNNER, USER, Job
 from buviz.app.session import SessionLink
 from buviz.app.upload import check_mixture_text, prepare_csv
 from buviz.plots.displays import class_names
@@ -192,11 +193,14 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
     def request(self, name: str, fn: Callable, *args, on_done: Callable[[Job], None] | None = None,
                 on_progress: Callable[[Job], None] | None = None, lane: str = "compute",
                 with_job: bool = False, label: str = "", blocking: bool | None = None, publish: bool = False,
-                key: Hashable = None) -> Job:
+                key: Hashable = None, priority: int = USER, latest_wins: bool = True) -> Job:
         """Compute ``fn(*args)`` (``fn(job, *args)`` with ``with_job``) in the background for this session.
 
         The job runs in ``lane`` of the one runner, in this session's slot ``name``: a newer request of
-        the same name cancels it (latest wins), and so does the end of the session. ``on_done(job)``
+        the same name cancels it (latest wins; with ``latest_wins=False`` it joins the slot's batch
+        instead, which :meth:`cancel` drops), and so does the end of the session. ``priority``
+        :data:`~buviz.app.runner.PREFETCH` queues work done ahead of the user behind every user's own
+        request. ``on_done(job)``
         and ``on_progress(job)`` run on the session's event loop. A cached step (``fn`` an
         :class:`~buviz.app.cache.LRUCache` holding ``args``) is answered without a thread hop.
         ``blocking`` (default: when no server runs -- tests, notebooks, scripts) waits until the
@@ -224,7 +228,8 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
             job = Job(work, slot, label or name)
             job.run()
         else:
-            job = RUNNER.submit(work, lane=lane, priority=USER, slot=slot, label=label or name)
+            job = RUNNER.submit(work, lane=lane, priority=priority, slot=slot, latest_wins=latest_wins,
+                                label=label or name)
         if publish:
             self._latest[name] = job  # set before any delivery: those run on the session's loop, later
         if on_done is not None:
@@ -235,6 +240,10 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
         if publish and job.finished and self._latest.get(name) is job:
             self._deliver(name, key, None, job)  # answered already (cached, or waited for): shown at once
         return job
+
+    def cancel(self, name: str) -> None:
+        """Cancel every queued or running job of this session's slot ``name``."""
+        RUNNER.cancel((name, id(self)))
 
     def _check_blocking(self, blocking: bool | None, what: str) -> None:
         """Refuse ``blocking=True`` in a served session (its event loop is the page's)."""
@@ -308,13 +317,10 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
 
     def close(self) -> None:
         """Cancel background work and drop everything this session holds (session destroyed)."""
-        from buviz.app.compute import cancel_prefetch
-
         self.closed = True
         self._follow_sweep(None)
-        for name in {"snapshot", "proposal1", "sensitivity", "amplitude", *self._names}:
-            RUNNER.cancel((name, id(self)))
-        cancel_prefetch(id(self))
+        for name in {"snapshot", "proposal1", "sensitivity", "amplitude", "prefetch", *self._names}:
+            self.cancel(name)
         self._shown = None
         self._latest.clear()
         self._reverting = True  # late widget events must not recompute anything
@@ -539,7 +545,11 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
         group = (k.data, k.fit, k.status.classifier, k.status.log2_C)
         if group != self._prefetched_for:
             self._prefetched_for = group
-            prefetch(id(self), prefetch_keys(k))
+            self.cancel("prefetch")  # the previous row's rest is stale
+            if prefetch_enabled():
+                for key in prefetch_keys(k):
+                    self.request("prefetch", compute_ahead, key, priority=PREFETCH, latest_wins=False,
+                                 blocking=False)
 
     # ------------------------------------------------------------------ user actions
     def upload_csv(self, data: bytes, filename: str = "upload.csv") -> bool:

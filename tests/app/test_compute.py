@@ -110,24 +110,30 @@ def test_lookup_snapshot_answers_only_from_the_caches_and_matches_a_computation(
 
 
 # -- the runner ----------------------------------------------------------------------------------------
-def test_runner_runs_a_users_job_before_queued_prefetch_and_drops_stale_batches(monkeypatch):
+def test_a_sessions_prefetch_runs_behind_a_users_job_and_a_newer_row_drops_the_older(monkeypatch):
+    """The γ row is requested through the session's store (priority PREFETCH, one batch per row): a
+    user's job queued later runs first, and a new row cancels what is left of the previous one."""
+    from buviz.app import store as store_module
     from buviz.app.runner import JobRunner
 
     r = JobRunner()
-    monkeypatch.setattr(compute, "RUNNER", r)
+    monkeypatch.setattr(store_module, "RUNNER", r)
     order = []
     gate = threading.Event()
     monkeypatch.setattr(compute, "compute_keys", lambda k: order.append(("prefetch", k.status.log2_gamma)))
+    state = SessionStore(**SMALL)  # computed in the foreground: no server runs
+    rows = iter([[11, 12], [13, 14]])
+    monkeypatch.setattr(store_module, "prefetch_keys",
+                        lambda k: [k.with_status(log2_gamma=g) for g in next(rows)])
     r.submit(lambda job: gate.wait(5))  # hold the lane while the queue fills
-    base = compute.ResultKey.of(_settings())
-    old = [base.with_status(log2_gamma=g) for g in (11, 12)]
-    new = [base.with_status(log2_gamma=g) for g in (13, 14)]
-    compute.prefetch("session", old)
-    compute.prefetch("session", new)  # supersedes the first batch
+    state.prefetch = True
+    state._prefetch(state.settings())
+    state._prefetch({**state.settings(), "log2_C": state.settings()["log2_C"] + 1})  # a new row: C changed
     r.submit(lambda job: order.append(("user", 0)))
     gate.set()
     assert r.join(10)
     assert order == [("user", 0), ("prefetch", 13), ("prefetch", 14)]
+    state.close()
 
 
 def test_latest_wins_in_a_slot_and_a_running_job_stops_at_its_next_check():
