@@ -24,7 +24,7 @@ from buviz import extrapolation as ex
 from buviz.figures._base import Numbers, PaperFigure
 from buviz.plots import extrapolation as xplots
 from buviz.plots import style
-from buviz.plots.extrapolation_displays import ExtrapolationDisplay
+from buviz.plots.extrapolation_displays import ExtrapolationDisplay, ToyModelDisplay
 
 __all__ = ["ExtrapolationFig5", "ExtrapolationFig6", "ExtrapolationFig7", "ExtrapolationFig8",
            "ExtrapolationTable1", "ExtrapolationFig11Synthetic",
@@ -78,10 +78,9 @@ class ExtrapolationFig6(PaperFigure):
     seed = _seed()
 
     def build(self) -> hv.Overlay:
-        dist = ex.toy_risk_distribution(range(2, self.k_max + 1), self.rho, n_sets=self.n_sets,
-                                        random_state=self.seed)
-        ks = np.arange(2, self.k_max + 1)
-        return xplots.risk_distribution(dist, self.rho, ex.toy_average_risk(ks, self.rho))
+        d = ToyModelDisplay.from_rho(self.rho, (), ks=range(2, self.k_max + 1), n_sets=self.n_sets,
+                                     random_state=self.seed)
+        return d.panels["risk"].element()
 
 
 class ExtrapolationFig7(PaperFigure):
@@ -92,9 +91,8 @@ class ExtrapolationFig7(PaperFigure):
     rho = _rho(0.7, low=0.01)
 
     def build(self) -> hv.Layout:
-        u = np.linspace(0, 1, 201)
-        return (xplots.toy_level_sets(ex.toy_accuracy_grid(self.rho, n=81), self.rho)
-                + xplots.dbar_curves({self.rho: (u, ex.toy_dbar(u, self.rho))})).cols(2)
+        d = ToyModelDisplay.from_rho(self.rho, ())  # the explorer's toy model at this ρ alone
+        return (d.panels["level_sets"].element() + d.panels["dbar"].element()).cols(2)
 
 
 class ExtrapolationFig8(PaperFigure):

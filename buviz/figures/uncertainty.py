@@ -144,10 +144,13 @@ def _uncertainty(ds, *, M: int = 40, K="aic", perturbation: float = 0.5, seed: i
 
 
 def _space(ds, result, title: str, *, layers=("points", "boundary", "bayes"), grid=None, proposal1=None,
-           bayes=True) -> hv.Overlay:
-    """The sample space of a status through :class:`SampleSpaceDisplay` (the explorer's display)."""
+           bayes=True, anchors_only: bool = False) -> hv.Overlay:
+    """The sample space of a status through :class:`SampleSpaceDisplay` (the explorer's display);
+    ``anchors_only`` keeps Proposal 1's anchors and drops its N_B and TDC clusters."""
     d = SampleSpaceDisplay.from_result(result, ds, grid=grid, bayes_fields=_bayes(ds) if bayes else None,
                                        proposal1=proposal1, title=title, resolution=_RESOLUTION)
+    if anchors_only:
+        d.update(proposal1_near=None, proposal1_clusters=None)
     return d.element(layers, title=title, legend_position="top_left")
 
 
@@ -538,10 +541,9 @@ class UncertaintyFig15(PaperFigure):
             grid = evaluate_grid(disc, ds.bounds(), _RESOLUTION)  # one evaluation for both panels
             r = bu.evaluate(disc)
             res = p1.evaluate(disc)
-            space = _space(ds, r, f"γ_{tag}: log₂γ = {lg:g}", grid=grid,
-                           layers=("regions", "points", "boundary", "bayes"))
             # the anchors alone (Fig 15 of the paper): N_B and the clusters would crowd a 6 × 4 inch export
-            panels.append(space * uplots.anchor_points(res.anchors[res.anchor_valid], label="anchors (Proposal 1)"))
+            panels.append(_space(ds, r, f"γ_{tag}: log₂γ = {lg:g}", grid=grid, proposal1=res, anchors_only=True,
+                                 layers=("regions", "points", "boundary", "bayes", "proposal1")))
             title = f"γ_{tag}: weights, Û = {r.value:.2f}"
             panels.append(WeightsDisplay.from_result(r, ds, grid=grid, title=title).element(
                 title=title, legend_position="top_left"))

@@ -58,7 +58,7 @@ THIS_RHO = "this ρ"
 def dbar_curves(dbar: dict, highlight: tuple | None = None) -> hv.Overlay:
     """D̄(u) of the toy model for several ρ (Figs 7b, 8b): ``dbar`` maps ρ to ``(u, D̄(u))``
     (:func:`buviz.extrapolation.toy_dbar` on a grid of u). ``highlight`` = ``(ρ, (u, D̄(u)))`` adds a
-    black curve labelled "this ρ" and says ρ in the title (the layers stay the same for every ρ, so a
+    black curve labelled "this ρ" ("ρ = …" when ``dbar`` is empty) and says ρ in the title (the layers stay the same for every ρ, so a
     live plot can follow a ρ slider)."""
     curves = [
         style.opts(
@@ -70,9 +70,11 @@ def dbar_curves(dbar: dict, highlight: tuple | None = None) -> hv.Overlay:
     title = "D̄(u) = P(U ≤ u)"
     if highlight is not None:
         rho, (u, d) = highlight
-        curves.append(style.opts(hv.Curve((u, d), "u", hv.Dimension("Dbar", label="D̄(u)"), label=THIS_RHO),
+        alone = not curves  # no reference ρ: the curve is ρ's own (Fig 7b)
+        curves.append(style.opts(hv.Curve((u, d), "u", hv.Dimension("Dbar", label="D̄(u)"),
+                                          label=f"ρ = {rho:g}" if alone else THIS_RHO),
                                  color="black", line_width=3, line_dash="dashed"))
-        title += f", this ρ = {rho:g}"
+        title += f", ρ = {rho:g}" if alone else f", this ρ = {rho:g}"
     return style.opts(hv.Overlay(curves), title=title, legend_position="top_left")
 
 

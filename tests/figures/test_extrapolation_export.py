@@ -45,3 +45,18 @@ def test_fig6_means_and_theorem_curve_sit_on_their_boxes():
     ks = np.array([int(boxes[round(x, 6)]) for x in xs])
     np.testing.assert_allclose(ys, ex.toy_average_risk(ks, rho))
     assert len(xs) == k_max - 1
+
+
+def test_fig7_draws_the_explorers_toy_model_at_its_rho():
+    """Fig 7 is the ToyModelDisplay's two panels at ρ alone: D̄(u) is eq (13)'s closed form at ρ and
+    the line x = ρy has slope ρ; another ρ moves both."""
+    for rho in (0.4, 0.8):
+        layout = REGISTRY["extrapolation_fig7"](rho=rho).build()
+        level, dbar = layout
+        (curve,) = [c for c in dbar if c.label == f"ρ = {rho:g}"]
+        u, d = curve.dimension_values(0), curve.dimension_values(1)
+        np.testing.assert_allclose(d, ex.toy_dbar(u, rho))
+        (line,) = [c for c in level if c.label == "x = ρy"]
+        y, x = line.dimension_values(0), line.dimension_values(1)
+        np.testing.assert_allclose(x, rho * y)
+        assert f"ρ = {rho:g}" in dbar.opts.get().kwargs["title"]

@@ -274,3 +274,28 @@ def test_docstring_is_valid_restructuredtext(name):
     # docutils leaves a "problematic" node where the markup fails; Sphinx's roles (:func:) are unknown here
     problems = [n.astext() for n in tree.findall(nodes.problematic) if not n.astext().startswith(":")]
     assert not problems, problems
+
+
+def test_fig15_draws_proposal1s_anchors_alone_through_the_sample_space_display():
+    """Each status panel shows Proposal 1's valid anchors (the display's proposal1 layer, as in the
+    explorer); N_B and the TDC clusters are empty and have no legend entry."""
+    from buviz.uncertainty import Proposal1
+
+    p = FAST["uncertainty_fig15"]
+    layout = figures.render("uncertainty_fig15", **p)
+    spaces = [layout[i] for i in (2, 4)]
+    from buviz import datasets
+    from buviz.classifiers import svm_status
+
+    data = datasets.load("gmm_inclusion", n_train=p["n_train"], n_test=0, random_state=0)
+    for lg, space in zip(p["statuses"], spaces, strict=True):
+        status = svm_status(data.X_train, data.y_train, 2.0 ** lg, C=1.0)
+        res = Proposal1(R_T=p["R_T"], random_state=0).fit(data.X_train, data.y_train).evaluate(status)
+        anchors = [el for el in space if el.label == "P1 anchors"]
+        assert len(anchors) == 1
+        drawn = np.column_stack([anchors[0].dimension_values(0), anchors[0].dimension_values(1)])
+        np.testing.assert_allclose(drawn, res.anchors[res.anchor_valid])
+        assert len(drawn) > 0
+        for label in ("P1 N_B (near-boundary)", "P1 clusters"):
+            (el,) = [e for e in space if e.label == label]
+            assert len(el) == 0 and el.opts.get("plot").kwargs.get("show_legend") is False
