@@ -58,8 +58,8 @@ THIS_RHO = "this ρ"
 def dbar_curves(dbar: dict, highlight: tuple | None = None) -> hv.Overlay:
     """D̄(u) of the toy model for several ρ (Figs 7b, 8b): ``dbar`` maps ρ to ``(u, D̄(u))``
     (:func:`buviz.extrapolation.toy_dbar` on a grid of u). ``highlight`` = ``(ρ, (u, D̄(u)))`` adds a
-    black curve labelled "this ρ" ("ρ = …" when ``dbar`` is empty) and says ρ in the title (the layers stay the same for every ρ, so a
-    live plot can follow a ρ slider)."""
+    black curve labelled "this ρ" ("ρ = …" when ``dbar`` is empty) and says ρ in the title (the
+    layers stay the same for every ρ, so a live plot can follow a ρ slider)."""
     curves = [
         style.opts(
             hv.Curve((u, d), "u", hv.Dimension("Dbar", label="D̄(u)"), label=f"ρ = {r:g}"),

@@ -249,8 +249,9 @@ def proposal1_layers(
     set N_B (red rings) and, when ``cluster_labels`` (one per N_B member, −1 = dropped) is given, the
     members of each retained TDC cluster filled with a cluster colour.
 
-    Always three layers (empty ones for None, without a legend entry), so a DynamicMap can switch the
-    overlay on and off, and a figure can draw the anchors alone (Fig 15).
+    Always three layers (empty ones for None), so a DynamicMap can switch the overlay on and off and a
+    figure can draw the anchors alone (Fig 15; a static picture lists only the layers that draw
+    something, :meth:`buviz.plots._live.LiveOverlay.element`).
     """
     kd = _kdims(feature_names)
     A = np.empty((0, 2)) if anchors is None else np.asarray(anchors, dtype=float).reshape(-1, 2)
@@ -273,11 +274,11 @@ def proposal1_layers(
         alpha=0.6,
         line_color=None,
         colorbar=False,
-        show_legend=show_legend and bool(kept.any()),
+        show_legend=show_legend,
     )
     near = style.opts(
         near_boundary_points(B, label="P1 N_B (near-boundary)", size=9, feature_names=feature_names),
-        show_legend=show_legend and len(B) > 0,
+        show_legend=show_legend,
     )
     anchors_el = style.opts(anchor_points(A, label="P1 anchors", feature_names=feature_names), show_legend=show_legend)
     return clusters * near * anchors_el

@@ -95,3 +95,33 @@ def test_projection_axes_say_what_they_are():
     assert lda.axis_labels == ("LD1 (discriminant axis)", "LD2 (discriminant axis)")
     two = fit_projection(X[y < 2], y[y < 2], method="lda")  # one discriminant axis, completed by a PC
     assert two.axis_labels == ("LD1 (discriminant axis)", "PC1⊥ (principal axis ⊥ LD1)")
+
+
+def test_a_live_proposal1_legend_lists_N_B_once_a_later_status_has_it():
+    """A live plot builds its legend entries from its first frame: Proposal 1's N_B starting empty must
+    still get an entry (hidden), shown when a later status has N_B."""
+    from buviz import datasets
+    from buviz.classifiers import svm_status
+    from buviz.plots.displays import SampleSpaceDisplay
+    from buviz.uncertainty import Proposal1
+
+    data = datasets.load("gmm_inclusion", n_train=150, n_test=0, random_state=0)
+    status = svm_status(data.X_train, data.y_train, 4.0, C=1.0)
+    res = Proposal1(R_T=1, random_state=0).fit(data.X_train, data.y_train).evaluate(status)
+    d = SampleSpaceDisplay.from_result(None, data, proposal1=res, title="t")
+    near, clusters = d.proposal1_near, d.proposal1_clusters
+    assert len(near) > 0
+    d.update(proposal1_near=np.empty((0, 2)), proposal1_clusters=np.array([], dtype=int))
+    plot = hv.renderer("bokeh").get_plot(d.panels["map"].show(legend_position="right"))
+
+    def shown(label):
+        items = [it for lg in plot.state.select({"type": Legend}) for it in lg.items if _labels_of(it) == label]
+        return [it.visible for it in items]
+
+    assert shown("P1 N_B (near-boundary)") == [False]
+    d.update(proposal1_near=near, proposal1_clusters=clusters)
+    assert shown("P1 N_B (near-boundary)") == [True]
+
+
+def _labels_of(item) -> str:
+    return item.label.get("value") if isinstance(item.label, dict) else getattr(item.label, "value", item.label)
