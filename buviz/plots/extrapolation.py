@@ -42,8 +42,9 @@ def toy_level_sets(grid: tuple, rho: float, *, levels: int = 9) -> hv.Overlay:
     y, x, U = grid
     img = hv.Image((y, x, U), kdims=["y", "x"], vdims=[hv.Dimension("U", range=(0, 1))])
     img = style.opts(img, cmap="viridis", colorbar=True, title=f"U_x(y), ρ = {rho:g}")
-    line = style.opts(hv.Curve((y, rho * np.asarray(y)), "y", "x", label="x = ρy"), color="white",
-                      line_dash="dashed")
+    # vermillion: seen on the yellow ridge it follows, on the dark plateaus and in the legend's white box
+    line = style.opts(hv.Curve((y, rho * np.asarray(y)), "y", "x", label="x = ρy"), color=style.PALETTE[3],
+                      line_dash="dashed", line_width=2)
     try:
         cont = style.opts(hv.operation.contours(img, levels=levels, filled=False), color="black", line_width=1)
         return img * cont * line
