@@ -171,13 +171,21 @@ class ExtrapolationView(pn.viewable.Viewer):
     def _toy_view(self) -> None:
         self._request("toy")
 
-    def _draw_toy(self, d: dict) -> None:
-        if self.toy is None:
-            self.toy = ToyModelDisplay(**d, opts=self._SIZE)
-            for k, pane in self.toy_panes.items():
-                pane.object = self.toy.panels[k].show()
+    def _live(self, attr: str, panes: dict, make, data, **kw):
+        """The display held as ``attr``: created by ``make()`` from the first data, its panels shown in
+        ``panes`` (panel name -> pane); later data updates it in place (the figures keep their glyphs)."""
+        display = getattr(self, attr)
+        if display is None:
+            display = make()
+            setattr(self, attr, display)
+            for name, pane in panes.items():
+                pane.object = display.panels[name].show()
         else:
-            self.toy.update(d)
+            display.update(data, **kw)
+        return display
+
+    def _draw_toy(self, d: dict) -> None:
+        self._live("toy", self.toy_panes, lambda: ToyModelDisplay(**d, opts=self._SIZE), d)
 
     @staticmethod
     def _rows(estimates: dict, truth: float, name: str, k_total: int, basis: str | None = None) -> list[dict]:
@@ -192,32 +200,25 @@ class ExtrapolationView(pn.viewable.Viewer):
         self._request("ext")
 
     def _draw_ext(self, c: ex.ExtrapolationCurves) -> None:
-        if self.ext is None:
-            self.ext = ExtrapolationDisplay.from_curves(c, basis=self.basis, show_dbar=True, opts=self._WIDE,
-                                                        dbar_opts=dict(width=420, height=300))
-            self.ext_pane.object = self.ext.panels["curves"].show()
-            self.fit_pane.object = self.ext.panels["dbar"].show()
-        else:
-            self.ext.update(c, basis=self.basis)
-        rows = self._rows(self.ext.estimates, float(c.truth[-1]), "estimator", c.n_classes, self.basis)
+        ext = self._live("ext", {"curves": self.ext_pane, "dbar": self.fit_pane},
+                         lambda: ExtrapolationDisplay.from_curves(c, basis=self.basis, show_dbar=True, opts=self._WIDE,
+                                                                  dbar_opts=dict(width=420, height=300)),
+                         c, basis=self.basis)
+        rows = self._rows(ext.estimates, float(c.truth[-1]), "estimator", c.n_classes, self.basis)
         self.ext_table.object = pd.DataFrame(rows).round(4)
-        self.fit_pane.visible = self.ext.dbar_fit is not None
+        self.fit_pane.visible = ext.dbar_fit is not None
 
     @param.depends("fixture_index", watch=True)
     def _peer_view(self) -> None:
         self._request("peer")
 
     def _draw_peer(self, d: dict) -> None:
+        peer = self._live("peer", {"curves": self.peer_pane},
+                          lambda: ExtrapolationDisplay.from_peer_comparison(d, opts=self._WIDE), d)
         k_tot, truth = d["k_total"], float(d["truth"][1][-1])
-        rows = self._rows(d["estimates"], truth, "method", k_tot)
-        rows += [{"method": f"ClassEx (R): {name}", f"predicted at k={k_tot}": float(v), "truth": truth,
-                  "error": float(v) - truth} for name, v in d["peer"].items()]
-        if self.peer is None:
-            self.peer = ExtrapolationDisplay.from_peer_comparison(d, opts=self._WIDE)
-            self.peer_pane.object = self.peer.panels["curves"].show()
-        else:
-            self.peer.update(d)
-        self.peer_table.object = pd.DataFrame(rows).round(4)
+        # the R package's predictions as the display names them, beside the estimators
+        shown = {**peer.estimates, **{n: ([k], [v]) for n, (k, v) in peer.references.items()}}
+        self.peer_table.object = pd.DataFrame(self._rows(shown, truth, "method", k_tot)).round(4)
 
     @property
     def table(self) -> pd.DataFrame | None:
