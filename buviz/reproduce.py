@@ -22,8 +22,13 @@ The settings (module constants; every row of a table repeats them):
   10 to 40 folds); one stratified 75/25 split for L_HO.
 - **Û** (§6.3): M = 40, K per class chosen by AIC over the paper's 1, 3, ..., 39
   (:data:`~buviz.uncertainty.PAPER_K_RANGE`), eq 39 as printed
-  (:data:`~buviz.uncertainty.proposal2.PAPER_SEPARABILITY`), T̃ with amplitude 0.5 (Algorithm 1;
-  0 is "without T̃", Figs 7 and 11). Without T̃ reuses the K-means prototypes Î* of the fit with T̃.
+  (:data:`~buviz.uncertainty.proposal2.PAPER_SEPARABILITY`: "w_kl = 0" read literally, with
+  :data:`~buviz.uncertainty.proposal2.ZERO_WEIGHT` as the numerical zero) in the ``U_tr`` and
+  ``U_te`` columns, T̃ with amplitude 0.5 (Algorithm 1; 0 is "without T̃", Figs 7 and 11). Without
+  T̃ reuses the K-means prototypes Î* of the fit with T̃. The same evaluation read under buviz's
+  tolerance (ω_kl < 0.05, :data:`~buviz.uncertainty.proposal2.TOLERANCE_SEPARABILITY`) fills
+  ``U_tr_threshold`` and ``U_te_threshold`` (:data:`EXTRA_READINGS`); :func:`reading_column` finds
+  a reading's column in any table.
 - **Seeds** (:data:`SEEDS`): each seed draws T̃, the K-means of Î*, the CV folds and the hold-out
   split; the data and C are the same for every seed.
 - **MLP of Fig 9** (§6.1): 128-64 ReLU, softmax cross-entropy, RMSProp (the paper used Keras,
@@ -70,15 +75,21 @@ import pandas as pd
 
 import buviz
 from buviz._validation import InvalidParameterError
-from buviz.uncertainty.proposal2 import PAPER_SEPARABILITY
+from buviz.uncertainty.proposal2 import (
+    PAPER_SEPARABILITY,
+    TOLERANCE_SEPARABILITY,
+    TOLERANCE_WEIGHT_TOL,
+    pair_uncertainty,
+)
 from buviz.uncertainty.prototypes import PAPER_K_RANGE
-from buviz.verdicts import minima, seed_mean, seeds_of, sweep_minima
+from buviz.verdicts import READINGS, minima, reading_column, seed_mean, seeds_of, sweep_minima
 
 __all__ = ["LOG2_GAMMAS", "CV", "HOLDOUT", "M", "SEEDS", "C_GRID", "C_SEED", "PERTURBATION", "P1_DATASETS",
            "MULTICLASS_DATASETS", "FIG12_MS", "FIG12_DATASETS", "FIG13_KS", "MLP_EPOCHS", "MLP_HIDDEN",
            "SETTINGS", "TABLES", "FIGURE_TABLES", "TableSpec", "table_names", "tables_dir", "load_table",
            "load_dataset", "choose_C", "sweep_cell", "minima", "svm_minima", "seed_mean", "seeds_of", "has_table",
-           "compute", "reproduce", "assemble", "default_work_dir", "VALUE_COLUMNS", "UCI_ORDER"]
+           "compute", "reproduce", "assemble", "default_work_dir", "VALUE_COLUMNS", "UCI_ORDER", "EXTRA_READINGS",
+           "READINGS", "reading_column"]
 
 #: log₂ γ of the RBF SVC statuses (the paper: 2⁻¹⁵, 2⁻¹⁴, ..., 2¹⁵).
 LOG2_GAMMAS = tuple(range(-15, 16))
@@ -119,12 +130,19 @@ GMM_SIZES = (2000, 2000)
 #: The K tried per class by AIC for Î* (the paper's 1, 3, ..., 39, §6.3).
 K_RANGE = PAPER_K_RANGE
 K_RANGE_NAME = "paper"
-#: Eq 39's Case 1/3 branch as printed (the threshold on ω_kl).
+#: Eq 39's Case 1/3 branch as printed ("w_kl = 0" read literally): the rule of the U_tr and U_te columns.
 SEPARABILITY = PAPER_SEPARABILITY
+#: The other readings of eq 39 computed in every cell from the same evaluation (no extra CV, no
+#: extra classifier call), as columns ``U_tr_<rule>`` and ``U_te_<rule>``: buviz's tolerance
+#: ω_kl < :data:`~buviz.uncertainty.proposal2.TOLERANCE_WEIGHT_TOL`.
+EXTRA_READINGS = (TOLERANCE_SEPARABILITY,)
+#: The rule of the cells written before cells recorded their rule (their U_tr is this reading).
+_UNRECORDED_SEPARABILITY = TOLERANCE_SEPARABILITY
 #: Tag of these settings, in every row and in the cell folder (change it when a setting changes).
 SETTINGS = "paper-v1"
 #: Result columns compared when a table is recomputed (times are not).
-VALUE_COLUMNS = ("L_tr", "L_val", "L_ho", "L_te", "U_tr", "U_te", "U1_tr", "G_add", "G_mul", "G_comp", "G_CL")
+VALUE_COLUMNS = ("L_tr", "L_val", "L_ho", "L_te", "U_tr", "U_te", "U1_tr", "G_add", "G_mul", "G_comp", "G_CL",
+                 *(f"U_{s}_{r}" for r in EXTRA_READINGS for s in ("tr", "te")))
 
 
 def UCI_ORDER() -> tuple[str, ...]:  # noqa: N802 - kept callable so that it reads like the other orders
@@ -219,6 +237,16 @@ class _Shared:
         if key not in self.memo:
             self.memo[key] = self.disc(X)
         return self.memo[key]
+
+
+def _readings(result) -> dict[str, float]:
+    """Û of one evaluation under each rule of :data:`EXTRA_READINGS` (eq 39-40 recomputed from its k̂, Û(x))."""
+    out = {}
+    for rule in EXTRA_READINGS:
+        pv = pair_uncertainty(result.k, result.local_uncertainty, result.pair_match, result.true_pair_index,
+                              result.pair_error_tilde, len(result.pairs), rule=rule, weight_tol=TOLERANCE_WEIGHT_TOL)
+        out[rule] = float(np.dot(result.pair_probabilities, pv.values))
+    return out
 
 
 def _error(disc, X, y) -> float:
@@ -325,13 +353,17 @@ def sweep_cell(name: str, seed: int, log2_gamma: float, C: float, estimators: di
             r = bu_tr._evaluate(status, copy_discriminant=False)
             v = {"U_tr": r.value, "n_eff_tr": float(np.dot(r.pair_probabilities, r.pair_effective_size)),
                  "time_u_tr": r.evaluate_time, "time_u_fit": bu_tr.fit_time_}
-            v["U_te"] = bu_te._evaluate(status, copy_discriminant=False).value if bu_te is not None else float("nan")
+            r_te = bu_te._evaluate(status, copy_discriminant=False) if bu_te is not None else None
+            v["U_te"] = r_te.value if r_te is not None else float("nan")
+            extra_te = _readings(r_te) if r_te is not None else {}
+            for rule, u in _readings(r).items():
+                v[f"U_tr_{rule}"], v[f"U_te_{rule}"] = u, extra_te.get(rule, float("nan"))
             variants[key] = v
     common = {"log2_gamma": float(log2_gamma), "gamma": gamma, "C": C,
               "L_tr": float(np.mean([f[0] for f in folds])), "L_val": float(np.mean([f[1] for f in folds])),
               "L_ho": l_ho, "L_te": sweep.evaluate_on_test_set(status, ds.X_test, ds.y_test).L_te, "time_cv": t_cv,
               "time_ho": t_ho, "time_fit": t_fit, "time_cell": time.perf_counter() - t0}
-    return {"common": common, "variants": variants}
+    return {"common": common, "variants": variants, "separability": SEPARABILITY}
 
 
 def _p1_cell(name: str, seed: int, log2_gamma: float, C: float, p1) -> dict:
@@ -387,11 +419,15 @@ def _mlp_cell(name: str, seed: int, part: str, estimators: dict[str, tuple] | No
             if part == "full":
                 row["L_te"] = sweep.evaluate_on_test_set(d, ds.X_test, ds.y_test).L_te
                 for key, (bu_tr, bu_te) in (estimators or {}).items():
-                    row[f"U_tr:{key}"] = bu_tr._evaluate(d, copy_discriminant=False).value
-                    row[f"U_te:{key}"] = (bu_te._evaluate(d, copy_discriminant=False).value if bu_te is not None
-                                          else float("nan"))
+                    r = bu_tr._evaluate(d, copy_discriminant=False)
+                    r_te = bu_te._evaluate(d, copy_discriminant=False) if bu_te is not None else None
+                    row[f"U_tr:{key}"] = r.value
+                    row[f"U_te:{key}"] = r_te.value if r_te is not None else float("nan")
+                    extra_te = _readings(r_te) if r_te is not None else {}
+                    for rule, u in _readings(r).items():
+                        row[f"U_tr_{rule}:{key}"], row[f"U_te_{rule}:{key}"] = u, extra_te.get(rule, float("nan"))
             rows.append(row)
-    return {"part": part, "rows": rows, "time": time.perf_counter() - t0}
+    return {"part": part, "rows": rows, "time": time.perf_counter() - t0, "separability": SEPARABILITY}
 
 
 def _table3_cell(name: str, seed: int, C: float) -> dict:
@@ -418,6 +454,7 @@ def _table3_cell(name: str, seed: int, C: float) -> dict:
         row[f"formula_G_{op}"] = float(formula[op])
         row[f"printed_G_{op}"] = p
     row["U1"], row["U2"], row["time_cell"] = p1.value, p2.value, time.perf_counter() - t0
+    row["separability"] = SEPARABILITY
     return row
 
 
@@ -444,9 +481,21 @@ def _write(path: Path, obj) -> None:
 
 def _read_cell(path: Path):
     try:
-        return json.loads(path.read_text())
+        got = json.loads(path.read_text())
     except (OSError, ValueError):
         return None
+    if path.parent.parent.name in _U_KINDS and got.get("separability", _UNRECORDED_SEPARABILITY) != SEPARABILITY:
+        return None  # Û under another rule of eq 39: computed again
+    return got
+
+
+#: The kinds of cells that hold Û under :data:`SEPARABILITY` (a cell of another rule is not reused).
+_U_KINDS = ("sweep", "mlp", "table3")
+
+
+def _done(path: Path) -> bool:
+    """Whether the cell at ``path`` is on disk and computed at the current settings."""
+    return path.is_file() and _read_cell(path) is not None
 
 
 def _run_jobs(jobs: list[tuple[Path, Callable, tuple]], *, n_jobs: int, scheduler, log: Callable[[str], None],
@@ -456,7 +505,7 @@ def _run_jobs(jobs: list[tuple[Path, Callable, tuple]], *, n_jobs: int, schedule
 
     from buviz import sweep
 
-    todo = [(p, fn, args) for p, fn, args in jobs if not p.is_file()]
+    todo = [(p, fn, args) for p, fn, args in jobs if not _done(p)]
     if len(todo) < len(jobs):
         log(f"{label}: {len(jobs) - len(todo)} of {len(jobs)} cells already on disk")
     if not todo:
@@ -482,7 +531,7 @@ def _C(name: str, work_dir: Path, n_jobs: int, scheduler, log) -> dict:
 
 def _run_sweep(name, seed, work_dir, n_jobs, scheduler, log) -> None:
     paths = [_cell_path(work_dir, "sweep", name, seed, lg) for lg in LOG2_GAMMAS]
-    if all(p.is_file() for p in paths):
+    if all(_done(p) for p in paths):
         return
     C = _C(name, work_dir, n_jobs, scheduler, log)["C"]
     t0 = time.perf_counter()
@@ -497,7 +546,7 @@ def _run_p1(name, seed, work_dir, n_jobs, scheduler, log) -> None:
     from buviz.uncertainty import Proposal1
 
     paths = [_cell_path(work_dir, "p1", name, seed, lg) for lg in LOG2_GAMMAS]
-    if all(p.is_file() for p in paths):
+    if all(_done(p) for p in paths):
         return
     C = _C(name, work_dir, n_jobs, scheduler, log)["C"]
     ds = load_dataset(name)
@@ -512,9 +561,9 @@ def _mlp_parts() -> list[str]:
 
 def _run_mlp(name, seed, work_dir, n_jobs, scheduler, log) -> None:
     paths = [_cell_path(work_dir, "mlp", name, seed, part) for part in _mlp_parts()]
-    if all(p.is_file() for p in paths):
+    if all(_done(p) for p in paths):
         return
-    est = {"base": _fit_variants(name, seed)["base"]} if not paths[0].is_file() else None
+    est = {"base": _fit_variants(name, seed)["base"]} if not _done(paths[0]) else None
     jobs = [(p, _mlp_cell, (name, seed, part, est if part == "full" else None))
             for p, part in zip(paths, _mlp_parts(), strict=True)]
     _run_jobs(jobs, n_jobs=n_jobs, scheduler=scheduler, log=log, label=f"{name} seed {seed} MLP")
@@ -589,6 +638,8 @@ def _mlp_epoch(name, seeds, work_dir) -> list[dict]:
                          "L_val": float(np.mean([f[n]["err_va"] for f in folds])),
                          "L_ho": cells["ho"]["rows"][n]["err_va"], "L_te": full["L_te"],
                          "U_tr": full["U_tr:base"], "U_te": full["U_te:base"],
+                         **{f"U_{s}_{r}": full.get(f"U_{s}_{r}:base", float("nan"))
+                            for r in EXTRA_READINGS for s in ("tr", "te")},
                          "time_fit": cells["full"]["time"],
                          "time_cv": float(sum(cells[str(f)]["time"] for f in range(CV))),
                          "time_ho": cells["ho"]["time"]})

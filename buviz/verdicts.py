@@ -17,7 +17,40 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-__all__ = ["seeds_of", "seed_mean", "minima", "sweep_minima"]
+__all__ = ["seeds_of", "seed_mean", "minima", "sweep_minima", "READINGS", "reading_column"]
+
+#: The readings of eq 39's "w_kl = 0" a table may hold (the ``separability`` rule of
+#: :class:`~buviz.uncertainty.BoundaryUncertainty`) and the words captions and verdicts name them by:
+#: ``"literal"`` is eq 39 as printed (the paper rule of the tables' ``U_tr`` and ``U_te``),
+#: ``"threshold"`` buviz's tolerance ω_kl < 0.05 (``U_tr_threshold``, ``U_te_threshold``).
+READINGS = {"literal": "eq 39 as printed (w_kl = 0)", "threshold": "buviz tolerance (ω_kl < 0.05)"}
+
+
+def reading_column(t: pd.DataFrame, reading: str, u: str = "U_tr") -> str | None:
+    """The column of table ``t`` that holds Û (``u``: ``U_tr`` or ``U_te``) under a reading of eq 39.
+
+    ``U_tr`` holds the rule the table's ``separability`` column names (a table without that column:
+    ``"threshold"``); ``U_tr_<rule>`` holds another rule computed from the same evaluations.
+
+    Parameters
+    ----------
+    t : pandas.DataFrame
+        A table of :mod:`buviz.reproduce`.
+    reading : str
+        A key of :data:`READINGS`.
+    u : str, default="U_tr"
+        ``U_tr`` or ``U_te``.
+
+    Returns
+    -------
+    str or None
+        The column name, or None when the table does not hold that reading.
+    """
+    rules = set(t["separability"].astype(str)) if "separability" in t else {"threshold"}
+    if rules == {reading}:
+        return u
+    col = f"{u}_{reading}"
+    return col if col in t.columns else None
 
 
 def _steps(a: float, b: float, step: float) -> int:

@@ -48,6 +48,7 @@ from buviz.uncertainty.prototypes import AIC_FORMS, DEFAULT_K_RANGE, TruePairEst
 
 __all__ = ["BoundaryUncertainty", "BoundaryUncertaintyResult", "PairValues", "pair_uncertainty", "case3_error",
            "SEPARABILITY_RULES", "DEFAULT_SEPARABILITY", "DEFAULT_SEPARABILITY_N0", "PAPER_SEPARABILITY",
+           "TOLERANCE_SEPARABILITY", "TOLERANCE_WEIGHT_TOL", "ZERO_WEIGHT",
            "U_MAX", "U_MIN", "local_uncertainty", "silverman_bandwidth",
            "neighbourhood_values", "quartile_positions", "FlatDiscriminantWarning", "FeatureMismatchWarning"]
 
@@ -100,12 +101,27 @@ def local_uncertainty(posterior: np.ndarray) -> np.ndarray:
     return 1.0 - np.abs(2.0 * posterior - 1.0)
 
 
-SEPARABILITY_RULES = ("threshold", "shrinkage", "graded")
+SEPARABILITY_RULES = ("literal", "threshold", "shrinkage", "graded")
 #: The default rule of eq 39's Case 1/3 branch and its n0, chosen by the second pre-registered study
-#: (docs/model_selection.md); ``"threshold"`` is eq 39 as printed in Ha et al. (2021).
+#: (docs/model_selection.md, which compared ``"threshold"`` with ``"shrinkage"``); ``"literal"`` is
+#: eq 39 as printed in Ha et al. (2021).
 DEFAULT_SEPARABILITY, DEFAULT_SEPARABILITY_N0 = "shrinkage", 10.0
-#: Eq 39 as printed: the rule of the paper's figures and tables (:mod:`buviz.reproduce`, :mod:`buviz.figures`).
-PAPER_SEPARABILITY = "threshold"
+#: Eq 39 as printed, "w_kl = 0" read literally: the rule of the paper's figures and tables
+#: (:mod:`buviz.reproduce`, :mod:`buviz.figures`).
+PAPER_SEPARABILITY = "literal"
+#: buviz's tolerance reading of eq 39, "w_kl = 0" read as ω_kl < :data:`TOLERANCE_WEIGHT_TOL`
+#: (rule ``"threshold"``); the reproduction reports it beside :data:`PAPER_SEPARABILITY`.
+TOLERANCE_SEPARABILITY = "threshold"
+#: τ of the tolerance reading (``weight_tol``'s default); see :class:`BoundaryUncertainty`.
+TOLERANCE_WEIGHT_TOL = 0.05
+#: The numerical zero of eq 39's "w_kl = 0": w_kl ≤ ZERO_WEIGHT counts as zero under every rule.
+#: w_kl = Σ k̂(x) is a sum of non-negative Gaussian kernel readings; it is exactly 0.0 when every
+#: reading underflowed (|f|/h beyond about 38.6). The smallest normal float64 (2.2e-308) differs
+#: from 0.0 only where every reading of the pair is subnormal (|f|/h between about 37.5 and 38.6):
+#: there the mean Ū_kl = Σ k̂ Û / w_kl would be a ratio of numbers with fewer than 53 significant
+#: bits, so it is read as zero too. Without it (``w_kl > 0``), such a pair would take the
+#: near-boundary mean of readings carrying less than 10⁻³⁰⁰ of one sample's weight.
+ZERO_WEIGHT = float(np.finfo(float).tiny)
 
 
 @dataclass(frozen=True)
@@ -146,7 +162,7 @@ class PairValues:
 
 def pair_uncertainty(k: np.ndarray, local: np.ndarray, pair_match: np.ndarray, pair_index: np.ndarray,
                      error_tilde: np.ndarray, n_pairs: int, *, rule: str = DEFAULT_SEPARABILITY,
-                     weight_tol: float = 0.05, n0: float = DEFAULT_SEPARABILITY_N0,
+                     weight_tol: float = TOLERANCE_WEIGHT_TOL, n0: float = DEFAULT_SEPARABILITY_N0,
                      case3_error: np.ndarray | None = None) -> PairValues:
     """Return the two-class boundary uncertainties Û_kl⁽³⁾ of eq 39 under a separability rule.
 
@@ -156,8 +172,15 @@ def pair_uncertainty(k: np.ndarray, local: np.ndarray, pair_match: np.ndarray, p
     the data); else Û_kl is the k̂-weighted mean Ū_kl = Σ k̂(x) Û(x) [pair match] / w_kl (eq 30-31,
     Case 2). Call u⁰_kl the Case 1/3 value.
 
-    ``rule="threshold"`` reads "w_kl = 0" as ``ω_kl = w_kl / (φ(0) |B̂*(k,l)|)`` < ``weight_tol``, so
-    Û_kl = 1[ω_kl ≥ τ] Ū_kl + 1[ω_kl < τ] u⁰_kl. It is discontinuous: a status whose boundary
+    ``rule="literal"`` is eq 39 as printed: Û_kl = u⁰_kl where w_kl = 0 (w_kl ≤ :data:`ZERO_WEIGHT`,
+    the numerical zero), else Ū_kl. Gaussian tails rarely vanish in float64 (a reading underflows
+    beyond about 38.6 bandwidths), so Cases 1 and 3 are rare: a pair whose boundary passes far
+    from its samples still gets the mean of Û(x) with tiny weights.
+
+    ``rule="threshold"`` is buviz's tolerance reading: "w_kl = 0" as
+    ``ω_kl = w_kl / (φ(0) |B̂*(k,l)|)`` < ``weight_tol`` (:data:`TOLERANCE_WEIGHT_TOL` = 0.05 by
+    default), so Û_kl = 1[ω_kl ≥ τ] Ū_kl + 1[ω_kl < τ] u⁰_kl; at ``weight_tol=0`` it is the
+    literal rule. It is discontinuous: a status whose boundary
     crosses a thin layer of samples (ω just above τ) gets the mean of Û(x) over a handful of
     samples, which can be near U_max for a near-chance classifier (on ``winequality_red``, Û = 0.90
     from an effective 22-31 samples while its neighbours score 0), and just below τ it gets u⁰.
@@ -211,10 +234,11 @@ def pair_uncertainty(k: np.ndarray, local: np.ndarray, pair_match: np.ndarray, p
         L̃_tr^kl, the error rate of Λ on the perturbed B̂*(k,l).
     n_pairs : int
         The number of pairs in Î*.
-    rule : {"threshold", "shrinkage", "graded"}, default="shrinkage"
-        The reading of eq 39's "w_kl = 0" (see above); "threshold" is eq 39 as printed.
+    rule : {"literal", "threshold", "shrinkage", "graded"}, default="shrinkage"
+        The reading of eq 39's "w_kl = 0" (see above); "literal" is eq 39 as printed, "threshold"
+        buviz's tolerance.
     weight_tol : float, default=0.05
-        τ, the threshold on ω_kl of ``rule="threshold"``.
+        τ, the threshold on ω_kl of ``rule="threshold"`` (unused by the other rules).
     n0 : float, default=10.0
         The pseudo-sample weight of the Case 1/3 value of ``rule="shrinkage"`` and ``"graded"`` (> 0).
     case3_error : ndarray of shape (n_pairs,) or None, default=None
@@ -243,17 +267,19 @@ def pair_uncertainty(k: np.ndarray, local: np.ndarray, pair_match: np.ndarray, p
     if rule not in SEPARABILITY_RULES:
         raise InvalidParameterError(f"separability must be one of {SEPARABILITY_RULES}, got {rule!r}")
     check_real(weight_tol, "weight_tol", low=0.0)
-    if rule != "threshold":
+    if rule not in ("literal", "threshold"):
         check_real(n0, "separability_n0", low=0.0)
         if not n0 > 0:
             raise InvalidParameterError(f"separability_n0 must be > 0, got {n0}")
     size = np.bincount(pair_index, minlength=n_pairs)
     w = np.bincount(pair_index, weights=k, minlength=n_pairs)  # eq 29
     w2 = np.bincount(pair_index, weights=k * k, minlength=n_pairs)
-    positive = w > np.finfo(float).tiny
+    positive = w > ZERO_WEIGHT  # eq 39's "w_kl ≠ 0"
     omega = w / (_PHI0 * np.maximum(size, 1))
     n_eff = np.where(positive, w * w / np.where(w2 > 0, w2, 1.0), 0.0)
-    if rule == "threshold":
+    if rule == "literal":
+        blend = positive.astype(float)
+    elif rule == "threshold":
         blend = ((omega >= weight_tol) & positive).astype(float)
     else:
         n_kl = np.minimum(n_eff, w / _PHI0)
@@ -357,8 +383,9 @@ class BoundaryUncertainty(BaseEstimator):
     aic_form : {"literal", "isotropic"}, default="literal"
         Eq 48 as printed, or its d-dimensional isotropic version.
     weight_tol : float, default=0.05
-        Relative threshold under which w_kl is treated as zero (eq 39, the separability Cases 1 and
-        3 of §4.5). Gaussian tails never vanish, so "w_kl = 0" is read on a scale-free quantity,
+        τ of ``separability="threshold"`` (buviz's tolerance reading of eq 39; unused by the other
+        rules): the relative threshold under which w_kl is treated as zero (the separability Cases 1
+        and 3 of §4.5). Gaussian tails never vanish, so "w_kl = 0" is read on a scale-free quantity,
         the pair's near-boundary kernel mass per sample in units of φ(0),
         ``ω_kl = w_kl / (φ(0) |B̂*(k,l)|)`` (eq 29: each neighbour reading on B(Λ) adds about φ(0);
         k̂(x) sums M of them, so ω_kl lies in [0, M]).
@@ -377,10 +404,11 @@ class BoundaryUncertainty(BaseEstimator):
         Threads for the chunked (N, M) work and the KD-tree query (-1: all cores).
     random_state : int, Generator or None, default=0
         Seeds T̃ and K-means.
-    separability : {"threshold", "shrinkage", "graded"}, default="shrinkage"
-        The reading of eq 39's Case 1/3 branch (§4.5): "threshold" (eq 39 as printed; the rule of
-        :mod:`buviz.reproduce` and the paper's figures) switches to the Case 1/3 value when
-        ω_kl < ``weight_tol`` (discontinuous in ω_kl); "shrinkage" shrinks the pair's near-boundary
+    separability : {"literal", "threshold", "shrinkage", "graded"}, default="shrinkage"
+        The reading of eq 39's Case 1/3 branch (§4.5): "literal" (eq 39 as printed, the rule of
+        :mod:`buviz.reproduce` and the paper's figures) takes the Case 1/3 value only where w_kl = 0
+        (:data:`ZERO_WEIGHT`); "threshold" (buviz's tolerance, reported beside it) switches to the
+        Case 1/3 value when ω_kl < ``weight_tol`` (discontinuous in ω_kl); "shrinkage" shrinks the pair's near-boundary
         mean toward the Case 1/3 value with weight n_kl / (n_kl + n0), n_kl the effective number of
         near-boundary samples (continuous); "graded" does the same with a Case 1/3 value that falls
         linearly from U_max at no error on the perturbed pair to U_min at the pair's minority share.
@@ -455,7 +483,7 @@ class BoundaryUncertainty(BaseEstimator):
 
     def __init__(self, *, M: int = 40, K="aic", perturbation: float = 0.5, perturbation_mode: str = "features",
                  K_range=DEFAULT_K_RANGE, kmeans_iter: int = 20, aic_form: str = "literal",
-                 weight_tol: float = 0.05, chunk_size: int | None = None, array_backend: str = "numpy",
+                 weight_tol: float = TOLERANCE_WEIGHT_TOL, chunk_size: int | None = None, array_backend: str = "numpy",
                  device: str | None = None, n_jobs: int = 2, random_state=0,
                  separability: str = DEFAULT_SEPARABILITY,
                  separability_n0: float = DEFAULT_SEPARABILITY_N0, pair_at: str = "x"):
@@ -815,8 +843,8 @@ class BoundaryUncertaintyResult:
     pair_error_tilde : ndarray
         L̃_tr^kl, the error rate on perturbed B̂*(k,l).
     pair_weighted : ndarray of bool
-        True where the near-boundary mean enters Û_kl (λ_kl > 0; under the threshold rule
-        ω_kl ≥ weight_tol, the third branch of eq 39).
+        True where the near-boundary mean enters Û_kl (λ_kl > 0; the third branch of eq 39: under
+        the literal rule w_kl > 0, under the threshold rule ω_kl ≥ weight_tol).
     g_tilde : ndarray of shape (N, J)
         Discriminants on T̃.
     pair_i, pair_j : ndarray of shape (N,)
@@ -839,7 +867,7 @@ class BoundaryUncertaintyResult:
         n_eff = (Σ k̂)² / Σ k̂² over B̂*(k,l), Kish's effective number of near-boundary samples.
     pair_blend : ndarray
         λ_kl, the weight of the near-boundary mean in Û_kl (1 − λ_kl: the Case 1/3 value);
-        0 or 1 under ``separability="threshold"`` (see :func:`pair_uncertainty`).
+        0 or 1 under ``separability="literal"`` and ``"threshold"`` (see :func:`pair_uncertainty`).
     pair_case : ndarray of int
         The dominant separability case of §4.5: 2 where λ_kl ≥ ½, else 1 (no error on the
         perturbed B̂*(k,l)) or 3.
