@@ -24,9 +24,20 @@ from types import SimpleNamespace
 
 import numpy as np
 
-__all__ = ["namespace", "quartile_positions", "silverman_bandwidth", "neighbourhood_values", "chunk_kernel"]
+__all__ = ["SPREAD_RTOL", "namespace", "quartile_positions", "silverman_bandwidth", "neighbourhood_values",
+           "chunk_kernel"]
 
 _SQRT_2PI = math.sqrt(2 * math.pi)
+
+#: Relative tolerance below which a row's spread counts as 0 in Silverman's rule (eq 32): σ̂_x or
+#: IQR_x at most ``SPREAD_RTOL`` · max_m |F[x, m]| is taken as exactly 0. Neighbourhood values of
+#: duplicated or nearly duplicated inputs differ only by the rounding of the classifier's arithmetic
+#: (about 1e-16 of |F|, and it depends on the BLAS kernel and thread count); without the tolerance such
+#: an IQR of ~1e-16 is "positive", so h_x becomes ~1e-16 and k̂ explodes or vanishes depending on how
+#: that rounding fell (Wine Quality Red, seed 0, log₂ γ = 4: Û_tr 0.171 or 0.252). With it, the IQR
+#: rule falls back to σ̂ (§4.4.2) and a σ̂ that small makes the row flat (h_x = 0). 1e-10 leaves six
+#: orders of magnitude above the rounding and is far below any spread a kernel estimate can use.
+SPREAD_RTOL = 1e-10
 
 _NUMPY = SimpleNamespace(
     name="numpy",
@@ -91,8 +102,11 @@ def silverman_bandwidth(F):
 
     Ha et al. (2021) typeset M^(−1/5) inside the min; the standard rule (and this code) has it
     outside. Where min(σ̂, IQR/1.34) = 0 the rule falls back to σ̂ (§4.4.2); a row with σ̂ = 0
-    gets h = 0. The IQR uses numpy's linear interpolation of the sorted row (for M ~ 40 a row sort
-    beats ``np.percentile``).
+    gets h = 0. "0" is decided with a relative tolerance, ``SPREAD_RTOL``: σ̂_x or IQR_x at most
+    ``SPREAD_RTOL`` · max_m |F[x, m]| counts as 0, so that a spread made only of rounding (duplicated
+    inputs whose values differ by ~1e-16) gives the same h_x on every machine; without it such a row's
+    h_x would be that rounding noise, and Û would depend on the BLAS kernel. The IQR uses numpy's linear
+    interpolation of the sorted row (for M ~ 40 a row sort beats ``np.percentile``).
 
     Parameters
     ----------
@@ -113,11 +127,16 @@ def silverman_bandwidth(F):
     xp = namespace(F)
     M = F.shape[1]
     S = xp.sort_rows(F)
-    # a constant row is flat (h_x = 0) exactly: its computed σ̂ can be ~1e-17 from rounding in the mean
-    sd = xp.std_rows(F) * (S[:, -1] > S[:, 0])
+    # the spread that counts as 0: SPREAD_RTOL of the row's largest |F| (a constant row, whose computed
+    # σ̂ can be ~1e-17 from rounding in the mean, is flat exactly)
+    zero = xp.maximum(S[:, -1], -S[:, 0]) * SPREAD_RTOL
+    sd = xp.std_rows(F)
+    sd = sd * (sd > zero)
     lo, hi, frac = quartile_positions(M)
     q1, q3 = (S[:, int(lo[n])] * (1 - frac[n]) + S[:, int(hi[n])] * frac[n] for n in (0, 1))
-    spread = xp.minimum(sd, (q3 - q1) / 1.34)
+    iqr = q3 - q1
+    iqr = iqr * (iqr > zero)
+    spread = xp.minimum(sd, iqr / 1.34)
     spread = xp.where(spread > 0, spread, sd)
     return 0.9 * spread * M ** (-0.2)
 

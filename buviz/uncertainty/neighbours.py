@@ -29,6 +29,20 @@ PERTURBATION_MODES = ("features", "scalar")
 #: d = 12 3.2 s / 1.2 s, d = 16 4.1 s / 1.1 s, d = 57 7.2 s / 2.0 s; at N = 2000, d = 8 0.11 s / 0.09 s.
 NEIGHBOUR_ALGORITHMS = ("auto", "kd_tree", "brute")
 BRUTE_MIN_FEATURES = 8
+#: Safety factor of the rounding bound both searches use to decide which samples may be among the k
+#: nearest. For a sample x of a training set with d features, E_x = ROUNDING_SAFETY · (d + 3) · ε ·
+#: (||x − x̄|| + max_x' ||x' − x̄||)², ε = 2⁻⁵² (twice the unit roundoff u), bounds the rounding of a
+#: dot product of d terms in any summation order, with or without fused multiply-add (|fl(a·b) − a·b| ≤
+#: γ_d Σ|a_k b_k|, γ_d = du / (1 − du); Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed.,
+#: SIAM 2002, §3.1), of the squared norms and of the direct squared distance Σ(x_k − x'_k)², with a
+#: factor of about 4 to spare (ε is already 2u). The brute search widens its candidate set by 4 E_x
+#: and the KD-tree search its radius by the same relative margin, so that the neighbourhoods do not
+#: depend on how a BLAS kernel or the tree rounds. Without the margin, which samples tie at the M-th
+#: distance (duplicated rows, integer-valued features) is decided by the rounding of the BLAS kernel
+#: the machine picks (e.g. ``OPENBLAS_CORETYPE``) or of the tree's traversal.
+ROUNDING_SAFETY = 2.0
+#: Candidates beyond k computed exactly per row in the common case (more when a tie group is larger).
+_EXTRA_CANDIDATES = 8
 #: Entries of the brute search's largest temporary arrays per chunk of rows (8 MB of float64).
 _BRUTE_CHUNK = 1 << 20
 
@@ -37,9 +51,14 @@ def neighbourhoods(X: np.ndarray, M: int, *, workers: int = -1, chunk_size: int 
                    algorithm: str = "auto") -> tuple[np.ndarray, np.ndarray]:
     """Return N^M(x) for every training sample (eq 26) and the distance to the nearest other sample.
 
-    The neighbours are found in chunks of rows (``chunk_size`` for the KD-tree, about 10⁶
-    distances for the brute search), so the distances never exist as one (N, N) or (N, M) array.
-    Both algorithms return the same neighbourhoods up to ties in distance.
+    N^M(x) is x itself followed by the M − 1 other samples that come first in the order of (squared
+    Euclidean distance to x, sample index): distances are computed directly, Σ_k (x_k − x'_k)², in
+    numpy (never through BLAS), and ties in distance, e.g. between duplicated rows, go to the lower
+    index. Both algorithms only *propose* candidates (by BLAS scores or a KD-tree query) and take
+    every sample that could be among the M nearest under their rounding (see ``ROUNDING_SAFETY``), so
+    the result is the same for both algorithms, for any chunking, BLAS kernel and thread count. The
+    neighbours are found in chunks of rows (``chunk_size`` for the KD-tree, about 10⁶ distances for
+    the brute search), so the distances never exist as one (N, N) or (N, M) array.
 
     Parameters
     ----------
@@ -52,16 +71,19 @@ def neighbourhoods(X: np.ndarray, M: int, *, workers: int = -1, chunk_size: int 
     chunk_size : int, default=131072
         Rows per KD-tree query.
     algorithm : {"auto", "kd_tree", "brute"}, default="auto"
-        ``"brute"`` ranks candidates by ||x'||² − 2 x·x' and orders the best M + 8 by exact
-        distances; ``"auto"`` uses it for more than ``BRUTE_MIN_FEATURES`` features.
+        How candidates are proposed. ``"brute"`` ranks all samples by the BLAS score
+        ||x' − x̄||² − 2 (x − x̄)·(x' − x̄) and keeps those within the rounding bound of the M-th score;
+        ``"kd_tree"`` queries SciPy's KD-tree for M + 8 and queries further for rows whose M-th
+        distance is not clearly below the farthest returned one. ``"auto"`` uses brute for more than
+        ``BRUTE_MIN_FEATURES`` features.
 
     Returns
     -------
     indices : ndarray of shape (N, M)
-        x itself in column 0 followed by its M − 1 nearest neighbours (int32 when N < 2^31, to
-        halve the memory of the largest array).
+        x itself in column 0 followed by its M − 1 nearest neighbours in (distance, index) order
+        (int32 when N < 2^31, to halve the memory of the largest array).
     nn_distance : ndarray of shape (N,)
-        ||x − x⁽¹⁾|| (0 for duplicated points).
+        ||x − x⁽¹⁾||, the direct distance to the nearest other sample (0 for duplicated points).
 
     Raises
     ------
@@ -76,54 +98,125 @@ def neighbourhoods(X: np.ndarray, M: int, *, workers: int = -1, chunk_size: int 
     """
     if algorithm not in NEIGHBOUR_ALGORITHMS:
         raise InvalidParameterError(f"algorithm must be one of {NEIGHBOUR_ALGORITHMS}, got {algorithm!r}")
+    X = np.ascontiguousarray(X, dtype=float)
     N, d = X.shape
-    k = max(M, 2)
+    k = min(max(M, 2), N)
     brute = algorithm == "brute" or (algorithm == "auto" and d > BRUTE_MIN_FEATURES)
     if brute:
-        # rows per chunk: the (rows, N) scores and the (rows, M + 8, d) differences stay within
+        # rows per chunk: the (rows, N) scores and the (rows, k + 8, d) differences stay within
         # about 8 MB each, so they are reused from the heap (larger temporaries
         # are mapped afresh by the allocator on every call and cost more in page faults than in
         # arithmetic); the values do not depend on the chunking
-        query, step = _brute_query(X, k), max(1, _BRUTE_CHUNK // max(N, min(N, k + 8) * d, 1))
+        query = _brute_query(X, k)
+        step = max(1, _BRUTE_CHUNK // max(N, min(N, k + _EXTRA_CANDIDATES) * d, 1))
     else:
-        tree = cKDTree(X)
-        query, step = (lambda rows: tree.query(X[rows], k=k, workers=workers)), chunk_size
+        query, step = _kd_query(X, k, workers), chunk_size
     idx_type = np.int32 if N < 2**31 else np.intp
     indices = np.empty((N, M), dtype=idx_type)
     nn_distance = np.empty(N)
     for start in range(0, N, step):
         stop = min(start + step, N)
-        dist, idx = query(slice(start, stop))
-        rows = np.arange(start, stop)
-        r = np.arange(stop - start)
-        # With duplicates the query may list a twin before x itself: put x in column 0 so N^M(x) ∋ x.
-        where_self = idx == rows[:, None]
-        pos = np.where(where_self.any(1), where_self.argmax(1), k - 1)
-        idx[r, pos] = idx[:, 0]
-        idx[:, 0] = rows
+        sq_dist, idx = query(np.arange(start, stop))
         indices[start:stop] = idx[:, :M]
-        nn_distance[start:stop] = dist[:, 1]
+        nn_distance[start:stop] = np.sqrt(sq_dist[:, 1]) if k > 1 else 0.0
     return indices, nn_distance
 
 
-def _brute_query(X: np.ndarray, k: int):
-    """A query(rows) -> (distances, indices) of the k nearest samples, by exhaustive search."""
-    N = len(X)
-    sq = np.einsum("ij,ij->i", X, X)
-    n_cand = min(N, k + 8)
+def _direct_sq_distances(X: np.ndarray, rows: np.ndarray, cand: np.ndarray) -> np.ndarray:
+    """Σ_k (x_k − x'_k)² for each row and its candidates (rows, n), in numpy's elementwise arithmetic."""
+    diff = X[rows][:, None, :] - X[cand]
+    diff *= diff
+    return diff.sum(-1)
 
-    def query(rows: slice):
-        Xr = X[rows]
-        D = Xr @ X.T  # ranks ||x'||² − 2 x·x' (||x||² is the same along a row)
+
+def _first_k(X: np.ndarray, rows: np.ndarray, cand: np.ndarray, k: int):
+    """The k first candidates of each row in the order (self first, squared distance, index).
+
+    ``cand`` (rows, n) must hold the row itself and every sample that could precede the k-th; each
+    row's candidates distinct. Returns (squared distances, indices), each (rows, k).
+    """
+    cand = np.sort(cand, axis=1)
+    sq = _direct_sq_distances(X, rows, cand)
+    key = np.where(cand == rows[:, None], -1.0, sq)  # x itself first, whatever its twins
+    order = np.argsort(key, axis=1, kind="stable")[:, :k]  # stable on index-sorted candidates
+    return np.take_along_axis(sq, order, 1), np.take_along_axis(cand, order, 1)
+
+
+def _rounding_bound(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """X centred (the scores' data) and E_x of each sample (see ``ROUNDING_SAFETY``)."""
+    Xc = X - X.mean(axis=0)
+    norms = np.sqrt(np.einsum("ij,ij->i", Xc, Xc))
+    eps = np.finfo(float).eps
+    return Xc, ROUNDING_SAFETY * (X.shape[1] + 3) * eps * (norms + norms.max(initial=0.0)) ** 2
+
+
+def _brute_query(X: np.ndarray, k: int):
+    """A query(rows) -> (squared distances, indices) of the k first samples, by exhaustive search.
+
+    The BLAS score s(x, x') = ||x'||² − 2 x·x' of the centred data equals ||x − x'||² − ||x||², so it
+    ranks x's neighbours; its computed value is within E_x of the exact one, and so is the direct
+    squared distance. Every sample whose direct squared distance is at most the k-th smallest one has
+    a computed score within 4 E_x of the k-th smallest computed score: those are the candidates. A row
+    has at most k + 8 of them unless a tie group (duplicates) is larger; such rows are done one by one.
+    """
+    N = len(X)
+    Xc, bound = _rounding_bound(X)
+    sq = np.einsum("ij,ij->i", Xc, Xc)
+    n_cand = min(N, k + _EXTRA_CANDIDATES)
+
+    def query(rows: np.ndarray):
+        D = Xc[rows] @ Xc.T  # BLAS: its rounding depends on the kernel, hence the margin below
         D *= -2.0
         D += sq[None, :]
-        if n_cand < N:
-            cand = np.argpartition(D, n_cand - 1, axis=1)[:, :n_cand]
-        else:
-            cand = np.broadcast_to(np.arange(N), D.shape).copy()
-        exact = np.sqrt(((Xr[:, None, :] - X[cand]) ** 2).sum(-1))
-        order = np.argsort(exact, axis=1, kind="stable")
-        return np.take_along_axis(exact, order, 1)[:, :k], np.take_along_axis(cand, order, 1)[:, :k]
+        if n_cand == N:
+            return _first_k(X, rows, np.broadcast_to(np.arange(N), D.shape), k)
+        kth = np.partition(D, k - 1, axis=1)[:, k - 1]
+        within = D <= (kth + 4.0 * bound[rows])[:, None]
+        count = within.sum(axis=1)
+        small = count <= n_cand
+        out_sq = np.empty((len(rows), k))
+        out_idx = np.empty((len(rows), k), dtype=np.intp)
+        if small.any():
+            # the n_cand smallest scores include every score within the margin (count <= n_cand)
+            cand = np.argpartition(D[small], n_cand - 1, axis=1)[:, :n_cand]
+            out_sq[small], out_idx[small] = _first_k(X, rows[small], cand, k)
+        for r in np.flatnonzero(~small):  # a tie group larger than k + 8: this row alone
+            cand = np.flatnonzero(within[r])[None, :]
+            out_sq[r], out_idx[r] = (a[0] for a in _first_k(X, rows[r:r + 1], cand, k))
+        return out_sq, out_idx
+
+    return query
+
+
+def _kd_query(X: np.ndarray, k: int, workers: int):
+    """A query(rows) -> (squared distances, indices) of the k first samples, by SciPy's KD-tree.
+
+    The tree returns the q = k + 8 nearest by its own distances, in its own order among ties. The q
+    returned samples hold the k first in (distance, index) order when the k-th direct squared distance
+    is below the farthest returned one by more than the relative rounding bound (then no sample left
+    out can tie with it); otherwise (a tie group at the boundary, or x's twins crowding x out) the row
+    is queried again with twice q, until it is or q = N.
+    """
+    N, d = X.shape
+    tree = cKDTree(X)
+    rel = 4.0 * ROUNDING_SAFETY * (d + 3) * np.finfo(float).eps
+
+    def query(rows: np.ndarray):
+        out_sq = np.empty((len(rows), k))
+        out_idx = np.empty((len(rows), k), dtype=np.intp)
+        todo = np.arange(len(rows))
+        q = min(N, k + _EXTRA_CANDIDATES)
+        while len(todo):
+            dist, cand = tree.query(X[rows[todo]], k=q, workers=workers)
+            cand = cand.reshape(len(todo), q)
+            sq, idx = _first_k(X, rows[todo], cand, k)
+            has_self = (idx == rows[todo][:, None]).any(axis=1)
+            limit = np.asarray(dist).reshape(len(todo), q)[:, -1] ** 2 * (1.0 - rel)
+            done = (q == N) | (has_self & (sq[:, -1] < limit))
+            out_sq[todo[done]], out_idx[todo[done]] = sq[done], idx[done]
+            todo = todo[~done]
+            q = min(N, 2 * q)
+        return out_sq, out_idx
 
     return query
 
