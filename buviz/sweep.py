@@ -413,9 +413,9 @@ def iter_svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, c
     K_range : "auto" or sequence of int, default="auto"
         The K tried per class when ``K="aic"`` (:class:`~buviz.uncertainty.BoundaryUncertainty`);
         :data:`~buviz.uncertainty.PAPER_K_RANGE` for the paper's 1, 3, ..., 39.
-    separability : {"threshold", "shrinkage", "graded"}, default="shrinkage"
+    separability : {"literal", "threshold", "shrinkage", "graded"}, default="shrinkage"
         Û's rule for eq 39's Case 1/3 branch (:class:`~buviz.uncertainty.BoundaryUncertainty`);
-        ``"threshold"`` is eq 39 as printed in the paper.
+        ``"literal"`` is eq 39 as printed in the paper, ``"threshold"`` buviz's tolerance ω_kl < 0.05.
     separability_n0 : float, default=10.0
         n0 of the "shrinkage" and "graded" rules.
     perturbation : float, default=0.5
@@ -563,9 +563,9 @@ def svm_gamma_sweep(ds: Dataset, gammas: Iterable[float], C: float = 1.0, cv: in
     K_range : "auto" or sequence of int, default="auto"
         The K tried per class when ``K="aic"`` (:class:`~buviz.uncertainty.BoundaryUncertainty`);
         :data:`~buviz.uncertainty.PAPER_K_RANGE` for the paper's 1, 3, ..., 39.
-    separability : {"threshold", "shrinkage", "graded"}, default="shrinkage"
+    separability : {"literal", "threshold", "shrinkage", "graded"}, default="shrinkage"
         Û's rule for eq 39's Case 1/3 branch (:class:`~buviz.uncertainty.BoundaryUncertainty`);
-        ``"threshold"`` is eq 39 as printed in the paper.
+        ``"literal"`` is eq 39 as printed in the paper, ``"threshold"`` buviz's tolerance ω_kl < 0.05.
     separability_n0 : float, default=10.0
         n0 of the "shrinkage" and "graded" rules.
     perturbation : float, default=0.5
@@ -674,9 +674,9 @@ def mlp_epoch_sweep(ds: Dataset, epochs: Iterable[int], cv: int = 10, M: int = 4
     K_range : "auto" or sequence of int, default="auto"
         The K tried per class when ``K="aic"`` (:class:`~buviz.uncertainty.BoundaryUncertainty`);
         :data:`~buviz.uncertainty.PAPER_K_RANGE` for the paper's 1, 3, ..., 39.
-    separability : {"threshold", "shrinkage", "graded"}, default="shrinkage"
+    separability : {"literal", "threshold", "shrinkage", "graded"}, default="shrinkage"
         Û's rule for eq 39's Case 1/3 branch (:class:`~buviz.uncertainty.BoundaryUncertainty`);
-        ``"threshold"`` is eq 39 as printed in the paper.
+        ``"literal"`` is eq 39 as printed in the paper, ``"threshold"`` buviz's tolerance ω_kl < 0.05.
     separability_n0 : float, default=10.0
         n0 of the "shrinkage" and "graded" rules.
     hidden_layer_sizes : tuple of int, default=(128, 64)
