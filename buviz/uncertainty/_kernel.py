@@ -29,15 +29,16 @@ __all__ = ["SPREAD_RTOL", "namespace", "quartile_positions", "silverman_bandwidt
 
 _SQRT_2PI = math.sqrt(2 * math.pi)
 
-#: Relative tolerance below which a row's spread counts as 0 in Silverman's rule (eq 32): σ̂_x or
-#: IQR_x at most ``SPREAD_RTOL`` · max_m |F[x, m]| is taken as exactly 0. Neighbourhood values of
-#: duplicated or nearly duplicated inputs differ only by the rounding of the classifier's arithmetic
-#: (about 1e-16 of |F|, and it depends on the BLAS kernel and thread count); without the tolerance such
-#: an IQR of ~1e-16 is "positive", so h_x becomes ~1e-16 and k̂ explodes or vanishes depending on how
-#: that rounding fell (Wine Quality Red, seed 0, log₂ γ = 4: Û_tr 0.171 or 0.252). With it, the IQR
-#: rule falls back to σ̂ (§4.4.2) and a σ̂ that small makes the row flat (h_x = 0). 1e-10 leaves six
-#: orders of magnitude above the rounding and is far below any spread a kernel estimate can use.
-SPREAD_RTOL = 1e-10
+#: Relative tolerance below which a spread counts as 0 in Silverman's rule (eq 32): σ̂_x or IQR_x at
+#: most ``SPREAD_RTOL`` times the status's scale, max |g| over T̃, is taken as exactly 0. The
+#: discriminant's values carry rounding that depends on the machine: an SVC's g on T̃ differs by up to
+#: 9e-14 · max |g| between OpenBLAS's Haswell and Sandybridge kernels (Wine Quality Red, log₂ γ = −3;
+#: about 1e-14 at log₂ γ = 4), and duplicated inputs get values that differ by that rounding alone.
+#: Without the tolerance such an IQR (~1e-16 where it is not exactly 0) is "positive", h_x becomes
+#: that rounding noise, and k̂ explodes or vanishes depending on how it fell (Wine Quality Red, seed 0,
+#: log₂ γ = 4: Û_tr 0.171 or 0.252 on two machines). With it, the IQR rule falls back to σ̂ (§4.4.2),
+#: and a σ̂ that small makes the row flat (h_x = 0). 1e-12 is ten times the largest difference measured.
+SPREAD_RTOL = 1e-12
 
 _NUMPY = SimpleNamespace(
     name="numpy",
@@ -97,21 +98,24 @@ def quartile_positions(M: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return lo, np.minimum(lo + 1, M - 1), q - lo
 
 
-def silverman_bandwidth(F):
+def silverman_bandwidth(F, scale=None):
     """Return Silverman's bandwidth h_x = 0.9 · min(σ̂_x, IQR_x / 1.34) · M^(−1/5) per row (eq 32).
 
     Ha et al. (2021) typeset M^(−1/5) inside the min; the standard rule (and this code) has it
     outside. Where min(σ̂, IQR/1.34) = 0 the rule falls back to σ̂ (§4.4.2); a row with σ̂ = 0
     gets h = 0. "0" is decided with a relative tolerance, ``SPREAD_RTOL``: σ̂_x or IQR_x at most
-    ``SPREAD_RTOL`` · max_m |F[x, m]| counts as 0, so that a spread made only of rounding (duplicated
-    inputs whose values differ by ~1e-16) gives the same h_x on every machine; without it such a row's
-    h_x would be that rounding noise, and Û would depend on the BLAS kernel. The IQR uses numpy's linear
+    ``SPREAD_RTOL`` · ``scale`` counts as 0, so that a spread made only of rounding (duplicated inputs
+    whose values differ by ~1e-16) gives the same h_x on every machine; without it such a row's h_x
+    would be that rounding noise, and Û would depend on the BLAS kernel. The IQR uses numpy's linear
     interpolation of the sorted row (for M ~ 40 a row sort beats ``np.percentile``).
 
     Parameters
     ----------
     F : ndarray or torch.Tensor of shape (N, M)
         Neighbourhood values f(x̃'_m; Λ), one row per training sample.
+    scale : float, optional
+        The magnitude of the values F is computed from (Proposal 2 passes max |g| over T̃); default
+        each row's max_m |F[x, m]|.
 
     Returns
     -------
@@ -127,9 +131,9 @@ def silverman_bandwidth(F):
     xp = namespace(F)
     M = F.shape[1]
     S = xp.sort_rows(F)
-    # the spread that counts as 0: SPREAD_RTOL of the row's largest |F| (a constant row, whose computed
-    # σ̂ can be ~1e-17 from rounding in the mean, is flat exactly)
-    zero = xp.maximum(S[:, -1], -S[:, 0]) * SPREAD_RTOL
+    # the spread that counts as 0 (a constant row, whose computed σ̂ can be ~1e-17 from rounding in the
+    # mean, is flat exactly)
+    zero = (xp.maximum(S[:, -1], -S[:, 0]) if scale is None else scale) * SPREAD_RTOL
     sd = xp.std_rows(F)
     sd = sd * (sd > zero)
     lo, hi, frac = quartile_positions(M)
@@ -181,7 +185,8 @@ def chunk_kernel(rows: slice, g_tilde, f_all, neighbours, labels, pair_i, pair_j
 
     k̂^c(x) = Σ_{x'_m ∈ N^M(x), y(x'_m) = c} φ((0 − F[x, m]) / h_x), φ the standard normal density:
     the kernel estimate at f = 0 (on B(Λ)) of the density of f over x's neighbourhood, split by the
-    members' given labels. Rows with h_x = 0 (f constant on the neighbourhood) get k̂ = 0 (§4.4.2).
+    members' given labels. Rows with h_x = 0 (f constant on the neighbourhood, to ``SPREAD_RTOL`` of max |g|)
+    get k̂ = 0 (§4.4.2).
 
     Parameters
     ----------
@@ -218,7 +223,7 @@ def chunk_kernel(rows: slice, g_tilde, f_all, neighbours, labels, pair_i, pair_j
     nbr = neighbours[rows]
     F = f_all[nbr] if f_all is not None else neighbourhood_values(g_tilde, neighbours, pair_i, pair_j, rows)
     xp = namespace(F)
-    h = silverman_bandwidth(F)
+    h = silverman_bandwidth(F, scale=float(max(g_tilde.max(), -g_tilde.min())))  # the status's magnitude
     positive = h > 0
     inv_h = xp.where(positive, 1.0 / xp.where(positive, h, 1.0), 0.0)
     # Gaussian kernel φ((0 − F)/h_x) (eq 27), in place on the fresh array F
