@@ -17,6 +17,7 @@ import param
 from param.parameterized import Undefined
 
 from buviz._validation import InvalidParameterError
+from buviz.plots._hv_compat import parameter_slot_defaults
 
 __all__ = ["PAPERS", "PaperFigure", "Numbers", "REGISTRY", "ALIASES", "accepts_text", "parse_text", "parse_literal"]
 
@@ -43,7 +44,7 @@ class Numbers(param.List):
     """A list of numbers, each within ``item_bounds`` (and an integer when ``integer``)."""
 
     __slots__ = ["item_bounds", "integer"]
-    _slot_defaults = dict(param.List._slot_defaults, item_bounds=(None, None), integer=False)
+    _slot_defaults = parameter_slot_defaults(param.List, item_bounds=(None, None), integer=False)
 
     def __init__(self, default=Undefined, *, item_bounds=Undefined, integer=Undefined, **params):
         self.item_bounds = item_bounds

@@ -17,7 +17,7 @@ import holoviews as hv
 import numpy as np
 
 from buviz.plots import style
-from buviz.plots._hv_compat import overlay_callback, share_options
+from buviz.plots._hv_compat import share_options, wrap_overlay
 
 __all__ = ["LiveOverlay", "drawn_in_legend", "same_data"]
 
@@ -211,12 +211,7 @@ class LiveOverlay:
         if len(dmaps) == 1:
             build = self._callback(groups[0])
             return hv.DynamicMap(lambda **kw: with_options(build(**kw)), streams=list(dmaps[0].streams))
-        out = dmaps[0]
-        for d in dmaps[1:]:
-            out = out * d
-        product = out.callback.callable  # the function of ``*``: it reads the input DynamicMaps
-        callback = overlay_callback(lambda *a, **kw: with_options(product(*a, **kw)), out.callback.inputs)
-        return out.clone(callback=callback, shared_data=False)
+        return wrap_overlay(dmaps, with_options)
 
     @property
     def dmap(self) -> hv.DynamicMap:

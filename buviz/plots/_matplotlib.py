@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from cycler import cycler
 
+from buviz.plots._hv_compat import layout_columns
 from buviz.plots.style import OKABE_ITO, PALETTE
 
 __all__ = ["OKABE_ITO", "FONT_SIZE", "FORMATS", "to_matplotlib", "draw", "save", "figure_bytes", "layout_problems"]
@@ -68,7 +69,7 @@ def to_matplotlib(obj):
     elif isinstance(obj, hv.Layout | hv.NdLayout):
         obj = obj.map(_align_with_boxes, hv.Overlay)
     if isinstance(obj, hv.Layout | hv.NdLayout):
-        ncols = getattr(obj, "_max_cols", None)
+        ncols = layout_columns(obj)
         out = hv.Layout(list(obj)).opts(backend="matplotlib", sublabel_format="")
         return out.cols(ncols) if ncols else out
     return obj

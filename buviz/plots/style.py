@@ -26,7 +26,7 @@ import holoviews.plotting.mpl  # noqa: F401  (registers the matplotlib backend; 
 import numpy as np
 from colorcet import glasbey_dark
 
-from buviz.plots._hv_compat import allowed_options
+from buviz.plots._hv_compat import allowed_options, layout_columns
 
 __all__ = ["OKABE_ITO", "PALETTE", "CLASS_COLORS", "BOUNDARY_COLOR", "BAYES_COLOR", "HIGHLIGHT_COLOR",
            "WEIGHT_CMAP", "DIVERGING_CMAP", "SEQUENTIAL_CMAP", "CURVE_STYLES", "AMPLITUDE_PALETTE", "METHOD_COLORS",
@@ -237,7 +237,7 @@ def screen_sized(obj, size: tuple[float, float], *, dpi: float = SCREEN_DPI):
     if not isinstance(obj, (hv.Element, hv.Overlay, hv.NdOverlay, hv.Layout)):
         return obj
     panels = list(obj) if isinstance(obj, hv.Layout) else [obj]
-    cols = min(getattr(obj, "_max_cols", None) or 4, len(panels)) if isinstance(obj, hv.Layout) else 1
+    cols = min(layout_columns(obj) or 4, len(panels)) if isinstance(obj, hv.Layout) else 1
     rows = -(-len(panels) // cols)
     width, height = round(size[0] * dpi / cols), round(size[1] * dpi / rows)
     for p in panels:  # in place: the layout keeps its own options (columns, shared axes)

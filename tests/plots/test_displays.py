@@ -346,6 +346,34 @@ def test_hv_compat_allowed_options_reads_the_backends_option_tree():
     assert out.get("color") == "red" and "tools" not in out
 
 
+def test_hv_compat_layout_columns_reads_what_cols_set():
+    """``buviz.plots._hv_compat.layout_columns``: the column count ``Layout.cols`` set, HoloViews' 4
+    without one."""
+    from buviz.plots._hv_compat import CHECKED, layout_columns
+
+    layout = hv.Layout([hv.Curve([1, 2]), hv.Curve([2, 1]), hv.Curve([0, 1])])
+    assert layout_columns(layout.cols(2)) == 2 and layout_columns(hv.Layout([hv.Curve([1])])) == 4, (
+        f"HoloViews keeps Layout.cols elsewhere (checked {CHECKED}): revisit buviz/plots/_hv_compat.py")
+
+
+def test_hv_compat_parameter_slot_defaults_gives_a_new_parameter_its_slots():
+    """``buviz.plots._hv_compat.parameter_slot_defaults``: a param.List subclass with a slot of its own
+    gets the slot's default and keeps its base's checks (the figure registry's ``Numbers``)."""
+    import param
+
+    from buviz.figures._base import Numbers
+    from buviz.plots._hv_compat import CHECKED
+
+    class Owner(param.Parameterized):
+        values = Numbers([1.0, 2.0], item_bounds=(0, 10))
+
+    o = Owner()
+    assert Owner.param["values"].integer is False and Owner.param["values"].item_bounds == (0, 10), (
+        f"param declares slot defaults differently (checked {CHECKED}): revisit buviz/plots/_hv_compat.py")
+    with pytest.raises((TypeError, ValueError), match="values"):
+        o.values = ["a"]
+
+
 # -- the Display contract (issue 30): public data, compute in from_*, plot only draws --------------------
 def _layer_data(el) -> list:
     """The data of every layer of a static picture, for comparing two pictures."""
