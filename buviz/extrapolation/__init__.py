@@ -10,7 +10,10 @@ Pure numpy/scipy/scikit-learn (never imports panel or holoviews).
   "classexreg", "kde", "best"), and the scikit-learn-shaped :class:`AccuracyExtrapolator`.
 - The reference implementation's fixture: :func:`load_classex_fixture`, :func:`peer_comparison`.
 - Toy bivariate-normal model (Zheng, Achanta & Benjamini 2017, section 4.1) with the corrected
-  U_x(y): :func:`toy_average_risk` etc.
+  U_x(y): :func:`toy_average_risk` etc.; with centres estimated from r training points,
+  :func:`toy_trained_average_accuracy` (exact AGA_{k,r}) and :func:`toy_margins` (draws).
+- The paper's unbiasedness claims by Monte Carlo: :func:`test_accuracy_bias` (E[TA_k] = AGA_{k,r}) and
+  :func:`regression_bias` (E[β̂] = β).
 - Table 1 (section 5.2) on the authors' own classifier outputs: :func:`telugu_table1`,
   :func:`authors_moment`, :func:`moment_knot_study`, :func:`shipped_table`.
 - Populations with ground truth and classifiers' margins: :func:`make_population`,
@@ -48,7 +51,7 @@ from ._estimators import (
     kde_favorability,
 )
 from ._extrapolator import AccuracyExtrapolator
-from ._moment import BASES, DbarFit, basis_functions, fit_dbar, moment_matrix
+from ._moment import BASES, PAPER_SPLINE_M, DbarFit, basis_functions, fit_dbar, moment_matrix, spline_nnls
 from ._peers import PEER_FIELDS, classex_instance, load_classex_fixture, peer_comparison
 from ._population import (
     CLASSIFIERS,
@@ -82,13 +85,16 @@ from ._toy import (
     toy_conditional_accuracy,
     toy_dbar,
     toy_label_set_accuracy,
+    toy_margins,
     toy_model_summary,
     toy_monte_carlo,
     toy_polynomial_error,
     toy_printed_error,
     toy_risk_distribution,
+    toy_trained_average_accuracy,
 )
 from ._truth import ExtrapolationCurves, extrapolation_curves, observed_classes, truth_curve
+from ._unbiased import TA_ESTIMATORS, WEIGHTINGS, regression_bias, test_accuracy_bias
 
 __all__ = [
     "BASES", "CLASSIFIERS", "EXTRA_METHODS", "MARGINAL", "METHODS", "NON_MARGINAL", "PEER_FIELDS",
@@ -101,7 +107,9 @@ __all__ = [
     "peers_benchmark_margins", "population_margins", "ranks_from_margins", "subsample_classes", "test_accuracy",
     "toy_accuracy_grid", "toy_average_accuracy", "toy_average_risk", "toy_conditional_accuracy", "toy_dbar",
     "toy_label_set_accuracy", "toy_model_summary", "toy_monte_carlo", "toy_polynomial_error", "toy_printed_error",
-    "toy_risk_distribution",
+    "toy_risk_distribution", "toy_margins", "toy_trained_average_accuracy",
+    # the unbiasedness claims (§3, §4.3) by Monte Carlo on the toy model; the spline's solver
+    "TA_ESTIMATORS", "WEIGHTINGS", "regression_bias", "test_accuracy_bias", "PAPER_SPLINE_M", "spline_nnls",
     "ExtrapolationCurves", "extrapolation_curves", "observed_classes", "truth_curve",
     # Table 1 on the authors' outputs (section 5.2)
     "PAPER_TABLE1", "SHIPPED_TABLES", "TABLE1_METHODS", "authors_average_accuracy", "authors_moment",
