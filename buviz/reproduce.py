@@ -89,7 +89,7 @@ __all__ = ["LOG2_GAMMAS", "CV", "HOLDOUT", "M", "SEEDS", "C_GRID", "C_SEED", "PE
            "SETTINGS", "TABLES", "FIGURE_TABLES", "TableSpec", "table_names", "tables_dir", "load_table",
            "load_dataset", "choose_C", "sweep_cell", "minima", "svm_minima", "seed_mean", "seeds_of", "has_table",
            "compute", "reproduce", "assemble", "default_work_dir", "VALUE_COLUMNS", "UCI_ORDER", "EXTRA_READINGS",
-           "READINGS", "reading_column"]
+           "READINGS", "reading_column", "add_readings"]
 
 #: log₂ γ of the RBF SVC statuses (the paper: 2⁻¹⁵, 2⁻¹⁴, ..., 2¹⁵).
 LOG2_GAMMAS = tuple(range(-15, 16))
@@ -200,8 +200,9 @@ def _variants(name: str) -> dict[str, dict]:
     return out
 
 
-def _fit_variants(name: str, seed: int) -> dict[str, tuple]:
-    """Û's estimators of every variant of ``name``, fitted on T (and on the test set where it is read)."""
+def _fit_variants(name: str, seed: int, keys: Iterable[str] | None = None) -> dict[str, tuple]:
+    """Û's estimators of every variant of ``name`` (or of ``keys``), fitted on T (and on the test set where
+    it is read)."""
     from buviz.uncertainty import BoundaryUncertainty
 
     ds = load_dataset(name)
@@ -210,7 +211,10 @@ def _fit_variants(name: str, seed: int) -> dict[str, tuple]:
     out = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        wanted = None if keys is None else set(keys) | ({"base"} if "noT" in set(keys) else set())
         for key, v in _variants(name).items():
+            if wanted is not None and key not in wanted:
+                continue
             if key == "noT":
                 base_tr, base_te = out["base"]
                 out[key] = (base_tr.with_perturbation(0.0),
@@ -220,7 +224,7 @@ def _fit_variants(name: str, seed: int) -> dict[str, tuple]:
             tr = BoundaryUncertainty(**kw).fit(ds.X_train, ds.y_train)
             te = BoundaryUncertainty(**kw).fit(ds.X_test, ds.y_test) if v["te"] and has_test else None
             out[key] = (tr, te)
-    return out
+    return out if keys is None else {k: out[k] for k in keys}
 
 
 class _Shared:
@@ -241,12 +245,7 @@ class _Shared:
 
 def _readings(result) -> dict[str, float]:
     """Û of one evaluation under each rule of :data:`EXTRA_READINGS` (eq 39-40 recomputed from its k̂, Û(x))."""
-    out = {}
-    for rule in EXTRA_READINGS:
-        pv = pair_uncertainty(result.k, result.local_uncertainty, result.pair_match, result.true_pair_index,
-                              result.pair_error_tilde, len(result.pairs), rule=rule, weight_tol=TOLERANCE_WEIGHT_TOL)
-        out[rule] = float(np.dot(result.pair_probabilities, pv.values))
-    return out
+    return {rule: _reading(result, rule) for rule in EXTRA_READINGS}
 
 
 def _error(disc, X, y) -> float:
@@ -944,8 +943,112 @@ def reproduce(figure: str | None = None, *, table: str | None = None, all_tables
     return written
 
 
+#: The tables whose rows are (seed, variant, γ) sweeps that :func:`add_readings` can complete.
+_SWEEP_TABLES = ("svm_gamma", "u_by_M", "u_by_K")
+
+
+def _reading_values(name: str, log2_gamma: float, C: float, estimators: dict[str, tuple]) -> dict[str, dict]:
+    """Û on T and on the test set of one SVC status under every rule of :data:`READINGS`, per variant (no CV)."""
+    from buviz.classifiers import Discriminant, svm_status
+
+    ds = load_dataset(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        disc = svm_status(ds.X_train, ds.y_train, 2.0 ** float(log2_gamma), C)
+        status = Discriminant(_Shared(disc), disc.n_classes, name=disc.name)
+        out = {}
+        for key, (bu_tr, bu_te) in estimators.items():
+            r = bu_tr._evaluate(status, copy_discriminant=False)
+            r_te = bu_te._evaluate(status, copy_discriminant=False) if bu_te is not None else None
+            v = {}
+            for rule in READINGS:
+                v[f"U_tr_{rule}"] = _reading(r, rule)
+                v[f"U_te_{rule}"] = _reading(r_te, rule) if r_te is not None else float("nan")
+            out[key] = v
+    return out
+
+
+def _reading(result, rule: str) -> float:
+    """Û⁽³⁾ (eq 40) of one evaluation under the rule ``rule`` of eq 39."""
+    pv = pair_uncertainty(result.k, result.local_uncertainty, result.pair_match, result.true_pair_index,
+                          result.pair_error_tilde, len(result.pairs), rule=rule, weight_tol=TOLERANCE_WEIGHT_TOL)
+    return float(np.dot(result.pair_probabilities, pv.values))
+
+
+def add_readings(name: str, *, tables: Sequence[str] = _SWEEP_TABLES, directory=None, out_dir=None,
+                 n_jobs: int = 1, log: Callable[[str], None] = print) -> dict[str, float]:
+    """Complete ``name``'s sweep tables with the readings of eq 39 they lack, recomputing Û only.
+
+    Û does not depend on the CV folds: for each γ the SVC is trained once on T (it does not depend on
+    the seed) and every seed's variants are fitted as :func:`sweep_cell`'s, so this costs the fits and
+    Û's evaluations, not the 10-fold CV (about 80 % of a cell). Each table gains ``U_tr_<rule>`` and
+    ``U_te_<rule>`` for every rule of :data:`READINGS` its ``U_tr`` is not; the rule it holds is
+    recomputed too, as a check.
+
+    Parameters
+    ----------
+    name : str
+        A dataset of the tables.
+    tables : sequence of str
+        Which of ``svm_gamma``, ``u_by_M``, ``u_by_K`` (those not computed for ``name`` are skipped).
+    directory : path, optional
+        Read the tables from there (default the package's ``data/tables``).
+    out_dir : path, optional
+        Write the completed tables there (default ``directory``).
+    n_jobs : int, default=1
+        γ computed in parallel (joblib processes).
+    log : callable
+        Receives a line per γ and per table written.
+
+    Returns
+    -------
+    dict
+        Table name -> the largest |Û recomputed − Û shipped| of the rule the table held (the check).
+    """
+    from joblib import Parallel, delayed
+
+    root = Path(os.fspath(directory)) if directory is not None else Path(str(tables_dir()))
+    out_root = Path(os.fspath(out_dir)) if out_dir is not None else root
+    present = {t: load_table(t, name, root) for t in tables
+               if t in _SWEEP_TABLES and name in TABLES[t].datasets and has_table(t, name, root)}
+    if not present:
+        return {}
+    keys = list(dict.fromkeys(k for t in present.values() for k in t["variant"].unique()))
+    seeds = sorted({int(s) for t in present.values() for s in t["seed"].unique()})
+    C = float(next(iter(present.values()))["C"].iloc[0])
+    gammas = sorted({float(g) for t in present.values() for g in t["log2_gamma"].unique()})
+    est = {s: _fit_variants(name, s, keys) for s in seeds}
+    log(f"{name}: {len(keys)} variants x {len(seeds)} seeds fitted; {len(gammas)} γ to evaluate")
+    t0 = time.perf_counter()
+    merged = {f"{s}|{k}": e for s, ek in est.items() for k, e in ek.items()}
+    jobs = (delayed(_reading_values)(name, g, C, merged) for g in gammas)
+    got = {}
+    for g, values in zip(gammas, Parallel(n_jobs=n_jobs, return_as="generator")(jobs), strict=True):
+        got[g] = values
+        log(f"{name}: log2 gamma {g:+.0f} done ({time.perf_counter() - t0:.0f} s)")
+    checks = {}
+    for table, t in present.items():
+        held = set(t["separability"].astype(str)) if "separability" in t else {_UNRECORDED_SEPARABILITY}
+        rule = held.pop() if len(held) == 1 else None
+        t = t.copy()
+        for col in (f"U_{s}_{r}" for r in READINGS for s in ("tr", "te")):
+            t[col] = [got[float(g)][f"{int(s)}|{v}"][col]
+                      for g, s, v in zip(t["log2_gamma"], t["seed"], t["variant"], strict=True)]
+        if rule is not None:
+            checks[table] = float(np.nanmax(np.abs(t[f"U_tr_{rule}"] - t["U_tr"])))
+        t = t.drop(columns=[f"U_{s}_{rule}" for s in ("tr", "te")] if rule is not None else [])
+        out_root.mkdir(parents=True, exist_ok=True)
+        path = out_root / f"{table}_{name}.csv"
+        tmp = path.with_suffix(".tmp")
+        t.to_csv(tmp, index=False)
+        os.replace(tmp, path)
+        log(f"wrote {path} (max |ΔÛ_tr| of its own rule {checks.get(table, float('nan')):.2e})")
+    return checks
+
+
 def svm_minima(names: Sequence[str] | None = None, *, perturbation: float = PERTURBATION, error: str = "L_val",
-               u: str = "U_tr", directory: str | os.PathLike | None = None) -> pd.DataFrame:
+               u: str = "U_tr", directory: str | os.PathLike | None = None,
+               reading: str | None = None) -> pd.DataFrame:
     """Per dataset and seed of the shipped ``svm_gamma`` tables: :func:`minima` of ``error`` and −``u`` over log₂ γ.
 
     Parameters
@@ -960,6 +1063,9 @@ def svm_minima(names: Sequence[str] | None = None, *, perturbation: float = PERT
         The Û column (``U_tr``, ``U_te``, ``U1_tr``).
     directory : str or path-like, optional
         Read the tables from there instead of the package's ``data/tables``.
+    reading : str, optional
+        A key of :data:`READINGS` (``"literal"``, eq 39 as printed; ``"threshold"``, buviz's
+        tolerance): ``u`` under that reading; the tables that do not hold it are left out.
 
     Returns
     -------
@@ -974,4 +1080,5 @@ def svm_minima(names: Sequence[str] | None = None, *, perturbation: float = PERT
         If a dataset's table was not computed.
     """
     tables = {n: load_table("svm_gamma", n, directory) for n in names or TABLES["svm_gamma"].datasets}
-    return sweep_minima(tables, perturbation=perturbation, error=error, u=u, step=LOG2_GAMMAS[1] - LOG2_GAMMAS[0])
+    return sweep_minima(tables, perturbation=perturbation, error=error, u=u, step=LOG2_GAMMAS[1] - LOG2_GAMMAS[0],
+                        reading=reading)

@@ -17,7 +17,14 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-__all__ = ["seeds_of", "seed_mean", "minima", "sweep_minima", "READINGS", "reading_column"]
+__all__ = ["seeds_of", "seed_mean", "minima", "sweep_minima", "READINGS", "reading_column", "TIE_ATOL"]
+
+#: Two error rates closer than this are the same minimum (a tie). L_val is a mean of fold error rates:
+#: two γ that misclassify the same number of samples in every fold give values equal up to rounding
+#: (≤ 1e-15), while one sample more in one fold of the smallest set (683 samples, 10 folds) changes
+#: L_val by more than 1e-3. Without it, only the first of tied minima (the smallest γ) counted as the
+#: minimum, and −Û's pick of another tied γ counted as a miss.
+TIE_ATOL = 1e-12
 
 #: The readings of eq 39's "w_kl = 0" a table may hold (the ``separability`` rule of
 #: :class:`~buviz.uncertainty.BoundaryUncertainty`) and the words captions and verdicts name them by:
@@ -97,21 +104,25 @@ def minima(t: pd.DataFrame, x: str = "log2_gamma", error: str = "L_val", u: str 
     Returns
     -------
     dict
-        ``x_error`` and ``x_u`` (the argmins, first one on ties), ``error_at_u`` (the error at −Û's
-        argmin), ``error_min`` and ``rho`` (Spearman's rank correlation between −Û and the error).
+        ``x_error`` and ``x_u`` (the argmins, the smallest status on ties), ``x_error_ties`` (every
+        status whose error is within :data:`TIE_ATOL` of the minimum), ``error_at_u`` (the error at
+        −Û's argmin), ``error_min``, ``on_min`` (−Û's argmin is one of the error's tied minima) and
+        ``rho`` (Spearman's rank correlation between −Û and the error).
     """
     t = t.sort_values(x).reset_index(drop=True)
     err = t[error].to_numpy(float)
     negu = -t[u].to_numpy(float)
     i_e, i_u = int(np.nanargmin(err)), int(np.nanargmin(negu))
+    ties = tuple(float(v) for v in t[x].to_numpy(float)[err <= err[i_e] + TIE_ATOL])
     ranks = pd.DataFrame({"e": err, "u": negu}).rank()
     rho = float(np.corrcoef(ranks["e"], ranks["u"])[0, 1]) if ranks["u"].nunique() > 1 else float("nan")
-    return {"x_error": float(t[x].iloc[i_e]), "x_u": float(t[x].iloc[i_u]), "error_at_u": float(err[i_u]),
-            "error_min": float(err[i_e]), "rho": rho}
+    return {"x_error": float(t[x].iloc[i_e]), "x_u": float(t[x].iloc[i_u]), "x_error_ties": ties,
+            "error_at_u": float(err[i_u]), "error_min": float(err[i_e]),
+            "on_min": bool(err[i_u] <= err[i_e] + TIE_ATOL), "rho": rho}
 
 
 def sweep_minima(tables: Mapping[str, pd.DataFrame], *, perturbation: float, error: str = "L_val",
-                 u: str = "U_tr", step: float = 1.0) -> pd.DataFrame:
+                 u: str = "U_tr", step: float = 1.0, reading: str | None = None) -> pd.DataFrame:
     """Per dataset and seed of γ-sweep tables: :func:`minima` of ``error`` and −``u`` over log₂ γ.
 
     Parameters
@@ -126,19 +137,28 @@ def sweep_minima(tables: Mapping[str, pd.DataFrame], *, perturbation: float, err
         The Û column (``U_tr``, ``U_te``, ``U1_tr``).
     step : float, default=1.0
         The grid step of log₂ γ.
+    reading : str, optional
+        A key of :data:`READINGS`: read ``u`` under that reading of eq 39 (:func:`reading_column`);
+        the tables that do not hold it are left out.
 
     Returns
     -------
     pandas.DataFrame
-        Indexed by (dataset, seed); the columns of :func:`minima` (``x_error``, ``x_u``, ``error_at_u``,
-        ``error_min``, ``rho``) and ``steps`` (the distance between the two argmins in grid steps).
+        Indexed by (dataset, seed); the columns of :func:`minima` (``x_error``, ``x_u``,
+        ``x_error_ties``, ``error_at_u``, ``error_min``, ``on_min``, ``rho``) and ``steps`` (the
+        distance in grid steps from −Û's argmin to the nearest of the error's tied minima).
     """
     rows = {}
     for name, t in tables.items():
+        col = u if reading is None else reading_column(t, reading, u)
+        if col is None:
+            continue
         t = t[t["perturbation"] == perturbation]
         for seed in seeds_of(t):
-            m = minima(t[t["seed"] == seed], error=error, u=u)
-            rows[(name, seed)] = {**m, "steps": _steps(m["x_error"], m["x_u"], step)}
+            m = minima(t[t["seed"] == seed], error=error, u=col)
+            rows[(name, seed)] = {**m, "steps": min(_steps(x, m["x_u"], step) for x in m["x_error_ties"])}
     out = pd.DataFrame.from_dict(rows, orient="index")
+    if out.empty:
+        return pd.DataFrame(index=pd.MultiIndex.from_tuples([], names=["dataset", "seed"]))
     out.index = pd.MultiIndex.from_tuples(out.index, names=["dataset", "seed"])
     return out

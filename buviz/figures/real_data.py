@@ -7,11 +7,14 @@ of its Table 2.
 
 The experiments were run once by :mod:`buviz.reproduce` at the paper's settings (whole sets as training
 sets, Letter Recognition 10 000 / 10 000, log₂ γ −15 to 15 in steps of 1, 10-fold CV, C chosen by CV,
-M = 40, K by AIC, eq 39 as printed), for several seeds of T̃, K-means, CV folds and hold-out split
-(``buviz reproduce --all`` redoes them), and these figures read the shipped tables, so they render in
-seconds. Curves are the mean over the seeds, bands their range. The caption of each figure (its
-description and the first line of its docstring, completed when the module is imported) states the
-paper's claim and what buviz measures, seed by seed, with the number of seeds in which it holds.
+M = 40, K by AIC), for several seeds of T̃, K-means, CV folds and hold-out split (``buviz reproduce
+--all`` redoes them), and these figures read the shipped tables, so they render in seconds. Curves are
+the mean over the seeds, bands their range. The caption of each figure (its description and the first
+line of its docstring, completed when the module is imported) states the paper's claim and what buviz
+measures, seed by seed, with the number of seeds in which it holds, under each reading of eq 39 the
+tables hold (:data:`buviz.verdicts.READINGS`): eq 39 as printed (w_kl = 0, the ``U_tr`` column of the
+tables and the curves drawn) and buviz's tolerance ω_kl < 0.05 (``U_tr_threshold``). A minimum of an
+error is any status within :data:`buviz.verdicts.TIE_ATOL` of its smallest value (ties count).
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ from buviz import reproduce
 from buviz.figures._base import PaperFigure
 from buviz.plots import real_data as rplots
 from buviz.plots import style
+from buviz.verdicts import READINGS, reading_column
 
-__all__ = ["FIGURES", "TITLES", "PAPER_ORDER"]
+__all__ = ["FIGURES", "TITLES", "PAPER_ORDER", "SHORT_READINGS", "argmin_table"]
 
 #: The real-data figures registered (those whose tables are shipped), in the paper's order.
 FIGURES: list[type[PaperFigure]] = []
@@ -104,6 +108,30 @@ def _count(flags) -> str:
     return f"{sum(bool(f) for f in flags)}/{len(flags)} seeds"
 
 
+def _drawn(tables) -> str:
+    """Which reading of eq 39 the tables' ``U_tr`` (the curves drawn) holds."""
+    rules = set().union(*(set(t["separability"].astype(str)) for t in tables))
+    return " and ".join(READINGS.get(r, r) for r in sorted(rules))
+
+
+def _under_readings(tables, text) -> str:
+    """``text(reading)`` for each reading of eq 39 that every table in ``tables`` holds, each named."""
+    tables = list(tables)
+    parts = [f"−Û drawn: {_drawn(tables)}"]
+    for reading, label in READINGS.items():
+        if all(reading_column(t, reading) is not None for t in tables):
+            parts.append(f"[{label}] {text(reading)}")
+        else:
+            parts.append(f"[{label}] not in the shipped tables")
+    return "; ".join(parts)
+
+
+def _u(t: pd.DataFrame, reading: str, u: str = "U_tr") -> pd.DataFrame:
+    """``t`` with its ``u`` column replaced by the column of ``reading`` (so the caption code reads ``U_tr``)."""
+    col = reading_column(t, reading, u)
+    return t if col == u else t.assign(**{u: t[col]})
+
+
 class _RealData(PaperFigure):
     """Base of the real-data figures: no parameters, every number read from the shipped tables.
 
@@ -134,21 +162,28 @@ class UncertaintyFig7(_RealData):
 
     @classmethod
     def measured(cls) -> str:
-        t, t0 = _svm("letter"), _svm("letter", 0.0)
-        seeds = _seeds(t)
-        per = [(t[t["seed"] == s], t0[t0["seed"] == s]) for s in seeds]
-        gap = [float((a["U_tr"] - a["U_te"]).abs().max()) for a, _ in per]
-        gap0 = [float((b["U_tr"] - b["U_te"]).abs().max()) for _, b in per]
-        m = [reproduce.minima(a) for a, _ in per]
-        te = [reproduce.minima(a, error="L_te", u="U_te") for a, _ in per]
-        steps = [abs(x["x_error"] - x["x_u"]) for x in m]
-        return (f"{_n_seeds(seeds)}; max |Û_tr − Û_te| {_per_seed(round(g, 3) for g in gap)} "
-                f"({_per_seed(round(g, 3) for g in gap0)} without T̃); argmin log₂γ of L_val "
-                f"{_per_seed(x['x_error'] for x in m)}, of −Û_tr {_per_seed(x['x_u'] for x in m)}: the same in "
-                f"{_count(d == 0 for d in steps)}, within one step in {_count(d <= 1 for d in steps)} "
-                f"(L_val cost of −Û_tr's pick {_per_seed(round(x['error_at_u'] - x['error_min'], 3) for x in m)}); "
-                f"argmin of L_te {_per_seed(x['x_error'] for x in te)}, of −Û_te {_per_seed(x['x_u'] for x in te)}; "
-                f"min −Û_tr {_per_seed(round(-a['U_tr'].max(), 2) for a, _ in per)}")
+        t_all = _svm("letter")
+        seeds = _seeds(t_all)
+
+        def text(reading: str) -> str:
+            t = _u(_u(_svm("letter"), reading), reading, "U_te")
+            t0 = _u(_u(_svm("letter", 0.0), reading), reading, "U_te")
+            per = [(t[t["seed"] == s], t0[t0["seed"] == s]) for s in seeds]
+            gap = [float((a["U_tr"] - a["U_te"]).abs().max()) for a, _ in per]
+            gap0 = [float((b["U_tr"] - b["U_te"]).abs().max()) for _, b in per]
+            m = [reproduce.minima(a) for a, _ in per]
+            te = [reproduce.minima(a, error="L_te", u="U_te") for a, _ in per]
+            steps = [min(abs(x - v["x_u"]) for x in v["x_error_ties"]) for v in m]
+            return (f"max |Û_tr − Û_te| {_per_seed(round(g, 3) for g in gap)} "
+                    f"({_per_seed(round(g, 3) for g in gap0)} without T̃); argmin log₂γ of L_val "
+                    f"{_per_seed(x['x_error'] for x in m)}, of −Û_tr {_per_seed(x['x_u'] for x in m)}: on a "
+                    f"minimum of L_val in {_count(x['on_min'] for x in m)}, within one step in "
+                    f"{_count(d <= 1 for d in steps)} (L_val cost of −Û_tr's pick "
+                    f"{_per_seed(round(x['error_at_u'] - x['error_min'], 3) for x in m)}); argmin of L_te "
+                    f"{_per_seed(x['x_error'] for x in te)}, of −Û_te {_per_seed(x['x_u'] for x in te)}; "
+                    f"min −Û_tr {_per_seed(round(-a['U_tr'].max(), 2) for a, _ in per)}")
+
+        return f"{_n_seeds(seeds)}; " + _under_readings([t_all], text)
 
     def build(self) -> hv.Layout:
         t, t0 = _svm("letter"), _svm("letter", 0.0)
@@ -201,29 +236,32 @@ class UncertaintyFig8(_RealData):
     @classmethod
     def measured(cls) -> str:
         names = _present(cls.key)
-        per = _by_seed(reproduce.svm_minima(names))
-        seeds = list(per)
-        same = [int((m["steps"] == 0).sum()) for m in per.values()]
-        near = [int((m["steps"] <= 1).sum()) for m in per.values()]
-        rho = pd.concat([m["rho"] for m in per.values()])
-        text = (f"{_n_seeds(seeds)}; argmin of −Û_tr on L_val's γ on {_per_seed(same)} of "
-                f"{len(names)} sets, within one step (Δlog₂γ = 1) on {_per_seed(near)}; "
-                f"Spearman ρ(−Û_tr, L_val) {rho.min():.2f} to {rho.max():.2f} (median {rho.median():.2f})")
-        closer = []
-        for s in seeds:
-            pairs = []
-            for n in (n for n in reproduce.P1_DATASETS if n in names):
-                t = _svm(n)
-                t = t[t["seed"] == s]
-                if t["U1_tr"].notna().all():
-                    pairs.append(-t["U_tr"].max() < -t["U1_tr"].max())
-            if pairs:
-                closer.append(f"{sum(pairs)}/{len(pairs)} (seed {s})")
-        if closer:
-            text += f"; min −Û_tr closer to −1 than Proposal 1's on {', '.join(closer)}"
-        else:
-            text += "; Proposal 1 not computed at these settings"
-        return text + _missing(cls.key)
+        seeds = list(_by_seed(reproduce.svm_minima(names)))
+
+        def text(reading: str) -> str:
+            per = _by_seed(reproduce.svm_minima(names, reading=reading))
+            same = [int(m["on_min"].sum()) for m in per.values()]
+            near = [int((m["steps"] <= 1).sum()) for m in per.values()]
+            rho = pd.concat([m["rho"] for m in per.values()])
+            out = (f"argmin of −Û_tr on a minimum of L_val (ties counted) on {_per_seed(same)} of "
+                   f"{len(names)} sets, within one step (Δlog₂γ = 1) on {_per_seed(near)}; "
+                   f"Spearman ρ(−Û_tr, L_val) {rho.min():.2f} to {rho.max():.2f} (median {rho.median():.2f})")
+            closer = []
+            for s in per:
+                pairs = []
+                for n in (n for n in reproduce.P1_DATASETS if n in names):
+                    t = _u(_svm(n), reading)
+                    t = t[t["seed"] == s]
+                    if t["U1_tr"].notna().all():
+                        pairs.append(-t["U_tr"].max() < -t["U1_tr"].max())
+                if pairs:
+                    closer.append(f"{sum(pairs)}/{len(pairs)} (seed {s})")
+            if closer:
+                return out + f"; min −Û_tr closer to −1 than Proposal 1's on {', '.join(closer)}"
+            return out + "; Proposal 1 not computed at these settings"
+
+        tables = [_svm(n) for n in names]
+        return f"{_n_seeds(seeds)}; " + _under_readings(tables, text) + _missing(cls.key)
 
     datasets = _sets_param()
 
@@ -244,16 +282,24 @@ class UncertaintyFig11(_RealData):
     @classmethod
     def measured(cls) -> str:
         names = _present(cls.key)
-        per0 = _by_seed(reproduce.svm_minima(names, perturbation=0.0))
-        per = _by_seed(reproduce.svm_minima(names))
-        seeds = list(per0)
-        high0 = [int((m["x_u"] > m["x_error"]).sum()) for m in per0.values()]
-        high = [int((per[s]["x_u"] > per[s]["x_error"]).sum()) for s in seeds]
-        ex0 = [round(float((m["error_at_u"] - m["error_min"]).mean()), 3) for m in per0.values()]
-        ex = [round(float((per[s]["error_at_u"] - per[s]["error_min"]).mean()), 3) for s in seeds]
-        return (f"{_n_seeds(seeds)}; argmin of −Û_tr above L_val's γ on {_per_seed(high0)} of "
-                f"{len(names)} sets without T̃ ({_per_seed(high)} with T̃); L_val there exceeds its minimum by "
-                f"{_per_seed(ex0)} on average ({_per_seed(ex)} with T̃){_missing(cls.key)}")
+        seeds = list(_by_seed(reproduce.svm_minima(names, perturbation=0.0)))
+
+        def text(reading: str) -> str:
+            per0 = _by_seed(reproduce.svm_minima(names, perturbation=0.0, reading=reading))
+            per = _by_seed(reproduce.svm_minima(names, reading=reading))
+            # above every tied minimum of L_val: a larger γ than the largest γ of least L_val
+            high0 = [int(sum(u > max(ts) for u, ts in zip(m["x_u"], m["x_error_ties"], strict=True)))
+                     for m in per0.values()]
+            high = [int(sum(u > max(ts) for u, ts in zip(per[s]["x_u"], per[s]["x_error_ties"], strict=True)))
+                    for s in per0]
+            ex0 = [round(float((m["error_at_u"] - m["error_min"]).mean()), 3) for m in per0.values()]
+            ex = [round(float((per[s]["error_at_u"] - per[s]["error_min"]).mean()), 3) for s in per0]
+            return (f"argmin of −Û_tr above L_val's γ on {_per_seed(high0)} of {len(names)} sets without T̃ "
+                    f"({_per_seed(high)} with T̃); L_val there exceeds its minimum by {_per_seed(ex0)} on average "
+                    f"({_per_seed(ex)} with T̃)")
+
+        tables = [_svm(n) for n in names]
+        return f"{_n_seeds(seeds)}; " + _under_readings(tables, text) + _missing(cls.key)
 
     def build(self) -> hv.Layout:
         names = [n for n in _present(self.key) if n in self.datasets]
@@ -269,16 +315,21 @@ class UncertaintyFig9(_RealData):
 
     @classmethod
     def measured(cls) -> str:
-        t = reproduce.load_table("mlp_epoch", "letter")
-        seeds = _seeds(t)
-        per = [t[t["seed"] == s] for s in seeds]
-        m = [reproduce.minima(a, "epoch") for a in per]
-        te = [reproduce.minima(a, "epoch", error="L_te", u="U_te") for a in per]
-        gap = [round(float((a["U_tr"] - a["U_te"]).abs().max()), 3) for a in per]
-        opt = ", ".join(sorted(set(t["optimizer"].astype(str)))) if "optimizer" in t else "?"
-        return (f"{_n_seeds(seeds)}, {opt}; max |Û_tr − Û_te| {_per_seed(gap)}; argmin epoch of "
-                f"L_val {_per_seed(x['x_error'] for x in m)}, of −Û_tr {_per_seed(x['x_u'] for x in m)}; of L_te "
-                f"{_per_seed(x['x_error'] for x in te)}, of −Û_te {_per_seed(x['x_u'] for x in te)}")
+        t_all = reproduce.load_table("mlp_epoch", "letter")
+        seeds = _seeds(t_all)
+        opt = ", ".join(sorted(set(t_all["optimizer"].astype(str)))) if "optimizer" in t_all else "?"
+
+        def text(reading: str) -> str:
+            t = _u(_u(t_all, reading), reading, "U_te")
+            per = [t[t["seed"] == s] for s in seeds]
+            m = [reproduce.minima(a, "epoch") for a in per]
+            te = [reproduce.minima(a, "epoch", error="L_te", u="U_te") for a in per]
+            gap = [round(float((a["U_tr"] - a["U_te"]).abs().max()), 3) for a in per]
+            return (f"max |Û_tr − Û_te| {_per_seed(gap)}; argmin epoch of L_val {_per_seed(x['x_error'] for x in m)}, "
+                    f"of −Û_tr {_per_seed(x['x_u'] for x in m)}; of L_te {_per_seed(x['x_error'] for x in te)}, "
+                    f"of −Û_te {_per_seed(x['x_u'] for x in te)}")
+
+        return f"{_n_seeds(seeds)}, {opt}; " + _under_readings([t_all], text)
 
     def build(self) -> hv.Layout:
         t = reproduce.load_table("mlp_epoch", "letter")
@@ -295,9 +346,9 @@ def _variants(table: str, name: str, column: str) -> dict[str, pd.DataFrame]:
     return {("K_aic" if v == "aic" else f"{column} = {v}"): g for v, g in t.groupby(column, sort=False)}
 
 
-def _spread(table: str, name: str, column: str) -> str:
+def _spread(table: str, name: str, column: str, reading: str) -> str:
     """Per seed: the argmins of −Û_tr over the variants and the largest change of Û_tr between variants."""
-    t = reproduce.load_table(table, name)
+    t = _u(reproduce.load_table(table, name), reading)
     argmins, change = [], []
     for s in _seeds(t):
         ts = t[t["seed"] == s]
@@ -315,9 +366,12 @@ def _sensitivity_caption(key: str, table: str, column: str) -> str:
     names = _present(key)
     seeds = {n: _seeds(reproduce.load_table(table, n)) for n in names}
     common = sorted(set.intersection(*(set(s) for s in seeds.values())))
-    return (f"{_n_seeds(common)} on every set shown; "
-            + "; ".join(f"{TITLES[n]}, {_n_seeds(seeds[n])}: {_spread(table, n, column)}" for n in names)
-            + _missing(key))
+
+    def text(reading: str) -> str:
+        return "; ".join(f"{TITLES[n]}, {_n_seeds(seeds[n])}: {_spread(table, n, column, reading)}" for n in names)
+
+    tables = [reproduce.load_table(table, n) for n in names]
+    return f"{_n_seeds(common)} on every set shown; " + _under_readings(tables, text) + _missing(key)
 
 
 class UncertaintyFig12(_RealData):
@@ -352,6 +406,42 @@ class UncertaintyFig13(_RealData):
         names = _present(self.key)
         panels = [rplots.spread_sensitivity(_variants("u_by_K", n, "K"), title=TITLES[n]) for n in names]
         return _layout(panels, 2)
+
+
+#: Short names of the readings of eq 39 in table headers.
+SHORT_READINGS = {"literal": "w = 0", "threshold": "ω < 0.05"}
+
+
+def argmin_table() -> str:
+    """The per-dataset table of docs/real_data.md, in Markdown: C, L_val's argmin and, under each reading
+    of eq 39 (:data:`buviz.verdicts.READINGS`), −Û_tr's argmin with and without T̃, the L_val it costs and
+    Spearman's ρ(−Û_tr, L_val); values per seed, "/"-separated; "—" where the tables lack the reading.
+
+    Returns
+    -------
+    str
+        The Markdown table (header, rule, one row per shipped ``svm_gamma`` set in the paper's order).
+    """
+    names = _present("uncertainty_fig8")
+    head = ["dataset", "C", "argmin log₂γ L_val"]
+    for r in READINGS:
+        k = SHORT_READINGS[r]
+        head += [f"argmin −Û_tr, {k}", f"without T̃, {k}", f"L_val cost, {k}", f"ρ, {k}"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for n in names:
+        t = reproduce.load_table("svm_gamma", n)
+        with_t = reproduce.svm_minima([n])
+        row = [TITLES[n], _g(float(t["C"].iloc[0])), _per_seed(with_t["x_error"])]
+        for r in READINGS:
+            if reading_column(t, r) is None:
+                row += ["—"] * 4
+                continue
+            m, m0 = reproduce.svm_minima([n], reading=r), reproduce.svm_minima([n], perturbation=0.0, reading=r)
+            row += [_per_seed(m["x_u"]), _per_seed(m0["x_u"]),
+                    "/".join(f"{c:.3f}" for c in m["error_at_u"] - m["error_min"]),
+                    "/".join(f"{c:.2f}" for c in m["rho"])]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
 
 
 def _sig(x: float, digits: int = 2) -> float:

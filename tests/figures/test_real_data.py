@@ -13,6 +13,7 @@ import pytest
 from buviz import figures, reproduce
 from buviz.figures import real_data
 from buviz.uncertainty import costs
+from buviz.verdicts import READINGS, reading_column
 
 REAL_KEYS = [k for k in reproduce.FIGURE_TABLES if k in figures.REGISTRY]
 #: The paper's real-data figures and table (Ha et al. 2021, Figs 7-9, 11-13 and Table 3).
@@ -51,15 +52,51 @@ def _seeds(table: str, name: str) -> list[int]:
 
 
 def _scan(name: str, seed: int, perturbation: float = reproduce.PERTURBATION, error: str = "L_val",
-          u: str = "U_tr") -> tuple[float, float]:
+          u: str = "U_tr", reading: str | None = None) -> tuple[float, float]:
     """log₂ γ at the smallest ``error`` and at the largest ``u`` (the argmin of −Û) of one seed, by a direct
     scan of the shipped ``svm_gamma`` rows (ties to the smaller γ), independently of :func:`buviz.reproduce.minima`."""
+    return _scan_ties(name, seed, perturbation, error, u, reading)[:2]
+
+
+def _scan_ties(name, seed, perturbation=reproduce.PERTURBATION, error="L_val", u="U_tr", reading=None):
+    """:func:`_scan`, then every log₂ γ whose ``error`` equals the smallest (to 1e-12) and the error at −Û's argmin."""
     t = reproduce.load_table("svm_gamma", name)
-    rows = sorted((r["log2_gamma"], r[error], r[u]) for _, r in t.iterrows()
+    col = u if reading is None else reading_column(t, reading, u)
+    rows = sorted((r["log2_gamma"], r[error], r[col]) for _, r in t.iterrows()
                   if r["perturbation"] == perturbation and r["seed"] == seed)
     best_l = min(rows, key=lambda r: r[1])  # min keeps the first of equal values: the smaller γ
     best_u = max(rows, key=lambda r: (r[2], -r[0]))
-    return best_l[0], best_u[0]
+    ties = [r[0] for r in rows if r[1] <= best_l[1] + 1e-12]
+    return best_l[0], best_u[0], ties, best_u[1] <= best_l[1] + 1e-12
+
+
+def _held(key: str) -> list[str]:
+    """The readings of eq 39 every table of figure ``key`` holds."""
+    table, names = reproduce.FIGURE_TABLES[key]
+    tables = [reproduce.load_table(table, n) for n in names if reproduce.has_table(table, n)]
+    return [r for r in READINGS if all(reading_column(t, r) is not None for t in tables)]
+
+
+def _segment(key: str, reading: str) -> str:
+    """The part of the caption of figure ``key`` that reads the tables under ``reading``."""
+    text = figures.REGISTRY[key].description
+    start = text.index(f"[{READINGS[reading]}] ")
+    end = min((text.index(f"[{lab}]", start + 1) for lab in READINGS.values() if f"[{lab}]" in text[start + 1:]),
+              default=len(text))
+    return text[start:end]
+
+
+def test_captions_name_every_reading_of_eq39_and_the_one_drawn():
+    """Each real-data caption has a part per reading of eq 39 (numbers where the tables hold it, "not in the
+    shipped tables" where not) and says which reading the curves draw."""
+    for key in [k for k in REAL_KEYS if figures.REGISTRY[k].kind == "figure"]:
+        text = figures.REGISTRY[key].description
+        assert "−Û drawn: " in text, key
+        held = _held(key)
+        assert held, key
+        for reading, label in READINGS.items():
+            assert f"[{label}] " in text, (key, reading)
+            assert ("not in the shipped tables" in _segment(key, reading)) == (reading not in held), (key, reading)
 
 
 def _caption_groups(key: str, pattern: str) -> tuple[str, ...]:
@@ -90,31 +127,41 @@ HAS_LETTER = reproduce.has_table("svm_gamma", "letter")
 
 
 @pytest.mark.skipif(not HAS_LETTER, reason="Letter Recognition's sweep is not shipped")
-def test_fig7_caption_argmins_are_the_letter_tables_seed_by_seed():
+@pytest.mark.parametrize("reading", list(READINGS))
+def test_fig7_caption_argmins_are_the_letter_tables_seed_by_seed(reading):
+    if reading not in _held("uncertainty_fig7"):
+        pytest.skip(f"the shipped Letter table does not hold the {reading} reading")
     seeds = _seeds("svm_gamma", "letter")
-    scans = [_scan("letter", s) for s in seeds]
-    l_val, u_tr, same, n = _caption_groups(
-        "uncertainty_fig7", r"argmin log₂γ of L_val ([−\d/]+), of −Û_tr ([−\d/]+): the same in (\d+)/(\d+) seeds")
-    assert _ints(l_val) == [a for a, _ in scans] and _ints(u_tr) == [b for _, b in scans]
-    assert (int(same), int(n)) == (sum(a == b for a, b in scans), len(seeds))
-    te = [_scan("letter", s, error="L_te", u="U_te") for s in seeds]
-    l_te, u_te = _caption_groups("uncertainty_fig7", r"argmin of L_te ([−\d/]+), of −Û_te ([−\d/]+);")
+    scans = [_scan_ties("letter", s, reading=reading) for s in seeds]
+    seg = _segment("uncertainty_fig7", reading)
+    l_val, u_tr, same, n = re.search(
+        r"argmin log₂γ of L_val ([−\d/]+), of −Û_tr ([−\d/]+): on a minimum of L_val in (\d+)/(\d+) seeds",
+        seg).groups()
+    assert _ints(l_val) == [a[0] for a in scans] and _ints(u_tr) == [a[1] for a in scans]
+    assert (int(same), int(n)) == (sum(a[3] for a in scans), len(seeds))
+    te = [_scan("letter", s, error="L_te", u="U_te", reading=reading) for s in seeds]
+    l_te, u_te = re.search(r"argmin of L_te ([−\d/]+), of −Û_te ([−\d/]+);", seg).groups()
     assert _ints(l_te) == [a for a, _ in te] and _ints(u_te) == [b for _, b in te]
 
 
-def test_fig8_and_fig11_caption_counts_are_the_tables_seed_by_seed():
+@pytest.mark.parametrize("reading", list(READINGS))
+def test_fig8_and_fig11_caption_counts_are_the_tables_seed_by_seed(reading):
+    """Counts with tied minima of L_val: −Û_tr's pick is on the minimum when its L_val equals the least."""
+    if reading not in _held("uncertainty_fig8"):
+        pytest.skip(f"the shipped tables do not hold the {reading} reading")
     seeds = sorted(set.intersection(*(set(_seeds("svm_gamma", n)) for n in PRESENT)))
-    scans = {s: {n: _scan(n, s) for n in PRESENT} for s in seeds}
-    same = [sum(a == b for a, b in scans[s].values()) for s in seeds]
-    near = [sum(abs(a - b) <= 1 for a, b in scans[s].values()) for s in seeds]  # one grid step: Δlog₂γ = 1
-    got = _caption_groups("uncertainty_fig8",
-                          rf"on ([\d/]+) of {len(PRESENT)} sets, within one step \(Δlog₂γ = 1\) on ([\d/]+);")
+    scans = {s: {n: _scan_ties(n, s, reading=reading) for n in PRESENT} for s in seeds}
+    same = [sum(v[3] for v in scans[s].values()) for s in seeds]
+    # one grid step (Δlog₂γ = 1) from the nearest of the tied minima
+    near = [sum(min(abs(x - v[1]) for x in v[2]) <= 1 for v in scans[s].values()) for s in seeds]
+    got = re.search(rf"on ([\d/]+) of {len(PRESENT)} sets, within one step \(Δlog₂γ = 1\) on ([\d/]+);",
+                    _segment("uncertainty_fig8", reading)).groups()
     assert (_ints(got[0]), _ints(got[1])) == (same, near)
-    scans0 = {s: {n: _scan(n, s, 0.0) for n in PRESENT} for s in seeds}
-    above0 = [sum(u > lv for lv, u in scans0[s].values()) for s in seeds]
-    above = [sum(u > lv for lv, u in scans[s].values()) for s in seeds]
-    got = _caption_groups("uncertainty_fig11",
-                          rf"above L_val's γ on ([\d/]+) of {len(PRESENT)} sets without T̃ \(([\d/]+) with")
+    scans0 = {s: {n: _scan_ties(n, s, 0.0, reading=reading) for n in PRESENT} for s in seeds}
+    above0 = [sum(v[1] > max(v[2]) for v in scans0[s].values()) for s in seeds]
+    above = [sum(v[1] > max(v[2]) for v in scans[s].values()) for s in seeds]
+    got = re.search(rf"above L_val's γ on ([\d/]+) of {len(PRESENT)} sets without T̃ \(([\d/]+) with",
+                    _segment("uncertainty_fig11", reading)).groups()
     assert (_ints(got[0]), _ints(got[1])) == (above0, above)
 
 
@@ -138,22 +185,36 @@ def _real_data_doc() -> str:
 
 
 def test_real_data_doc_argmin_table_is_the_tables():
-    """docs/real_data.md's per-dataset table, cell by cell (a value per seed), against direct scans of the tables."""
-    rows = _markdown_table(_real_data_doc(), "dataset")
+    """docs/real_data.md's per-dataset table is :func:`real_data.argmin_table`, whose cells (a value per seed,
+    under each reading of eq 39 the tables hold) are checked against direct scans of the tables."""
+    assert "\n".join(_real_data_doc_table()) == real_data.argmin_table()
+    rows = _markdown_table(real_data.argmin_table(), "dataset")
     assert [r[0] for r in rows] == [real_data.TITLES[n] for n in PRESENT]
     for row, name in zip(rows, PRESENT, strict=True):
         seeds = _seeds("svm_gamma", name)
         t = reproduce.load_table("svm_gamma", name)
         assert float(row[1]) == float(t["C"].iloc[0]), name
-        scans = [_scan(name, s) for s in seeds]
-        assert _ints(row[2]) == [a for a, _ in scans], name
-        assert _ints(row[3]) == [b for _, b in scans], name
-        assert _ints(row[4]) == [_scan(name, s, 0.0)[1] for s in seeds], name
-        cost = [float(v) for v in row[5].split("/")]
-        for c, s, (_, xu) in zip(cost, seeds, scans, strict=True):
-            ts = t[(t["seed"] == s) & (t["perturbation"] == reproduce.PERTURBATION)]
-            expected = float(ts.loc[ts["log2_gamma"] == xu, "L_val"].iloc[0] - ts["L_val"].min())
-            assert c == pytest.approx(expected, abs=5e-4), name
+        assert _ints(row[2]) == [_scan(name, s)[0] for s in seeds], name
+        for i, reading in enumerate(READINGS):
+            cells = row[3 + 4 * i: 7 + 4 * i]
+            if reading_column(t, reading) is None:
+                assert cells == ["—"] * 4, (name, reading)
+                continue
+            scans = [_scan(name, s, reading=reading) for s in seeds]
+            assert _ints(cells[0]) == [b for _, b in scans], (name, reading)
+            assert _ints(cells[1]) == [_scan(name, s, 0.0, reading=reading)[1] for s in seeds], (name, reading)
+            col = reading_column(t, reading)
+            for c, s, (_, xu) in zip(cells[2].split("/"), seeds, scans, strict=True):
+                ts = t[(t["seed"] == s) & (t["perturbation"] == reproduce.PERTURBATION)]
+                expected = float(ts.loc[ts["log2_gamma"] == xu, "L_val"].iloc[0] - ts["L_val"].min())
+                assert float(c) == pytest.approx(expected, abs=5e-4), (name, reading, col)
+
+
+def _real_data_doc_table() -> list[str]:
+    lines = _real_data_doc().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| dataset |"))
+    end = next(i for i in range(start, len(lines) + 1) if i == len(lines) or not lines[i].startswith("|"))
+    return lines[start:end]
 
 
 def test_real_data_doc_quotes_the_current_captions():
