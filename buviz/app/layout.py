@@ -24,6 +24,7 @@ from buviz.app._panel_compat import (
 from buviz.app.controls import URL_PARAMS, Controls, url_settings
 from buviz.app.mathmd import fix_math
 from buviz.app.meta import TITLE
+from buviz.app.session import expire_when_disconnected
 from buviz.app.snippets import CodePanel
 from buviz.app.store import SessionStore
 from buviz.app.upload import CSV_HELP
@@ -103,6 +104,64 @@ DATASET_HINTS = {
 def dataset_options() -> dict[str, str]:
     """The dataset menu: label -> name, every choice of the controls, the ambiguous ones explained."""
     return {DATASET_HINTS.get(n, n): n for n in Controls.param.dataset.objects}
+
+
+#: Bytes per websocket message of an upload (the file dropper sends a file in chunks of this size):
+#: far below the server's websocket limit (:data:`WEBSOCKET_MAX_MESSAGE_BYTES`), so no file can drop a
+#: session.
+UPLOAD_CHUNK_BYTES = 1_000_000
+#: The websocket message limit of the explorer's server (Tornado's ``websocket_max_message_size``, set
+#: by Bokeh to 20 MiB by default; ``buviz serve`` passes it explicitly). A message over it closes the
+#: session's socket: the page then stops answering. It must stay above the largest message an upload
+#: sends (:data:`UPLOAD_CHUNK_BYTES` and the event's wrapping).
+WEBSOCKET_MAX_MESSAGE_BYTES = 20 * 1024 * 1024
+#: What the browser accepts before sending (filepond counts 1 KB = 1000 bytes): the largest whole number
+#: of KB within :data:`buviz.datasets.MAX_CSV_BYTES`, so the server never refuses for size what the
+#: browser let through.
+UPLOAD_MAX_FILE_SIZE = f"{datasets.MAX_CSV_BYTES // 1000}KB"
+
+
+class CsvDropper(pn.widgets.FileDropper):
+    """Panel's file dropper for one CSV: the browser refuses a file over
+    :data:`buviz.datasets.MAX_CSV_BYTES` before sending any of it (with filepond's "File is too large"
+    message), sends the others in chunks of :data:`UPLOAD_CHUNK_BYTES`, and the server drops a file
+    whose chunks add up to more than the cap (a client that skipped the browser's check) and calls
+    ``on_refused(filename, reason)``."""
+
+    def __init__(self, on_refused=None, **params):
+        params = {"max_file_size": UPLOAD_MAX_FILE_SIZE, "chunk_size": UPLOAD_CHUNK_BYTES, "multiple": False,
+                  "accepted_filetypes": [".csv", ".txt", ".tsv", ".gz", "text/*", "application/gzip",
+                                         "application/x-gzip"], "previews": [], **params}
+        super().__init__(**params)
+        self._on_refused = on_refused
+        self._received: dict[str, int] = {}
+        self._refused: set[str] = set()
+        #: the name of the file whose last chunk arrived last (what ``value`` just gained)
+        self.completed: str | None = None
+
+    def _process_event(self, event):
+        data = event.data
+        if event.event_name == "upload_event":
+            name = data["name"]
+            if data["chunk"] == 1:
+                self._received[name] = 0
+                self._refused.discard(name)
+            if name in self._refused:
+                return
+            got = self._received.get(name, 0) + len(data["data"] or b"")
+            most_chunks = -(-(datasets.MAX_CSV_BYTES + 1) // self.chunk_size)
+            if got > datasets.MAX_CSV_BYTES or data["total_chunks"] > most_chunks:
+                self._refused.add(name)
+                self._file_buffer.pop(name, None)
+                self._received.pop(name, None)
+                if self._on_refused is not None:
+                    self._on_refused(name, f"the file is too large (limit {datasets.MAX_CSV_BYTES} bytes)")
+                return
+            self._received[name] = got
+            if data["chunk"] == data["total_chunks"]:
+                self._received.pop(name, None)
+                self.completed = name
+        super()._process_event(event)
 
 
 def _throttled(widget_type, **kw):
@@ -254,8 +313,8 @@ class ExplorerApp(pn.viewable.Viewer):
         mixture = pn.Card(pn.pane.Markdown(_MIXTURE_HELP), self.mixture_text, apply_mix,
                           title="Custom mixture editor", collapsed=True, sizing_mode="stretch_width")
 
-        self.file_input = pn.widgets.FileInput(accept=".csv,.txt,.tsv,.gz", multiple=False,
-                                               sizing_mode="stretch_width")
+        self.file_input = CsvDropper(on_refused=self._on_refused_upload, sizing_mode="stretch_width",
+                                     layout="compact")
         self.file_input.param.watch(self._on_upload, "value")
         # collapsed, as the mixture editor: open, it pushed the γ slider below a 720-px screen
         upload = pn.Card(pn.pane.Markdown(CSV_HELP), self.file_input,
@@ -275,8 +334,13 @@ class ExplorerApp(pn.viewable.Viewer):
                 pn.pane.Markdown("### Proposal 2 estimator"), est, reset]
 
     def _on_upload(self, event):
-        if event.new:
-            self.store.upload_csv(event.new, self.file_input.filename or "upload.csv")
+        # the dropper's value is {filename: content}, changed in place; a removed file: nothing to do
+        name, self.file_input.completed = self.file_input.completed, None
+        if name is not None and name in (event.new or {}):
+            self.store.upload_csv(event.new[name], name or "upload.csv")
+
+    def _on_refused_upload(self, filename: str, reason: str) -> None:
+        self.store.report(f"CSV {filename!r} rejected: {reason}")
 
     # ------------------------------------------------------------------ messages
     def _on_message(self, event):
@@ -315,6 +379,9 @@ class ExplorerApp(pn.viewable.Viewer):
         doc = pn.state.curdoc
         if doc is not None and doc.session_context is not None:
             self.store.attach(doc)
+            # the page's work ends with the page: its session is discarded (and the store's jobs
+            # cancelled) at Bokeh's next check after its websocket closes
+            pn.state.onload(lambda: expire_when_disconnected(doc))
 
     def _open_tab_from_url(self) -> None:
         """Open the tab the URL names (``?tab=8``, its index), if it names one."""
@@ -372,7 +439,7 @@ def build_app(**params):
     _use_local_stylesheets()
     guard_close_after_failed_ping()
     recompute_models_only_when_changed()
-    pn.extension("mathjax", notifications=True, loading_indicator=True, sizing_mode="fixed")
+    pn.extension("mathjax", "filedropper", notifications=True, loading_indicator=True, sizing_mode="fixed")
     # Canvas, not WebGL: the plots are small, and without a GPU (class VMs, headless browsers)
     # WebGL runs in software and doubles the browser's time per update.
     hv.renderer("bokeh").webgl = False

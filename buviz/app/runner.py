@@ -207,6 +207,11 @@ class JobRunner:
         with self._lock:
             return [j for j in self._slots.get(slot, []) if not j.finished]
 
+    def active_slots(self) -> list[Hashable]:
+        """The slots that hold a job not yet ended (a session's ``(name, id)``: what it still runs)."""
+        with self._lock:
+            return [slot for slot, jobs in self._slots.items() if any(not j.finished for j in jobs)]
+
     def idle(self, lane: str | None = None) -> bool:
         """Whether ``lane`` (default: every lane) has nothing queued or running."""
         lanes = [lane] if lane else list(self._queues)

@@ -70,7 +70,7 @@ from buviz.app.controls import CONTROL_PARAMS, Controls
 from buviz.app.notes import scale_log2_gamma, status_label, status_notes
 from buviz.app.runner import PREFETCH, RUNNER, USER, Job
 from buviz.app.session import SessionLink
-from buviz.app.upload import check_mixture_text, prepare_csv
+from buviz.app.upload import check_mixture_text, file_size_text, prepare_csv
 from buviz.plots.displays import class_names
 
 __all__ = ["SessionStore", "SHOWN_PARAMS", "Delivered"]
@@ -170,6 +170,7 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
         self._changed_at: float | None = None
         self._prefetched_for: tuple | None = None
         self._reverting = False  # the store is putting controls back: their watchers do nothing
+        self._next_notice: str | None = None  # the notice of the data being computed, shown with them
         #: what ingestion said about an uploaded CSV or mixture (payload -> note), shown with it
         self.data_notes: dict[str, str] = {}
         #: (controls, published values) of the last states every open view drew, newest last
@@ -452,7 +453,9 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
             notes.append(f"M = {s['M']} is more than the {N} training samples of this dataset: "
                          f"M set to {N} (the neighbourhood N^M(x) cannot exceed N)")
             s = self._set_quietly(M=N)
-        self._publish(notice="; ".join(n for n in notes if n))
+        # published with the data's snapshot (:meth:`_show`), never before: a note about data still being
+        # computed (or refused later) would sit above the old data
+        self._next_notice = "; ".join(n for n in notes if n)
         return s
 
     def _set_quietly(self, **values) -> dict:
@@ -466,6 +469,7 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
 
     def _fail(self, exc: Exception) -> None:
         msg = _describe(exc)
+        self._next_notice = None
         if not isinstance(exc, ValueError):
             _LOG.warning("buviz: could not compute %s: %s", status_label(self.settings()), msg)
         self.revert()
@@ -489,6 +493,7 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
         """
         what = f"dataset {self.controls.dataset!r} at {status_label(self.settings())}"
         _LOG.warning("buviz: a view could not draw %s: %s (the previous state is shown again)", what, _describe(exc))
+        self._next_notice = None
         if drop_current and self._good:
             self._good.pop()
         while self._good:
@@ -520,6 +525,8 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
                    "status_notice": status_notes(snap.result, class_names(snap.ds))}
         if old is None or old.ds is not snap.ds:
             updates["sensitivity"] = {}
+        if self._next_notice is not None:
+            updates["notice"], self._next_notice = self._next_notice, None
         for p in ("message", "computing"):
             if getattr(self, p) == "":
                 updates.pop(p)
@@ -552,19 +559,54 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
                                  blocking=False)
 
     # ------------------------------------------------------------------ user actions
-    def upload_csv(self, data: bytes, filename: str = "upload.csv") -> bool:
+    def upload_csv(self, data: bytes | str, filename: str = "upload.csv") -> bool:
         """Check an uploaded CSV (:func:`buviz.app.upload.prepare_csv`: delimiter and header sniffed,
-        two or more numeric feature columns) and switch to it; on failure set :attr:`message` and
-        keep the state. :attr:`notice` says what was inferred."""
-        try:
-            up = prepare_csv(data, random_state=self.controls.seed)
-        except ValueError as exc:
-            self.report(f"CSV {filename!r} rejected: {exc}")
-            return False
-        store_upload(up.digest, up.data)
-        self.data_notes[up.digest] = f"CSV {filename!r}: " + "; ".join(up.notes)
-        self.controls.param.update(csv_key=up.digest, dataset="csv")
-        return self.snapshot is not None and self.snapshot.settings.get("csv_key") == up.digest
+        two or more numeric feature columns, more rows than the explorer's N range subsampled by
+        class) and switch to it; on failure set :attr:`message` and keep the state.
+
+        The file is read in the background (the session's ``"upload"`` slot: a newer upload, or the end
+        of the session, cancels it) within :data:`~buviz.app.upload.UPLOAD_TIME_BUDGET_S`. The page then
+        ends in one state: the new data with :attr:`notice` saying what was inferred and kept (the
+        message bar cleared), or the old data with the refusal in :attr:`message`. Not served, this
+        waits for the outcome; returns whether the upload is shown (served: whether it was accepted
+        for reading).
+        """
+        if isinstance(data, str):  # the file dropper hands text files over decoded
+            data = data.encode("utf-8")
+        seed, reading = self.controls.seed, f"CSV {filename!r} ({file_size_text(len(data))}): reading"
+        accepted: list[str] = []
+
+        def work(job: Job):
+            try:
+                return prepare_csv(data, random_state=seed, check=job.check)
+            except ValueError as exc:  # a refusal is a result, not a server error
+                return exc
+
+        def done(job: Job) -> None:
+            if self.computing == reading:
+                self._publish(computing="")
+            if self.closed or job.status == "cancelled":
+                return
+            if job.status == "error" or isinstance(job.result, Exception):
+                self.report(f"CSV {filename!r} rejected: {job.error or job.result}")
+                return
+            up = job.result
+            store_upload(up.digest, up.data)
+            self.data_notes[up.digest] = f"CSV {filename!r}: " + "; ".join(up.notes)
+            accepted.append(up.digest)
+            settings = {**self.settings(), "dataset": "csv", "csv_key": up.digest}
+            dataset_for.put(ResultKey.of(settings).data, up.dataset)  # read once, not again on the event loop
+            shown = self._shown or {}
+            if shown.get("dataset") == "csv" and shown.get("csv_key") == up.digest and self.snapshot is not None:
+                self._publish(message="", notice=self.data_notes[up.digest])  # the same file again
+            else:
+                self.controls.param.update(csv_key=up.digest, dataset="csv")
+
+        self._publish(computing=reading)
+        self.request("upload", work, with_job=True, on_done=done, label=f"reading {filename}")
+        if self.link.served:
+            return True
+        return bool(accepted) and self.snapshot is not None and self.snapshot.settings.get("csv_key") == accepted[-1]
 
     def set_mixture(self, text: str) -> bool:
         """Validate a custom mixture (JSON) and switch to it; on failure set :attr:`message`."""

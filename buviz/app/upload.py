@@ -6,6 +6,12 @@ first row is a header (a first row whose feature cells are all numbers is data: 
 named ``x1 … xd`` and ``label``). The file is rewritten as a plain comma-separated table with a
 header and handed to :func:`buviz.datasets.read_csv`; :class:`Upload` says what was done
 (``notes``), and a refusal says what would work.
+
+Uploads are bounded before they cost anything: the page's file input refuses a file over
+:data:`buviz.datasets.MAX_CSV_BYTES` before sending it, and a table of more than
+:data:`MAX_UPLOAD_ROWS` rows is subsampled, stratified by class, to the explorer's N range
+(:func:`stratified_rows`), with a note giving the file's size and what was kept. Reading stops at
+:data:`UPLOAD_TIME_BUDGET_S` seconds.
 """
 
 from __future__ import annotations
@@ -15,6 +21,8 @@ import gzip
 import hashlib
 import io
 import json
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,11 +30,29 @@ import numpy as np
 from buviz import datasets
 
 __all__ = ["Upload", "prepare_csv", "read_normalised", "parse_mixture", "check_mixture_text", "CSV_HELP",
-           "DELIMITERS", "MAX_CLASSES", "MAX_COMPONENTS"]
+           "DELIMITERS", "MAX_CLASSES", "MAX_COMPONENTS", "MAX_UPLOAD_TRAIN", "MAX_UPLOAD_ROWS",
+           "UPLOAD_TEST_SIZE", "UPLOAD_TIME_BUDGET_S", "stratified_rows", "file_size_text"]
 
 #: Largest custom mixture accepted by the editor.
 MAX_COMPONENTS = 20
 MAX_CLASSES = 8
+
+#: The largest training set the explorer draws (the N slider's upper bound,
+#: ``Controls.param.n_train.bounds[1]``): an uploaded table is cut down to it. Without the cap a
+#: 200 000-row file (3.3 MB, under the byte cap) became N(train) = 140 000, a fit of minutes.
+MAX_UPLOAD_TRAIN = 5000
+#: Fraction of an upload held out as its test set (:func:`buviz.datasets.read_csv`'s ``test_size``).
+UPLOAD_TEST_SIZE = 0.3
+#: Most rows kept from an uploaded table: the most whose training part (scikit-learn's split keeps
+#: ``n - ceil(UPLOAD_TEST_SIZE · n)`` rows) is at most :data:`MAX_UPLOAD_TRAIN`.
+MAX_UPLOAD_ROWS = int(MAX_UPLOAD_TRAIN / (1 - UPLOAD_TEST_SIZE))
+#: Seconds an upload may take to be read and checked (decoding, parsing, subsampling, the split);
+#: checked between steps and every :data:`_CHECK_EVERY` rows. Past it the file is refused (the
+#: server is busy or the file pathological) and the page keeps its data.
+UPLOAD_TIME_BUDGET_S = 30.0
+_CHECK_EVERY = 20_000
+#: Fewest rows a class keeps when a table is subsampled (the stratified split needs two per class).
+MIN_ROWS_PER_CLASS = 2
 
 #: Delimiters the sniffer chooses from (a space stands for runs of blanks).
 DELIMITERS = ",;\t| "
@@ -46,6 +72,66 @@ class Upload:
     digest: str
     notes: list[str] = field(default_factory=list)
     dataset: datasets.Dataset | None = None
+    #: The file's size as uploaded (bytes), the rows it holds and the rows kept.
+    file_bytes: int = 0
+    rows_read: int = 0
+    rows_kept: int = 0
+
+
+def file_size_text(n: int) -> str:
+    """A file size for people: ``"3.3 MB"``, ``"740 kB"``, ``"512 bytes"`` (decimal units, as the
+    browser's file picker shows them)."""
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f} MB"
+    if n >= 1_000:
+        return f"{n / 1_000:.0f} kB"
+    return f"{n} bytes"
+
+
+def stratified_rows(labels, n_keep: int, *, random_state: int = 0) -> np.ndarray:
+    """Indices of ``n_keep`` rows drawn per class in proportion to the class sizes (stratified), in
+    file order.
+
+    Each class keeps ``floor(n_keep · n_j / n)`` rows, at least ``min(n_j, MIN_ROWS_PER_CLASS)``;
+    the rows left over go to the largest remainders (ties: the class whose label sorts first). Within
+    a class the rows are drawn without replacement by ``numpy.random.default_rng(random_state)``,
+    class after class in sorted label order, so the subsample is the same on every machine.
+
+    Parameters
+    ----------
+    labels : sequence of str
+        The label of every row.
+    n_keep : int
+        Rows to keep (all of them when there are no more than that).
+    random_state : int, default=0
+        Seed of the draw.
+
+    Returns
+    -------
+    ndarray of int
+        Sorted row indices.
+    """
+    labels = np.asarray(labels, dtype=str)
+    n = len(labels)
+    if n <= n_keep:
+        return np.arange(n)
+    classes, codes = np.unique(labels, return_inverse=True)  # sorted labels
+    counts = np.bincount(codes, minlength=len(classes))
+    exact = n_keep * counts / n
+    quota = np.maximum(np.floor(exact).astype(int), np.minimum(counts, MIN_ROWS_PER_CLASS))
+    left = n_keep - int(quota.sum())
+    if left > 0:
+        order = sorted(range(len(classes)), key=lambda j: (-(exact[j] - np.floor(exact[j])), j))
+        for j in order:
+            if left == 0:
+                break
+            if quota[j] < counts[j]:
+                quota[j] += 1
+                left -= 1
+    rng = np.random.default_rng(random_state)
+    keep = [rng.choice(np.flatnonzero(codes == j), size=int(quota[j]), replace=False)
+            for j in range(len(classes))]
+    return np.sort(np.concatenate(keep))
 
 
 def _decode(raw: bytes) -> str:
@@ -80,15 +166,23 @@ def _is_number(cell: str) -> bool:
     return True
 
 
-def prepare_csv(raw: bytes, *, random_state: int = 0) -> Upload:
-    """Sniff, normalise and read an uploaded CSV.
+def prepare_csv(raw: bytes, *, random_state: int = 0, max_rows: int = MAX_UPLOAD_ROWS,
+                check: Callable[[], None] | None = None, time_budget: float = UPLOAD_TIME_BUDGET_S) -> Upload:
+    """Sniff, normalise and read an uploaded CSV; a table of more than ``max_rows`` rows is
+    subsampled, stratified by class (:func:`stratified_rows`).
 
     Parameters
     ----------
     raw : bytes
         The file as uploaded (plain or gzip-compressed).
     random_state : int, default=0
-        Seed of the train/test split.
+        Seed of the train/test split and of the subsample.
+    max_rows : int, default=MAX_UPLOAD_ROWS
+        Most rows kept.
+    check : callable, optional
+        Called between steps (a background job's ``check``: it raises once the job is cancelled).
+    time_budget : float, default=UPLOAD_TIME_BUDGET_S
+        Seconds the reading may take; past them the file is refused.
 
     Returns
     -------
@@ -100,19 +194,34 @@ def prepare_csv(raw: bytes, *, random_state: int = 0) -> Upload:
     ValueError
         With a message fit for a user: what is wrong and what would work.
     """
+    start = time.monotonic()
+
+    def step() -> None:
+        if check is not None:
+            check()
+        if time.monotonic() - start > time_budget:
+            raise ValueError(f"reading the file took more than {time_budget:g} s (the server is busy, or the "
+                             f"file is too large to read in time); the data shown are kept")
+
     if not raw:
         raise ValueError("the uploaded file is empty. " + _WOULD_WORK)
     if len(raw) > datasets.MAX_CSV_BYTES:
         raise ValueError(f"the file is too large: {len(raw)} bytes (limit {datasets.MAX_CSV_BYTES})")
     text = _decode(raw)
+    step()
     if not text.strip():
         raise ValueError("the uploaded file is empty. " + _WOULD_WORK)
     delim = _sniff(text)
     notes = []
-    if delim == " ":
-        rows = [line.split() for line in text.splitlines() if line.strip()]
-    else:
-        rows = [r for r in csv.reader(io.StringIO(text), delimiter=delim) if any(c.strip() for c in r)]
+    reader = ((line.split() for line in text.splitlines()) if delim == " "
+              else csv.reader(io.StringIO(text), delimiter=delim))
+    rows = []
+    for i, r in enumerate(reader):
+        if any(c.strip() for c in r):
+            rows.append(r)
+        if i % _CHECK_EVERY == _CHECK_EVERY - 1:
+            step()
+    del text
     if delim != ",":
         notes.append(f"read as {({';': 'semicolon', chr(9): 'tab', '|': 'bar', ' ': 'space'})[delim]}-separated")
     widths = {len(r) for r in rows}
@@ -133,6 +242,14 @@ def prepare_csv(raw: bytes, *, random_state: int = 0) -> Upload:
         body = rows
     else:
         header, body = first, rows[1:]
+    n_read = len(body)
+    if n_read > max_rows:
+        keep = stratified_rows([r[-1].strip() for r in body], max_rows, random_state=random_state)
+        body = [body[i] for i in keep]
+        notes.append(f"the file ({file_size_text(len(raw))}, {n_read} rows) is larger than the explorer's N "
+                     f"range: {len(body)} rows kept, drawn per class in proportion to the file's classes "
+                     f"(stratified, seed {random_state})")
+    step()
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     w.writerow(header)
@@ -142,9 +259,11 @@ def prepare_csv(raw: bytes, *, random_state: int = 0) -> Upload:
         ds = read_normalised(data, random_state=random_state)
     except ValueError as exc:
         raise ValueError(f"{exc}. {_WOULD_WORK}") from None
+    step()
     notes.append(f"{ds.n_features} features, {ds.n_classes} classes, N(train) = {len(ds.X_train)}, "
                  f"N(test) = {len(ds.X_test)}")
-    return Upload(data, hashlib.sha1(data).hexdigest()[:16], notes, ds)
+    return Upload(data, hashlib.sha1(data).hexdigest()[:16], notes, ds, file_bytes=len(raw), rows_read=n_read,
+                  rows_kept=len(body))
 
 
 def parse_mixture(text: str) -> datasets.GaussianMixture:
@@ -202,7 +321,8 @@ def read_normalised(data: bytes, *, random_state: int = 0) -> datasets.Dataset:
     upload rules)."""
     header = next(csv.reader(io.StringIO(data[:65536].decode("utf-8", "replace"))))
     return datasets.read_csv(data, n_features=max(1, len(header) - 1), upload=True,
-                             max_bytes=max(len(data), datasets.MAX_CSV_BYTES), random_state=random_state)
+                             max_bytes=max(len(data), datasets.MAX_CSV_BYTES), test_size=UPLOAD_TEST_SIZE,
+                             random_state=random_state)
 
 
 def check_mixture_text(text: str, n_train: int, seed: int):

@@ -1,0 +1,176 @@
+"""Uploads bounded before they cost anything, and work that ends with its page, in real Chromium.
+
+- a file over the byte cap is refused by the browser before any of it is sent, with a message, and
+  the session goes on answering (a 16 MB file used to close its websocket: a dead page);
+- a table of more rows than the explorer's N range is subsampled by class, with a notice giving the
+  file's size and what was kept; the page ends in one state and no refusal bar outlives a success;
+- closing a page cancels its work: an upload still being read is cancelled in the server's runner.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from .conftest import ExplorerServer, close_page, free_port, new_page, require_browser, server_errors
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+QUERY = "?n_train=200&cv=2"
+
+#: The page's message bar, notice, sizes and "computing" line, as its Bokeh models hold them.
+BARS_JS = """() => {
+  const out = {};
+  for (const doc of Bokeh.documents) for (const m of doc.all_models) {
+    const c = m.css_classes || [];
+    for (const k of ['buviz-message', 'buviz-notice', 'buviz-sizes', 'buviz-computing'])
+      if (c.includes(k)) out[k.slice(6)] = {visible: m.visible, text: typeof m.text === 'string' ? m.text : ''};
+  }
+  return out;
+}"""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    require_browser()
+    srv = ExplorerServer(tmp_path_factory.mktemp("upload"), query=QUERY)
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture
+def page(browser, server):
+    pg = new_page(browser)
+    before = len(server.text().splitlines())
+    yield pg
+    close_page(pg)
+    assert server_errors(server.text().splitlines()[before:]) == []
+
+
+def _open(page, url):
+    page.goto(url)
+    page.wait_for_selector("canvas", timeout=120_000)
+    page.get_by_text("SVM γ = 2^0, C = 2^0").first.wait_for(timeout=120_000)
+    page.get_by_text("Upload a CSV").first.click()  # unfold the card: the file dropper shows
+
+
+def _upload(page, name: str, data: bytes, mime: str = "text/csv"):
+    page.locator("input[type=file]").set_input_files(files=[{"name": name, "mimeType": mime, "buffer": data}])
+
+
+def _wait(page, predicate, timeout: float = 120.0):
+    """Poll the page's bars until ``predicate(bars)`` holds; the last bars read."""
+    end = time.time() + timeout
+    while True:
+        bars = page.evaluate(BARS_JS)
+        if predicate(bars) or time.time() > end:
+            return bars
+        page.wait_for_timeout(250)
+
+
+def _big_table(rows: int = 200_000) -> bytes:
+    """A 3-class table of ``rows`` rows (3 MB at 200 000), one class rare (10 %)."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(rows, 2))
+    y = np.where(rng.random(rows) < 0.1, "c", np.where(X[:, 0] + 0.5 * X[:, 1] > 0, "a", "b"))
+    return ("x1,x2,label\n" + "".join(f"{a:.3f},{b:.3f},{c}\n" for (a, b), c in zip(X, y, strict=True))).encode()
+
+
+def test_a_file_over_the_cap_is_refused_in_the_browser_before_it_is_sent(server, page):
+    sent: list[int] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.append(len(f))))
+    _open(page, server.url + QUERY)
+    before = sum(sent)
+    _upload(page, "huge.csv", b"x1,x2,label\n" + b"1.0,2.0,a\n3.0,4.0,b\n" * 800_000)  # 16 MB
+    page.get_by_text("File is too large", exact=False).first.wait_for(timeout=30_000)
+    page.wait_for_timeout(1000)
+    assert sum(sent) - before < 100_000  # the file never travelled (it was 16 MB)
+    # the session still answers: a good file is read and shown
+    rows = "".join(f"{i % 7 - 3},{(i * 3) % 5 - 2},{'ab'[i % 2]}\n" for i in range(120))
+    _upload(page, "ok.csv", ("x1,x2,label\n" + rows).encode())
+    bars = _wait(page, lambda b: "ok.csv" in b["notice"]["text"] and b["notice"]["visible"])
+    assert "ok.csv" in bars["notice"]["text"] and "N(train) = 84" in bars["sizes"]["text"]
+    assert page.locator("select").first.input_value() == "csv"
+    assert page.console_errors == []
+
+
+def test_a_large_table_is_subsampled_by_class_and_the_page_ends_in_one_state(server, page):
+    _open(page, server.url + QUERY)
+    refused = "x1,x2,label\n1,2,é\n3,4,ü\n".encode("latin-1")
+    _upload(page, "latin1.csv", refused)
+    bars = _wait(page, lambda b: b["message"]["visible"] and "not UTF-8" in b["message"]["text"])
+    assert bars["message"]["visible"] and "not UTF-8" in bars["message"]["text"]
+    big = _big_table()
+    assert 3_000_000 < len(big) < 5_000_000  # under the byte cap: only the row cap applies
+    _upload(page, "big.csv", big)
+    bars = _wait(page, lambda b: "big.csv" in b["notice"]["text"] and not b["computing"]["text"], timeout=240)
+    notice = bars["notice"]["text"]
+    assert bars["notice"]["visible"] and f"{len(big) / 1e6:.1f} MB" in notice and "200000 rows" in notice
+    assert "7142 rows kept" in notice and "stratified" in notice
+    assert "N(train) = 4999, N(test) = 2143, d = 2, J = 3" in bars["sizes"]["text"]
+    assert not bars["message"]["visible"], "the refusal bar outlived the success"
+    # refused again, then the same good file again (no control changes): the bar goes all the same
+    _upload(page, "latin1.csv", refused)
+    _wait(page, lambda b: b["message"]["visible"])
+    _upload(page, "big.csv", big)
+    bars = _wait(page, lambda b: not b["message"]["visible"] and not b["computing"]["text"], timeout=240)
+    assert not bars["message"]["visible"] and "7142 rows kept" in bars["notice"]["text"]
+    assert page.console_errors == []
+
+
+def test_closing_a_page_cancels_its_upload_in_the_servers_runner(browser, monkeypatch):
+    """The explorer served in this process (so the test reads its runner): an upload made slow (the
+    reading pauses at each check) is running when its page closes; its job ends cancelled, not done,
+    and no slot of that session holds a job afterwards."""
+    require_browser()
+    import panel as pn
+
+    from buviz.app import serve, upload
+    from buviz.app.runner import RUNNER
+
+    real_prepare = upload.prepare_csv
+
+    def slow_prepare(raw, *, check=None, **kw):
+        def slow_check():
+            time.sleep(0.2)
+            if check is not None:
+                check()
+        return real_prepare(raw, check=slow_check, time_budget=600, **kw)
+
+    monkeypatch.setattr("buviz.app.store.prepare_csv", slow_prepare)
+    monkeypatch.setattr(upload, "_CHECK_EVERY", 1000)  # 200 checks of 0.2 s: 40 s of reading
+    port = free_port()
+    srv = serve(port=port, threaded=True, check_unused_sessions_milliseconds=1000)
+    pg = new_page(browser)
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                pg.goto(f"http://127.0.0.1:{port}/explorer{QUERY}", timeout=60_000)
+                break
+            except Exception:  # the server thread is still starting
+                pg.wait_for_timeout(500)
+        pg.wait_for_selector("canvas", timeout=120_000)
+        pg.get_by_text("SVM γ = 2^0, C = 2^0").first.wait_for(timeout=120_000)
+        pg.get_by_text("Upload a CSV").first.click()
+        _upload(pg, "big.csv", _big_table())
+        end, job = time.time() + 60, None
+        while job is None and time.time() < end:
+            slots = [s for s in RUNNER.active_slots() if isinstance(s, tuple) and s[0] == "upload"]
+            jobs = [j for s in slots for j in RUNNER.jobs(s) if j.status == "running"]
+            job = jobs[0] if jobs else None
+            time.sleep(0.1)
+        assert job is not None, "the upload is not read in the server's runner"
+        session = job.slot[1]
+        close_page(pg)
+        closed_at = time.time()
+        assert job.wait(30), "the closed page's upload still runs 30 s later"
+        assert job.status == "cancelled" and time.time() - closed_at < 30
+        assert [s for s in RUNNER.active_slots() if isinstance(s, tuple) and s[1] == session] == []
+    finally:
+        if not pg.is_closed():
+            pg.close()
+        srv.stop()
+        pn.state.kill_all_servers()
