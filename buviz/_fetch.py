@@ -3,8 +3,7 @@
 The Telugu glyphs (Achanta & Hastie 2015) and the authors' classifier outputs for Table 1 of Zheng,
 Achanta & Benjamini state no licence, so buviz does not ship them: like scikit-learn's ``fetch_*``
 loaders, the functions here download the original files from their public GitHub repositories at
-pinned commits (raw files), check each file's sha256 against the manifest shipped in
-``buviz/data/zheng/``, convert them to numpy arrays and keep the converted files in a cache:
+pinned commits (raw files), convert them to numpy arrays and keep the converted files in a cache:
 
 - the data folder is ``data_dir``, else ``$BUVIZ_DATA_DIR``, else ``~/.cache/buviz/data``; the files
   live in its ``zheng/`` sub-folder, under the same names as in the project's shared data folder, so a
@@ -12,9 +11,17 @@ pinned commits (raw files), check each file's sha256 against the manifest shippe
   is used as it is, without any network;
 - the server is ``base_url``, else ``$BUVIZ_DATA_URL``, else ``https://raw.githubusercontent.com``; a
   file is read from ``{base_url}/{owner}/{repo}/{commit}/{path}``;
-- a download goes to a temporary file that replaces its target only when complete and checked, so an
-  interrupted download or a bad checksum leaves no file behind; offline with no cache, the error names
-  the files and the folder to put them in.
+- the download is Pooch's (Uieda et al. 2020, the library behind SciPy's and scikit-image's data
+  loaders): each repository's original files form a Pooch registry (path -> sha256, pinned in the
+  loaders and in the manifests shipped in ``buviz/data/zheng/``); Pooch streams every file to a
+  temporary name, checks its sha256, retries :data:`RETRIES` times after a failed connection, an
+  interrupted transfer or a bad checksum, shows a progress bar (tqdm) and decompresses the ``.bz2``
+  originals (``pooch.Decompress``);
+- buviz caches the converted files, not the originals: the originals (about 180 MB of BMP tiles for
+  the Telugu glyphs) are read once, by the converter, so Pooch fetches them into a temporary folder
+  beside the cache that is removed afterwards, and a converted file replaces its target only when all
+  are written; an interrupted download or a bad checksum leaves no file behind; offline with no cache,
+  the error names the files and the folder to put them in.
 
 Omniglot (Lake, Salakhutdinov & Tenenbaum 2015; MIT licence) is fetched the same way: its 32 × 32 grey
 version alone is 3.4 MB, larger than all of buviz's shipped data together, so it is not shipped either.
@@ -33,17 +40,19 @@ R. Achanta and T. Hastie, "Telugu OCR Framework using Deep Learning", arXiv:1509
 
 B. M. Lake, R. Salakhutdinov and J. B. Tenenbaum, "Human-level concept learning through
 probabilistic program induction", *Science* 350(6266), 1332-1338, 2015.
+
+L. Uieda, S. R. Soler, R. Rampin, H. van Kemenade, M. Turk, D. Shapero, A. Banihirwe and J. Leeman,
+"Pooch: A friend to fetch your data files", *Journal of Open Source Software* 5(45), 1943, 2020;
+doi:10.21105/joss.01943.
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
-import http.client
+import logging
 import os
 import shutil
 import tempfile
-import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
@@ -61,7 +70,16 @@ DATA_ENV = "BUVIZ_DATA_DIR"
 URL_ENV = "BUVIZ_DATA_URL"
 DEFAULT_BASE_URL = "https://raw.githubusercontent.com"
 SUBDIR = "zheng"
-_CHUNK = 1 << 16
+#: Download attempts after a failed one (Pooch's ``retry_if_failed``, waiting 1, 2, 3 s): a failed
+#: connection, an interrupted transfer or a bad checksum is tried again. With none, one transient failure
+#: among the Telugu glyphs' 462 files aborts the whole fetch; an offline fetch fails after about 6 s.
+RETRIES = 3
+#: Seconds a download may wait for the server before it fails (and is retried).
+TIMEOUT = 60
+#: A set of more original files than this shows one progress bar counting the files (the Telugu glyphs:
+#: 462, the score matrices: 65), with Pooch's per-file messages muted; a smaller one (Omniglot: two
+#: files) shows Pooch's message and byte progress bar for each file.
+FILE_BAR_ABOVE = 5
 
 
 class DataFetchError(OSError):
@@ -86,12 +104,15 @@ class RemoteFile:
         The file's path in the repository.
     sha256 : str
         Its sha256 (hex), checked after the download.
+    compression : {"bzip2", "gzip", "lzma"} or None, default=None
+        Decompress the file after the check (``pooch.Decompress``); the converter reads the result.
     """
 
     repo: str
     commit: str
     path: str
     sha256: str
+    compression: str | None = None
 
     def url(self, base_url: str) -> str:
         """The raw-file address ``{base_url}/{repo}/{commit}/{path}`` (the path percent-encoded)."""
@@ -127,17 +148,11 @@ def _manifest_text(name: str) -> str:
     return (resources.files("buviz") / "data" / "zheng" / name).read_text(encoding="utf-8")
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(_CHUNK), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 @functools.lru_cache(maxsize=64)
 def _sha256_cached(path: str, size: int, mtime_ns: int) -> str:
-    return _sha256(Path(path))
+    import pooch
+
+    return pooch.file_hash(path, alg="sha256")
 
 
 def _file_sha(path: Path) -> str:
@@ -167,29 +182,54 @@ def _missing_message(where: Path, names: list[str], remotes: list[RemoteFile], b
             f"set ${URL_ENV} or pass base_url= for a mirror)")
 
 
-def _download(remote: RemoteFile, dest: Path, base_url: str, timeout: float = 60.0) -> Path:
-    """Download one file to ``dest``, checking its length and sha256; nothing is left on failure."""
-    url = remote.url(base_url)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".part-", dir=dest.parent)
-    try:
-        h = hashlib.sha256()
-        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310
-            expected = response.headers.get("Content-Length")
-            n = 0
-            for chunk in iter(lambda: response.read(_CHUNK), b""):
-                out.write(chunk)
-                h.update(chunk)
-                n += len(chunk)
-        if expected is not None and n != int(expected):
-            raise DataFetchError(f"download of {url} was interrupted: {n} of {expected} bytes")
-        if h.hexdigest() != remote.sha256:
-            raise ChecksumError(f"{url} has sha256 {h.hexdigest()}, expected {remote.sha256} (file discarded)")
-        os.replace(tmp, dest)
-        return dest
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def _copy_local(url: str, output_file: str, pooch) -> None:
+    """A Pooch downloader for ``file://`` addresses, which Pooch's own downloaders do not read."""
+    shutil.copyfile(urllib.request.url2pathname(urllib.parse.urlsplit(url).path), output_file)
+
+
+def _fetch_originals(remotes: list[RemoteFile], work: Path, base_url: str, failed) -> dict[str, Path]:
+    """Fetch ``remotes`` into ``work`` with Pooch (one registry, keyed ``repo/commit/path``); return path -> file.
+
+    ``failed(url, exc)`` returns the :class:`DataFetchError` to raise when a download fails. While one bar
+    counts the files, a logging filter mutes Pooch's per-file messages (a filter, not ``setLevel``: Pooch's
+    logger lives outside logging's tree, so a level change would leave its cached answers stale).
+    """
+    import pooch
+    import requests  # Pooch's HTTP client: its exceptions tell a refused download from a broken one
+    from tqdm import tqdm
+
+    few = len(remotes) <= FILE_BAR_ABOVE
+    downloader = _copy_local if base_url.startswith("file://") else pooch.HTTPDownloader(progressbar=few,
+                                                                                         timeout=TIMEOUT)
+    key = {r.path: f"{r.repo}/{r.commit}/{r.path}" for r in remotes}
+    pup = pooch.create(path=work, base_url=base_url, registry={key[r.path]: f"sha256:{r.sha256}" for r in remotes},
+                       urls={key[r.path]: r.url(base_url) for r in remotes}, retry_if_failed=RETRIES)
+    logger, mute = pooch.get_logger(), logging.Filter("muted by buviz")  # passes no record of "pooch"
+    originals = {}
+    with tqdm(total=len(remotes), unit="file", disable=few) as bar:
+        if not few:
+            logger.addFilter(mute)
+        try:
+            for r in remotes:
+                url = r.url(base_url)
+                try:
+                    path = pup.fetch(key[r.path], downloader=downloader)
+                except ValueError as exc:  # the registry and the downloader are buviz's: a sha256 mismatch
+                    raise ChecksumError(f"{url} does not have its pinned sha256 {r.sha256} ({RETRIES + 1} "
+                                        f"attempts; file discarded): {exc}") from exc
+                except (requests.exceptions.ConnectionError, requests.exceptions.HTTPError,
+                        requests.exceptions.Timeout, FileNotFoundError) as exc:
+                    raise failed(url, exc) from exc
+                except (OSError, EOFError) as exc:  # requests' errors are OSErrors: an interrupted transfer
+                    raise DataFetchError(f"download of {url} failed ({type(exc).__name__}: {exc}); nothing "
+                                         "was cached, try again") from exc
+                # decompressed after the fetch, so that only the download's errors are read as above
+                originals[r.path] = Path(pooch.Decompress(method=r.compression)(path, "download", pup)
+                                         if r.compression else path)
+                bar.update()
+        finally:
+            logger.removeFilter(mute)
+    return originals
 
 
 def _ensure(targets: dict[str, str | None], remotes: list[RemoteFile], convert, *, data_dir, base_url,
@@ -207,29 +247,21 @@ def _ensure(targets: dict[str, str | None], remotes: list[RemoteFile], convert, 
         why = ("the cached file(s) " + ", ".join(p.name for p in present) + " do not match their sha256"
                if present else "no cached copy, and download=False")
         raise DataFetchError(_missing_message(home, list(targets), remotes, base, why))
+
+    def failed(url, exc):
+        return DataFetchError(_missing_message(home, list(targets), remotes, base, f"could not download {url} ({exc})"))
+
     home.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".fetch-", dir=home))
     try:
-        originals = {}
-        for i, r in enumerate(remotes):
-            try:
-                originals[r.path] = _download(r, work / "orig" / f"{i:05d}", base)
-            except urllib.error.URLError as exc:
-                reason = getattr(exc, "reason", exc)
-                raise DataFetchError(_missing_message(home, list(targets), remotes, base,
-                                                      f"could not download {r.url(base)} ({reason})")) from exc
-            except (OSError, EOFError, ValueError, http.client.HTTPException) as exc:
-                if isinstance(exc, DataFetchError):
-                    raise
-                raise DataFetchError(f"download of {r.url(base)} failed ({type(exc).__name__}: {exc}); "
-                                     "nothing was cached, try again") from exc
+        originals = _fetch_originals(remotes, work / "orig", base, failed)
         out = work / "out"
         out.mkdir()
         convert(originals, out)
         for name in targets:
             made, target = out / name, home / name
             side = made.with_name(made.name + ".sha256")
-            side.write_text(f"{_sha256(made)}  {made.name}\n", encoding="ascii")
+            side.write_text(f"{_file_sha(made)}  {made.name}\n", encoding="ascii")
             target.parent.mkdir(parents=True, exist_ok=True)
             os.replace(side, target.with_name(target.name + ".sha256"))
             os.replace(made, target)

@@ -14,7 +14,6 @@ R. Achanta and T. Hastie, "Telugu OCR Framework using Deep Learning", arXiv:1509
 
 from __future__ import annotations
 
-import bz2
 import csv
 import io
 import json
@@ -88,7 +87,7 @@ def _tile_manifest(v: _TeluguVersion) -> dict[str, str]:
 
 
 def _telugu_remotes(v: _TeluguVersion) -> list[RemoteFile]:
-    files = [RemoteFile(v.repo, v.commit, f"{v.prefix}.{part}.bz2", v.sha[part])
+    files = [RemoteFile(v.repo, v.commit, f"{v.prefix}.{part}.bz2", v.sha[part], compression="bzip2")
              for part in ("labels", "meta", "lines")]
     files += [RemoteFile(v.repo, v.commit, f"{v.images}/{name}", sha) for name, sha in _tile_manifest(v).items()]
     return files
@@ -123,7 +122,7 @@ def _convert_telugu(v: _TeluguVersion):
         from PIL import Image
 
         def read(part):
-            return json.loads(bz2.decompress(originals[f"{v.prefix}.{part}.bz2"].read_bytes()).decode("utf-8"))
+            return json.loads(originals[f"{v.prefix}.{part}.bz2"].read_text(encoding="utf-8"))  # decompressed
 
         label = np.asarray(read("labels"), dtype=np.int64)
         meta = read("meta")

@@ -1,23 +1,29 @@
-"""The fetch loaders of the Zheng et al. data (buviz._fetch, buviz._fetch_telugu, _fetch_omniglot, _fetch_lfw):
-download, checksum, conversion, cache, offline.
+"""The fetch loaders of the Zheng et al. data (buviz._fetch on Pooch, buviz._fetch_telugu, _fetch_omniglot,
+_fetch_lfw): download, checksum, retries, conversion, cache, offline.
 
 A local HTTP server on 127.0.0.1 (http.server in a thread) stands in for raw.githubusercontent.com,
 serving small fixtures made here (always) and the byte-for-byte originals sample of the shared data
-folder (when ``$BUVIZ_TEST_DATA`` names it, see ``tests/_data.py``). Nothing leaves the machine.
+folder (when ``$BUVIZ_TEST_DATA`` names it, see ``tests/_data.py``); it records every request, so a test
+can tell a cache hit from a download. Nothing leaves the machine: every test here runs with sockets that
+refuse any address but 127.0.0.1, and with :data:`buviz._fetch.RETRIES` at 0 (Pooch waits 1 s before a
+retry) except where the retries are what is tested.
 """
 
 from __future__ import annotations
 
 import bz2
+import contextlib
 import functools
 import hashlib
 import http.server
 import json
+import logging
 import socket
 import threading
 from pathlib import Path
 
 import numpy as np
+import pooch
 import pytest
 from _data import reason, zheng_data
 from PIL import Image
@@ -42,14 +48,41 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+@pytest.fixture(autouse=True)
+def _loopback_only_and_no_retries(monkeypatch):
+    """Refuse any connection or name look-up that is not 127.0.0.1; no retries unless a test asks."""
+    real_connect, real_lookup = socket.socket.connect, socket.getaddrinfo
+
+    def connect(sock, address):
+        if sock.family in (socket.AF_INET, socket.AF_INET6) and address[0] != "127.0.0.1":
+            raise AssertionError(f"a fetch test tried to reach {address}")
+        return real_connect(sock, address)
+
+    def lookup(host, *args, **kwargs):
+        if host not in ("127.0.0.1", b"127.0.0.1"):
+            raise AssertionError(f"a fetch test tried to look up {host!r}")
+        return real_lookup(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    monkeypatch.setattr(socket, "getaddrinfo", lookup)
+    monkeypatch.setattr(_fetch, "RETRIES", 0)
+
+
 class _Handler(http.server.SimpleHTTPRequestHandler):
     truncate: set = set()  # URL paths answered with half the body and the full Content-Length
+    fail_first: dict = {}  # URL path -> how its first request fails ("truncate" or an HTTP status)
+    hits: list = []  # every GET's path, in order
 
     def log_message(self, *args):  # keep the test output clean
         pass
 
     def do_GET(self):
-        if self.path in self.truncate:
+        first = self.path not in self.hits
+        self.hits.append(self.path)
+        if first and isinstance(self.fail_first.get(self.path), int):
+            self.send_error(self.fail_first[self.path])
+            return
+        if self.path in self.truncate or (first and self.fail_first.get(self.path) == "truncate"):
             body = Path(self.translate_path(self.path)).read_bytes()
             self.send_response(200)
             self.send_header("Content-Length", str(len(body)))
@@ -63,11 +96,13 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
 @pytest.fixture
 def serve():
-    """serve(folder, truncate=()) -> base URL of a server on 127.0.0.1 serving ``folder``."""
+    """serve(folder, truncate=(), fail_first=None, hits=None) -> base URL of a server on 127.0.0.1 serving
+    ``folder``; it appends every request's path to ``hits``."""
     servers = []
 
-    def start(folder: Path, truncate=()):
-        handler = type("H", (_Handler,), {"truncate": set(truncate)})
+    def start(folder: Path, truncate=(), fail_first=None, hits=None):
+        handler = type("H", (_Handler,), {"truncate": set(truncate), "fail_first": dict(fail_first or {}),
+                                          "hits": [] if hits is None else hits})
         srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(folder)))
         threading.Thread(target=srv.serve_forever, daemon=True).start()
         servers.append(srv)
@@ -147,12 +182,42 @@ def test_a_good_download_is_checked_converted_cached_and_then_used_offline(score
     np.testing.assert_array_equal(again.matrices["rakesh__fixture__kNN_1"], matrices["rakesh__fixture__kNN_1"])
 
 
+def test_a_cache_hit_sends_no_request(scores_repo, serve, tmp_path):
+    repo, matrices = scores_repo
+    hits = []
+    url = serve(repo, hits=hits)
+    fetch_telugu_scores(data_dir=tmp_path / "data", base_url=url)
+    assert len(hits) == len(matrices) + len(_fetch_telugu._TABLES)  # each original once
+    hits.clear()
+    again = fetch_telugu_scores(data_dir=tmp_path / "data", base_url=url)  # download allowed, server up
+    assert hits == []
+    np.testing.assert_array_equal(again.matrices["rakesh__fixture__logistic_0"],
+                                  matrices["rakesh__fixture__logistic_0"])
+
+
 def test_the_data_dir_and_the_server_come_from_the_environment(scores_repo, serve, tmp_path, monkeypatch):
     repo, matrices = scores_repo
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("BUVIZ_DATA_DIR", str(tmp_path / "env-data"))
     monkeypatch.setenv("BUVIZ_DATA_URL", serve(repo))
     assert set(fetch_telugu_scores().matrices) == set(matrices)
     assert (tmp_path / "env-data" / "zheng" / "telugu_scores_20class.npz").is_file()
+    assert not (tmp_path / "home").exists()
+    # data_dir= wins over the environment; without either, the default is ~/.cache/buviz/data
+    assert set(fetch_telugu_scores(data_dir=tmp_path / "arg-data").matrices) == set(matrices)
+    assert (tmp_path / "arg-data" / "zheng" / "telugu_scores_20class.npz").is_file()
+    monkeypatch.delenv("BUVIZ_DATA_DIR")
+    assert _fetch.data_home() == tmp_path / "home" / ".cache" / "buviz" / "data" / "zheng"
+    assert set(fetch_telugu_scores().matrices) == set(matrices)
+    assert (tmp_path / "home" / ".cache" / "buviz" / "data" / "zheng" / "telugu_scores_20class.npz").is_file()
+
+
+def test_a_file_url_is_read_as_a_mirror(scores_repo, tmp_path):
+    repo, matrices = scores_repo
+    s = fetch_telugu_scores(data_dir=tmp_path / "data", base_url=repo.as_uri())
+    np.testing.assert_array_equal(s.matrices["rakesh__fixture__kNN_1"], matrices["rakesh__fixture__kNN_1"])
+    with pytest.raises(DataFetchError, match="could not download file://.*BUVIZ_DATA_DIR"):
+        fetch_telugu_scores(data_dir=tmp_path / "other", base_url=(tmp_path / "nowhere").as_uri())
 
 
 def test_a_bad_checksum_is_refused_and_leaves_nothing(scores_repo, serve, tmp_path):
@@ -160,9 +225,50 @@ def test_a_bad_checksum_is_refused_and_leaves_nothing(scores_repo, serve, tmp_pa
     victim = repo / _fetch_telugu._FMRI[0] / _fetch_telugu._FMRI[1] / "rakesh/fixture/kNN_1"
     victim.write_bytes(victim.read_bytes().replace(b"1", b"2", 1))
     data = tmp_path / "data"
-    with pytest.raises(ChecksumError, match="kNN_1.*sha256"):
+    with pytest.raises(ChecksumError, match=r"kNN_1 does not have its pinned sha256 [0-9a-f]{64}"):
         fetch_telugu_scores(data_dir=data, base_url=serve(repo))
     assert _leftovers(data / "zheng") == []
+
+
+@pytest.mark.parametrize("failure", ["truncate", 503], ids=["interrupted-transfer", "server-error-503"])
+def test_a_transient_failure_is_retried(scores_repo, serve, tmp_path, monkeypatch, failure):
+    """The first request for one file fails; with a retry the fetch succeeds, without one it fails."""
+    repo, matrices = scores_repo
+    path = f"/{_fetch_telugu._FMRI[0]}/{_fetch_telugu._FMRI[1]}/rakesh/fixture/logistic_0"
+    with pytest.raises(DataFetchError, match="logistic_0"):
+        fetch_telugu_scores(data_dir=tmp_path / "no-retry", base_url=serve(repo, fail_first={path: failure}))
+    monkeypatch.setattr(_fetch, "RETRIES", 1)
+    hits = []
+    s = fetch_telugu_scores(data_dir=tmp_path / "data", base_url=serve(repo, fail_first={path: failure}, hits=hits))
+    assert hits.count(path) == 2
+    np.testing.assert_array_equal(s.matrices["rakesh__fixture__logistic_0"], matrices["rakesh__fixture__logistic_0"])
+
+
+@contextlib.contextmanager
+def _pooch_log():
+    """Collect Pooch's messages (its logger is outside logging's tree, so caplog does not see it)."""
+    messages, logger = [], pooch.get_logger()
+    handler = logging.Handler()
+    handler.emit = lambda record: messages.append(record.getMessage())
+    logger.addHandler(handler)
+    try:
+        yield messages
+    finally:
+        logger.removeHandler(handler)
+
+
+def test_a_many_file_fetch_shows_one_bar_counting_files(scores_repo, serve, tmp_path, capfd):
+    repo, matrices = scores_repo
+    n = len(matrices) + len(_fetch_telugu._TABLES)
+    assert n > _fetch.FILE_BAR_ABOVE
+    with _pooch_log() as messages:
+        fetch_telugu_scores(data_dir=tmp_path / "data", base_url=serve(repo))
+    err = capfd.readouterr().err
+    assert f"{n}/{n}" in err and "file/s" in err and "B/s" not in err  # no byte bar per file
+    assert messages == []  # Pooch's per-file messages are muted under the bar
+    with _pooch_log() as messages:
+        pooch.get_logger().info("after the fetch")
+    assert messages == ["after the fetch"]  # and only there
 
 
 def test_an_interrupted_download_leaves_no_corrupt_cache_and_a_retry_succeeds(scores_repo, serve, tmp_path):
@@ -343,7 +449,7 @@ def test_the_original_score_files_convert_to_the_reference_matrices(serve, tmp_p
 
 
 # -- Omniglot --------------------------------------------------------------------------------------------
-def test_omniglot_originals_convert_to_both_resolutions(serve, tmp_path, monkeypatch):
+def test_omniglot_originals_convert_to_both_resolutions(serve, tmp_path, monkeypatch, capfd):
     rng = np.random.default_rng(2)
     monkeypatch.setattr(_fetch_omniglot, "OMNIGLOT_ALPHABETS", (("Alpha", 2), ("Beta", 1), ("Gamma", 2)))
     repo, files, ink = tmp_path / "server", [], []
@@ -358,7 +464,12 @@ def test_omniglot_originals_convert_to_both_resolutions(serve, tmp_path, monkeyp
     monkeypatch.setattr(_fetch_omniglot, "_OMNI_CONVERTED", {32: ("o32.npz", None), 105: ("o105.npz", None)})
     ink = np.concatenate(ink).reshape(-1, 105, 105)
     url = serve(repo)
-    o105 = fetch_omniglot(105, data_dir=tmp_path / "data", base_url=url)
+    with _pooch_log() as messages:
+        o105 = fetch_omniglot(105, data_dir=tmp_path / "data", base_url=url)
+    where = f"{_fetch_omniglot._OMNI[0]}/{_fetch_omniglot._OMNI[1]}"
+    assert [m.split(" from ")[0] for m in messages] == [f"Downloading file '{where}/images_background.npz'",
+                                                        f"Downloading file '{where}/images_evaluation.npz'"]
+    assert "100%" in capfd.readouterr().err  # two files: Pooch's message and byte bar for each
     np.testing.assert_array_equal(o105.images(), ink.reshape(len(ink), -1))
     assert o105.label.tolist() == np.repeat(np.arange(5), 20).tolist()
     assert o105.meta["drawer"].tolist() == list(range(1, 21)) * 5
