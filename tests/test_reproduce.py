@@ -72,6 +72,74 @@ def test_a_recomputed_cell_equals_the_shipped_table():
     assert rows.at["noT", "perturbation"] == 0.0 and rows.at["base", "perturbation"] == reproduce.PERTURBATION
 
 
+#: Cells recomputed under several BLAS kernels: Breast Cancer's duplicated rows (exact ties in the
+#: brute neighbour search, d = 9), Banknote's (KD-tree, d = 4) and Wine Quality Red at log₂ γ = 4,
+#: where a near-zero IQR decides a bandwidth (Silverman's rule, eq 32).
+_KERNEL_CELLS = (("breast_cancer_wisconsin", 0, -3.0), ("banknote", 0, 0.0), ("winequality_red", 0, 4.0))
+
+_CELL_SCRIPT = """
+import json, sys
+import threadpoolctl
+from buviz import reproduce
+arch = sorted({i.get("architecture") or "" for i in threadpoolctl.threadpool_info() if i["internal_api"] == "openblas"})
+cells = []
+for name, seed, lg in json.loads(sys.argv[1]):
+    C = float(reproduce.load_table("svm_gamma", name)["C"].iloc[0])
+    cells.append(reproduce.sweep_cell(name, seed, lg, C, reproduce._fit_variants(name, seed)))
+print(json.dumps({"architecture": arch, "cells": cells}))
+"""
+
+
+def _assert_cell_equals_rows(cell, rows, where):
+    """Every value of the shipped rows (with and without T̃) equals the recomputed cell to 1e-9."""
+    for key in ("base", "noT"):
+        for col in ("L_tr", "L_val", "L_ho", "L_te"):
+            assert cell["common"][col] == pytest.approx(rows.at[key, col], rel=1e-12, abs=1e-15, nan_ok=True), \
+                (where, col)
+        mine = cell["variants"][key]
+        for col in ("n_eff_tr", "U_te"):
+            assert mine[col] == pytest.approx(rows.at[key, col], rel=1e-9, abs=1e-12, nan_ok=True), (where, key, col)
+        for reading in reproduce.READINGS:
+            col = reproduce.reading_column(rows, reading)
+            got = mine["U_tr" if reading == reproduce.SEPARABILITY else f"U_tr_{reading}"]
+            if col is not None:
+                assert got == pytest.approx(rows.at[key, col], rel=1e-9, abs=1e-12), (where, key, col)
+
+
+@pytest.mark.slow
+def test_cells_equal_the_shipped_tables_under_every_blas_kernel_and_thread_count():
+    """The shipped numbers do not depend on the machine: cells recomputed in subprocesses under
+    different OpenBLAS kernels (``OPENBLAS_CORETYPE``) and with one and two BLAS threads equal the
+    shipped rows to 1e-9 (exact ties in the neighbour search, a near-zero IQR)."""
+    import os
+    import subprocess
+    import sys
+
+    configs = [(None, 1), (None, 2), ("Prescott", 1), ("Sandybridge", 2)]
+    procs = []
+    for coretype, threads in configs:
+        env = {**os.environ, "OPENBLAS_NUM_THREADS": str(threads), "OMP_NUM_THREADS": str(threads)}
+        env.pop("OPENBLAS_CORETYPE", None)
+        if coretype:
+            env["OPENBLAS_CORETYPE"] = coretype
+        procs.append(subprocess.Popen([sys.executable, "-c", _CELL_SCRIPT, json.dumps(_KERNEL_CELLS)], env=env,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    kernels = set()
+    for (coretype, threads), proc in zip(configs, procs, strict=True):
+        out, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err[-2000:]
+        got = json.loads(out.strip().splitlines()[-1])
+        if coretype is not None and got["architecture"] != [coretype]:
+            continue  # this CPU cannot run that kernel (OpenBLAS picked another)
+        kernels.update(got["architecture"])
+        for (name, seed, lg), cell in zip(_KERNEL_CELLS, got["cells"], strict=True):
+            shipped = reproduce.load_table("svm_gamma", name)
+            rows = shipped[(shipped["seed"] == seed) & (shipped["log2_gamma"] == lg)].set_index("variant")
+            _assert_cell_equals_rows(cell, rows, (name, seed, lg, got["architecture"], threads))
+    if len(kernels) < 2:
+        pytest.skip(f"only the OpenBLAS kernel(s) {sorted(kernels)} run on this machine")
+
+
 def test_the_chosen_C_is_the_best_of_the_grid():
     c = reproduce.choose_C("breast_cancer_wisconsin", n_jobs=1)
     assert c["C"] == reproduce.C_GRID[int(np.argmin(c["C_val"]))] and len(c["C_val"]) == len(reproduce.C_GRID)
