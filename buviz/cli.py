@@ -350,7 +350,17 @@ def cmd_reproduce(args) -> int:
     def log(line: str) -> None:
         print(f"[{time.perf_counter() - t0:7.0f} s] {line}", flush=True)
 
+    if args.datasets:
+        held = ([reproduce.FIGURE_TABLES[args.figure][1]] if args.figure else
+                [reproduce.TABLES[args.table].datasets] if args.table else
+                [spec.datasets for spec in reproduce.TABLES.values()])
+        names = sorted({n for ns in held for n in ns})
+        for n in args.datasets:
+            if n not in names:
+                raise UsageError(f"unknown dataset {n!r} here{_did_you_mean(n, names)} "
+                                 f"(these tables hold: {', '.join(names)})")
     written = reproduce.reproduce(figure=args.figure or None, table=args.table or None, all_tables=args.all,
+                                  datasets=args.datasets or None,
                                   seeds=args.seeds, recompute=args.recompute, directory=args.out_dir,
                                   work_dir=args.work_dir, n_jobs=args.n_jobs, scheduler=args.scheduler, log=log)
     print(f"wrote {len(written)} table(s)")
@@ -359,7 +369,8 @@ def cmd_reproduce(args) -> int:
 
 def _reproduce_parser(sub) -> argparse.ArgumentParser:
     rp = sub.add_parser("reproduce", help="compute the shipped tables behind the real-data figures",
-                        usage="%(prog)s (--figure KEY | --table NAME | --all) [--seeds S ...] [--recompute] "
+                        usage="%(prog)s (--figure KEY | --table NAME | --all) [--datasets NAME ...] [--seeds S ...] "
+                              "[--recompute] "
                               "[--out-dir DIR] [--work-dir DIR] [--n-jobs N] [--scheduler ADDRESS] | --list",
                         description="Run the experiments behind the real-data figures of Ha et al. (2021) at the "
                                     "paper's settings (buviz.reproduce), cell by cell (one per dataset, seed and "
@@ -369,6 +380,8 @@ def _reproduce_parser(sub) -> argparse.ArgumentParser:
     rp.add_argument("--table", metavar="NAME", help="a table: svm_gamma, mlp_epoch, u_by_M, u_by_K or table3")
     rp.add_argument("--all", action="store_true", help="every table (the sweeps of all seeds first)")
     rp.add_argument("--list", action="store_true", help="list the figures and whether their tables are shipped")
+    rp.add_argument("--datasets", nargs="+", default=None, metavar="NAME",
+                    help="only these datasets' cells and tables, e.g. banknote german (default: all of them)")
     rp.add_argument("--seeds", type=_int_type(0), nargs="+", default=[0, 1, 2], metavar="S",
                     help="seeds of T~, K-means, CV folds and hold-out split (default: 0 1 2)")
     rp.add_argument("--recompute", action="store_true", help="compute even when the tables are present")

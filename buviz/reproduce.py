@@ -837,7 +837,7 @@ def compute(table: str, dataset: str, *, seeds: Sequence[int] = SEEDS, work_dir=
 
 
 def assemble(directory, *, work_dir=None, seeds: Sequence[int] = SEEDS,
-             tables: Iterable[str] | None = None) -> list[Path]:
+             tables: Iterable[str] | None = None, datasets: Iterable[str] | None = None) -> list[Path]:
     """Write every table whose cells are on disk for at least one seed (only the complete seeds).
 
     Parameters
@@ -850,6 +850,8 @@ def assemble(directory, *, work_dir=None, seeds: Sequence[int] = SEEDS,
         The seeds to gather.
     tables : iterable of str, optional
         Keys of :data:`TABLES` (default all).
+    datasets : iterable of str, optional
+        Only these datasets' tables (default every dataset of each table).
 
     Returns
     -------
@@ -860,9 +862,12 @@ def assemble(directory, *, work_dir=None, seeds: Sequence[int] = SEEDS,
     root = Path(os.fspath(directory))
     root.mkdir(parents=True, exist_ok=True)
     written = []
+    keep = None if datasets is None else set(datasets)
     for key in tables or TABLES:
         spec = TABLES[key]
         for name in spec.datasets:
+            if keep is not None and name not in keep:
+                continue
             rows = spec.assemble(name, seeds, work_dir)
             if not rows:
                 continue
@@ -875,6 +880,7 @@ def assemble(directory, *, work_dir=None, seeds: Sequence[int] = SEEDS,
 
 
 def reproduce(figure: str | None = None, *, table: str | None = None, all_tables: bool = False,
+              datasets: Sequence[str] | None = None,
               seeds: Sequence[int] = SEEDS, recompute: bool = False, directory=None, work_dir=None,
               n_jobs: int = 2, scheduler=None, kinds: Sequence[str] | None = None,
               log: Callable[[str], None] = print) -> list[Path]:
@@ -889,6 +895,11 @@ def reproduce(figure: str | None = None, *, table: str | None = None, all_tables
     all_tables : bool, default=False
         Every table (give neither ``figure`` nor ``table``): the sweeps of every seed first, then the
         MLP, Table 3 and Proposal 1.
+    datasets : sequence of str, optional
+        Only the cells and tables of these datasets (of the figure's, table's or all tables'
+        datasets; default all of them). With ``seeds`` this selects cells: e.g. ``table="svm_gamma",
+        datasets=["banknote"], seeds=[0]`` computes Banknote's 31 cells of seed 0 and writes
+        ``svm_gamma_banknote.csv`` with that seed's rows.
     seeds : sequence of int, default=SEEDS
         Seeds of T̃, K-means, CV folds and hold-out split.
     recompute : bool, default=False
@@ -924,6 +935,14 @@ def reproduce(figure: str | None = None, *, table: str | None = None, all_tables
         plan = [(table, TABLES[table].datasets)]
     else:
         plan = [(t, s.datasets) for t, s in TABLES.items()]
+    if datasets is not None:
+        datasets = list(datasets)
+        known = sorted({n for _, names in plan for n in names})
+        unknown = [n for n in datasets if n not in known]
+        if unknown or not datasets:
+            raise InvalidParameterError(f"datasets must be among {known} here, got {unknown or datasets!r}")
+        plan = [(t, tuple(n for n in names if n in datasets)) for t, names in plan]
+        plan = [(t, names) for t, names in plan if names]
     seeds = [int(s) for s in seeds]
     root = Path(os.fspath(directory)) if directory is not None else Path(str(tables_dir()))
     work_dir = Path(work_dir) if work_dir is not None else default_work_dir()
@@ -936,7 +955,8 @@ def reproduce(figure: str | None = None, *, table: str | None = None, all_tables
         for t, names in plan:
             if kind in TABLES[t].kinds and (kinds is None or kind in kinds):
                 _compute_cells(t, names, seeds, work_dir, n_jobs, scheduler, log, kinds=[kind])
-    written = assemble(root, work_dir=work_dir, seeds=seeds, tables=dict.fromkeys(t for t, _ in plan))
+    written = assemble(root, work_dir=work_dir, seeds=seeds, tables=dict.fromkeys(t for t, _ in plan),
+                       datasets=None if datasets is None else {n for _, names in plan for n in names})
     for p in written:
         log(f"wrote {p}")
     log(f"done in {time.perf_counter() - t0:.0f} s")
