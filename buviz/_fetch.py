@@ -12,16 +12,16 @@ pinned commits (raw files), convert them to numpy arrays and keep the converted 
 - the server is ``base_url``, else ``$BUVIZ_DATA_URL``, else ``https://raw.githubusercontent.com``; a
   file is read from ``{base_url}/{owner}/{repo}/{commit}/{path}``;
 - the download is Pooch's (Uieda et al. 2020, the library behind SciPy's and scikit-image's data
-  loaders): each repository's original files form a Pooch registry (path -> sha256, pinned in the
-  loaders and in the manifests shipped in ``buviz/data/zheng/``); Pooch streams every file to a
-  temporary name, checks its sha256, retries :data:`RETRIES` times after a failed connection, an
-  interrupted transfer or a bad checksum, shows a progress bar (tqdm) and decompresses the ``.bz2``
-  originals (``pooch.Decompress``);
-- buviz caches the converted files, not the originals: the originals (about 180 MB of BMP tiles for
-  the Telugu glyphs) are read once, by the converter, so Pooch fetches them into a temporary folder
-  beside the cache that is removed afterwards, and a converted file replaces its target only when all
-  are written; an interrupted download or a bad checksum leaves no file behind; offline with no cache,
-  the error names the files and the folder to put them in.
+  loaders): each loader's original files form a Pooch registry (``repo/commit/path`` -> sha256, pinned
+  in the loaders and in the manifests shipped in ``buviz/data/zheng/``); Pooch streams every file to a
+  temporary name, checks its sha256, retries :data:`RETRIES` times after a failed connection, a server
+  error, an interrupted transfer or a bad checksum, and shows a progress bar (tqdm); the ``.bz2``
+  originals are decompressed by ``pooch.Decompress``;
+- buviz caches the converted files, not the originals: the originals (for the Telugu glyphs, 459 BMP
+  tiles of a few hundred kB each) are read once, by the converter, so Pooch fetches them into a
+  temporary folder inside the cache that is removed afterwards, and a converted file replaces its
+  target only when all are written; an interrupted download or a bad checksum leaves no file behind;
+  offline with no cache, the error names the files and the folder to put them in.
 
 Omniglot (Lake, Salakhutdinov & Tenenbaum 2015; MIT licence) is fetched the same way: its 32 × 32 grey
 version alone is 3.4 MB, larger than all of buviz's shipped data together, so it is not shipped either.
