@@ -10,25 +10,39 @@ on disk by :mod:`buviz.sweep`, outside the process memory, across restarts.)
 
 Keys are the steps' arguments: frozen dataclasses (:mod:`buviz.app.compute`), ints, floats and
 short strings.
+
+The storage and the single flight (two threads asking for the same missing key compute it once) are
+cachetools' ``LRUCache`` and ``cached(lock=..., condition=...)``. What this module adds is what the
+explorer asks of a cache beyond that: answering "is this step cached?" without computing
+(:meth:`LRUCache.peek`, :meth:`LRUCache.has`: the store answers a cached request without a thread
+hop), a store filled from outside (:meth:`LRUCache.put`: finished sweep tables) and one registry of
+every cache (:func:`clear_all`, :func:`sizes`). ``pn.cache`` has no such query and keeps one lock per
+function call rather than per key; ``functools.lru_cache`` has neither a query nor a single flight.
 """
 
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
+
+import cachetools
 
 __all__ = ["LRUCache", "cached", "clear_all", "sizes"]
 
 _REGISTRY: list = []
-_MISSING = object()
+
+
+def _args_key(*args) -> tuple:
+    """The cache key of a call: its argument tuple (what :meth:`LRUCache.get` and ``put`` take)."""
+    return args
 
 
 class LRUCache:
-    """``fn(*key)`` cached for at most ``max_items`` keys; thread-safe.
+    """``fn(*key)`` cached for at most ``max_items`` keys, least recently used first out; thread-safe.
 
-    Two threads asking for the same missing key compute it once: the second waits for the first.
-    :meth:`peek` answers without computing (the explorer's "is this step cached?").
+    Two threads asking for the same missing key compute it once: the second waits for the first
+    (cachetools' condition). :meth:`peek` answers without computing (the explorer's "is this step
+    cached?").
     """
 
     def __init__(self, fn: Callable, max_items: int, *, derived: bool = True):
@@ -36,9 +50,9 @@ class LRUCache:
         if derived:  # what can be computed again; :func:`clear_all` empties it
             _REGISTRY.append(self)
         self.__doc__, self.__name__ = fn.__doc__, fn.__name__
-        self._items: OrderedDict[Hashable, object] = OrderedDict()
-        self._running: dict[Hashable, threading.Event] = {}
-        self._lock = threading.Lock()
+        self._items = cachetools.LRUCache(maxsize=self.max_items)
+        self._lock = threading.Condition()
+        self._call = cachetools.cached(self._items, key=_args_key, lock=self._lock, condition=self._lock)(fn)
 
     def peek(self, *args):
         """The cached value of ``fn(*args)``, or ``None`` when it is not cached (never computes)."""
@@ -49,13 +63,10 @@ class LRUCache:
         return args in self
 
     def get(self, key: Hashable):
-        """The value stored under ``key`` (for a cached function: its argument tuple), or ``None``."""
+        """The value stored under ``key`` (for a cached function: its argument tuple), or ``None``
+        (a hit counts as a use)."""
         with self._lock:
-            v = self._items.get(key, _MISSING)
-            if v is _MISSING:
-                return None
-            self._items.move_to_end(key)
-            return v
+            return self._items.get(key)
 
     def __contains__(self, key) -> bool:
         with self._lock:
@@ -65,38 +76,13 @@ class LRUCache:
         return len(self._items)
 
     def __call__(self, *key):
-        while True:
-            with self._lock:
-                v = self._items.get(key, _MISSING)
-                if v is not _MISSING:
-                    self._items.move_to_end(key)
-                    return v
-                busy = self._running.get(key)
-                if busy is None:
-                    busy = self._running[key] = threading.Event()
-                    break
-            busy.wait()  # another thread computes it; then look again (it may have failed)
-        try:
-            v = self.fn(*key)
-            with self._lock:
-                self._items[key] = v
-                self._items.move_to_end(key)
-                while len(self._items) > self.max_items:
-                    self._items.popitem(last=False)
-            return v
-        finally:
-            with self._lock:
-                self._running.pop(key, None)
-            busy.set()
+        return self._call(*key)
 
     def put(self, key: Hashable, value) -> None:
         """Store ``value`` under ``key`` (a store filled from outside, e.g. finished sweep tables;
         for a cached function the key is its argument tuple)."""
         with self._lock:
             self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self.max_items:
-                self._items.popitem(last=False)
 
     def pop(self, key: Hashable) -> None:
         """Forget ``key``."""
