@@ -16,8 +16,9 @@ cachetools' ``LRUCache`` and ``cached(lock=..., condition=...)``. What this modu
 explorer asks of a cache beyond that: answering "is this step cached?" without computing
 (:meth:`LRUCache.peek`, :meth:`LRUCache.has`: the store answers a cached request without a thread
 hop), a store filled from outside (:meth:`LRUCache.put`: finished sweep tables) and one registry of
-every cache (:func:`clear_all`, :func:`sizes`). ``pn.cache`` has no such query and keeps one lock per
-function call rather than per key; ``functools.lru_cache`` has neither a query nor a single flight.
+every cache (:func:`clear_all`, :func:`sizes`). ``pn.cache`` (Panel 1.9) has no such query, hashes
+the arguments at every call and lets every thread that asks for a missing key at once compute it
+(its lock guards only the store); ``functools.lru_cache`` has neither a query nor a single flight.
 """
 
 from __future__ import annotations
