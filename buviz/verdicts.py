@@ -17,7 +17,15 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-__all__ = ["seeds_of", "seed_mean", "minima", "sweep_minima", "READINGS", "reading_column", "TIE_ATOL"]
+__all__ = ["seeds_of", "seed_mean", "minima", "sweep_minima", "READINGS", "reading_column", "TIE_ATOL",
+           "CLOSE_GAP", "SHARP_WITHIN", "near_top"]
+
+#: "Û_tr ≈ Û_te" (Goal (a), Figs 7 and 9) is read as max |Û_tr − Û_te| over the statuses at most this
+#: (buviz's criterion; the paper says "strikingly close" without a number).
+CLOSE_GAP = 0.05
+#: A minimum of −Û is the sharper when fewer statuses have Û within this of Û's largest value (buviz's
+#: measure of Fig 8's "sharper"; the paper gives none).
+SHARP_WITHIN = 0.02
 
 #: Two error rates closer than this are the same minimum (a tie). L_val is a mean of fold error rates:
 #: two γ that misclassify the same number of samples in every fold give values equal up to rounding
@@ -162,3 +170,22 @@ def sweep_minima(tables: Mapping[str, pd.DataFrame], *, perturbation: float, err
         return pd.DataFrame(index=pd.MultiIndex.from_tuples([], names=["dataset", "seed"]))
     out.index = pd.MultiIndex.from_tuples(out.index, names=["dataset", "seed"])
     return out
+
+
+def near_top(values, within: float = SHARP_WITHIN) -> int:
+    """How many values lie within ``within`` of the largest (the width of −Û's minimum, in statuses).
+
+    Parameters
+    ----------
+    values : array-like
+        Û over the statuses of one sweep.
+    within : float, default=SHARP_WITHIN
+        The distance from the largest value.
+
+    Returns
+    -------
+    int
+        The number of statuses whose value is at least ``max − within``.
+    """
+    v = np.asarray(values, dtype=float)
+    return int(np.sum(v >= np.nanmax(v) - within))

@@ -24,13 +24,14 @@ import numpy as np
 import pandas as pd
 import param
 
-from buviz import reproduce
+from buviz import reproduce, verdicts
 from buviz.figures._base import PaperFigure
 from buviz.plots import real_data as rplots
 from buviz.plots import style
 from buviz.verdicts import READINGS, reading_column
 
-__all__ = ["FIGURES", "TITLES", "PAPER_ORDER", "SHORT_READINGS", "argmin_table"]
+__all__ = ["FIGURES", "TITLES", "PAPER_ORDER", "SHORT_READINGS", "argmin_table", "VERDICTS",
+           "verdict_summary"]
 
 #: The real-data figures registered (those whose tables are shipped), in the paper's order.
 FIGURES: list[type[PaperFigure]] = []
@@ -441,6 +442,114 @@ def argmin_table() -> str:
                     "/".join(f"{c:.3f}" for c in m["error_at_u"] - m["error_min"]),
                     "/".join(f"{c:.2f}" for c in m["rho"])]
         lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def _frac(flags) -> str:
+    flags = list(flags)
+    return f"{sum(bool(f) for f in flags)}/{len(flags)}"
+
+
+def _verdict_fig7(reading: str) -> str:
+    t = _u(_u(_svm("letter"), reading), reading, "U_te")
+    per = [t[t["seed"] == s] for s in _seeds(t)]
+    m = [reproduce.minima(a) for a in per]
+    near = [min(abs(x - v["x_u"]) for x in v["x_error_ties"]) <= 1 for v in m]
+    return (f"−Û_tr's argmin on a minimum of L_val in {_count(v['on_min'] for v in m)}, within one step in "
+            f"{_count(near)}")
+
+
+def _verdict_goal_a(reading: str) -> str:
+    out = []
+    for label, t in (("SVC", _svm("letter")), ("MLP", reproduce.load_table("mlp_epoch", "letter"))):
+        t = _u(_u(t, reading), reading, "U_te")
+        gaps = [float((g["U_tr"] - g["U_te"]).abs().max()) for _, g in t.groupby("seed")]
+        out.append(f"{label} {_count(g <= verdicts.CLOSE_GAP for g in gaps)} "
+                   f"(max gap {_per_seed(round(g, 3) for g in gaps)})")
+    return ", ".join(out)
+
+
+def _verdict_fig8(reading: str) -> str:
+    names = _present("uncertainty_fig8")
+    m = reproduce.svm_minima(names, reading=reading)
+    every = [n for n in names if m.xs(n, level="dataset")["on_min"].all()]
+    per = _by_seed(m)
+    return (f"−Û_tr's argmin on a minimum of L_val in {_frac(m['on_min'])} (set, seed) pairs "
+            f"({_per_seed(int(g['on_min'].sum()) for g in per.values())} of {len(names)} sets per seed), within one "
+            f"step in {_frac(m['steps'] <= 1)}; in every seed on {len(every)} of {len(names)} sets"
+            + (f" ({', '.join(TITLES[n] for n in every)})" if every else ""))
+
+
+def _verdict_fig11(reading: str) -> str:
+    names = _present("uncertainty_fig11")
+    out = []
+    for p in (0.0, reproduce.PERTURBATION):
+        m = reproduce.svm_minima(names, perturbation=p, reading=reading)
+        out.append(_frac(u > max(ts) for u, ts in zip(m["x_u"], m["x_error_ties"], strict=True)))
+    return (f"−Û_tr's argmin above every minimum of L_val in {out[0]} (set, seed) pairs without T̃, "
+            f"{out[1]} with T̃")
+
+
+def _verdict_p1(reading: str) -> str:
+    sharper, closer = [], []
+    for n in (n for n in reproduce.P1_DATASETS if n in _present("uncertainty_fig8")):
+        t = _u(_svm(n), reading)
+        for _, g in t.groupby("seed"):
+            if g["U1_tr"].notna().all():
+                sharper.append(verdicts.near_top(g["U_tr"]) < verdicts.near_top(g["U1_tr"]))
+                closer.append(g["U_tr"].max() > g["U1_tr"].max())
+    if not sharper:
+        return "Proposal 1 not computed at these settings"
+    return (f"Proposal 2's minimum sharper (fewer γ with Û_tr within {verdicts.SHARP_WITHIN} of its largest) in "
+            f"{_frac(sharper)} (set, seed) pairs, closer to −1 in {_frac(closer)}")
+
+
+def _verdict_sensitivity(key: str, table: str, column: str):
+    def text(reading: str) -> str:
+        one, narrow = [], []
+        for n in _present(key):
+            t = _u(reproduce.load_table(table, n), reading)
+            for _, ts in t.groupby("seed"):
+                xs = [reproduce.minima(g)["x_u"] for _, g in ts.groupby(column)]
+                one.append(len(set(xs)) == 1)
+                narrow.append(max(xs) - min(xs) <= reproduce.LOG2_GAMMAS[1] - reproduce.LOG2_GAMMAS[0])
+        return (f"one argmin of −Û_tr for every {column} in {_frac(one)} (set, seed) pairs, argmins within one "
+                f"step in {_frac(narrow)} ({len(_present(key))} sets)")
+    return text
+
+
+#: The verdicts of :func:`verdict_summary`: (claim in words, figure whose tables it reads, reading -> text).
+VERDICTS = (
+    ("Goal (a), Û_tr ≈ Û_te on Letter Recognition (Figs 7 and 9; max |Û_tr − Û_te| over the statuses at most "
+     "CLOSE_GAP = 0.05)", ("uncertainty_fig7", "uncertainty_fig9"), _verdict_goal_a),
+    ("Goal (b) on Letter Recognition (Fig 7)", ("uncertainty_fig7",), _verdict_fig7),
+    ("Goal (b) on the ten sets (Fig 8)", ("uncertainty_fig8",), _verdict_fig8),
+    ("Without T̃, −Û_tr favours excessive γ (Fig 11)", ("uncertainty_fig11",), _verdict_fig11),
+    ("Proposal 2's minimum sharper and closer to −1 than Proposal 1's (Fig 8, its four sets)", ("uncertainty_fig8",),
+     _verdict_p1),
+    ("Insensitivity to M (Fig 12)", ("uncertainty_fig12",), _verdict_sensitivity("uncertainty_fig12", "u_by_M", "M")),
+    ("Insensitivity to K (Fig 13)", ("uncertainty_fig13",), _verdict_sensitivity("uncertainty_fig13", "u_by_K", "K")),
+)
+
+
+def verdict_summary() -> str:
+    """The real-data verdicts under each reading of eq 39, with seed counts, as Markdown bullets.
+
+    One bullet per claim of :data:`VERDICTS`; for each reading of :data:`buviz.verdicts.READINGS` the
+    counts over seeds (or over (set, seed) pairs), or "not in the shipped tables" where a table the
+    claim reads lacks that reading. docs/real_data.md quotes it.
+
+    Returns
+    -------
+    str
+        Markdown, one line per claim.
+    """
+    lines = []
+    for claim, keys, text in VERDICTS:
+        tables = [reproduce.load_table(reproduce.FIGURE_TABLES[k][0], n) for k in keys for n in _present(k)]
+        parts = [f"{label}: {text(r)}" if all(reading_column(t, r) is not None for t in tables)
+                 else f"{label}: not in the shipped tables" for r, label in READINGS.items()]
+        lines.append(f"- **{claim}** — " + "; ".join(parts) + ".")
     return "\n".join(lines)
 
 
