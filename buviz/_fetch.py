@@ -71,8 +71,9 @@ URL_ENV = "BUVIZ_DATA_URL"
 DEFAULT_BASE_URL = "https://raw.githubusercontent.com"
 SUBDIR = "zheng"
 #: Download attempts after a failed one (Pooch's ``retry_if_failed``, waiting 1, 2, 3 s): a failed
-#: connection, an interrupted transfer or a bad checksum is tried again. With none, one transient failure
-#: among the Telugu glyphs' 462 files aborts the whole fetch; an offline fetch fails after about 6 s.
+#: connection, a server error, an interrupted transfer or a bad checksum is tried again. With none, one
+#: transient failure among the Telugu glyphs' 462 files aborts the whole fetch; an offline fetch fails
+#: after about 6 s.
 RETRIES = 3
 #: Seconds a download may wait for the server before it fails (and is retried).
 TIMEOUT = 60
