@@ -10,7 +10,9 @@ classifier outputs (``benchmarks/zheng_table1.py``); ``extrapolation_fig11`` / `
 -- the face experiment's shape on Omniglot, one-shot 1-NN on 1623 characters -- are registered by
 :mod:`buviz.figures.extrapolation_real` (``benchmarks/bench_omniglot_extrapolation.py``).
 ``*_synthetic`` keys are the same analyses on a simulated Gaussian population, with parameters;
-Figs 5-8 are the paper's toy model.
+Figs 5-8 are the paper's toy model. ``extrapolation_unbiased_ta`` and ``extrapolation_unbiased_beta`` check the
+paper's two unbiasedness claims (§3: test accuracy for AGA_{k,r}; §4.3: the regression estimate for β) by Monte
+Carlo on the toy model, whose AGA_{k,r} is exact.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ from buviz.plots.extrapolation_displays import ExtrapolationDisplay, ToyModelDis
 
 __all__ = ["ExtrapolationFig5", "ExtrapolationFig6", "ExtrapolationFig7", "ExtrapolationFig8",
            "ExtrapolationTable1", "ExtrapolationFig11Synthetic",
-           "ExtrapolationFig12Synthetic", "ExtrapolationTable1Synthetic"]
+           "ExtrapolationFig12Synthetic", "ExtrapolationTable1Synthetic", "ExtrapolationUnbiasedBeta",
+           "ExtrapolationUnbiasedTA"]
 
 
 def _rho(default: float, low: float = 0.0):
@@ -217,3 +220,89 @@ class ExtrapolationTable1(PaperFigure):
             for col in ("aga400_paper", "authors_moment", *ex.TABLE1_METHODS):
                 t[col] = t[col] - t["acc400"].fillna(t["acc400_paper"])
         return t[list(_TABLE1_COLUMNS)].rename(columns=_TABLE1_COLUMNS)
+
+
+# -- the paper's unbiasedness claims (§3, §4.3), simulated on the toy model --------------------------------
+_R_COLORS = style.PALETTE
+_OFFSET = {"test accuracy": -0.15, "AverageTA (eq 3)": 0.15, "resubstitution": 0.0}  # side by side at each k
+
+
+class ExtrapolationUnbiasedTA(PaperFigure):
+    """Test accuracy is unbiased for AGA_{k,r}: Monte Carlo means on the toy model against the exact value"""
+
+    key, alias, paper, number = "extrapolation_unbiased_ta", "", "extrapolation", "§3"
+    size = (14.0, 4.5)
+    rho = param.Number(0.7, bounds=(0.05, 0.99), doc="correlation ρ of the toy model")
+    ks = Numbers([2, 5, 10, 20], item_bounds=(2, 200), integer=True, bounds=(1, None), doc="class counts k")
+    r_trains = Numbers([1, 5], item_bounds=(1, 10_000), integer=True, bounds=(0, None),
+                       doc="training points per class r (known centres, r = ∞, are always drawn)")
+    k1 = param.Integer(40, bounds=(2, 400), doc="observed classes of the eq 3 estimator (≥ the largest k)")
+    n_rep = param.Integer(2000, bounds=(20, 100_000), doc="Monte Carlo replicates")
+    seed = _seed()
+
+    def build(self) -> hv.Layout:
+        k1 = self.check("k1", self.k1, int(max(self.ks)), 400)
+        t = ex.test_accuracy_bias(sorted({int(k) for k in self.ks}), [*sorted({int(r) for r in self.r_trains}), None],
+                                  self.rho, k1=k1, n_rep=self.n_rep, random_state=self.seed)
+        kk = np.arange(2, int(max(self.ks)) + 1)
+        curves, points, bias, resub = [], [], [], []
+        markers = {"test accuracy": "circle", "AverageTA (eq 3)": "square", "resubstitution": "triangle"}
+        for i, (r, g) in enumerate(t.groupby("r_train", sort=False)):
+            color = _R_COLORS[i % len(_R_COLORS)]
+            exact = ex.toy_trained_average_accuracy(kk, self.rho, None if r == "∞" else int(r))
+            curves.append(style.opts(hv.Curve((kk, exact), "k", "accuracy", label=f"AGA exact, r = {r}"),
+                                     color=color))
+            for est, e in g.groupby("estimator", sort=False):
+                x = (e.k + _OFFSET[est]).to_numpy(float)
+                target, ylabel = (resub, "resubstitution − AGA") if est == "resubstitution" else (bias, "mean − AGA")
+                if est != "resubstitution":
+                    points.append(style.opts(hv.Scatter((x, e["mean"]), "k", "accuracy", label=f"{est}, r = {r}"),
+                                             color=color, marker=markers[est], size=6))
+                    points.append(style.opts(hv.ErrorBars((x, e["mean"], 2 * e.se), "k", ["accuracy", "yerr"]),
+                                             color=color))
+                target.append(style.opts(hv.Scatter((x, e.bias), "k", ylabel, label=f"{est}, r = {r}"),
+                                         color=color, marker=markers[est], size=6))
+                target.append(style.opts(hv.ErrorBars((x, e.bias, 2 * e.se), "k", [ylabel, "yerr"]), color=color))
+        zero = style.opts(hv.HLine(0.0), color="#777777", line_dash="dashed")
+        a = style.opts(hv.Overlay(curves + points), title=f"(a) E[estimate] ±2 se and exact AGA_k,r (ρ = {self.rho:g})",
+                       legend_position="top_right", show_legend=True)
+        b = style.opts(hv.Overlay(bias + [zero]), title="(b) test accuracy and eq 3: bias ±2 se", show_legend=False)
+        c = style.opts(hv.Overlay(resub + [zero]), title="(c) resubstitution (training points): biased",
+                       show_legend=False)
+        return (a + b + c).cols(3)
+
+
+class ExtrapolationUnbiasedBeta(PaperFigure):
+    """The regression estimate is unbiased for β under positive weights; the β ≥ 0 fit is not"""
+
+    key, alias, paper, number = "extrapolation_unbiased_beta", "", "extrapolation", "§4.3"
+    size = (11.0, 4.2)
+    rho = param.Number(0.7, bounds=(0.05, 0.99), doc="correlation ρ of the data (one of the basis' ρ)")
+    dictionary = Numbers([0.3, 0.7, 0.95], item_bounds=(0.05, 0.99), bounds=(1, None),
+                         doc="ρ_l of the basis functions h_l = D̄_ρl (toy model)")
+    k1 = param.Integer(20, bounds=(3, 200), doc="observed classes (k = 2..k1 fitted)")
+    r_test = param.Integer(5, bounds=(1, 100), doc="test points per class")
+    n_rep = param.Integer(2000, bounds=(20, 100_000), doc="Monte Carlo replicates")
+    seed = _seed()
+
+    def build(self) -> hv.Layout:
+        t = ex.regression_bias(self.rho, tuple(self.dictionary), k1=self.k1, r_test=self.r_test, n_rep=self.n_rep,
+                               random_state=self.seed)
+        weights = list(ex.WEIGHTINGS)
+        panels = []
+        for fit, title in (("least squares", "(a) least squares (the paper's estimate)"),
+                           ("non-negative", "(b) β ≥ 0 (as the paper's spline fit)")):
+            g = t[t.fit == fit]
+            truth = g.groupby("rho_l").beta.first()
+            truth_points = hv.Scatter((truth.index.to_numpy(), truth.to_numpy()), "ρ_l", "β̂_l", label="β (truth)")
+            layers = [style.opts(truth_points, color="#000000", marker="diamond", size=9)]
+            for i, w in enumerate(weights):
+                e = g[g.weighting == w]
+                x = e.rho_l.to_numpy() + 0.012 * (i - (len(weights) - 1) / 2)
+                layers.append(style.opts(hv.Scatter((x, e["mean"]), "ρ_l", "β̂_l", label=f"E[β̂], {w}"),
+                                         color=_R_COLORS[i % len(_R_COLORS)], size=6))
+                layers.append(style.opts(hv.ErrorBars((x, e["mean"], 2 * e.se), "ρ_l", ["β̂_l", "yerr"]),
+                                         color=_R_COLORS[i % len(_R_COLORS)]))
+            panels.append(style.opts(hv.Overlay(layers), title=f"{title}, {self.n_rep} replicates",
+                                     show_legend=fit == "least squares", legend_position="top_left"))
+        return hv.Layout(panels).cols(2)

@@ -38,6 +38,8 @@ FAST = {
     "extrapolation_fig12_synthetic": dict(n_classes=80, Ks=[20], repeats=2),
     "extrapolation_table1_synthetic": dict(n_classes=60, K=10, k_target=60, classifiers=["nearest_centroid", "1nn"],
                                            method="moment"),
+    "extrapolation_unbiased_ta": dict(ks=[2, 5], r_trains=[2], k1=10, n_rep=50),
+    "extrapolation_unbiased_beta": dict(k1=8, n_rep=50),
     # the paper's keys on real data read shipped result tables (Telugu Table 1, Omniglot Figs 11-12)
     "extrapolation_table1": dict(errors=True),
     "discrete_table1": dict(N=20, k=5),
