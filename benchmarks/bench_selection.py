@@ -1,6 +1,6 @@
 """Model-selection study: does Û (training set only) pick hyper-parameters as well as CV?
 
-    python benchmarks/bench_selection.py [--seeds 5] [--out benchmarks/results/selection_full.csv]
+    python benchmarks/bench_selection.py [--seeds 5] [--out buviz/data/tables/selection_full.csv]
 
 For each (dataset, classifier, seed): a train/test split (standardised on the training part), a grid
 of one hyper-parameter, and four ways of choosing the candidate from the training set alone: the

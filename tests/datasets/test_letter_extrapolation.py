@@ -1,4 +1,4 @@
-"""benchmarks/results/letter_extrapolation.csv (notebook 04) is what its script computes: k = 2 recomputed."""
+"""buviz/data/tables/letter_extrapolation.csv (notebook 04) is what its script computes: k = 2 recomputed."""
 
 import importlib.util
 import sys
@@ -21,7 +21,7 @@ def _script():
 
 @pytest.mark.slow
 def test_shipped_letter_table_recomputes_at_k_2():
-    shipped = pd.read_csv(ROOT / "benchmarks" / "results" / "letter_extrapolation.csv")
+    shipped = pd.read_csv(ROOT / "buviz" / "data" / "tables" / "letter_extrapolation.csv")
     first = shipped.iloc[0]
     again = _script().letter_extrapolation(int(first.n_draws), int(first.n_train), int(first.n_test),
                                            int(first.seed), ks=[2], progress=None)
