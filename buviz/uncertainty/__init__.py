@@ -11,6 +11,7 @@ from buviz.uncertainty import costs
 from buviz.uncertainty.costs import gains, proposal1_costs, proposal2_costs, table3
 from buviz.uncertainty.neighbours import PERTURBATION_MODES, neighbourhoods, perturbed_training_set
 from buviz.uncertainty.opcounts import OpCounts as OpCounts  # re-exported; documented on its own page
+from buviz.uncertainty.oracle import TrueBoundaryUncertainty, true_boundary_uncertainty
 from buviz.uncertainty.proposal1 import Proposal1, Proposal1Result, binary_entropy
 from buviz.uncertainty.proposal2 import (
     DEFAULT_SEPARABILITY,
@@ -73,4 +74,6 @@ __all__ = [
     "proposal2_costs",
     "gains",
     "table3",
+    "true_boundary_uncertainty",
+    "TrueBoundaryUncertainty",
 ]
