@@ -396,7 +396,46 @@ def _reproduce_parser(sub) -> argparse.ArgumentParser:
     return rp
 
 
+def figure_names() -> tuple[frozenset[str], frozenset[str]]:
+    """The figure keys and former names (aliases) of :mod:`buviz.figures`, read from the figure
+    modules' source, not imported: importing them (HoloViews, every figure's data) took 13 s, and 46 s
+    on a busy machine, before ``buviz figure nope`` could say the name is wrong. Each figure class states
+    ``key`` (and ``alias``) as string literals in its body (``key, alias, paper, number = "...", ...``);
+    ``tests/cli`` checks these names equal ``figures.REGISTRY`` and ``figures.ALIASES``."""
+    import ast
+    from importlib import resources
+
+    keys, aliases = set(), set()
+    for entry in (resources.files("buviz") / "figures").iterdir():  # the folder: importing the package imports all
+        if not entry.name.endswith(".py"):
+            continue
+        for node in ast.walk(ast.parse(entry.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            for st in node.body:
+                if not isinstance(st, ast.Assign) or len(st.targets) != 1:
+                    continue
+                target, value = st.targets[0], st.value
+                if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple):
+                    pairs = [(t.id, v) for t, v in zip(target.elts, value.elts, strict=False)
+                             if isinstance(t, ast.Name)]
+                elif isinstance(target, ast.Name):
+                    pairs = [(target.id, value)]
+                else:
+                    continue
+                for name, v in pairs:
+                    literal = isinstance(v, ast.Constant) and isinstance(v.value, str) and v.value
+                    if name in ("key", "alias") and literal:
+                        (keys if name == "key" else aliases).add(v.value)
+    return frozenset(keys), frozenset(aliases)
+
+
 def cmd_figure(args) -> int:
+    if args.name and not args.list:  # a wrong name is refused before the figures are imported
+        keys, aliases = figure_names()
+        if args.name not in keys and args.name not in aliases:
+            raise UsageError(f"NAME: unknown figure {args.name!r}{_did_you_mean(args.name, [*keys, *aliases])} "
+                             "('buviz figure --list' shows the names)")
     from buviz import figures
 
     if args.list:
