@@ -1,4 +1,4 @@
-"""The ``buviz`` command: ``buviz sweep``, ``buviz figure``, ``buviz serve``.
+"""The ``buviz`` command: ``buviz sweep``, ``buviz figure``, ``buviz reproduce``, ``buviz claims``, ``buviz serve``.
 
 Every error is one line on stderr and a non-zero exit code (2 for bad arguments or parameters,
 1 for failures while running). Errors name the option and what it accepts, and a misspelled name
@@ -13,6 +13,8 @@ Examples::
     buviz figure uncertainty_fig6 --out fig6.png --width 6 --height 4 --set n_train=600
     buviz sweep --log2-gamma -10:10:2 --out gammas.csv
     buviz sweep --csv mydata.csv --label-column label --out mine.csv
+    buviz claims                                             # every claim judged, with its verdict
+    buviz claims --check uncertainty_fig8                    # redo its evidence from an empty cache
 """
 
 from __future__ import annotations
@@ -544,6 +546,7 @@ def build_parser() -> argparse.ArgumentParser:
     fg.add_argument("--dpi", type=_int_type(10, 2400), default=150, help="PNG resolution (default: 150)")
     fg.set_defaults(func=cmd_figure)
     rp = _reproduce_parser(sub)
+    cl = _claims_parser(sub)
 
     sv = sub.add_parser("serve", help="serve the explorer app")
     sv.add_argument("--port", type=_PORT, default=5006, help="TCP port from 1 to 65535 (default: 5006)")
@@ -553,8 +556,45 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a host the browsers will use, e.g. myserver:5006 (repeatable; with --address 0.0.0.0)")
     sv.add_argument("--show", action="store_true", help="open a browser")
     sv.set_defaults(func=cmd_serve)
-    parser.subcommand_parsers = (sw, fg, rp, sv)  # for suggestions on misspelled options
+    parser.subcommand_parsers = (sw, fg, rp, cl, sv)  # for suggestions on misspelled options
     return parser
+
+
+def cmd_claims(args) -> int:
+    from buviz import claims
+
+    if args.check:
+        try:
+            claims.get(args.check)
+        except ValueError as exc:
+            known = [c.id for c in claims.claims()]
+            raise UsageError(f"--check: unknown claim {args.check!r}{_did_you_mean(args.check, known)} "
+                             "('buviz claims' lists them)") from exc
+        result = claims.check(args.check, datasets=args.datasets, max_cells=args.max_cells,
+                              log=lambda line: print(line, file=sys.stderr))
+        print(result)
+        return 0 if result.holds is not False else 1
+    if args.markdown:
+        print(claims.markdown(), end="")
+        return 0
+    for c in claims.claims():
+        print(f"{c.id}  [{c.place}]\n  claim: {c.claim}\n  verdict: {c.verdict()}\n  data: {c.data}\n"
+              f"  redo: {c.command}" + (f"; quick check: buviz claims --check {c.id}" if c.quick_check else "")
+              + "\n")
+    return 0
+
+
+def _claims_parser(sub):
+    cl = sub.add_parser("claims", help="the papers' claims buviz judges, their verdicts, and a check that redoes one",
+                        description="List every claim of the three papers that buviz judges (paper and place, the "
+                                    "claim, the verdict with seed counts, the data, the command that redoes it), "
+                                    "or redo one claim's evidence from an empty cache (--check ID).")
+    cl.add_argument("--check", metavar="ID", help="redo this claim's evidence and say whether its verdict holds")
+    cl.add_argument("--datasets", nargs="+", metavar="NAME", help="with --check: the datasets to recompute")
+    cl.add_argument("--max-cells", type=int, default=2, help="with --check: cells recomputed (default: 2)")
+    cl.add_argument("--markdown", action="store_true", help="print the ledger as docs/claims.md")
+    cl.set_defaults(func=cmd_claims)
+    return cl
 
 
 def main(argv: list[str] | None = None) -> int:
