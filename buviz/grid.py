@@ -45,9 +45,9 @@ def top2(g: np.ndarray, *, stable: bool = False) -> tuple[np.ndarray, np.ndarray
     g : ndarray of shape (n_samples, n_classes)
         Class scores (discriminants), larger is more likely.
     stable : bool, default=False
-        Break ties toward the lower class index (a stable sort). Use it where ties are common,
-        such as class counts; the default (a partial sort) leaves the choice among tied classes
-        unspecified and is faster.
+        Kept for compatibility: ties between classes always go to the lower class index (the
+        first maximum, then the first maximum of the rest), so the pair never depends on how a
+        partial sort orders ties (which differs between numpy's SIMD code paths).
 
     Returns
     -------
@@ -74,11 +74,14 @@ def top2(g: np.ndarray, *, stable: bool = False) -> tuple[np.ndarray, np.ndarray
     if g.shape[1] == 2:
         n = len(g)
         return np.zeros(n, dtype=np.intp), np.ones(n, dtype=np.intp)
-    if stable:
-        best2 = np.argsort(-g, axis=1, kind="stable")[:, :2]
-    else:
-        best2 = np.argpartition(-g, 1, axis=1)[:, :2]
-    return best2.min(1), best2.max(1)
+    rows = np.arange(len(g))
+    first = np.argmax(g, axis=1)  # the first maximum: ties to the lower index
+    rest = g.astype(float, copy=True)
+    rest[rows, first] = -np.inf
+    second = np.argmax(rest, axis=1)
+    lone = rest[rows, second] == -np.inf  # every other class at −inf: the lowest other index
+    second[lone] = (first[lone] == 0).astype(second.dtype)
+    return np.minimum(first, second), np.maximum(first, second)
 
 
 def near_boundaryness(g: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
