@@ -22,13 +22,26 @@ from buviz import figures
 from buviz._validation import InvalidParameterError
 from buviz.app.store import SessionStore, changed
 
-__all__ = ["FigureGallery", "PAPER_TITLES"]
+__all__ = ["FigureGallery", "PAPER_TITLES", "MENU_LABEL_MAX", "menu_label"]
 
 #: Group titles of the figure selector.
 PAPER_TITLES = {"uncertainty": "Boundary uncertainty (Ha et al. 2021)",
                 "extrapolation": "Accuracy extrapolation (Zheng et al. 2017)",
                 "discrete": "Discrete case (Nedel'ko 2009)"}
 EXPORT_FORMATS = ("svg", "png", "pdf")
+#: Longest label of the figure menu (characters). The menu listed whole captions, up to 944
+#: characters; it now lists the paper's figure number and the registry key, and the chosen figure's
+#: caption is shown beside the menu (:attr:`FigureGallery.info`).
+MENU_LABEL_MAX = 80
+
+
+def menu_label(cls: type[figures.PaperFigure]) -> str:
+    """The figure menu's short name of ``cls``: its number in the paper and its key
+    (``"Fig 7 (Letter Recognition) · uncertainty_fig7"``), the number shortened with "…" to keep the
+    label within :data:`MENU_LABEL_MAX` characters. Unique, since keys are."""
+    room = MENU_LABEL_MAX - len(cls.key) - 3
+    number = cls.number if len(cls.number) <= room else cls.number[:max(room - 1, 0)].rstrip() + "…"
+    return f"{number} · {cls.key}" if number else cls.key
 
 
 #: Numbers are typed into boxes (Panel's default for a bounded number is a slider). The boxes carry no
@@ -100,7 +113,7 @@ class FigureGallery(pn.viewable.Viewer):
         super().__init__(**params)
         if self.store is None:
             self.store = SessionStore(controls=None)
-        groups = {title: {f"{figures.REGISTRY[k].description} ({k})": k for k in figures.REGISTRY
+        groups = {title: {menu_label(figures.REGISTRY[k]): k for k in figures.REGISTRY
                           if figures.REGISTRY[k].paper == paper} for paper, title in PAPER_TITLES.items()}
         self.select = pn.widgets.Select(label="Figure", groups=groups, value=self.figure, sizing_mode="stretch_width")
         self.select.param.watch(lambda e: setattr(self, "figure", e.new), "value")

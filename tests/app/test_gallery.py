@@ -179,3 +179,16 @@ def test_a_figure_that_cannot_be_drawn_is_said_and_the_gallery_keeps_working(mon
     assert not g.rendering and not g.render_button.loading and g.plot.object is shown
     monkeypatch.undo()
     assert g.render() and not g.message.visible  # the next render works
+
+
+def test_the_menu_lists_short_names_and_the_caption_is_shown_beside_it():
+    from buviz.app.gallery import MENU_LABEL_MAX
+
+    g = FigureGallery(figure="uncertainty_fig13")
+    labels = [label for group in g.select.groups.values() for label in group]
+    assert len(set(labels)) == len(figures.REGISTRY)  # one label per figure
+    assert max(len(label) for label in labels) <= MENU_LABEL_MAX  # captions run to 1 054 characters
+    fig13 = figures.REGISTRY["uncertainty_fig13"]
+    assert len(fig13.description) > MENU_LABEL_MAX and fig13.description in g.info.object
+    assert {k: v for group in g.select.groups.values() for k, v in group.items()}[
+        "Fig 13 (the multi-class datasets) · uncertainty_fig13"] == "uncertainty_fig13"

@@ -4,6 +4,7 @@ plot changes; the page logs no errors."""
 import pytest
 
 from buviz import figures
+from buviz.app.gallery import MENU_LABEL_MAX, menu_label
 
 from .conftest import ExplorerServer, close_page, new_page, require_browser
 
@@ -44,7 +45,10 @@ def test_gallery_renders_the_chosen_figure_and_follows_a_parameter(browser, serv
         figure = page.locator(".bk-input-group", has_text="Figure").locator("select").first
         figure.wait_for(state="visible", timeout=90_000)
         fig2 = figures.REGISTRY["discrete_fig2"]
-        figure.select_option(label=f"{fig2.description} ({fig2.key})")
+        figure.select_option(label=menu_label(fig2))  # a short name in the menu, the caption beside it
+        page.locator(".buviz-gallery-info", has_text=fig2.description).first.wait_for(timeout=30_000)
+        labels = figure.locator("option").all_inner_texts()
+        assert len(labels) == len(figures.REGISTRY) and max(map(len, labels)) <= MENU_LABEL_MAX
         n_p = page.locator(".bk-input-group", has_text="n_p").locator("input").first
         n_p.wait_for(state="visible", timeout=30_000)
         n_p.fill("11")
