@@ -476,7 +476,7 @@ def cmd_serve(args) -> int:
 
     try:
         serve(port=args.port, address=args.address, show=args.show,
-              allow_websocket_origin=tuple(args.allow_websocket_origin or ()))
+              allow_websocket_origin=tuple(args.allow_websocket_origin or ()), uploads=not args.no_upload)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             raise UsageError(f"--port {args.port}: the port is in use on {args.address} (another server?); "
@@ -555,6 +555,8 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--allow-websocket-origin", action="append", metavar="HOST[:PORT]", type=_origin_type,
                     help="a host the browsers will use, e.g. myserver:5006 (repeatable; with --address 0.0.0.0)")
     sv.add_argument("--show", action="store_true", help="open a browser")
+    sv.add_argument("--no-upload", action="store_true",
+                    help="no CSV upload in the explorer (a class server where nobody should bring files)")
     sv.set_defaults(func=cmd_serve)
     parser.subcommand_parsers = (sw, fg, rp, cl, sv)  # for suggestions on misspelled options
     return parser

@@ -27,12 +27,13 @@ def __getattr__(name: str):
 
 
 def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False,
-          allow_websocket_origin: tuple[str, ...] = (), **kwargs):
+          allow_websocket_origin: tuple[str, ...] = (), uploads: bool = True, **kwargs):
     """Serve the explorer at ``http://address:port/`` (also ``/explorer``, as with ``panel serve``).
 
     Same app factory as ``apps/explorer.py`` (one :class:`~buviz.app.layout.ExplorerApp` per session);
     localhost only by default -- pass ``address="0.0.0.0"`` to expose it, with the ``HOST:PORT`` the
-    other machines will use in ``allow_websocket_origin``. Blocks until stopped;
+    other machines will use in ``allow_websocket_origin``; ``uploads=False`` leaves out the CSV upload
+    (``buviz serve --no-upload``: it sets ``BUVIZ_NO_UPLOAD=1`` for the app). Blocks until stopped;
     extra keyword arguments go to :func:`panel.serve` (e.g. ``threaded=True, start=False``).
 
     A page's session is kept 2 minutes (Bokeh's default: 15 s) while its browser has not connected:
@@ -44,8 +45,12 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False,
     proxy that drops idle connections, pass ``keep_alive_milliseconds=37000`` (Bokeh's default).
     ``panel serve --unused-session-lifetime 120000 --keep-alive 0`` does the same as these defaults.
     """
+    import os
+
     import panel as pn
 
+    if not uploads:
+        os.environ["BUVIZ_NO_UPLOAD"] = "1"
     port = int(port)
     origins = {f"{address}:{port}", f"localhost:{port}", f"127.0.0.1:{port}", *allow_websocket_origin}
     kwargs.setdefault("websocket_origin", sorted(origins))

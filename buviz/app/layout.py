@@ -10,6 +10,8 @@ wins); N is throttled (each N is a new dataset).
 
 from __future__ import annotations
 
+import os
+
 import holoviews as hv
 import panel as pn
 import param
@@ -194,6 +196,8 @@ class ExplorerApp(pn.viewable.Viewer):
     """
 
     store = param.ClassSelector(class_=SessionStore, doc="The session's store (its controls: ``store.controls``)")
+    uploads = param.Boolean(default=True, doc=(
+        "Offer the CSV upload (``buviz serve --no-upload`` turns it off: the card says so instead)"))
 
     #: Tabs whose views need the sweep: opening one starts it (and later settings changes restart it).
     SWEEP_TABS = ("Error vs −Û", "Sensitivity M, K")
@@ -313,11 +317,18 @@ class ExplorerApp(pn.viewable.Viewer):
         mixture = pn.Card(pn.pane.Markdown(_MIXTURE_HELP), self.mixture_text, apply_mix,
                           title="Custom mixture editor", collapsed=True, sizing_mode="stretch_width")
 
-        self.file_input = CsvDropper(on_refused=self._on_refused_upload, sizing_mode="stretch_width",
-                                     layout="compact")
+        doc = pn.state.curdoc
+        if doc is not None and doc.session_context is not None:  # served: bounded, chunked, refused early
+            self.file_input = CsvDropper(on_refused=self._on_refused_upload, sizing_mode="stretch_width",
+                                         layout="compact")
+        else:  # a notebook's kernel: Panel's plain file input (no extension to load, no server to protect)
+            self.file_input = pn.widgets.FileInput(accept=".csv,.txt,.tsv,.gz", multiple=False,
+                                                   sizing_mode="stretch_width")
         self.file_input.param.watch(self._on_upload, "value")
         # collapsed, as the mixture editor: open, it pushed the γ slider below a 720-px screen
-        upload = pn.Card(pn.pane.Markdown(CSV_HELP), self.file_input,
+        upload_items = [pn.pane.Markdown(CSV_HELP), self.file_input] if self.uploads else [pn.pane.Markdown(
+            NO_UPLOAD_TEXT, css_classes=["buviz-no-upload"])]
+        upload = pn.Card(*upload_items,
                          title="Upload a CSV", collapsed=True, sizing_mode="stretch_width")
 
         reset = pn.widgets.Button(label="Reset all controls", color="warning", sizing_mode="stretch_width")
@@ -334,6 +345,10 @@ class ExplorerApp(pn.viewable.Viewer):
                 pn.pane.Markdown("### Proposal 2 estimator"), est, reset]
 
     def _on_upload(self, event):
+        if not isinstance(self.file_input, CsvDropper):
+            if event.new:
+                self.store.upload_csv(event.new, self.file_input.filename or "upload.csv")
+            return
         # the dropper's value is {filename: content}, changed in place; a removed file: nothing to do
         name, self.file_input.completed = self.file_input.completed, None
         if name is not None and name in (event.new or {}):
@@ -384,9 +399,15 @@ class ExplorerApp(pn.viewable.Viewer):
             pn.state.onload(lambda: expire_when_disconnected(doc))
 
     def _open_tab_from_url(self) -> None:
-        """Open the tab the URL names (``?tab=8``, its index), if it names one."""
+        """Open the tab the URL names (``?tab=8``, its index), if it names one; a value that names no
+        tab is named in the message bar as the URL's other bad values are (``Ignored in the URL: tab=42``)."""
         args = getattr(pn.state, "session_args", None) or {}
         raw = (args.get("tab") or [b""])[-1].decode("utf-8", "replace")
+        if raw and not (raw.isdigit() and int(raw) < len(self.tab_names)):
+            bad, msg = f"tab={raw[:40]}", self.store.message
+            # build_store's list of ignored values, when there is one, ends the message
+            self.store.report(f"{msg}, {bad}" if _IGNORED in msg else "; ".join(m for m in (msg, _IGNORED + bad) if m))
+            return
         if raw.isdigit() and 0 < int(raw) < len(self.tab_names):
             # once the page is up: a tab built while the page is (Figures, Discrete) would hold it back
             pn.state.onload(lambda: pn.state.add_periodic_callback(
@@ -419,13 +440,17 @@ def _use_local_stylesheets() -> None:
         set_dist_url(doc, url)
 
 
+#: How the message bar starts the list of the URL's values that were not applied.
+_IGNORED = "Ignored in the URL: "
+
+
 def build_store(**params) -> SessionStore:
     """A session's store: the URL's valid controls over ``params`` (controls and store options).
     Rejected URL values, or valid ones that cannot be computed together (M > N), leave the defaults
     and a message."""
     url, rejected = url_settings()
     store = SessionStore(**{**params, **url})
-    msg = f"Ignored in the URL: {', '.join(rejected)}" if rejected else ""
+    msg = f"{_IGNORED}{', '.join(rejected)}" if rejected else ""
     if store.snapshot is None and url:
         msg = "; ".join(m for m in (store.message, msg) if m)
         store.controls.param.update(**{k: params.get(k, Controls.param[k].default) for k in url})
@@ -434,8 +459,13 @@ def build_store(**params) -> SessionStore:
     return store
 
 
-def build_app(**params):
-    """The served page (``panel serve apps/explorer.py``)."""
+#: What the upload card says where uploads are off.
+NO_UPLOAD_TEXT = "Uploads are turned off on this server (`buviz serve --no-upload`)."
+
+
+def build_app(uploads: bool | None = None, **params):
+    """The served page (``panel serve apps/explorer.py``); ``uploads=False`` (or the environment
+    variable ``BUVIZ_NO_UPLOAD=1``, which ``buviz serve --no-upload`` sets) leaves out the CSV upload."""
     _use_local_stylesheets()
     guard_close_after_failed_ping()
     recompute_models_only_when_changed()
@@ -449,4 +479,6 @@ def build_app(**params):
     # served: uncached settings are computed in the background (latest wins) and the γ row prefetched
     params.setdefault("asynchronous", served)
     params.setdefault("prefetch", served)
-    return ExplorerApp(store=build_store(**params)).template()
+    if uploads is None:
+        uploads = os.environ.get("BUVIZ_NO_UPLOAD", "") not in ("1", "true", "yes")
+    return ExplorerApp(store=build_store(**params), uploads=uploads).template()

@@ -4,7 +4,8 @@
   the session goes on answering (a 16 MB file used to close its websocket: a dead page);
 - a table of more rows than the explorer's N range is subsampled by class, with a notice giving the
   file's size and what was kept; the page ends in one state and no refusal bar outlives a success;
-- closing a page cancels its work: an upload still being read is cancelled in the server's runner.
+- closing a page cancels its work: an upload still being read is cancelled in the server's runner;
+- a ``tab=`` in the URL that names no tab is named with the URL's other bad values.
 """
 
 from __future__ import annotations
@@ -118,6 +119,18 @@ def test_a_large_table_is_subsampled_by_class_and_the_page_ends_in_one_state(ser
     bars = _wait(page, lambda b: not b["message"]["visible"] and not b["computing"]["text"], timeout=240)
     assert not bars["message"]["visible"] and "7142 rows kept" in bars["notice"]["text"]
     assert page.console_errors == []
+
+
+@pytest.mark.parametrize("query, ignored", [
+    ("&tab=42&M=abc", "Ignored in the URL: M=abc, tab=42"),
+    ("&tab=two", "Ignored in the URL: tab=two"),
+])
+def test_a_tab_in_the_url_that_names_no_tab_is_named_like_other_bad_values(server, page, query, ignored):
+    page.goto(server.url + QUERY + query)
+    page.wait_for_selector("canvas", timeout=120_000)
+    bars = _wait(page, lambda b: ignored in b.get("message", {}).get("text", ""), timeout=60)
+    assert bars["message"]["visible"] and ignored in bars["message"]["text"]
+    assert page.locator(".bk-tab.bk-active").first.inner_text().startswith("Sample space")  # the first tab stays
 
 
 def test_closing_a_page_cancels_its_upload_in_the_servers_runner(browser, monkeypatch):
