@@ -587,7 +587,7 @@ def _fit_candidates(M, y, ks, obs, cands, *, n_boot, ties, rng, symmetric=False,
 
 
 def fit_extrapolator(margins, labels, method: str = "classexreg", *, ks=None, random_state=0,
-                     basis: str = "linear_spline", m: int | None = None, knots: str = "uniform",
+                     basis: str = "linear_spline", m: int | str | None = None, knots: str = "uniform",
                      bw="ucv", bandwidths=CLASSEXREG_BANDWIDTHS, n_boot: int | None = None,
                      ties: str = "max") -> Extrapolation:
     """Fit an accuracy extrapolator on the k1 observed classes (see the module docstring).
@@ -606,8 +606,9 @@ def fit_extrapolator(margins, labels, method: str = "classexreg", *, ks=None, ra
         Seed of the bootstrap (ClassExReg, best) and of random tie-breaking.
     basis : str, default="linear_spline"
         The moment method's D̄ basis (:func:`fit_dbar`).
-    m : int, optional
-        The moment method's number of basis functions.
+    m : int or "paper", optional
+        The moment method's number of basis functions (:func:`fit_dbar`; the spline's default is the
+        paper's m = 10 000).
     knots : {"uniform", "tail"}, default="uniform"
         The moment method's knot grid.
     bw : {"ucv", "bcv", "silverman", "scott"} or float, default="ucv"

@@ -46,8 +46,8 @@ class AccuracyExtrapolator(BaseEstimator):
         Bootstrap rounds (default 20 for ClassExReg, 40 for "best").
     basis : str, default="linear_spline"
         Basis of the moment method (see :func:`buviz.extrapolation.fit_dbar`).
-    m : int, optional
-        Number of basis functions of the moment method.
+    m : int or "paper", optional
+        Number of basis functions of the moment method (the spline's default is the paper's m = 10 000).
     knots : {"uniform", "tail"}, default="uniform"
         Knot grid of the moment method.
     ties : {"max", "random"}, default="max"
@@ -102,14 +102,14 @@ class AccuracyExtrapolator(BaseEstimator):
                        Interval("real", 0, None, closed="neither")],
         "n_boot": [None, Interval("int", 1, None)],
         "basis": [Options(*BASES)],
-        "m": [None, Interval("int", 1, None)],
+        "m": [None, Interval("int", 1, None), Options("paper")],
         "knots": [Options("uniform", "tail")],
         "ties": [Options("max", "random")],
         "random_state": RANDOM_STATE,
     }
 
     def __init__(self, *, method: str = "best", ks=None, bw="ucv", bandwidths=CLASSEXREG_BANDWIDTHS,
-                 n_boot: int | None = None, basis: str = "linear_spline", m: int | None = None,
+                 n_boot: int | None = None, basis: str = "linear_spline", m: int | str | None = None,
                  knots: str = "uniform", ties: str = "max", random_state=0):
         self.method = method
         self.ks = ks

@@ -14,7 +14,7 @@ The paper's procedure, as its numbers pin it down (docs/extrapolation.md has the
   authors' ``get_sub_errs``; it matters only for tied scores (the kNN neighbour counts);
 - D̄ a non-negative combination of ``m = 1000`` linear splines ``[u - t_l]_+`` on a uniform grid
   (NNLS), and eq 14 at k = 400. Section 5.1 (faces) says m = 10 000; Table 1's deep-network value 0.907
-  is reproduced by m = 1000 and not by m = 10 000 (0.896) or buviz's default m = 100 (0.958).
+  is reproduced by m = 1000 and not by m = 10 000 (0.896, buviz's default since the knot study) or m = 100 (0.958).
 
 References
 ----------

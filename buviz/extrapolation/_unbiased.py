@@ -167,7 +167,7 @@ def _rows(name, r, ks, values, truth):
             for k, mn, e, t, b in zip(ks, mean, se, truth, bias, strict=True)]
 
 
-def regression_bias(rho: float = 0.7, dictionary=(0.5, 0.7, 0.9), weightings=tuple(WEIGHTINGS), *, k1: int = 20,
+def regression_bias(rho: float = 0.7, dictionary=(0.3, 0.7, 0.95), weightings=tuple(WEIGHTINGS), *, k1: int = 20,
                     r_test: int = 5, n_rep: int = 2000, shift: float = 0.0, random_state=0) -> pd.DataFrame:
     """Monte Carlo of E[β̂] against β for the moment method's regression (§4.3, after eq 13).
 
@@ -182,7 +182,7 @@ def regression_bias(rho: float = 0.7, dictionary=(0.5, 0.7, 0.9), weightings=tup
     ----------
     rho : float, default=0.7
         The data's correlation; must be one of ``dictionary``.
-    dictionary : sequence of float, default=(0.5, 0.7, 0.9)
+    dictionary : sequence of float, default=(0.3, 0.7, 0.95)
         Correlations whose D̄ form the basis (distinct, in (0, 1)).
     weightings : sequence of str, default=all of :data:`WEIGHTINGS`
         Names of the positive weightings w_k.

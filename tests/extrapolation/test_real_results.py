@@ -129,7 +129,7 @@ def test_omniglot_cell_recomputed_from_the_data(monkeypatch):
 def test_telugu_naive_bayes_recomputed_from_the_glyphs(monkeypatch):
     monkeypatch.setenv("BUVIZ_DATA_DIR", str(DATA))
     from benchmarks import bench_telugu_table1 as bt
-    from benchmarks._realdata import eq3, predict_all, subproblem
+    from benchmarks._realdata import eq3, subproblem
 
     Xtr, ytr, Xte, yte = bt.load_split(0)
     M = bt.margins_nb(Xtr, ytr, Xte, 400, 0)
@@ -140,4 +140,6 @@ def test_telugu_naive_bayes_recomputed_from_the_glyphs(monkeypatch):
     S = np.array([int(c) for c in row.classes.split()])
     Ms, ys = subproblem(M, yte, S)
     assert float(eq3(Ms, ys, [20])[0]) == pytest.approx(row.acc20_observed, abs=1e-6)
-    assert predict_all(Ms, ys, 400, methods=("moment",))["moment"] == pytest.approx(row.pred_moment, abs=1e-5)
+    # the glyph table's moment column predates the m = 10 000 default (benchmarks/bench_telugu_table1.py, ~1 h)
+    old = ex.extrapolate(Ms, ys, 400, method="moment", ties="random", m=100)
+    assert old == pytest.approx(row.pred_moment, abs=1e-5)
