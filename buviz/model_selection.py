@@ -279,6 +279,14 @@ def _check_estimator(estimator):
                          f"boundary uncertainty needs class scores")
 
 
+#: A row's k-th and (k + 1)-th neighbour distances closer than this (relative to 1 + the distance) are
+#: a tie at the k-th place for :class:`_SharedNeighbours`: which of the tied samples a search keeps is
+#: up to its traversal (a tree) or its BLAS rounding (brute force: distances carry about 1e-8), so
+#: such rows are left to the candidate itself. Without it a grid's shared search and a candidate's own
+#: search could keep different samples of a tie group and give different probabilities.
+KNN_TIE_TOL = 1e-6
+
+
 class _SharedNeighbours:
     """One neighbour search serving every k-NN candidate of a grid over ``n_neighbors``.
 
@@ -289,9 +297,10 @@ class _SharedNeighbours:
     probabilities from the first k columns: the (uniform or 1/distance) weighted votes of its k
     nearest neighbours, normalised, as scikit-learn defines ``predict_proba`` (a row with a
     neighbour at distance 0 keeps only its zero-distance neighbours). The result is scikit-learn's
-    own up to float rounding and up to which neighbours are taken among several at exactly the
-    same distance as the k-th (a search for k and one for more neighbours may order such ties
-    differently; with continuous features this does not occur).
+    own up to float rounding: each search asks for one neighbour more than the largest k, and a row
+    whose k-th and (k + 1)-th distances tie (within ``KNN_TIE_TOL``), where a search for k and one
+    for more neighbours may keep different members of the tie group, is computed by the candidate
+    itself (``predict_proba`` on those rows).
 
     The search uses the neighbour algorithm each candidate's fit resolved (``algorithm="auto"``
     picks a tree or brute force depending on k, and brute-force distances carry rounding a tree
@@ -329,13 +338,19 @@ class _SharedNeighbours:
         """Distances and indexes (rows: T̃ then T) of the nearest training samples, as many as the
         largest k of the candidates whose fit resolved to ``algorithm``."""
         if algorithm not in self._searches:
-            nn = clone(self.template).set_params(n_neighbors=self.k_max[algorithm], algorithm=algorithm)
+            # one neighbour more than the largest k: a tie at a candidate's k-th place shows
+            k = min(self.k_max[algorithm] + 1, len(self.X))
+            nn = clone(self.template).set_params(n_neighbors=k, algorithm=algorithm)
             self._searches[algorithm] = nn.fit(self.X, self.y).kneighbors(np.concatenate(self.queries))
         return self._searches[algorithm]
 
     def _proba(self, est, rows: slice) -> np.ndarray:
         dist, idx = self._search(est._fit_method)
         k = est.n_neighbors
+        tied = None
+        if k < dist.shape[1]:  # the k-th place inside a tie group: the candidate's own search decides
+            d_k, d_next = dist[rows, k - 1], dist[rows, k]
+            tied = np.flatnonzero(d_next - d_k <= KNN_TIE_TOL * (1.0 + d_next))
         dist, labels = dist[rows, :k], self.codes[idx[rows, :k]]
         n = len(labels)
         if est.weights == "uniform":
@@ -350,7 +365,11 @@ class _SharedNeighbours:
         proba = np.bincount(flat, weights=weights.ravel(), minlength=n * self.n_classes).reshape(n, -1)
         total = proba.sum(axis=1, keepdims=True)
         total[total == 0.0] = 1.0
-        return proba / total
+        proba /= total
+        if tied is not None and len(tied):
+            queries = np.concatenate(self.queries)[rows]
+            proba[tied] = est.predict_proba(queries[tied])  # est.classes_ are the codes' classes, sorted
+        return proba
 
     def discriminant(self, est) -> Discriminant:
         """Candidate ``est`` (fitted on the training set) as a discriminant g = ``predict_proba``.
