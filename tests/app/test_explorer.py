@@ -25,10 +25,26 @@ def state():
     return SessionStore(**SMALL)
 
 
-def _contour_points(view):
-    el = view.plot(view.store.snapshot)
-    paths = [e for e in el if isinstance(e, hv.Path) and e.label == "B(Λ)"]
-    return np.concatenate([p.array() for p in paths[0].split()])
+class _Shown:
+    """What a live pane draws: its object drawn once by Bokeh, each layer's current frame read after
+    every step. A view that stops following its store leaves these frames behind (its static
+    ``plot()`` would still be right, so the tests read the pane, not ``plot()``)."""
+
+    def __init__(self, pane):
+        assert pane.object is not None, "the pane shows nothing"
+        self.plot = hv.renderer("bokeh").get_plot(pane.object)
+
+    def frames(self, label: str | None = None, kind: type | None = None) -> list:
+        from holoviews.plotting.bokeh.element import ElementPlot
+
+        out = [p.current_frame for p in self.plot.traverse(lambda p: p, [ElementPlot])]
+        return [f for f in out if f is not None and (label is None or f.label == label)
+                and (kind is None or isinstance(f, kind))]
+
+
+def _contour_points(shown: _Shown):
+    (path,) = shown.frames("B(Λ)", hv.Path)
+    return np.concatenate([p.array() for p in path.split()])
 
 
 def test_initial_snapshot_has_every_result(state):
@@ -44,13 +60,14 @@ def test_initial_snapshot_has_every_result(state):
 
 def test_gamma_change_gives_new_contour_and_cached_step_reuses_objects(state):
     view = SampleSpaceView(store=state)
-    before = _contour_points(view)
+    shown = _Shown(view.map_pane)
+    before = _contour_points(shown)
     snap0 = state.snapshot
     state.controls.log2_gamma = 4
-    after = _contour_points(view)
+    after = _contour_points(shown)
     assert state.snapshot is not snap0
     assert state.snapshot.status.label.startswith("SVM γ = 2^4")
-    assert before.shape != after.shape or not np.allclose(before, after)
+    assert before.shape != after.shape or not np.allclose(before, after, equal_nan=True)  # NaN: path breaks
     state.controls.log2_gamma = 0  # cached: the very same status and result objects come back
     assert state.snapshot.status is snap0.status and state.snapshot.result is snap0.result
 
@@ -211,15 +228,14 @@ def test_background_sweep_fills_curves_and_marker():
     row = s.current_row()
     assert row is not None and row["U_tr"] == pytest.approx(s.snapshot.result.value)
     view = CurvesView(store=s)
-    el = view.plot(t, s.snapshot)
-    (vline,) = [e for e in el if isinstance(e, hv.VLine)]
+    shown = _Shown(view.curves_pane)  # what the tab draws, followed live
+    (vline,) = shown.frames(kind=hv.VLine)
     assert vline.data == 0
     s.controls.set_status_from_tap(3.2)  # a click on the curves selects the nearest γ
     assert s.controls.log2_gamma == 3
-    el = view.plot(t, s.snapshot)
-    (vline,) = [e for e in el if isinstance(e, hv.VLine)]
+    (vline,) = shown.frames(kind=hv.VLine)
     assert vline.data == 3
-    marker = [e for e in el if isinstance(e, hv.Scatter) and e.label == "current status"][0]
+    marker = shown.frames("current status", hv.Scatter)[0]
     assert marker.dimension_values(1)[0] == pytest.approx(float(t[t.log2_gamma == 3].L_te.iloc[0]))
     assert "L_val" in numbers_markdown(s) and f"{row['L_val']:.4f}" not in ("—",)
     # settings that change the sweep start a new one; going back adopts the finished table
