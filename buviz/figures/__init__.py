@@ -37,6 +37,7 @@ from buviz.figures import (  # noqa: F401  (the modules register their figures)
     extrapolation,
     extrapolation_real,
     real_data,
+    schematics,
     uncertainty,
 )
 from buviz.figures._base import ALIASES, PAPERS, REGISTRY, PaperFigure
