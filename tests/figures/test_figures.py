@@ -40,6 +40,16 @@ FAST = {
                                            method="moment"),
     "extrapolation_unbiased_ta": dict(ks=[2, 5], r_trains=[2], k1=10, n_rep=50),
     "extrapolation_unbiased_beta": dict(k1=8, n_rep=50),
+    # the schematic figures (buviz/figures/schematics.py): real draws, made small
+    "extrapolation_fig1": dict(k=3, r=5),
+    "extrapolation_fig2": dict(n=100),
+    "extrapolation_fig3": dict(k=3, r=3, n_train_draws=5),
+    "extrapolation_fig4": dict(ks=[2, 4], n_draws=5),
+    "extrapolation_fig9": dict(n_rep=100),
+    "extrapolation_fig10": dict(n_draws=500),
+    "uncertainty_fig1": {},
+    "uncertainty_fig2": {},
+    "uncertainty_fig15_histogram": dict(n_train=150),
     # the paper's keys on real data read shipped result tables (Telugu Table 1, Omniglot Figs 11-12)
     "extrapolation_table1": dict(errors=True),
     "discrete_table1": dict(N=20, k=5),

@@ -38,6 +38,16 @@ SMALL = {
     "extrapolation_fig12_synthetic": dict(n_classes=40, Ks=[10], repeats=2),
     "discrete_fig1": dict(N=20, k=5, n=4),
     "discrete_fig2": dict(N=20, k=5, n_p=11),
+    # the schematic figures (buviz/figures/schematics.py)
+    "extrapolation_fig1": dict(k=3, r=5),
+    "extrapolation_fig2": dict(n=100),
+    "extrapolation_fig3": dict(k=3, r=3, n_train_draws=5),
+    "extrapolation_fig4": dict(ks=[2, 4], n_draws=5),
+    "extrapolation_fig9": dict(n_rep=100),
+    "extrapolation_fig10": dict(n_draws=500),
+    "uncertainty_fig1": {},
+    "uncertainty_fig2": {},
+    "uncertainty_fig15_histogram": dict(n_train=150),
     # the real-data figures read shipped tables (buviz.reproduce)
     "uncertainty_fig7": {},
     "uncertainty_fig8": dict(datasets=["banknote", "spambase"]),
