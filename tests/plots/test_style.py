@@ -36,6 +36,8 @@ SMALL = {
     "extrapolation_fig8": dict(rhos=[0.5, 0.9], max_degree=3),
     "extrapolation_fig11_synthetic": dict(n_classes=40, K=10, methods=["moment", "kde"]),
     "extrapolation_fig12_synthetic": dict(n_classes=40, Ks=[10], repeats=2),
+    "extrapolation_unbiased_ta": dict(ks=[2, 5], r_trains=[2], k1=10, n_rep=40),
+    "extrapolation_unbiased_beta": dict(k1=8, n_rep=40),
     "discrete_fig1": dict(N=20, k=5, n=4),
     "discrete_fig2": dict(N=20, k=5, n_p=11),
     # the schematic figures (buviz/figures/schematics.py)
