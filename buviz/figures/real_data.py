@@ -31,7 +31,7 @@ from buviz.plots import style
 from buviz.verdicts import READINGS, reading_column
 
 __all__ = ["FIGURES", "TITLES", "PAPER_ORDER", "SHORT_READINGS", "argmin_table", "VERDICTS",
-           "verdict_summary"]
+           "verdict_summary", "write_generated"]
 
 #: The real-data figures registered (those whose tables are shipped), in the paper's order.
 FIGURES: list[type[PaperFigure]] = []
@@ -551,6 +551,33 @@ def verdict_summary() -> str:
                  else f"{label}: not in the shipped tables" for r, label in READINGS.items()]
         lines.append(f"- **{claim}** — " + "; ".join(parts) + ".")
     return "\n".join(lines)
+
+
+def write_generated(path) -> None:
+    """Rewrite the generated parts of docs/real_data.md from the shipped tables: the captions list
+    (lines ``- **uncertainty_figN**: ...``), the per-dataset table (:func:`argmin_table`) and the verdicts
+    between ``<!-- verdicts:start -->`` and ``<!-- verdicts:end -->`` (:func:`verdict_summary`).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The Markdown file.
+    """
+    import re
+    from pathlib import Path
+
+    path = Path(path)
+    lines = path.read_text(encoding="utf-8").split("\n")
+    caps = [i for i, line in enumerate(lines) if re.match(r"^- \*\*uncertainty_\w+\*\*: ", line)]
+    new_caps = [f"- **{c.key}**: {c.description}" for c in FIGURES if c.kind == "figure"]
+    if caps:
+        lines[caps[0]:caps[-1] + 1] = new_caps
+    start = next(i for i, line in enumerate(lines) if line.startswith("| dataset |"))
+    end = next(i for i in range(start, len(lines) + 1) if i == len(lines) or not lines[i].startswith("|"))
+    lines[start:end] = argmin_table().split("\n")
+    a, b = lines.index("<!-- verdicts:start -->"), lines.index("<!-- verdicts:end -->")
+    lines[a + 1:b] = verdict_summary().split("\n")
+    path.write_text("\n".join(lines), encoding="utf-8")
 
 
 def _sig(x: float, digits: int = 2) -> float:
