@@ -60,6 +60,9 @@ def _open(page, url):
 
 
 def _upload(page, name: str, data: bytes):
+    # as a user does: from the unfolded card, where the browser's own refusals ("File is too large") show
+    if not page.locator(".filepond--root").first.is_visible():
+        page.get_by_text("Upload a CSV").first.click()
     page.locator("input[type=file]").set_input_files(files=[{"name": name, "mimeType": "text/csv", "buffer": data}])
 
 
@@ -77,7 +80,7 @@ def test_bad_inputs_show_messages_and_keep_the_plots(server, page):
         page.wait_for_timeout(200)
     assert m_input.input_value() == "40"
     assert page.evaluate(BOUNDARY_JS) == boundary
-    # a CSV that is not UTF-8, then one over the 5 MB cap, then a formula-injection CSV
+    # a CSV that is not UTF-8, then one over the 5 MB cap (refused by the browser), then a formula-injection CSV
     _upload(page, "latin1.csv", "x1,x2,label\n1,2,é\n3,4,ü\n".encode("latin-1"))
     page.get_by_text("not UTF-8", exact=False).first.wait_for(timeout=60_000)
     _upload(page, "big.csv", b"x1,x2,label\n" + b"1.0,2.0,a\n3.0,4.0,b\n" * 300_000)
