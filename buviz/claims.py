@@ -138,8 +138,10 @@ def _figure_claim(cls) -> Claim:
                  if table == "svm_gamma" else "")
     else:
         data = getattr(cls, "data_text", "") or "shipped result tables (see the figure's caption)"
-        command = f"buviz figure {key}"
-        quick = ""
+        command = f"buviz figure {key} --out {key}.png"
+        quick = "the simulation again with another seed" if hasattr(cls, "check_claim") else ""
+        if hasattr(cls, "check_claim"):
+            _SIMULATIONS.setdefault(key, cls.check_claim)
     return Claim(id=key, paper=cls.paper, place=cls.number, claim=cls.claim, data=data, command=command,
                  verdict=cls.measured, quick_check=quick)
 
