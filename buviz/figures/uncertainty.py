@@ -38,7 +38,8 @@ from buviz.plots.displays import (
 from buviz.uncertainty import FlatDiscriminantWarning
 from buviz.uncertainty.proposal2 import PAPER_SEPARABILITY, TOLERANCE_SEPARABILITY, pair_uncertainty
 
-__all__ = ["UncertaintyFig3", "UncertaintyFig4", "UncertaintyFig5", "UncertaintyFig6", "UncertaintyFig7",
+__all__ = ["UncertaintyFig3", "UncertaintyFig4", "UncertaintyFig5", "UncertaintyFig6", "UncertaintyFig6Quick",
+           "UncertaintyFig7", "fig6_table", "fig6_measured",
            "UncertaintyFig8", "UncertaintyFig9", "UncertaintyFig10",
            "UncertaintyFig11", "UncertaintyFig12", "UncertaintyFig13", "UncertaintyFig14", "UncertaintyFig15",
            "UncertaintyTable3"]
@@ -253,10 +254,10 @@ class UncertaintyFig5(PaperFigure):
         return hv.Layout(panels).cols(3)
 
 
-class UncertaintyFig6(PaperFigure):
-    """Errors (left axis) and −Û (right axis) against log₂γ on gmm, with and without T̃. At the defaults (N = 300, seed 0) the minima disagree: with T̃, −Û_tr is lowest at log₂γ = 4 and −Û_te at −4, while L_te is lowest at −2 and L_val at 0 (without T̃: −Û_tr at 2, −Û_te at −2); Û_tr from 300 samples is noisy, raise n_train to see the curves close up"""  # noqa: E501
+class UncertaintyFig6Quick(PaperFigure):
+    """Fig 6 computed at render time on a small sample (uncertainty_fig6 is the paper's size, from a shipped table): errors (left axis) and −Û (right axis) against log₂γ on gmm, with and without T̃. At the defaults (N = 300, seed 0) the minima disagree: with T̃, −Û_tr is lowest at log₂γ = 4 and −Û_te at −4, while L_te is lowest at −2 and L_val at 0 (without T̃: −Û_tr at 2, −Û_te at −2); Û_tr from 300 samples is noisy, raise n_train to see the curves close up"""  # noqa: E501
 
-    key, alias, paper, number = "uncertainty_fig6", "bu_fig6", "uncertainty", "Fig 6"
+    key, alias, paper, number = "uncertainty_fig6_quick", "bu_fig6", "uncertainty", "Fig 6 (quick: N = 300, M = 20)"
     twin_y, size = True, (10.0, 6.5)
     dataset = _dataset()
     n_train = _n_train(300)
@@ -282,6 +283,97 @@ class UncertaintyFig6(PaperFigure):
             curves(t0, columns=("L_te", "U_te"), title="1bis: without T̃"),
             curves(t0, columns=("U_tr", "U_te"), title="3bis: without T̃"),
         ]).cols(3)
+
+
+#: The shipped table of the paper-size Fig 6 (written by ``python benchmarks/goal_a_oracle.py --write-table``).
+FIG6_TABLE = "uncertainty_fig6_gmm.csv"
+
+
+def fig6_table() -> pd.DataFrame | None:
+    """The shipped paper-size Fig 6 table (GMM, N = 2 000, N_te = 18 000, M = 40, three seeds), or None.
+
+    One row per (seed, log₂γ): L_HO, L_te, Û_tr and Û_te with and without T̃ (eq 39 as printed), and
+    the true boundary uncertainty ``U_true`` of the status (:func:`buviz.uncertainty.true_boundary_uncertainty`).
+    """
+    from buviz.reproduce import tables_dir
+
+    path = tables_dir() / FIG6_TABLE
+    if not path.is_file():
+        return None
+    with path.open("r", encoding="utf-8") as fh:
+        return pd.read_csv(fh)
+
+
+def fig6_measured(t: pd.DataFrame) -> dict:
+    """What the Fig 6 table shows: per seed, mean |Û_tr − Û_te|, |Û_tr − U|, |Û_te − U| over the γ grid
+    (with T̃), and the log₂γ where −Û_tr, −Û_te, −U and L_te are lowest."""
+    out = {}
+    for seed, s in t.sort_values("log2_gamma").groupby("seed"):
+        lg = s["log2_gamma"].to_numpy()
+        out[int(seed)] = {
+            "tr_te": float((s.U_tr - s.U_te).abs().mean()), "tr_true": float((s.U_tr - s.U_true).abs().mean()),
+            "te_true": float((s.U_te - s.U_true).abs().mean()),
+            "tr_te_noT": float((s.U_tr_noT - s.U_te_noT).abs().mean()),
+            "argmax_U_tr": float(lg[np.argmax(s.U_tr.to_numpy())]),
+            "argmax_U_te": float(lg[np.argmax(s.U_te.to_numpy())]),
+            "argmax_U_true": float(lg[np.argmax(s.U_true.to_numpy())]),
+            "argmin_L_te": float(lg[np.argmin(s.L_te.to_numpy())]),
+        }
+    return out
+
+
+def _slash(values, fmt="{:.2f}") -> str:
+    return "/".join(fmt.format(v) for v in values)
+
+
+class UncertaintyFig6(PaperFigure):
+    """Fig 6 at the paper's size (GMM, N = 2 000, N_te = 18 000, M = 40, three seeds), with the true U(Λ): errors (left axis), −Û_tr, −Û_te and −U(Λ) (right axis) against log₂γ, with and without T̃, the seeds' mean"""  # noqa: E501
+
+    key, paper, number = "uncertainty_fig6", "uncertainty", "Fig 6 (GMM at the paper's size, with the true U(Λ))"
+    twin_y, size = True, (10.0, 6.5)
+
+    @classmethod
+    def measured(cls) -> str:
+        """What the shipped table shows, in the caption's words."""
+        t = fig6_table()
+        if t is None:
+            return "table not shipped"
+        m = fig6_measured(t)
+        seeds = sorted(m)
+        v = [m[s] for s in seeds]
+        return (f"over log₂γ = {t.log2_gamma.min():g} … {t.log2_gamma.max():g} and seeds {_slash(seeds, '{}')}, "
+                f"mean |Û_tr − Û_te| {_slash(x['tr_te'] for x in v)} with T̃ "
+                f"({_slash(x['tr_te_noT'] for x in v)} without), |Û_tr − U| {_slash(x['tr_true'] for x in v)}, "
+                f"|Û_te − U| {_slash(x['te_true'] for x in v)}; the maximum of U(Λ) at log₂γ = "
+                f"{_slash((x['argmax_U_true'] for x in v), '{:g}')}, "
+                f"of Û_tr at {_slash((x['argmax_U_tr'] for x in v), '{:g}')}, "
+                f"of Û_te at {_slash((x['argmax_U_te'] for x in v), '{:g}')}, the minimum of L_te at "
+                f"{_slash((x['argmin_L_te'] for x in v), '{:g}')} (docs/goal_a_oracle.md)")
+
+    def build(self) -> hv.Layout:
+        t = fig6_table()
+        if t is None:
+            raise FileNotFoundError(f"{FIG6_TABLE} is not shipped: python benchmarks/goal_a_oracle.py --write-table")
+        mean = t.groupby("log2_gamma", as_index=False).mean(numeric_only=True)
+        noT = mean.assign(U_tr=mean.U_tr_noT, U_te=mean.U_te_noT)
+        errors = ("L_ho", "L_tr", "L_val") if "L_val" in mean else ("L_ho", "L_te")
+
+        def with_truth(table, columns, title):
+            el = _error_curves(table, columns=columns, title=title)
+            el = el * uplots.u_curve(table, "U_true", label="−U(Λ) (true)", color="#CC79A7", dash="dashed")
+            return style.opts(el, multi_y=True, **style.LEGEND_BELOW)
+
+        return hv.Layout([
+            _error_curves(mean, columns=("L_te", "U_te"), title="1: L_te, −Û_te"),
+            _error_curves(mean, columns=errors, title=f"2: {', '.join(c.replace('_ho', '_HO') for c in errors)}"),
+            with_truth(mean, ("U_tr", "U_te"), "3: −Û_tr, −Û_te, −U(Λ) (with T̃)"),
+            _error_curves(noT, columns=("L_te", "U_te"), title="1bis: without T̃"),
+            with_truth(noT, ("U_tr", "U_te"), "3bis: without T̃"),
+        ]).cols(3)
+
+
+if fig6_table() is not None:
+    UncertaintyFig6.state_measured("with T̃, Û_tr ≈ Û_te across γ (Goal (a), §6.4.1)", UncertaintyFig6.measured())
 
 
 class UncertaintyFig7(PaperFigure):

@@ -44,7 +44,7 @@ def test_widgets_follow_the_param_declarations():
     assert isinstance(g.widgets["methods"], pn.widgets.MultiSelect)  # Panel's widget for a ListSelector
     assert isinstance(g.widgets["classifier"], pn.widgets.Select)
     assert g.select.value == "extrapolation_fig11_synthetic"
-    g.figure = "uncertainty_fig6"
+    g.figure = "uncertainty_fig6_quick"
     assert g.widgets["log2_gamma"].value == [-6, -4, -2, 0, 2, 4, 6]
     assert g.widgets["n_train"].description.startswith("training samples")  # the doc as the tooltip
     g.widgets["cv"].value = 3
@@ -74,7 +74,7 @@ def test_bad_value_shows_a_message_and_keeps_the_last_figure():
     assert not g.render()
     assert g.message.visible and "'n'" in g.message.object and "[0, 20]" in g.message.object
     assert g.plot.object is shown
-    g.figure = "uncertainty_fig6"
+    g.figure = "uncertainty_fig6_quick"
     with pytest.raises(ValueError, match="log2_gamma"):  # the declaration refuses it: a sweep needs two values
         g.widgets["log2_gamma"].value = [1]
     assert g.values_of.log2_gamma == [-6, -4, -2, 0, 2, 4, 6] and g.plot.object is shown

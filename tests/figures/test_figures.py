@@ -18,7 +18,8 @@ FAST = {
     "uncertainty_fig3": dict(n_train=120, R_T=1, i_max=8),
     "uncertainty_fig4": dict(n_train=150, M=10),
     "uncertainty_fig5": dict(n_train=120, M=10),
-    "uncertainty_fig6": dict(n_train=120, n_test=300, log2_gamma=[-4, 0, 4], cv=3, M=10),
+    "uncertainty_fig6_quick": dict(n_train=120, n_test=300, log2_gamma=[-4, 0, 4], cv=3, M=10),
+    "uncertainty_fig6": {},  # the paper's size, read from a shipped table
     "uncertainty_fig7_sklearn": dict(log2_gamma=[-6, 0], cv=3, M=10),
     "uncertainty_fig8_sklearn": dict(datasets=["wine"], log2_gamma=[-6, 0], cv=3, M=10),
     "uncertainty_fig9_sklearn": dict(epochs=[1, 3], cv=2, M=10),
@@ -221,7 +222,7 @@ def test_cli_figure_roundtrip(tmp_path, capsys):
 def test_former_names_are_aliases_everywhere(tmp_path, capsys):
     from buviz.cli import main
 
-    former = {"bu_fig6": "uncertainty_fig6", "bu_table3": "uncertainty_table3_formula",
+    former = {"bu_fig6": "uncertainty_fig6_quick", "bu_table3": "uncertainty_table3_formula",
               "zheng_fig5": "extrapolation_fig5",
               "zheng_table1": "extrapolation_table1", "nedelko_table1": "discrete_table1",
               "nedelko_fig2": "discrete_fig2"}
@@ -233,20 +234,20 @@ def test_former_names_are_aliases_everywhere(tmp_path, capsys):
     assert figures.export("nedelko_table2", tmp_path / "t.csv", N=20).exists()
     assert main(["figure", "--list"]) == 0
     listing = capsys.readouterr().out
-    line = next(ln for ln in listing.splitlines() if ln.startswith("uncertainty_fig6 "))
-    assert "(bu_fig6)" in line and figures.REGISTRY["uncertainty_fig6"].description in line
+    line = next(ln for ln in listing.splitlines() if ln.startswith("uncertainty_fig6_quick "))
+    assert "(bu_fig6)" in line and figures.REGISTRY["uncertainty_fig6_quick"].description in line
     assert main(["figure", "nedelko_fig2", "--out", str(tmp_path / "f.svg"), "--set", "N=20", "--set", "n_p=11"]) == 0
 
 
 def test_parameters_come_from_the_param_declarations():
     import param
 
-    table = figures.parameter_table("uncertainty_fig6")
+    table = figures.parameter_table("uncertainty_fig6_quick")
     assert list(table.columns) == ["name", "type", "default", "bounds", "doc"]
     row = table.set_index("name").loc["n_train"]
     assert row["type"] == "Integer" and row["default"] == 300 and row["bounds"] == "integer ≥ 20" and row["doc"]
     assert all(table["doc"].str.len() > 0)
-    cls = figures.get("uncertainty_fig6")
+    cls = figures.get("uncertainty_fig6_quick")
     assert isinstance(cls.param["n_train"], param.Integer) and cls.param["n_train"].bounds == (20, None)
     assert figures.parameters("bu_fig6")["log2_gamma"] == [-6, -4, -2, 0, 2, 4, 6]
     for name, fig in figures.REGISTRY.items():
