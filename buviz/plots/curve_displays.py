@@ -13,11 +13,11 @@ Springer, 2021 (doi:10.1007/s11265-021-01671-1).
 
 from __future__ import annotations
 
-import holoviews as hv
 import numpy as np
 import pandas as pd
 
 from buviz.grid import GridEvaluation, top2_difference
+from buviz.plots import style
 from buviz.plots import uncertainty as pb
 from buviz.plots._display import GRID_RESOLUTION, Display, as_grid, fields_of, grid_of, plane_of, project
 
@@ -33,8 +33,7 @@ def _hist(values, clim):
     # framewise (the overlay and each histogram): every frame gets its own ranges. With the first
     # frame's, a later status's peaks were cut off (γ 0 → 5 in the explorer: densities of about 3
     # under a y axis ending at 0.45) while the export, drawn once, was right.
-    return pb.shift_histograms(values, clim=clim).opts(hv.opts.Histogram(framewise=True),
-                                                       hv.opts.Overlay(framewise=True), backend="bokeh")
+    return style.opts(pb.shift_histograms(values, clim=clim), framewise=True)
 
 
 class CovariateShiftDisplay(Display):
