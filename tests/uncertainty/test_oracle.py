@@ -127,7 +127,7 @@ def test_svc_status_on_gmm_against_monte_carlo():
     r = true_boundary_uncertainty(d, ds.model)
     s_and_grad = _rbf_s_and_grad_norm(d.estimator)
     assert np.allclose(s_and_grad(ds.X_train[:5])[0], d.estimator.decision_function(ds.X_train[:5]))
-    X, _ = ds.model.sample(300_000, random_state=2)
+    X, _ = ds.model.sample(200_000, random_state=2)
     s, gn = np.concatenate([np.column_stack(s_and_grad(X[i:i + 20_000])) for i in range(0, len(X), 20_000)]).T
     eps = 0.02
     on = np.abs(s) / gn < eps
