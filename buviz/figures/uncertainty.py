@@ -361,7 +361,7 @@ class UncertaintyFig6(PaperFigure):
         def with_truth(table, columns, title):
             el = _error_curves(table, columns=columns, title=title)
             el = el * uplots.u_curve(table, "U_true", label="−U(Λ) (true)", color="#CC79A7", dash="dashed")
-            return style.opts(el, multi_y=True, **style.LEGEND_BELOW)
+            return style.opts(el, multi_y=True, title=title, **style.LEGEND_BELOW)
 
         return hv.Layout([
             _error_curves(mean, columns=("L_te", "U_te"), title="1: L_te, −Û_te"),
