@@ -53,6 +53,8 @@ __all__ = ["draw_task", "generalization_accuracy", "letter_plane", "conditional_
 #: Letter Recognition, the data set of the schematic draws (26 classes).
 LETTER = "letter"
 _GREY = "#999999"
+#: Fill of the misclassified samples in Fig 15's histograms (the paper's yellow areas; Okabe & Ito yellow).
+_MISCLASSIFIED = "#F0E442"
 
 
 # -- the draws: label sets, training sets, generalization accuracy -----------------------------------------
@@ -291,7 +293,7 @@ class ExtrapolationFig3(PaperFigure):
         edges = np.linspace(max(0.0, ga.min() - 0.02), min(1.0, ga.max() + 0.02), 21)
         counts, _ = np.histogram(ga, edges)
         hist = hv.Histogram((edges, counts), kdims=["GA"], vdims=["training sets"], label="GA of each training set")
-        hist = style.opts(hist, fill_color=style.PALETTE[5], line_color=style.PALETTE[0], fill_alpha=0.6)
+        hist = style.opts(hist, fill_color=style.PALETTE[0], line_color=style.PALETTE[0], fill_alpha=0.35)
         mean = style.opts(hv.VLine(ga.mean()), color=style.PALETTE[3], line_width=2)
         right = style.opts(hv.Overlay([hist, mean]),
                            title=f"(b) S fixed, {self.n_train_draws} training sets: GA_S ≈ {ga.mean():.3f} (line)",
@@ -422,8 +424,8 @@ class ExtrapolationFig10(PaperFigure):
         u_fixed, u_pairs = self.samples()
         edges = np.linspace(0, 1, 11)
         dens, _ = np.histogram(u_fixed, edges, density=True)
-        hist = style.opts(hv.Histogram((edges, dens), kdims=["u"], vdims=["density"]), fill_color=style.PALETTE[5],
-                          line_color=style.PALETTE[0], fill_alpha=0.6)
+        hist = style.opts(hv.Histogram((edges, dens), kdims=["u"], vdims=["density"]), fill_color=style.PALETTE[0],
+                          line_color=style.PALETTE[0], fill_alpha=0.35)
         flat = style.opts(hv.HLine(1.0), color=style.PALETTE[3], line_dash="dashed")
         mid = style.opts(hv.Overlay([hist, flat]), title=f"(b) U_x(Y), x = {self.xs[0]:g}, {self.n_draws} Y ~ π",
                          ylim=(0, 1.6), show_legend=False)
@@ -540,8 +542,8 @@ class UncertaintyFig2(PaperFigure):
                   style.opts(hv.Scatter((pk, binary_entropy(pk)), kd, vd), color=ent, size=6),
                   style.opts(hv.Scatter((pk, local_uncertainty(pk)), kd, vd, label=f"at P̂ = j/{self.K} (k-NN)"),
                              color=tri, size=6)]
-        return _wide(style.opts(hv.Overlay(layers), title="U_min = 0, U_max = 1 at P = 1/2", ylim=(0, 1.15),
-                                legend_position="bottom_right", show_legend=True), self.size)
+        return _wide(style.opts(hv.Overlay(layers), title="U_min = 0, U_max = 1 at P = 1/2", ylim=(0, 1.45),
+                                legend_position="top_right", show_legend=True), self.size)
 
 
 class UncertaintyFig15Histogram(PaperFigure):
@@ -576,7 +578,7 @@ class UncertaintyFig15Histogram(PaperFigure):
         counts, _ = np.histogram(f[wrong], edges)
         layers.append(style.opts(hv.Histogram((edges, counts), kdims=[kd], vdims=["training samples"],
                                               label=f"misclassified ({int(wrong.sum())})"),
-                                 fill_color="#F0E442", line_color="#000000", fill_alpha=0.9))
+                                 fill_color=_MISCLASSIFIED, line_color=_MISCLASSIFIED, fill_alpha=0.9))
         layers.append(style.opts(hv.VLine(0.0), color="#000000", line_dash="dashed"))
         title = f"gmm_inclusion, SVM log₂γ = {self.log2_gamma:g}: B(Λ) at f = 0"
         return _wide(style.opts(hv.Overlay(layers), title=title, legend_position="top_right", show_legend=True),
