@@ -138,7 +138,7 @@ def _figure_claim(cls) -> Claim:
                  if table == "svm_gamma" else "")
     else:
         data = getattr(cls, "data_text", "") or "shipped result tables (see the figure's caption)"
-        command = f"buviz figure {key} --out {key}.png"
+        command = getattr(cls, "redo_command", "") or f"buviz figure {key} --out {key}.png"
         quick = "the simulation again with another seed" if hasattr(cls, "check_claim") else ""
         if hasattr(cls, "check_claim"):
             _SIMULATIONS.setdefault(key, cls.check_claim)

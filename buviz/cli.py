@@ -8,9 +8,9 @@ typed: ``--log2-gamma -10:10`` is read like ``--log2-gamma=-10:10``.
 Examples::
 
     buviz figure --list
-    buviz figure uncertainty_fig6 --params                   # former name bu_fig6 works too
+    buviz figure uncertainty_fig6_quick --params             # former name bu_fig6 works too
     buviz figure uncertainty_fig6 --out fig6.svg             # the figure's own default size
-    buviz figure uncertainty_fig6 --out fig6.png --width 6 --height 4 --set n_train=600
+    buviz figure uncertainty_fig6_quick --out fig6.png --width 6 --height 4 --set n_train=600
     buviz sweep --log2-gamma -10:10:2 --out gammas.csv
     buviz sweep --csv mydata.csv --label-column label --out mine.csv
     buviz claims                                             # every claim judged, with its verdict

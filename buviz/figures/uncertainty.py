@@ -331,6 +331,11 @@ class UncertaintyFig6(PaperFigure):
 
     key, paper, number = "uncertainty_fig6", "uncertainty", "Fig 6 (GMM at the paper's size, with the true U(Λ))"
     twin_y, size = True, (10.0, 6.5)
+    claim = "with T̃, Û_tr ≈ Û_te across γ (Goal (a), §6.4.1)"
+    data_text = ("shipped table uncertainty_fig6_gmm (GMM, N = 2 000, N_te = 18 000, M = 40, C = 16, seeds 0/1/2, "
+                 "log2 gamma −15 to 15, eq 39 as printed) with the true U(Λ) of each status "
+                 "(buviz.uncertainty.true_boundary_uncertainty)")
+    redo_command = "python benchmarks/goal_a_oracle.py --write-table"
 
     @classmethod
     def measured(cls) -> str:
@@ -373,7 +378,7 @@ class UncertaintyFig6(PaperFigure):
 
 
 if fig6_table() is not None:
-    UncertaintyFig6.state_measured("with T̃, Û_tr ≈ Û_te across γ (Goal (a), §6.4.1)", UncertaintyFig6.measured())
+    UncertaintyFig6.state_measured(UncertaintyFig6.claim, UncertaintyFig6.measured())
 
 
 class UncertaintyFig7(PaperFigure):
