@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 import numpy as np
@@ -138,8 +139,6 @@ def test_closing_a_page_cancels_its_upload_in_the_servers_runner(browser, monkey
     reading pauses at each check) is running when its page closes; its job ends cancelled, not done,
     and no slot of that session holds a job afterwards."""
     require_browser()
-    import panel as pn
-
     from buviz.app import serve, upload
     from buviz.app.runner import RUNNER
 
@@ -185,5 +184,5 @@ def test_closing_a_page_cancels_its_upload_in_the_servers_runner(browser, monkey
     finally:
         if not pg.is_closed():
             pg.close()
-        srv.stop()
-        pn.state.kill_all_servers()
+        with contextlib.suppress(RuntimeError):  # "Thread already stopping": a stop under way is enough
+            srv.stop()
