@@ -45,6 +45,15 @@ releases (Panel's API reference and how-to guides were searched for each).
 8. **Whether Panel's notebook extension is loaded** (:func:`extension_loaded`): ``pn.extension._loaded``,
    set once ``pn.extension()`` has run in a kernel; :func:`buviz.app.notebook.explore` loads the
    extension (with MathJax, inline) only where the notebook has not, so as not to load it twice.
+9. **A served session discarded once its page goes** (:func:`expire_when_disconnected`): the session's
+   ``ServerSession.unsubscribe``, which Bokeh calls when a connection closes, is wrapped to call the
+   session's ``request_expiration`` when the last connection has gone; Bokeh has no public hook for
+   "the last connection closed" (``pn.state.on_session_destroyed`` fires only once Bokeh destroys it).
+10. **A file dropper that refuses an oversized file on the server too** (:class:`CappedFileDropper`):
+    ``FileDropper``'s browser-side ``max_file_size`` stops an honest browser; a client that skips it
+    would still send every chunk, which Panel gathers in ``FileDropper._file_buffer`` from
+    ``_process_event``. The subclass counts the bytes of each file's chunks there and drops the file
+    (its buffer included) once they pass the cap.
 """
 
 from __future__ import annotations
@@ -61,7 +70,8 @@ __all__ = [
     "BOKEH_CLOSE_RACE", "CHECKED", "background_callback", "bokeh_has_close_race",
     "guard_close_after_failed_ping", "is_background", "jupyter_dist_url", "periodic_callbacks",
     "recompute_models_only_when_changed", "server_dist_url", "session_document", "set_dist_url",
-    "WrappingRow", "parse_url_query", "extension_loaded",
+    "WrappingRow", "parse_url_query", "extension_loaded", "expire_when_disconnected",
+    "CappedFileDropper",
 ]
 
 log = logging.getLogger(__name__)
@@ -245,3 +255,73 @@ def parse_url_query(query: dict[str, str]) -> dict:
 def extension_loaded() -> bool:
     """Whether ``pn.extension()`` has already run in this Python process (a notebook's kernel)."""
     return bool(pn.extension._loaded)
+
+
+# -- 9. a served session discarded once its page goes ---------------------------------------------------
+def expire_when_disconnected(doc) -> bool:
+    """Served: have Bokeh discard the session of ``doc`` soon after its page goes (its last websocket
+    closes), not only after the server's unused-session lifetime.
+
+    Bokeh discards a session without connections once it has had none for
+    ``--unused-session-lifetime`` (the explorer keeps that at 2 minutes, for browsers slow to connect
+    under load: :data:`buviz.app.UNUSED_SESSION_LIFETIME_MS`), or once its expiration was requested,
+    at the server's next check (``--check-unused-sessions``, 17 s by default). This wraps the session's
+    ``unsubscribe`` (a Bokeh internal, checked with bokeh 3.9.2) to request the expiration when the
+    last connection of a page that did connect closes; Bokeh then destroys the session, and
+    :meth:`buviz.app.store.SessionStore.close` cancels its work, within that check. A page that
+    reconnects in between keeps its session (Bokeh discards only sessions without connections).
+    Returns whether the hook is in place (False: no served session, or a Bokeh without these names).
+    """
+    ctx = getattr(doc, "session_context", None)
+    session = getattr(ctx, "session", None)
+    if session is None or not all(hasattr(session, a) for a in ("unsubscribe", "request_expiration",
+                                                                "connection_count")):
+        return False
+    original = session.unsubscribe
+
+    def unsubscribe(connection) -> None:
+        original(connection)
+        if session.connection_count == 0:
+            session.request_expiration()
+
+    session.unsubscribe = unsubscribe
+    return True
+
+
+# -- 10. a file dropper capped on the server too ---------------------------------------------------------
+class CappedFileDropper(pn.widgets.FileDropper):
+    """Panel's ``FileDropper`` that drops a file whose chunks add up to more than ``max_bytes`` and
+    calls ``on_refused(filename, reason)`` (item 10); ``completed`` names the file whose last chunk
+    arrived last (what ``value`` just gained)."""
+
+    def __init__(self, max_bytes: int, on_refused: Callable[[str, str], None] | None = None, **params):
+        super().__init__(**params)
+        self.max_bytes = int(max_bytes)
+        self._on_refused = on_refused
+        self._received: dict[str, int] = {}
+        self._refused: set[str] = set()
+        self.completed: str | None = None
+
+    def _process_event(self, event):
+        data = event.data
+        if event.event_name == "upload_event":
+            name = data["name"]
+            if data["chunk"] == 1:
+                self._received[name] = 0
+                self._refused.discard(name)
+            if name in self._refused:
+                return
+            got = self._received.get(name, 0) + len(data["data"] or b"")
+            most_chunks = -(-(self.max_bytes + 1) // self.chunk_size)
+            if got > self.max_bytes or data["total_chunks"] > most_chunks:
+                self._refused.add(name)
+                self._file_buffer.pop(name, None)
+                self._received.pop(name, None)
+                if self._on_refused is not None:
+                    self._on_refused(name, f"the file is too large (limit {self.max_bytes} bytes)")
+                return
+            self._received[name] = got
+            if data["chunk"] == data["total_chunks"]:
+                self._received.pop(name, None)
+                self.completed = name
+        super()._process_event(event)

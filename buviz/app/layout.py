@@ -18,6 +18,8 @@ import param
 
 from buviz import datasets
 from buviz.app._panel_compat import (
+    CappedFileDropper,
+    expire_when_disconnected,
     guard_close_after_failed_ping,
     recompute_models_only_when_changed,
     server_dist_url,
@@ -26,7 +28,6 @@ from buviz.app._panel_compat import (
 from buviz.app.controls import URL_PARAMS, Controls, url_settings
 from buviz.app.mathmd import fix_math
 from buviz.app.meta import TITLE
-from buviz.app.session import expire_when_disconnected
 from buviz.app.snippets import CodePanel
 from buviz.app.store import SessionStore
 from buviz.app.upload import CSV_HELP
@@ -123,47 +124,18 @@ WEBSOCKET_MAX_MESSAGE_BYTES = 20 * 1024 * 1024
 UPLOAD_MAX_FILE_SIZE = f"{datasets.MAX_CSV_BYTES // 1000}KB"
 
 
-class CsvDropper(pn.widgets.FileDropper):
+class CsvDropper(CappedFileDropper):
     """Panel's file dropper for one CSV: the browser refuses a file over
     :data:`buviz.datasets.MAX_CSV_BYTES` before sending any of it (with filepond's "File is too large"
     message), sends the others in chunks of :data:`UPLOAD_CHUNK_BYTES`, and the server drops a file
     whose chunks add up to more than the cap (a client that skipped the browser's check) and calls
-    ``on_refused(filename, reason)``."""
+    ``on_refused(filename, reason)`` (:class:`~buviz.app._panel_compat.CappedFileDropper`)."""
 
     def __init__(self, on_refused=None, **params):
         params = {"max_file_size": UPLOAD_MAX_FILE_SIZE, "chunk_size": UPLOAD_CHUNK_BYTES, "multiple": False,
                   "accepted_filetypes": [".csv", ".txt", ".tsv", ".gz", "text/*", "application/gzip",
                                          "application/x-gzip"], "previews": [], **params}
-        super().__init__(**params)
-        self._on_refused = on_refused
-        self._received: dict[str, int] = {}
-        self._refused: set[str] = set()
-        #: the name of the file whose last chunk arrived last (what ``value`` just gained)
-        self.completed: str | None = None
-
-    def _process_event(self, event):
-        data = event.data
-        if event.event_name == "upload_event":
-            name = data["name"]
-            if data["chunk"] == 1:
-                self._received[name] = 0
-                self._refused.discard(name)
-            if name in self._refused:
-                return
-            got = self._received.get(name, 0) + len(data["data"] or b"")
-            most_chunks = -(-(datasets.MAX_CSV_BYTES + 1) // self.chunk_size)
-            if got > datasets.MAX_CSV_BYTES or data["total_chunks"] > most_chunks:
-                self._refused.add(name)
-                self._file_buffer.pop(name, None)
-                self._received.pop(name, None)
-                if self._on_refused is not None:
-                    self._on_refused(name, f"the file is too large (limit {datasets.MAX_CSV_BYTES} bytes)")
-                return
-            self._received[name] = got
-            if data["chunk"] == data["total_chunks"]:
-                self._received.pop(name, None)
-                self.completed = name
-        super()._process_event(event)
+        super().__init__(datasets.MAX_CSV_BYTES, on_refused=on_refused, **params)
 
 
 def _throttled(widget_type, **kw):

@@ -25,7 +25,7 @@ import panel as pn
 from buviz.app._panel_compat import background_callback, session_document
 from buviz.app.runner import Job
 
-__all__ = ["SessionLink", "BackgroundPoll", "expire_when_disconnected"]
+__all__ = ["SessionLink", "BackgroundPoll"]
 
 
 class SessionLink:
@@ -140,36 +140,6 @@ class SessionLink:
             j.wait(timeout)
         if not self.served:
             self.flush()
-
-
-def expire_when_disconnected(doc) -> bool:
-    """Served: have Bokeh discard the session of ``doc`` soon after its page goes (its last websocket
-    closes), not only after the server's unused-session lifetime.
-
-    Bokeh discards a session without connections once it has had none for
-    ``--unused-session-lifetime`` (the explorer keeps that at 2 minutes, for browsers slow to connect
-    under load: :data:`buviz.app.UNUSED_SESSION_LIFETIME_MS`), or once its expiration was requested,
-    at the server's next check (``--check-unused-sessions``, 17 s by default). This wraps the session's
-    ``unsubscribe`` (a Bokeh internal, checked with bokeh 3.9.2) to request the expiration when the
-    last connection of a page that did connect closes; Bokeh then destroys the session, and
-    :meth:`buviz.app.store.SessionStore.close` cancels its work, within that check. A page that
-    reconnects in between keeps its session (Bokeh discards only sessions without connections).
-    Returns whether the hook is in place (False: no served session, or a Bokeh without these names).
-    """
-    ctx = getattr(doc, "session_context", None)
-    session = getattr(ctx, "session", None)
-    if session is None or not all(hasattr(session, a) for a in ("unsubscribe", "request_expiration",
-                                                                "connection_count")):
-        return False
-    original = session.unsubscribe
-
-    def unsubscribe(connection) -> None:
-        original(connection)
-        if session.connection_count == 0:
-            session.request_expiration()
-
-    session.unsubscribe = unsubscribe
-    return True
 
 
 class BackgroundPoll:

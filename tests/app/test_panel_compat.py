@@ -256,3 +256,47 @@ def test_extension_loaded_turns_true_once_panels_extension_has_run():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split()[-2:] == ["False", "True"], f"pn.extension._loaded changed {REVISIT}: {out.stdout}"
+
+
+# -- 9. a served session discarded once its page goes -----------------------------------------------
+def test_a_session_requests_its_expiration_when_its_last_connection_closes():
+    """``expire_when_disconnected`` on a real Bokeh ``ServerSession``: one of two connections closing
+    keeps the session, the last one requests its expiration; a document that is not served is left alone."""
+    from bokeh.server.session import ServerSession
+
+    session = ServerSession("buviz-test", Document(), None)
+    a, b = object(), object()
+    session.subscribe(a)
+    session.subscribe(b)
+    doc = SimpleNamespace(session_context=SimpleNamespace(session=session))
+    assert compat.expire_when_disconnected(doc), f"Bokeh's ServerSession lacks the names the hook wraps {REVISIT}"
+    session.unsubscribe(a)
+    assert session.connection_count == 1 and not session.expiration_requested, f"expired too early {REVISIT}"
+    session.unsubscribe(b)
+    assert session.connection_count == 0 and session.expiration_requested, (
+        f"the last connection's close no longer requests the expiration {REVISIT}")
+    assert compat.expire_when_disconnected(SimpleNamespace(session_context=None)) is False
+
+
+# -- 10. a file dropper capped on the server too --------------------------------------------------------
+def _chunks(name: str, payload: bytes, size: int):
+    """The upload events Panel's FileDropper receives for ``payload`` sent in chunks of ``size`` bytes."""
+    parts = [payload[i:i + size] for i in range(0, len(payload), size)] or [b""]
+    return [SimpleNamespace(event_name="upload_event", data={"name": name, "chunk": i + 1, "total_chunks": len(parts),
+                                                             "data": part, "type": "text/csv"})
+            for i, part in enumerate(parts)]
+
+
+def test_a_capped_file_dropper_keeps_a_file_within_the_cap_and_drops_one_beyond_it():
+    """``CappedFileDropper`` over Panel's own ``FileDropper._process_event``: a file within the cap
+    arrives whole in ``value``; one whose chunks pass the cap is dropped, its buffer freed, and reported."""
+    refused = []
+    w = compat.CappedFileDropper(10, on_refused=lambda name, why: refused.append((name, why)), chunk_size=4)
+    for event in _chunks("ok.csv", b"a,b\n1,2\n", 4):
+        w._process_event(event)
+    assert w.value == {"ok.csv": "a,b\n1,2\n"} and w.completed == "ok.csv", f"FileDropper changed {REVISIT}"
+    big = _chunks("big.csv", b"x" * 16, 4)
+    for event in big:
+        w._process_event(event)
+    assert "big.csv" not in w.value and refused and refused[0][0] == "big.csv" and "10 bytes" in refused[0][1]
+    assert "big.csv" not in getattr(w, "_file_buffer", {}), f"the dropped file's chunks are kept {REVISIT}"
