@@ -31,13 +31,21 @@ _SQRT_2PI = math.sqrt(2 * math.pi)
 
 #: Relative tolerance below which a spread counts as 0 in Silverman's rule (eq 32): σ̂_x or IQR_x at
 #: most ``SPREAD_RTOL`` times the status's scale, max |g| over T̃, is taken as exactly 0. The
-#: discriminant's values carry rounding that depends on the machine: an SVC's g on T̃ differs by up to
-#: 9e-14 · max |g| between OpenBLAS's Haswell and Sandybridge kernels (Wine Quality Red, log₂ γ = −3;
-#: about 1e-14 at log₂ γ = 4), and duplicated inputs get values that differ by that rounding alone.
-#: Without the tolerance such an IQR (~1e-16 where it is not exactly 0) is "positive", h_x becomes
-#: that rounding noise, and k̂ explodes or vanishes depending on how it fell (Wine Quality Red, seed 0,
-#: log₂ γ = 4: Û_tr 0.171 or 0.252 on two machines). With it, the IQR rule falls back to σ̂ (§4.4.2),
-#: and a σ̂ that small makes the row flat (h_x = 0). 1e-12 is ten times the largest difference measured.
+#: discriminant's values carry rounding that depends on the machine: an SVC's g on T̃ differs between
+#: OpenBLAS's Haswell and Sandybridge kernels by up to 9e-14 · max |g| on the shipped cells (Wine Quality
+#: Red, log₂ γ = −3), and duplicated inputs get values that differ by that rounding alone. Without the
+#: tolerance such an IQR (~1e-16 where it is not exactly 0) is "positive", h_x becomes that rounding
+#: noise, and k̂ explodes or vanishes depending on how it fell (Wine Quality Red, seed 0, log₂ γ = 4:
+#: Û_tr 0.171 or 0.252 on two machines). With it, the IQR rule falls back to σ̂ (§4.4.2), and a σ̂ that
+#: small makes the row flat (h_x = 0).
+#:
+#: The margin is thin at both ends of the γ grid, and no single relative value clears both: at
+#: log₂ γ = −15, where g is nearly constant, kernel-to-kernel differences up to 1.3e-12 · max |g| were
+#: measured on 2 000-row subsets (a spread of rounding could pass 1e-12 there), while at log₂ γ = 15
+#: genuine spreads of order 1e-11 · max |g| exist (raising the tolerance to 1e-10 changes Banknote's
+#: seed-0 cell at log₂ γ = 15: n_eff_tr moves by 1.07). A bound from the status's own terms
+#: (eps · (Σ|α_i K_i| + |b|) for an SVC) would separate them; until then the shipped tables are computed
+#: with 1e-12 and the cross-kernel test recomputes three of their cells.
 SPREAD_RTOL = 1e-12
 
 _NUMPY = SimpleNamespace(

@@ -110,7 +110,9 @@ def neighbourhoods(X: np.ndarray, M: int, *, workers: int = -1, chunk_size: int 
         query = _brute_query(X, k)
         step = max(1, _BRUTE_CHUNK // max(N, min(N, k + _EXTRA_CANDIDATES) * d, 1))
     else:
-        query, step = _kd_query(X, k, workers), chunk_size
+        # the (rows, q, d) differences of the direct distances stay within about 32 MB per chunk
+        query = _kd_query(X, k, workers)
+        step = max(1, min(chunk_size, 4 * _BRUTE_CHUNK // max(min(N, k + _EXTRA_CANDIDATES) * d, 1)))
     idx_type = np.int32 if N < 2**31 else np.intp
     indices = np.empty((N, M), dtype=idx_type)
     nn_distance = np.empty(N)
