@@ -59,28 +59,39 @@ re-exported here; :func:`svm_minima` applies its ``sweep_minima`` to the shipped
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 import os
 import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 import buviz
-from buviz._validation import InvalidParameterError
-from buviz.uncertainty.proposal2 import (
-    PAPER_SEPARABILITY,
-    TOLERANCE_SEPARABILITY,
-    TOLERANCE_WEIGHT_TOL,
-    pair_uncertainty,
+from buviz._reproduce_cells import (  # re-exported: the rule, the cells on disk, the cells' helpers
+    EXTRA_READINGS,
+    SEPARABILITY,
+    SETTINGS,
+    TableSpec,
+    _cell_path,
+    _done,
+    _error,
+    _fold_error,
+    _mlp_backend,
+    _read_cell,
+    _readings,
+    _run_jobs,
+    _Shared,
+    _val_error,
+    _write,
+    default_work_dir,
+    reading_values,
+    tables_dir,
+    write_readings,
 )
+from buviz._validation import InvalidParameterError
 from buviz.uncertainty.prototypes import PAPER_K_RANGE
 from buviz.verdicts import READINGS, minima, reading_column, seed_mean, seeds_of, sweep_minima
 
@@ -130,16 +141,6 @@ GMM_SIZES = (2000, 2000)
 #: The K tried per class by AIC for Î* (the paper's 1, 3, ..., 39, §6.3).
 K_RANGE = PAPER_K_RANGE
 K_RANGE_NAME = "paper"
-#: Eq 39's Case 1/3 branch as printed ("w_kl = 0" read literally): the rule of the U_tr and U_te columns.
-SEPARABILITY = PAPER_SEPARABILITY
-#: The other readings of eq 39 computed in every cell from the same evaluation (no extra CV, no
-#: extra classifier call), as columns ``U_tr_<rule>`` and ``U_te_<rule>``: buviz's tolerance
-#: ω_kl < :data:`~buviz.uncertainty.proposal2.TOLERANCE_WEIGHT_TOL`.
-EXTRA_READINGS = (TOLERANCE_SEPARABILITY,)
-#: The rule of the cells written before cells recorded their rule (their U_tr is this reading).
-_UNRECORDED_SEPARABILITY = TOLERANCE_SEPARABILITY
-#: Tag of these settings, in every row and in the cell folder (change it when a setting changes).
-SETTINGS = "paper-v1"
 #: Result columns compared when a table is recomputed (times are not).
 VALUE_COLUMNS = ("L_tr", "L_val", "L_ho", "L_te", "U_tr", "U_te", "U1_tr", "G_add", "G_mul", "G_comp", "G_CL",
                  *(f"U_{s}_{r}" for r in EXTRA_READINGS for s in ("tr", "te")))
@@ -227,45 +228,7 @@ def _fit_variants(name: str, seed: int, keys: Iterable[str] | None = None) -> di
     return out if keys is None else {k: out[k] for k in keys}
 
 
-class _Shared:
-    """A discriminant whose values on an array already seen are served again (the variants of a cell
-    evaluate the same status on the same T, T̃ and test set)."""
-
-    def __init__(self, disc):
-        self.disc = disc
-        self.memo: dict[tuple, np.ndarray] = {}
-
-    def __call__(self, X):
-        X = np.ascontiguousarray(X, dtype=float)
-        key = (X.shape, hashlib.sha1(X.data).hexdigest())
-        if key not in self.memo:
-            self.memo[key] = self.disc(X)
-        return self.memo[key]
-
-
-def _readings(result) -> dict[str, float]:
-    """Û of one evaluation under each rule of :data:`EXTRA_READINGS` (eq 39-40 recomputed from its k̂, Û(x))."""
-    return {rule: _reading(result, rule) for rule in EXTRA_READINGS}
-
-
-def _error(disc, X, y) -> float:
-    return float(np.mean(disc.predict(X) != y)) if len(y) else float("nan")
-
-
 # -- C, chosen before the sweep ---------------------------------------------------------------------
-def _fold_error(X, y, tr, va, gamma: float, C: float) -> tuple[float, float]:
-    from buviz.classifiers import svm_status
-
-    d = svm_status(X[tr], y[tr], gamma, C)
-    return _error(d, X[tr], y[tr]), _error(d, X[va], y[va])
-
-
-def _val_error(X, y, tr, va, gamma: float, C: float) -> float:
-    from buviz.classifiers import svm_status
-
-    return _error(svm_status(X[tr], y[tr], gamma, C), X[va], y[va])
-
-
 def choose_C(name: str, *, n_jobs: int = 2, scheduler=None) -> dict:
     """The C of ``name``'s sweeps: 10-fold stratified CV over :data:`C_GRID` at γ = 1/d.
 
@@ -378,14 +341,6 @@ def _p1_cell(name: str, seed: int, log2_gamma: float, C: float, p1) -> dict:
     return {"log2_gamma": float(log2_gamma), "U1_tr": value, "time_u1_tr": time.perf_counter() - t0}
 
 
-def _mlp_backend() -> str:
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        return "sklearn-adam"
-    return "torch-rmsprop"
-
-
 def _mlp_statuses(X, y, n_classes: int, seed: int):
     from buviz.classifiers import mlp_statuses, rmsprop_mlp_statuses
 
@@ -458,65 +413,6 @@ def _table3_cell(name: str, seed: int, C: float) -> dict:
 
 
 # -- the cells on disk ------------------------------------------------------------------------------
-def default_work_dir() -> Path:
-    """Where cells are kept: ``$BUVIZ_CACHE_DIR/reproduce`` or ``~/.cache/buviz/reproduce``."""
-    root = os.environ.get("BUVIZ_CACHE_DIR") or Path.home() / ".cache" / "buviz"
-    return Path(root) / "reproduce"
-
-
-def _cell_path(work_dir: Path, kind: str, name: str, seed: int | None, part=None) -> Path:
-    stem = "" if seed is None else f"s{seed}"
-    if part is not None:
-        stem += f"_{part:+03d}" if isinstance(part, int | float) else f"_{part}"
-    return Path(work_dir) / SETTINGS / kind / name / f"{stem or 'cell'}.json"
-
-
-def _write(path: Path, obj) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(obj))
-    os.replace(tmp, path)  # atomic: an interrupted run never leaves half a cell
-
-
-def _read_cell(path: Path):
-    try:
-        got = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-    if path.parent.parent.name in _U_KINDS and got.get("separability", _UNRECORDED_SEPARABILITY) != SEPARABILITY:
-        return None  # Û under another rule of eq 39: computed again
-    return got
-
-
-#: The kinds of cells that hold Û under :data:`SEPARABILITY` (a cell of another rule is not reused).
-_U_KINDS = ("sweep", "mlp", "table3")
-
-
-def _done(path: Path) -> bool:
-    """Whether the cell at ``path`` is on disk and computed at the current settings."""
-    return path.is_file() and _read_cell(path) is not None
-
-
-def _run_jobs(jobs: list[tuple[Path, Callable, tuple]], *, n_jobs: int, scheduler, log: Callable[[str], None],
-              label: str) -> None:
-    """Run the jobs whose cell file is missing, in parallel, writing each cell as soon as it is done."""
-    from joblib import delayed
-
-    from buviz import sweep
-
-    todo = [(p, fn, args) for p, fn, args in jobs if not _done(p)]
-    if len(todo) < len(jobs):
-        log(f"{label}: {len(jobs) - len(todo)} of {len(jobs)} cells already on disk")
-    if not todo:
-        return
-    t0 = time.perf_counter()
-    tasks = [delayed(fn)(*args) for _, fn, args in todo]
-    with sweep._backend(scheduler):
-        for n, (t, out) in enumerate(sweep._run_tasks(tasks, min(n_jobs, len(tasks)), {}), 1):
-            _write(todo[t][0], out)
-            log(f"{label}: cell {todo[t][0].stem} done ({n}/{len(todo)}, {time.perf_counter() - t0:.0f} s)")
-
-
 def _C(name: str, work_dir: Path, n_jobs: int, scheduler, log) -> dict:
     path = _cell_path(work_dir, "C", name, None)
     if (got := _read_cell(path)) is None:
@@ -653,31 +549,6 @@ def _table3(name, seeds, work_dir) -> list[dict]:
     return out
 
 
-@dataclass(frozen=True)
-class TableSpec:
-    """One shipped table: which cells it is assembled from and on which datasets.
-
-    Attributes
-    ----------
-    name : str
-        File stem prefix (``svm_gamma`` gives ``svm_gamma_<dataset>.csv``).
-    kinds : tuple of str
-        The kinds of cells it reads (``sweep``, ``p1``, ``mlp``, ``table3``).
-    assemble : callable
-        ``assemble(dataset, seeds, work_dir)`` returns the rows of the seeds whose cells are all on disk.
-    datasets : tuple of str
-        The datasets it is computed on, cheapest first.
-    doc : str
-        What it holds, in a few words.
-    """
-
-    name: str
-    kinds: tuple[str, ...]
-    assemble: Callable[[str, Sequence[int], Path], list[dict]]
-    datasets: tuple[str, ...]
-    doc: str
-
-
 #: The shipped tables, by name.
 TABLES: dict[str, TableSpec] = {
     "svm_gamma": TableSpec("svm_gamma", ("sweep", "p1"), _svm_gamma, UCI_ORDER(),
@@ -703,11 +574,6 @@ FIGURE_TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
 def table_names() -> list[str]:
     """The file stems of every shipped table (``svm_gamma_letter``, ...)."""
     return [f"{s.name}_{d}" for s in TABLES.values() for d in s.datasets]
-
-
-def tables_dir() -> Traversable:
-    """The folder of the shipped tables (``buviz/data/tables``), as an importlib resource."""
-    return resources.files("buviz") / "data" / "tables"
 
 
 def _check(table: str, dataset: str) -> TableSpec:
@@ -967,34 +833,6 @@ def reproduce(figure: str | None = None, *, table: str | None = None, all_tables
 _SWEEP_TABLES = ("svm_gamma", "u_by_M", "u_by_K")
 
 
-def _reading_values(name: str, log2_gamma: float, C: float, estimators: dict[str, tuple]) -> dict[str, dict]:
-    """Û on T and on the test set of one SVC status under every rule of :data:`READINGS`, per variant (no CV)."""
-    from buviz.classifiers import Discriminant, svm_status
-
-    ds = load_dataset(name)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        disc = svm_status(ds.X_train, ds.y_train, 2.0 ** float(log2_gamma), C)
-        status = Discriminant(_Shared(disc), disc.n_classes, name=disc.name)
-        out = {}
-        for key, (bu_tr, bu_te) in estimators.items():
-            r = bu_tr._evaluate(status, copy_discriminant=False)
-            r_te = bu_te._evaluate(status, copy_discriminant=False) if bu_te is not None else None
-            v = {}
-            for rule in READINGS:
-                v[f"U_tr_{rule}"] = _reading(r, rule)
-                v[f"U_te_{rule}"] = _reading(r_te, rule) if r_te is not None else float("nan")
-            out[key] = v
-    return out
-
-
-def _reading(result, rule: str) -> float:
-    """Û⁽³⁾ (eq 40) of one evaluation under the rule ``rule`` of eq 39."""
-    pv = pair_uncertainty(result.k, result.local_uncertainty, result.pair_match, result.true_pair_index,
-                          result.pair_error_tilde, len(result.pairs), rule=rule, weight_tol=TOLERANCE_WEIGHT_TOL)
-    return float(np.dot(result.pair_probabilities, pv.values))
-
-
 def add_readings(name: str, *, tables: Sequence[str] = _SWEEP_TABLES, directory=None, out_dir=None,
                  n_jobs: int = 1, log: Callable[[str], None] = print) -> dict[str, float]:
     """Complete ``name``'s sweep tables with the readings of eq 39 they lack, recomputing Û only.
@@ -1041,29 +879,12 @@ def add_readings(name: str, *, tables: Sequence[str] = _SWEEP_TABLES, directory=
     log(f"{name}: {len(keys)} variants x {len(seeds)} seeds fitted; {len(gammas)} γ to evaluate")
     t0 = time.perf_counter()
     merged = {f"{s}|{k}": e for s, ek in est.items() for k, e in ek.items()}
-    jobs = (delayed(_reading_values)(name, g, C, merged) for g in gammas)
+    jobs = (delayed(reading_values)(load_dataset, name, g, C, merged, READINGS) for g in gammas)
     got = {}
     for g, values in zip(gammas, Parallel(n_jobs=n_jobs, return_as="generator")(jobs), strict=True):
         got[g] = values
         log(f"{name}: log2 gamma {g:+.0f} done ({time.perf_counter() - t0:.0f} s)")
-    checks = {}
-    for table, t in present.items():
-        held = set(t["separability"].astype(str)) if "separability" in t else {_UNRECORDED_SEPARABILITY}
-        rule = held.pop() if len(held) == 1 else None
-        t = t.copy()
-        for col in (f"U_{s}_{r}" for r in READINGS for s in ("tr", "te")):
-            t[col] = [got[float(g)][f"{int(s)}|{v}"][col]
-                      for g, s, v in zip(t["log2_gamma"], t["seed"], t["variant"], strict=True)]
-        if rule is not None:
-            checks[table] = float(np.nanmax(np.abs(t[f"U_tr_{rule}"] - t["U_tr"])))
-        t = t.drop(columns=[f"U_{s}_{rule}" for s in ("tr", "te")] if rule is not None else [])
-        out_root.mkdir(parents=True, exist_ok=True)
-        path = out_root / f"{table}_{name}.csv"
-        tmp = path.with_suffix(".tmp")
-        t.to_csv(tmp, index=False)
-        os.replace(tmp, path)
-        log(f"wrote {path} (max |ΔÛ_tr| of its own rule {checks.get(table, float('nan')):.2e})")
-    return checks
+    return write_readings(present, got, name, READINGS, out_root, log)
 
 
 def svm_minima(names: Sequence[str] | None = None, *, perturbation: float = PERTURBATION, error: str = "L_val",
