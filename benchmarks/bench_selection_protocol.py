@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from buviz import datasets, reproduce, sweep, verdicts
+from buviz._reproduce_cells import _reading
 from buviz.classifiers import svm_status
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -182,7 +183,7 @@ def cell(name: str, split: int, *, test_size: float = TEST_SIZE, log2_gammas=rep
             costs["U"] += time.perf_counter() - t1
             row = {"log2_gamma": float(lg), "L_te": reproduce._error(disc, ds.X_test, ds.y_test),
                    "L_tr": reproduce._error(disc, X, y),
-                   **{f"U_{rule}": reproduce._reading(r, rule) for rule in verdicts.READINGS}}
+                   **{f"U_{rule}": _reading(r, rule) for rule in verdicts.READINGS}}
             for key, folds in (("CV10", folds10), ("CV5", folds5), ("HO", ho)):
                 err, dt = _fold_errors(X, y, folds, gamma, C)
                 costs[key] += dt
