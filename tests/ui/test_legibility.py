@@ -6,6 +6,7 @@ scrolling, every tab opens, and at 1280 × 720 every tab's content fits beside t
 import pytest
 
 from buviz import figures
+from buviz.app.gallery import menu_label
 
 from .conftest import ExplorerServer, close_page, require_browser
 
@@ -111,7 +112,7 @@ def _render(page, key: str) -> list[dict]:
     """Select ``key`` in the Figures tab, press Render, wait until it is shown and laid out; its frames."""
     cls = figures.REGISTRY[key]
     page.locator(".bk-input-group", has_text="Figure").locator("select").first.select_option(
-        label=f"{cls.description} ({key})")
+        label=menu_label(cls))  # the menu's short name; the caption is beside it
     page.get_by_role("button", name="Render").click()
     shown = page.locator(".buviz-gallery-shown").get_by_text(key, exact=True)  # "Shown: `key`"
     shown.wait_for(state="visible", timeout=120_000)
