@@ -861,7 +861,7 @@ def add_readings(name: str, *, tables: Sequence[str] = _SWEEP_TABLES, directory=
     Returns
     -------
     dict
-        Table name -> the largest |Û recomputed − Û shipped| of the rule the table held (the check).
+        Table name -> the largest ∣Û recomputed − Û shipped∣ of the rule the table held (the check).
     """
     from joblib import Parallel, delayed
 

@@ -20,7 +20,7 @@ import pandas as pd
 __all__ = ["seeds_of", "seed_mean", "minima", "sweep_minima", "READINGS", "reading_column", "TIE_ATOL",
            "CLOSE_GAP", "SHARP_WITHIN", "near_top"]
 
-#: "Û_tr ≈ Û_te" (Goal (a), Figs 7 and 9) is read as max |Û_tr − Û_te| over the statuses at most this
+#: "Û_tr ≈ Û_te" (Goal (a), Figs 7 and 9) is read as max ∣Û_tr − Û_te∣ over the statuses at most this
 #: (buviz's criterion; the paper says "strikingly close" without a number).
 CLOSE_GAP = 0.05
 #: A minimum of −Û is the sharper when fewer statuses have Û within this of Û's largest value (buviz's

@@ -348,7 +348,7 @@ def conditional_accuracy_draws(y_star, x_star: float, rho: float, k: int, n_rep:
     """Monte Carlo CondAcc_k(y*, x*) of the toy model's nearest-centre rule (Zheng et al. 2017, §4.2).
 
     For each y*: draw the k − 1 incorrect labels Y(i) ~ N(0, 1) ``n_rep`` times (step C1; the centres ρY are
-    known, so step C2 draws nothing) and count how often |x* − ρy*| < min_i |x* − ρY(i)|.
+    known, so step C2 draws nothing) and count how often ∣x* − ρy*∣ < min_i ∣x* − ρY(i)∣.
 
     Returns
     -------

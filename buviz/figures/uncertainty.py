@@ -305,7 +305,7 @@ def fig6_table() -> pd.DataFrame | None:
 
 
 def fig6_measured(t: pd.DataFrame) -> dict:
-    """What the Fig 6 table shows: per seed, mean |Û_tr − Û_te|, |Û_tr − U|, |Û_te − U| over the γ grid
+    """What the Fig 6 table shows: per seed, mean ∣Û_tr − Û_te∣, ∣Û_tr − U∣, ∣Û_te − U∣ over the γ grid
     (with T̃), and the log₂γ where −Û_tr, −Û_te, −U and L_te are lowest."""
     out = {}
     for seed, s in t.sort_values("log2_gamma").groupby("seed"):

@@ -30,9 +30,9 @@ __all__ = ["SPREAD_RTOL", "namespace", "quartile_positions", "silverman_bandwidt
 _SQRT_2PI = math.sqrt(2 * math.pi)
 
 #: Relative tolerance below which a spread counts as 0 in Silverman's rule (eq 32): σ̂_x or IQR_x at
-#: most ``SPREAD_RTOL`` times the status's scale, max |g| over T̃, is taken as exactly 0. The
+#: most ``SPREAD_RTOL`` times the status's scale, max ∣g∣ over T̃, is taken as exactly 0. The
 #: discriminant's values carry rounding that depends on the machine: an SVC's g on T̃ differs between
-#: OpenBLAS's Haswell and Sandybridge kernels by up to 9e-14 · max |g| on the shipped cells (Wine Quality
+#: OpenBLAS's Haswell and Sandybridge kernels by up to 9e-14 · max ∣g∣ on the shipped cells (Wine Quality
 #: Red, log₂ γ = −3), and duplicated inputs get values that differ by that rounding alone. Without the
 #: tolerance such an IQR (~1e-16 where it is not exactly 0) is "positive", h_x becomes that rounding
 #: noise, and k̂ explodes or vanishes depending on how it fell (Wine Quality Red, seed 0, log₂ γ = 4:
@@ -40,9 +40,9 @@ _SQRT_2PI = math.sqrt(2 * math.pi)
 #: small makes the row flat (h_x = 0).
 #:
 #: The margin is thin at both ends of the γ grid, and no single relative value clears both: at
-#: log₂ γ = −15, where g is nearly constant, kernel-to-kernel differences up to 1.3e-12 · max |g| were
+#: log₂ γ = −15, where g is nearly constant, kernel-to-kernel differences up to 1.3e-12 · max ∣g∣ were
 #: measured on 2 000-row subsets (a spread of rounding could pass 1e-12 there), while at log₂ γ = 15
-#: genuine spreads of order 1e-11 · max |g| exist (raising the tolerance to 1e-10 changes Banknote's
+#: genuine spreads of order 1e-11 · max ∣g∣ exist (raising the tolerance to 1e-10 changes Banknote's
 #: seed-0 cell at log₂ γ = 15: n_eff_tr moves by 1.07). A bound from the status's own terms
 #: (eps · (Σ|α_i K_i| + |b|) for an SVC) would separate them; until then the shipped tables are computed
 #: with 1e-12 and the cross-kernel test recomputes three of their cells.
@@ -122,8 +122,8 @@ def silverman_bandwidth(F, scale=None):
     F : ndarray or torch.Tensor of shape (N, M)
         Neighbourhood values f(x̃'_m; Λ), one row per training sample.
     scale : float, optional
-        The magnitude of the values F is computed from (Proposal 2 passes max |g| over T̃); default
-        each row's max_m |F[x, m]|.
+        The magnitude of the values F is computed from (Proposal 2 passes max ∣g∣ over T̃); default
+        each row's max_m ∣F[x, m]∣.
 
     Returns
     -------
@@ -193,7 +193,7 @@ def chunk_kernel(rows: slice, g_tilde, f_all, neighbours, labels, pair_i, pair_j
 
     k̂^c(x) = Σ_{x'_m ∈ N^M(x), y(x'_m) = c} φ((0 − F[x, m]) / h_x), φ the standard normal density:
     the kernel estimate at f = 0 (on B(Λ)) of the density of f over x's neighbourhood, split by the
-    members' given labels. Rows with h_x = 0 (f constant on the neighbourhood, to ``SPREAD_RTOL`` of max |g|)
+    members' given labels. Rows with h_x = 0 (f constant on the neighbourhood, to ``SPREAD_RTOL`` of max ∣g∣)
     get k̂ = 0 (§4.4.2).
 
     Parameters

@@ -13,7 +13,7 @@ Definition used (eqs 15-20 with the width δV → 0 and the normalisation they l
     U(Λ)    = Σ_{kl ∈ I*} P(C_kl) U_kl(Λ)                                           (eq 19)
     U_kl(Λ) = ∫_{B(Λ) ∩ B*(k,l)} −λ_U(x) p(x) ds  /  ∫_{B(Λ) ∩ B*(k,l)} p(x) ds      (eq 20)
 
-where ds is arc length along B(Λ), −λ_U(x) = U(x; Λ) = 1 − |2 P − 1| with P = P(C_i | x) /
+where ds is arc length along B(Λ), −λ_U(x) = U(x; Λ) = 1 − ∣2 P − 1∣ with P = P(C_i | x) /
 (P(C_i | x) + P(C_j | x)) for the classifier's top-2 pair {i(x;Λ), j(x;Λ)} (eq 37 applied to the exact
 posteriors, normalised to the pair as eq 38 normalises k̂^m by k̂ = k̂^i + k̂^j), and −λ_U(x) = U_min = 0
 where that pair is not the true top-2 pair {i*(x), j*(x)} (eq 18). For two classes I* = {{1, 2}},
@@ -29,9 +29,9 @@ Two choices the paper leaves open, named here:
   are equal everywhere on B(Λ)). Without it U(Λ) would scale with the band width.
 - **The band** (:data:`BANDS`). ``"geometric"`` (default): δV is a band of uniform width in the
   sample space around B(Λ), so the weight along B(Λ) is p(x) ds. ``"discriminant"``: a band
-  |f(x; Λ)| < ε of the near-boundary-ness f (eq 12), the space Proposal 2 counts in; by the coarea
-  formula the weight is p(x) / |∇f(x; Λ)| ds, which depends on how f is scaled along B(Λ) (for an
-  RBF SVC, |∇f| varies along the boundary). Proposal 2 adapts its bandwidth h_x to the spread of f
+  ∣f(x; Λ)∣ < ε of the near-boundary-ness f (eq 12), the space Proposal 2 counts in; by the coarea
+  formula the weight is p(x) / ∣∇f(x; Λ)∣ ds, which depends on how f is scaled along B(Λ) (for an
+  RBF SVC, ∣∇f∣ varies along the boundary). Proposal 2 adapts its bandwidth h_x to the spread of f
   around each x (eq 32), which cancels a local scale of f, so the geometric band is the default.
 - **An empty boundary.** Where B(Λ) does not meet B*(k, l) (no boundary: the status gives one class
   everywhere) the ratio is undefined; eq 39 gives U_max when Λ makes no error there and U_min
@@ -114,7 +114,7 @@ class TrueBoundaryUncertainty:
         P(C_kl), the probability that {k, l} is the true top-2 pair (1 for two classes).
     boundary_mass : float
         ∫_{B(Λ)} w(x) ds, the band's mass per unit width: w = p for the geometric band,
-        p / |∇f| for the discriminant band. 0 when B(Λ) is empty.
+        p / ∣∇f∣ for the discriminant band. 0 when B(Λ) is empty.
     boundary_length : float
         Length of B(Λ) inside the grid.
     points : ndarray of shape (n, 2)
@@ -128,7 +128,7 @@ class TrueBoundaryUncertainty:
     band : str
         The band used (:data:`BANDS`).
     accuracy : float or None
-        |U(Λ) − U(Λ) on a grid twice as coarse| when requested, else None.
+        ∣U(Λ) − U(Λ) on a grid twice as coarse∣ when requested, else None.
     """
 
     value: float
@@ -168,7 +168,7 @@ def svc_boundary_region(discriminant, bounds, cells_per_length_scale: float = CE
     """Return where the boundary of a two-class RBF SVC can lie, with a grid step fit for its γ.
 
     For an RBF SVC, f(x) = Σ_s α_s exp(−γ ||x − s||²) + b over its support vectors s. At a point
-    whose distance to every support vector exceeds r = √(ln(Σ|α_s| / |b|) / γ), |f(x) − b| < |b|, so f
+    whose distance to every support vector exceeds r = √(ln(Σ|α_s| / ∣b∣) / γ), ∣f(x) − b∣ < ∣b∣, so f
     has the sign of b: B(Λ) lies within r of a support vector (a certificate, not a heuristic). The
     step is 1/(``cells_per_length_scale`` √γ), so B(Λ)'s loops around single samples (large γ) are
     resolved.
@@ -466,7 +466,7 @@ def true_boundary_uncertainty(discriminant, model, *, bounds=None, resolution: i
         A fine grid restricted to where B(Λ) can lie; ``"auto"``: :func:`svc_boundary_region` of
         the status (None when it does not apply); None: the box's grid.
     band : {"geometric", "discriminant"}, default="geometric"
-        The band δV of eq 15: weight p(x) ds, or p(x)/|∇f(x; Λ)| ds (:data:`BANDS`).
+        The band δV of eq 15: weight p(x) ds, or p(x)/∣∇f(x; Λ)∣ ds (:data:`BANDS`).
     check : bool, default=False
         Also compute U(Λ) on a grid twice as coarse and report the difference as ``accuracy``.
 

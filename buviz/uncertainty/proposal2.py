@@ -116,8 +116,8 @@ TOLERANCE_SEPARABILITY = "threshold"
 TOLERANCE_WEIGHT_TOL = 0.05
 #: The numerical zero of eq 39's "w_kl = 0": w_kl ≤ ZERO_WEIGHT counts as zero under every rule.
 #: w_kl = Σ k̂(x) is a sum of non-negative Gaussian kernel readings; it is exactly 0.0 when every
-#: reading underflowed (|f|/h beyond about 38.6). The smallest normal float64 (2.2e-308) differs
-#: from 0.0 only where every reading of the pair is subnormal (|f|/h between about 37.5 and 38.6):
+#: reading underflowed (∣f∣/h beyond about 38.6). The smallest normal float64 (2.2e-308) differs
+#: from 0.0 only where every reading of the pair is subnormal (∣f∣/h between about 37.5 and 38.6):
 #: there the mean Ū_kl = Σ k̂ Û / w_kl would be a ratio of numbers with fewer than 53 significant
 #: bits, so it is read as zero too. Without it (``w_kl > 0``), such a pair would take the
 #: near-boundary mean of readings carrying less than 10⁻³⁰⁰ of one sample's weight.
