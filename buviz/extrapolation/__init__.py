@@ -8,6 +8,8 @@ Pure numpy/scipy/scikit-learn (never imports panel or holoviews).
   :func:`moment_matrix` (closed-form H_lk).
 - Estimators and the API entry point: :func:`extrapolate`, :func:`fit_extrapolator` ("moment",
   "classexreg", "kde", "best"), and the scikit-learn-shaped :class:`AccuracyExtrapolator`.
+- Intervals for AGA_K (``extrapolate(..., interval=0.9)``): :func:`accuracy_interval` ->
+  :class:`AccuracyInterval`, the delete-one-class jackknife :func:`class_jackknife`.
 - The reference implementation's fixture: :func:`load_classex_fixture`, :func:`peer_comparison`.
 - Toy bivariate-normal model (Zheng, Achanta & Benjamini 2017, section 4.1) with the corrected
   U_x(y): :func:`toy_average_risk` etc.; with centres estimated from r training points,
@@ -51,6 +53,7 @@ from ._estimators import (
     kde_favorability,
 )
 from ._extrapolator import AccuracyExtrapolator
+from ._interval import AccuracyInterval, accuracy_interval, class_jackknife
 from ._moment import BASES, PAPER_SPLINE_M, DbarFit, basis_functions, fit_dbar, moment_matrix, spline_nnls
 from ._peers import PEER_FIELDS, classex_instance, load_classex_fixture, peer_comparison
 from ._population import (
@@ -114,4 +117,6 @@ __all__ = [
     # Table 1 on the authors' outputs (section 5.2)
     "PAPER_TABLE1", "SHIPPED_TABLES", "TABLE1_METHODS", "authors_average_accuracy", "authors_moment",
     "moment_knot_study", "shipped_table", "telugu_table1",
+    # intervals for AGA_K: identifiability range + jackknife sampling error
+    "AccuracyInterval", "accuracy_interval", "class_jackknife",
 ]

@@ -33,6 +33,7 @@ __all__ = [
     "average_accuracy",
     "average_accuracy_bruteforce",
     "check_ks",
+    "default_ks",
 ]
 
 
@@ -321,3 +322,27 @@ def average_accuracy_bruteforce(margins, labels, k: int) -> float:
             per_class.append(np.mean(np.all(true >= rows, axis=1)))
         accs.append(np.mean(per_class))
     return float(np.mean(accs))
+
+
+def default_ks(k1: int, n: int = 25) -> np.ndarray:
+    """Return the k at which AverageTA_k is fitted by default.
+
+    All of 2..k1 when k1 <= n, else ``n`` values evenly spaced from 2 to k1 (the ClassEx
+    simulations use k = 20, 40, ..., 500).
+
+    Parameters
+    ----------
+    k1 : int
+        Number of observed classes.
+    n : int, default=25
+        Largest number of class counts.
+
+    Returns
+    -------
+    ndarray of int
+        The class counts.
+    """
+    k1 = check_int(k1, "k1", low=2)
+    if k1 - 1 <= n:
+        return np.arange(2, k1 + 1)
+    return np.unique(np.round(np.linspace(2, k1, n)).astype(np.int64))

@@ -54,7 +54,8 @@ from scipy.special import log_ndtr, ndtr, ndtri
 from buviz._validation import InvalidParameterError, Options, check_int, check_params
 from buviz._values import freeze_fields
 
-from ._core import average_accuracy_from_ranks, check_ks, check_margins, ranks_from_margins
+from ._core import average_accuracy_from_ranks, check_ks, check_margins, default_ks, ranks_from_margins
+from ._interval import accuracy_interval, check_level
 from ._kde import cv_bandwidths, kde_accuracy_terms, wrong_label_scores
 from ._moment import DbarFit, fit_dbar
 
@@ -93,30 +94,6 @@ def _check_problem(margins, labels):
         empty = np.flatnonzero(present == 0)[:5].tolist()
         raise ValueError(f"labels: every observed class needs at least one test point; empty classes {empty}")
     return M, y
-
-
-def default_ks(k1: int, n: int = 25) -> np.ndarray:
-    """Return the k at which AverageTA_k is fitted by default.
-
-    All of 2..k1 when k1 <= n, else ``n`` values evenly spaced from 2 to k1 (the ClassEx
-    simulations use k = 20, 40, ..., 500).
-
-    Parameters
-    ----------
-    k1 : int
-        Number of observed classes.
-    n : int, default=25
-        Largest number of class counts.
-
-    Returns
-    -------
-    ndarray of int
-        The class counts.
-    """
-    k1 = check_int(k1, "k1", low=2)
-    if k1 - 1 <= n:
-        return np.arange(2, k1 + 1)
-    return np.unique(np.round(np.linspace(2, k1, n)).astype(np.int64))
 
 
 def _subsets_ata(M, y, ks, classes, ties, rng):
@@ -695,7 +672,7 @@ BEST_CANDIDATES = [("classexreg", float(h)) for h in CLASSEXREG_BANDWIDTHS] + [(
 
 
 def extrapolate(margins, labels, k_target, method: str = "classexreg", ks=None, random_state=0,
-                **options):
+                interval=None, **options):
     """Return the predicted average accuracy AGA_{k_target} from the k1 observed classes.
 
     The package's stable API for accuracy extrapolation.
@@ -716,18 +693,23 @@ def extrapolate(margins, labels, k_target, method: str = "classexreg", ks=None, 
         Class counts at which AverageTA_k (eq 3) is computed and fitted.
     random_state : int, default=0
         Seed of the bootstrap and of random tie-breaking.
+    interval : float, optional
+        A coverage level in (0, 1): also return an interval for AGA_{k_target}, the identifiability
+        range of the moment method's spline model widened by the jackknife sampling error of the
+        observed accuracies (:func:`accuracy_interval`; needs k1 >= 3).
     **options
         Passed to :func:`fit_extrapolator` (``bw``, ``bandwidths``, ``n_boot``, ``basis``, ...).
 
     Returns
     -------
-    float or ndarray
-        AGA_k, a float if ``k_target`` is a scalar.
+    float or ndarray or AccuracyInterval
+        AGA_k, a float if ``k_target`` is a scalar; with ``interval``, an :class:`AccuracyInterval`
+        (``estimate, lower, upper = extrapolate(..., interval=0.9)``).
 
     Raises
     ------
     InvalidParameterError
-        If ``k_target``, ``method`` or an option is invalid.
+        If ``k_target``, ``method``, ``interval`` or an option is invalid.
 
     References
     ----------
@@ -740,5 +722,9 @@ def extrapolate(margins, labels, k_target, method: str = "classexreg", ks=None, 
     the same abstract as arXiv:1606.05228. https://arxiv.org/abs/1606.05228
     """
     check_ks(k_target, "k_target")
+    check_level(interval, "interval", "extrapolate", optional=True)
     ext = fit_extrapolator(margins, labels, method, ks=ks, random_state=random_state, **options)
-    return ext.accuracy(k_target)
+    if interval is None:
+        return ext.accuracy(k_target)
+    return accuracy_interval(margins, labels, k_target, interval, estimate=ext.accuracy(k_target), ks=ext.ks,
+                             ties=options.get("ties", "max"), random_state=random_state)
