@@ -476,7 +476,8 @@ def cmd_serve(args) -> int:
 
     try:
         serve(port=args.port, address=args.address, show=args.show,
-              allow_websocket_origin=tuple(args.allow_websocket_origin or ()), uploads=not args.no_upload)
+              allow_websocket_origin=tuple(args.allow_websocket_origin or ()), uploads=not args.no_upload,
+              session_budget=args.session_budget)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             raise UsageError(f"--port {args.port}: the port is in use on {args.address} (another server?); "
@@ -557,6 +558,9 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--show", action="store_true", help="open a browser")
     sv.add_argument("--no-upload", action="store_true",
                     help="no CSV upload in the explorer (a class server where nobody should bring files)")
+    sv.add_argument("--session-budget", type=_float_type(0.0, 3600.0), default=None, metavar="SECONDS",
+                    help="compute seconds per minute a page may use before its requests wait behind the other "
+                         "pages' (default: 20, or BUVIZ_SESSION_BUDGET; 0: no fair share)")
     sv.set_defaults(func=cmd_serve)
     parser.subcommand_parsers = (sw, fg, rp, cl, sv)  # for suggestions on misspelled options
     return parser

@@ -27,13 +27,17 @@ def __getattr__(name: str):
 
 
 def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False,
-          allow_websocket_origin: tuple[str, ...] = (), uploads: bool = True, **kwargs):
+          allow_websocket_origin: tuple[str, ...] = (), uploads: bool = True,
+          session_budget: float | None = None, **kwargs):
     """Serve the explorer at ``http://address:port/`` (also ``/explorer``, as with ``panel serve``).
 
     Same app factory as ``apps/explorer.py`` (one :class:`~buviz.app.layout.ExplorerApp` per session);
     localhost only by default -- pass ``address="0.0.0.0"`` to expose it, with the ``HOST:PORT`` the
     other machines will use in ``allow_websocket_origin``; ``uploads=False`` leaves out the CSV upload
-    (``buviz serve --no-upload``: it sets ``BUVIZ_NO_UPLOAD=1`` for the app). Blocks until stopped;
+    (``buviz serve --no-upload``: it sets ``BUVIZ_NO_UPLOAD=1`` for the app). ``session_budget`` is the
+    compute seconds per minute a page may use before its requests queue behind the other pages'
+    (:class:`~buviz.app.runner.ComputeBudget`; None: ``BUVIZ_SESSION_BUDGET`` or 20 s; 0: no fair
+    share). Blocks until stopped;
     extra keyword arguments go to :func:`panel.serve` (e.g. ``threaded=True, start=False``).
 
     A page's session is kept 2 minutes (Bokeh's default: 15 s) while its browser has not connected:
@@ -49,8 +53,14 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False,
 
     import panel as pn
 
+    from buviz.app.runner import RUNNER, ComputeBudget
+
     if not uploads:
         os.environ["BUVIZ_NO_UPLOAD"] = "1"
+    if session_budget is not None:
+        if not float(session_budget) >= 0:
+            raise ValueError(f"session_budget must be a number of seconds ≥ 0 (0: no budget), got {session_budget!r}")
+        RUNNER.budget = ComputeBudget(float(session_budget)) if session_budget > 0 else None
     port = int(port)
     origins = {f"{address}:{port}", f"localhost:{port}", f"127.0.0.1:{port}", *allow_websocket_origin}
     kwargs.setdefault("websocket_origin", sorted(origins))

@@ -20,6 +20,13 @@ running (a running job stops at its next :meth:`Job.progress` or :meth:`Job.chec
 uses one slot per kind of work, so moving a control never leaves a queue of stale positions.
 :meth:`JobRunner.cancel` drops a slot (its session ended).
 
+*Fair share between sessions*: a session (the owner ``id`` in its slots ``(name, id)``) that used
+more than :attr:`JobRunner.budget`'s seconds of lane time in the last minute has its new requests
+queued behind every other session's (:class:`ComputeBudget`; ``buviz serve --session-budget``,
+``BUVIZ_SESSION_BUDGET``). Nothing is refused: on a server with one user the order does not change,
+and in a class one student's 7 000-row upload or long sweep cannot make the others' γ steps wait
+behind all of its follow-up requests.
+
 Results reach a session through callbacks (:meth:`Job.add_done_callback`, run in the lane's
 thread); :mod:`buviz.app.session` moves them onto the session's event loop.
 
@@ -35,17 +42,28 @@ waited 851 ms in the pool against 70 ms here (12.1×); the last position of a 12
 
 from __future__ import annotations
 
+import collections
 import itertools
+import os
 import queue
 import threading
 import time
 import traceback
 from collections.abc import Callable, Hashable
 
-__all__ = ["Job", "JobCancelled", "JobRunner", "RUNNER", "RUN_LOCK", "USER", "PREFETCH", "LANES"]
+__all__ = ["Job", "JobCancelled", "JobRunner", "ComputeBudget", "RUNNER", "RUN_LOCK", "USER", "PREFETCH",
+           "OVER_BUDGET", "LANES", "SESSION_BUDGET_S", "budget_from_environment"]
 
 #: Priorities: a user's own request before work done ahead of the user.
 USER, PREFETCH = 0, 1
+#: Added to the priority of a request from a session over its :class:`ComputeBudget`: its request
+#: and its prefetch queue behind every other session's, in the same order among themselves.
+OVER_BUDGET = 2
+#: Default lane seconds a session may use per minute before its requests go behind the others'
+#: (``BUVIZ_SESSION_BUDGET``; 0 turns the fair share off). A γ step at the explorer's default
+#: N = 2 000 takes 0.1 to 0.6 s, so a student dragging a slider stays well under it; a 7 000-row
+#: upload's fit and a sweep at large N go over it.
+SESSION_BUDGET_S = 20.0
 #: The lanes of :data:`RUNNER` (see the module docstring).
 LANES = ("compute", "heavy")
 #: Held while a job drives the joblib worker pool (the heavy lane, and the figure gallery).
@@ -163,6 +181,77 @@ class Job:
         return f"<Job {self.label or self.slot!r} {self.status}>"
 
 
+class ComputeBudget:
+    """Lane seconds per session over a sliding window: who is over its share.
+
+    Parameters
+    ----------
+    seconds : float
+        Lane time (wall-clock seconds of the session's jobs, summed over lanes) a session may use in
+        any ``window`` seconds before :meth:`over` says so. Must be positive.
+    window : float, default=60.0
+        Length of the sliding window, in seconds.
+    clock : callable, default=time.monotonic
+        The time source (a test passes its own).
+    """
+
+    def __init__(self, seconds: float, window: float = 60.0, clock: Callable[[], float] = time.monotonic):
+        if not seconds > 0:
+            raise ValueError(f"seconds must be positive (0 or None turns the budget off), got {seconds!r}")
+        if not window > 0:
+            raise ValueError(f"window must be positive, got {window!r}")
+        self.seconds, self.window, self.clock = float(seconds), float(window), clock
+        self._lock = threading.Lock()
+        self._spent: dict[Hashable, collections.deque] = {}
+
+    def charge(self, owner: Hashable, seconds: float) -> None:
+        """Record that ``owner``'s job ran ``seconds`` of lane time, ending now."""
+        with self._lock:
+            self._spent.setdefault(owner, collections.deque()).append((self.clock(), float(seconds)))
+
+    def used(self, owner: Hashable) -> float:
+        """Lane seconds ``owner``'s jobs used that ended within the last ``window`` seconds."""
+        since = self.clock() - self.window
+        with self._lock:
+            spent = self._spent.get(owner)
+            if spent is None:
+                return 0.0
+            while spent and spent[0][0] < since:
+                spent.popleft()
+            if not spent:
+                del self._spent[owner]
+                return 0.0
+            return sum(sec for _, sec in spent)
+
+    def over(self, owner: Hashable) -> bool:
+        """Whether ``owner`` used more than its share in the last ``window`` seconds."""
+        return self.used(owner) > self.seconds
+
+
+def budget_from_environment(environ=None) -> ComputeBudget | None:
+    """The budget ``BUVIZ_SESSION_BUDGET`` names (seconds per minute; default :data:`SESSION_BUDGET_S`;
+    ``0`` turns it off), for :data:`RUNNER`.
+
+    Raises
+    ------
+    ValueError
+        If ``BUVIZ_SESSION_BUDGET`` is not a number ≥ 0.
+    """
+    text = (os.environ if environ is None else environ).get("BUVIZ_SESSION_BUDGET", "")
+    try:
+        seconds = float(text) if text.strip() else SESSION_BUDGET_S
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0:
+        raise ValueError(f"BUVIZ_SESSION_BUDGET must be a number of seconds ≥ 0 (0: no budget), got {text!r}")
+    return ComputeBudget(seconds) if seconds > 0 else None
+
+
+def _owner(slot: Hashable | None) -> Hashable | None:
+    """The session a slot ``(name, id)`` belongs to, or None for work nobody owns (a shared sweep)."""
+    return slot[1] if isinstance(slot, tuple) and len(slot) == 2 else None
+
+
 class JobRunner:
     """Background lanes running :class:`Job` objects by priority, with latest-wins slots.
 
@@ -172,9 +261,13 @@ class JobRunner:
         One daemon thread per lane (started on first use).
     locked : tuple of str
         Lanes whose jobs run holding :data:`RUN_LOCK`.
+    budget : ComputeBudget or None
+        The sessions' fair share (module docstring); None: first come first served by priority.
     """
 
-    def __init__(self, lanes: tuple[str, ...] = LANES, locked: tuple[str, ...] = ("heavy",)):
+    def __init__(self, lanes: tuple[str, ...] = LANES, locked: tuple[str, ...] = ("heavy",),
+                 budget: ComputeBudget | None = None):
+        self.budget = budget
         self._queues = {lane: queue.PriorityQueue() for lane in lanes}
         self._threads: dict[str, threading.Thread] = {}
         self._locked = set(locked)
@@ -191,6 +284,10 @@ class JobRunner:
         if lane not in self._queues:
             raise ValueError(f"unknown lane {lane!r}; lanes: {sorted(self._queues)}")
         job = Job(fn, slot, label)
+        owner = _owner(slot)
+        job.over_budget = self.budget is not None and owner is not None and self.budget.over(owner)
+        if job.over_budget:
+            priority += OVER_BUDGET
         with self._lock:
             if slot is not None:
                 old = self._slots.get(slot, [])
@@ -258,9 +355,10 @@ class JobRunner:
                 if job.cancelled:
                     job.run()  # ends it as cancelled (callbacks run) without calling fn
                     continue
-                user = lane == "compute" and prio == USER
+                user = lane == "compute" and prio in (USER, USER + OVER_BUDGET)
                 if user:
                     self.busy.set()
+                start = time.monotonic()
                 try:
                     if lane in self._locked:
                         with RUN_LOCK:
@@ -270,11 +368,15 @@ class JobRunner:
                 finally:
                     if user:
                         self.busy.clear()
+                    owner = _owner(job.slot)
+                    if self.budget is not None and owner is not None:
+                        self.budget.charge(owner, time.monotonic() - start)
                 if job.status == "done":
                     self.completed += 1
             finally:
                 q.task_done()
 
 
-#: The process's runner (shared by every session and tab of a server).
-RUNNER = JobRunner()
+#: The process's runner (shared by every session and tab of a server), with the budget of
+#: ``BUVIZ_SESSION_BUDGET``.
+RUNNER = JobRunner(budget=budget_from_environment())

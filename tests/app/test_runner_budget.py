@@ -1,0 +1,93 @@
+"""The runner's fair share between sessions (buviz.app.runner.ComputeBudget)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from buviz.app.runner import OVER_BUDGET, PREFETCH, USER, ComputeBudget, JobRunner, budget_from_environment
+
+
+class Clock:
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_the_budget_counts_the_lane_seconds_of_the_last_window_only():
+    clock = Clock()
+    budget = ComputeBudget(20.0, window=60.0, clock=clock)
+    budget.charge("a", 15.0)
+    clock.now += 30
+    budget.charge("a", 6.0)
+    assert budget.used("a") == 21.0 and budget.over("a") and not budget.over("b")
+    clock.now += 31  # the first charge left the window
+    assert budget.used("a") == 6.0 and not budget.over("a")
+    clock.now += 60
+    assert budget.used("a") == 0.0
+
+
+def _order_after_a_blocker(runner: JobRunner, submissions) -> list[str]:
+    """Hold the compute lane with a blocker, submit ``(label, slot, priority)`` in order, release it:
+    the order in which the lane ran them."""
+    gate, ran = threading.Event(), []
+    runner.submit(lambda job: gate.wait(10), label="blocker")
+    jobs = [runner.submit(lambda job, name=name: ran.append(name), slot=slot, priority=prio, label=name)
+            for name, slot, prio in submissions]
+    gate.set()
+    for job in jobs:
+        assert job.wait(10)
+    return ran
+
+
+def test_a_session_over_its_share_queues_behind_the_other_sessions_but_keeps_its_own_order():
+    clock = Clock()
+    runner = JobRunner(budget=ComputeBudget(20.0, clock=clock))
+    runner.budget.charge("student", 25.0)  # e.g. its 7 000-row upload's fit
+    order = _order_after_a_blocker(runner, [
+        ("student step", ("snapshot", "student"), USER),
+        ("student prefetch", ("prefetch", "student"), PREFETCH),
+        ("other step", ("snapshot", "other"), USER),
+        ("other prefetch", ("prefetch", "other"), PREFETCH),
+    ])
+    assert order == ["other step", "other prefetch", "student step", "student prefetch"]
+    # without the budget: by priority, then first come first served
+    plain = _order_after_a_blocker(JobRunner(), [
+        ("student step", ("snapshot", "student"), USER),
+        ("student prefetch", ("prefetch", "student"), PREFETCH),
+        ("other step", ("snapshot", "other"), USER),
+        ("other prefetch", ("prefetch", "other"), PREFETCH),
+    ])
+    assert plain == ["student step", "other step", "student prefetch", "other prefetch"]
+    clock.now += 61  # a minute later the student's share is back
+    assert _order_after_a_blocker(runner, [
+        ("other prefetch", ("prefetch", "other"), PREFETCH),
+        ("student step", ("snapshot", "student"), USER),
+    ]) == ["student step", "other prefetch"]
+
+
+def test_the_lane_time_of_each_job_is_charged_to_its_session():
+    runner = JobRunner(budget=ComputeBudget(20.0))
+    gate = threading.Event()
+    job = runner.submit(lambda job: gate.wait(0.3), slot=("snapshot", "s1"))
+    shared = runner.submit(lambda job: gate.wait(0.3), label="a shared sweep")  # nobody's: not charged
+    assert job.wait(10) and shared.wait(10)
+    assert 0.25 < runner.budget.used("s1") < 5.0
+    assert not job.over_budget and OVER_BUDGET > PREFETCH
+
+
+@pytest.mark.parametrize(("value", "seconds"), [("", 20.0), ("7.5", 7.5), ("0", None)])
+def test_the_environment_names_the_budget(value, seconds):
+    budget = budget_from_environment({"BUVIZ_SESSION_BUDGET": value})
+    assert (budget.seconds if budget else None) == seconds
+
+
+@pytest.mark.parametrize("value", ["-1", "abc", "nan"])
+def test_a_bad_budget_is_refused_naming_the_variable(value):
+    with pytest.raises(ValueError, match="BUVIZ_SESSION_BUDGET"):
+        budget_from_environment({"BUVIZ_SESSION_BUDGET": value})
+    with pytest.raises(ValueError, match="seconds must be positive"):
+        ComputeBudget(0)
