@@ -123,7 +123,7 @@ def _read_cell(path: Path):
 
 
 #: The kinds of cells that hold Û under :data:`SEPARABILITY` (a cell of another rule is not reused).
-_U_KINDS = ("sweep", "mlp", "table3")
+_U_KINDS = ("sweep", "mlp", "table3", "uvar")
 
 
 def _done(path: Path) -> bool:

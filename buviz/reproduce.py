@@ -91,6 +91,7 @@ from buviz._reproduce_cells import (  # re-exported: the rule, the cells on disk
     tables_dir,
     write_readings,
 )
+from buviz._reproduce_variants import fit_estimators, run_variant_cells, variant_rows, variant_specs
 from buviz._validation import InvalidParameterError
 from buviz.uncertainty.prototypes import PAPER_K_RANGE
 from buviz.verdicts import READINGS, minima, reading_column, seed_mean, seeds_of, sweep_minima
@@ -188,44 +189,26 @@ def load_dataset(name: str):
                                     description=f"{name}: the whole set as training set (Ha et al. 2021, Table 2)")
 
 
+def _figure_variants(name: str, column: str) -> dict[str, dict]:
+    """The Û variants of ``name``'s Fig 12 (``column`` "M") or Fig 13 ("K") table (a K above the smallest class
+    is left out)."""
+    return variant_specs(column, FIG12_MS if column == "M" else FIG13_KS, M, PERTURBATION, load_dataset(name).y_train)
+
+
 def _variants(name: str) -> dict[str, dict]:
-    """The Û variants of a dataset's tables: key -> BoundaryUncertainty keywords (and whether Û_te is read)."""
+    """The Û variants of a dataset's sweep cells: key -> BoundaryUncertainty keywords (and whether Û_te is read)."""
     out = {"base": dict(M=M, K="aic", perturbation=PERTURBATION, te=True),
            "noT": dict(M=M, K="aic", perturbation=0.0, te=True)}
-    if name in FIG12_DATASETS:
-        out.update({f"M{m}": dict(M=m, K="aic", perturbation=PERTURBATION, te=False) for m in FIG12_MS if m != M})
-    if name in MULTICLASS_DATASETS:
-        smallest = int(np.bincount(load_dataset(name).y_train).min())
-        out.update({f"K{k}": dict(M=M, K=k, perturbation=PERTURBATION, te=False)
-                    for k in FIG13_KS if k != "aic" and k <= smallest})
+    for column, names in (("M", FIG12_DATASETS), ("K", MULTICLASS_DATASETS)):
+        out.update({k: v for k, v in _figure_variants(name, column).items() if k != "base" and name in names})
     return out
 
 
-def _fit_variants(name: str, seed: int, keys: Iterable[str] | None = None) -> dict[str, tuple]:
-    """Û's estimators of every variant of ``name`` (or of ``keys``), fitted on T (and on the test set where
-    it is read)."""
-    from buviz.uncertainty import BoundaryUncertainty
-
-    ds = load_dataset(name)
-    common = dict(K_range=K_RANGE, separability=SEPARABILITY, random_state=seed, n_jobs=1)
-    has_test = len(ds.y_test) > M and len(np.unique(ds.y_test)) == ds.n_classes
-    out = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        wanted = None if keys is None else set(keys) | ({"base"} if "noT" in set(keys) else set())
-        for key, v in _variants(name).items():
-            if wanted is not None and key not in wanted:
-                continue
-            if key == "noT":
-                base_tr, base_te = out["base"]
-                out[key] = (base_tr.with_perturbation(0.0),
-                            base_te.with_perturbation(0.0) if base_te is not None else None)
-                continue
-            kw = dict(M=v["M"], K=v["K"], perturbation=v["perturbation"], **common)
-            tr = BoundaryUncertainty(**kw).fit(ds.X_train, ds.y_train)
-            te = BoundaryUncertainty(**kw).fit(ds.X_test, ds.y_test) if v["te"] and has_test else None
-            out[key] = (tr, te)
-    return out if keys is None else {k: out[k] for k in keys}
+def _fit_variants(name: str, seed: int, keys: Iterable[str] | None = None,
+                  variants: dict[str, dict] | None = None) -> dict[str, tuple]:
+    """Û's estimators of every variant of ``name`` (or of ``keys``; of ``variants`` instead of the sweep cells'),
+    fitted on T (and on the test set where it is read): :func:`buviz._reproduce_variants.fit_estimators`."""
+    return fit_estimators(load_dataset(name), seed, variants or _variants(name), M=M, K_range=K_RANGE, keys=keys)
 
 
 # -- C, chosen before the sweep ---------------------------------------------------------------------
@@ -506,14 +489,15 @@ def _svm_gamma(name, seeds, work_dir) -> list[dict]:
     return [r for s in seeds for r in (_sweep_rows(name, s, work_dir, ("base", "noT"), None) or [])]
 
 
-def _u_by_M(name, seeds, work_dir) -> list[dict]:
-    keys = [k for k in _variants(name) if k == "base" or k.startswith("M")]
-    return [r for s in seeds for r in (_sweep_rows(name, s, work_dir, keys, "M") or [])]
-
-
-def _u_by_K(name, seeds, work_dir) -> list[dict]:
-    keys = [k for k in _variants(name) if k == "base" or k.startswith("K")]
-    return [r for s in seeds for r in (_sweep_rows(name, s, work_dir, keys, "K") or [])]
+def _u_by(column: str):
+    """The rows of ``u_by_M`` (``column`` "M") or ``u_by_K``: from the sweep cells where they hold the variants,
+    else from the variant cells (:mod:`buviz._reproduce_variants`)."""
+    def rows(name, seeds, work_dir) -> list[dict]:
+        if name not in _IN_SWEEP[column]:
+            return variant_rows(name, seeds, work_dir, _figure_variants(name, column), LOG2_GAMMAS, _settings)
+        keys = [k for k in _variants(name) if k == "base" or k.startswith(column)]
+        return [r for s in seeds for r in (_sweep_rows(name, s, work_dir, keys, column) or [])]
+    return rows
 
 
 def _mlp_epoch(name, seeds, work_dir) -> list[dict]:
@@ -554,8 +538,8 @@ TABLES: dict[str, TableSpec] = {
     "svm_gamma": TableSpec("svm_gamma", ("sweep", "p1"), _svm_gamma, UCI_ORDER(),
                            "γ sweep with and without T̃, Proposal 1 on four sets (Figs 7, 8, 11)"),
     "mlp_epoch": TableSpec("mlp_epoch", ("mlp",), _mlp_epoch, ("letter",), "MLP by epoch (Fig 9)"),
-    "u_by_M": TableSpec("u_by_M", ("sweep",), _u_by_M, FIG12_DATASETS, "γ sweep for each M (Fig 12)"),
-    "u_by_K": TableSpec("u_by_K", ("sweep",), _u_by_K, MULTICLASS_DATASETS, "γ sweep for each K (Fig 13)"),
+    "u_by_M": TableSpec("u_by_M", ("sweep", "uvar"), _u_by("M"), ("gmm", *UCI_ORDER()), "γ sweep for each M (Fig 12)"),
+    "u_by_K": TableSpec("u_by_K", ("sweep", "uvar"), _u_by("K"), UCI_ORDER(), "γ sweep for each K (Fig 13)"),
     "table3": TableSpec("table3", ("table3",), _table3, tuple(TABLE3_DATASETS), "counted operations (Table 3)"),
 }
 
@@ -565,8 +549,8 @@ FIGURE_TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
     "uncertainty_fig8": ("svm_gamma", UCI_ORDER()),
     "uncertainty_fig9": ("mlp_epoch", ("letter",)),
     "uncertainty_fig11": ("svm_gamma", UCI_ORDER()),
-    "uncertainty_fig12": ("u_by_M", FIG12_DATASETS),
-    "uncertainty_fig13": ("u_by_K", MULTICLASS_DATASETS),
+    "uncertainty_fig12": ("u_by_M", ("gmm", *UCI_ORDER()[:-2])),  # Landsat and Letter: not shipped yet
+    "uncertainty_fig13": ("u_by_K", UCI_ORDER()),
     "uncertainty_table3": ("table3", tuple(TABLE3_DATASETS)),
 }
 
@@ -653,6 +637,8 @@ def _read(path: str, mtime_ns: int) -> pd.DataFrame:
 
 
 _RUNNERS = {"sweep": _run_sweep, "p1": _run_p1, "mlp": _run_mlp}
+#: The sets whose sweep cells hold the variants of u_by_M and u_by_K (the others' come from variant cells).
+_IN_SWEEP = {"M": FIG12_DATASETS, "K": MULTICLASS_DATASETS}
 
 
 def _compute_cells(table: str, names: Sequence[str], seeds: Sequence[int], work_dir: Path, n_jobs: int,
@@ -661,13 +647,17 @@ def _compute_cells(table: str, names: Sequence[str], seeds: Sequence[int], work_
     for kind in spec.kinds:
         if kinds is not None and kind not in kinds:
             continue
-        for seed in seeds:
+        for name in (n for n in names if kind == "uvar" and n not in _IN_SWEEP[table[-1]]):  # all seeds at once
+            run_variant_cells(name, seeds, _figure_variants(name, table[-1]), work_dir, LOG2_GAMMAS, fit=_fit_variants,
+                              load_dataset=load_dataset, choose_C=lambda n=name: _C(n, work_dir, 1, None, log), log=log)
+        for seed in seeds if kind != "uvar" else ():
             if kind == "table3":
                 _run_table3(names, seed, work_dir, n_jobs, scheduler, log)
                 continue
             for name in names:
-                if kind == "p1" and name not in P1_DATASETS:
-                    continue
+                if (kind == "p1" and name not in P1_DATASETS) or (
+                        kind == "sweep" and table.startswith("u_by") and name not in _IN_SWEEP[table[-1]]):
+                    continue  # u_by_M, u_by_K: only the sets whose sweep cells hold the variants
                 _RUNNERS[kind](name, seed, work_dir, n_jobs, scheduler, log)
 
 
@@ -807,8 +797,7 @@ def reproduce(figure: str | None = None, *, table: str | None = None, all_tables
         unknown = [n for n in datasets if n not in known]
         if unknown or not datasets:
             raise InvalidParameterError(f"datasets must be among {known} here, got {unknown or datasets!r}")
-        plan = [(t, tuple(n for n in names if n in datasets)) for t, names in plan]
-        plan = [(t, names) for t, names in plan if names]
+        plan = [(t, kept) for t, names in plan if (kept := tuple(n for n in names if n in datasets))]
     seeds = [int(s) for s in seeds]
     root = Path(os.fspath(directory)) if directory is not None else Path(str(tables_dir()))
     work_dir = Path(work_dir) if work_dir is not None else default_work_dir()
@@ -816,7 +805,7 @@ def reproduce(figure: str | None = None, *, table: str | None = None, all_tables
         log("all tables present (--recompute to redo them)")
         return []
     t0 = time.perf_counter()
-    order = ("sweep", "mlp", "table3", "p1")
+    order = ("sweep", "uvar", "mlp", "table3", "p1")
     for kind in order:  # the cheap and central cells first, for every table, then the next kind
         for t, names in plan:
             if kind in TABLES[t].kinds and (kinds is None or kind in kinds):

@@ -191,4 +191,4 @@ def test_the_menu_lists_short_names_and_the_caption_is_shown_beside_it():
     fig13 = figures.REGISTRY["uncertainty_fig13"]
     assert len(fig13.description) > MENU_LABEL_MAX and fig13.description in g.info.object
     assert {k: v for group in g.select.groups.values() for k, v in group.items()}[
-        "Fig 13 (the multi-class datasets) · uncertainty_fig13"] == "uncertainty_fig13"
+        "Fig 13 (the ten datasets of Table 2) · uncertainty_fig13"] == "uncertainty_fig13"

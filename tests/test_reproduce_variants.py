@@ -1,0 +1,88 @@
+"""Figs 12 and 13 on every set (buviz._reproduce_variants): the variant cells agree with the sweep cells and
+with the shipped tables."""
+
+import pandas as pd
+import pytest
+
+from buviz import reproduce
+from buviz._reproduce_variants import variant_cell
+
+
+def _new_sets(table: str, column: str) -> list[str]:
+    """The shipped sets of ``table`` computed from variant cells (not from the sweep cells)."""
+    return [n for n in reproduce.TABLES[table].datasets
+            if n not in reproduce._IN_SWEEP[column] and reproduce.has_table(table, n)]
+
+
+@pytest.mark.parametrize(("table", "column"), [("u_by_M", "M"), ("u_by_K", "K")])
+def test_variant_tables_agree_with_the_sweep_tables(table, column):
+    """Every base row (M = 40, K by AIC, with T̃) of a variant table equals the svm_gamma row of the same seed and
+    γ: the variant cell's single SVC and Û reproduce the sweep cell's, and the errors are the sweep's."""
+    names = _new_sets(table, column)
+    assert names, f"no {table} table from variant cells is shipped"
+    for name in names:
+        t = reproduce.load_table(table, name)
+        svm = reproduce.load_table("svm_gamma", name)
+        base = t[t["variant"] == "base"].merge(svm[svm["variant"] == "base"], on=["seed", "log2_gamma"],
+                                               suffixes=("", "_svm"))
+        assert len(base) == len(t[t["variant"] == "base"]) > 0
+        for col in ("U_tr", "U_tr_threshold", "n_eff_tr", "L_val", "L_ho", "C"):
+            pd.testing.assert_series_equal(base[col], base[f"{col}_svm"], check_names=False, rtol=1e-9, atol=1e-12)
+        assert set(t["variant"]) == set(reproduce._figure_variants(name, column)), name
+        assert (t["errors_from"] == "svm_gamma").all()
+
+
+def test_a_recomputed_variant_cell_equals_the_shipped_rows():
+    """One variant cell of Banknote redone from scratch: Û_tr under both readings for every K (1 s)."""
+    name, seed, lg = "banknote", 1, -2.0
+    shipped = reproduce.load_table("u_by_K", name)
+    rows = shipped[(shipped["seed"] == seed) & (shipped["log2_gamma"] == lg)].set_index("variant")
+    specs = reproduce._figure_variants(name, "K")
+    est = reproduce._fit_variants(name, seed, variants=specs)
+    cell = variant_cell(reproduce.load_dataset, name, lg, float(rows["C"].iloc[0]),
+                        {k: tr for k, (tr, _) in est.items()})
+    assert set(cell["values"]) == set(rows.index) == set(specs)
+    for key, got in cell["values"].items():
+        for col in ("U_tr", "U_tr_threshold", "n_eff_tr"):
+            assert got[col] == pytest.approx(rows.at[key, col], rel=1e-9, abs=1e-12), (key, col)
+
+
+@pytest.mark.slow
+def test_reproduce_writes_a_variant_table_equal_to_the_shipped_one(tmp_path):
+    """``reproduce(table="u_by_K", datasets=[...], seeds=[0])`` from an empty work dir (C read off the shipped
+    svm_gamma table, no CV): the table it writes equals the shipped rows of seed 0 (about 6 s)."""
+    name = "breast_cancer_wisconsin"
+    written = reproduce.reproduce(table="u_by_K", datasets=[name], seeds=[0], recompute=True,
+                                  directory=tmp_path / "tables", work_dir=tmp_path / "cells", log=lambda _: None)
+    assert [p.name for p in written] == [f"u_by_K_{name}.csv"]
+    got = pd.read_csv(written[0])
+    shipped = reproduce.load_table("u_by_K", name)
+    shipped = shipped[shipped["seed"] == 0].reset_index(drop=True)
+    values = [c for c in shipped.columns if not c.startswith("time_")]
+    pd.testing.assert_frame_equal(got[values], shipped[values], rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.slow  # imports buviz.figures (its captions are computed at import): 17 s alone, 2 s once imported
+@pytest.mark.parametrize(("key", "table", "column"), [("uncertainty_fig12", "u_by_M", "M"),
+                                                       ("uncertainty_fig13", "u_by_K", "K")])
+def test_insensitivity_verdict_counts_a_direct_scan(key, table, column):
+    """The verdict's counts of sets and (set, seed) pairs whose argmins of −Û_tr over the variants lie within one
+    step of log₂ γ, against a scan of the shipped tables (argmax of Û_tr per variant, the smallest γ on ties)."""
+    from buviz.figures import real_data
+
+    for reading in reproduce.READINGS:
+        sets = pairs = n_pairs = 0
+        names = real_data._present(key)
+        for name in names:
+            t = reproduce.load_table(table, name)
+            col = reproduce.reading_column(t, reading)
+            ok = []
+            for _, ts in t.groupby("seed"):
+                wide = ts.pivot_table(index="log2_gamma", columns=column, values=col, aggfunc="first").sort_index()
+                argmax = wide.idxmax()
+                ok.append(argmax.max() - argmax.min() <= 1)
+            sets += all(ok)
+            pairs += sum(ok)
+            n_pairs += len(ok)
+        text = real_data._verdict_sensitivity(key, table, column)(reading)
+        assert f"on {sets}/{len(names)} sets (in every seed), in {pairs}/{n_pairs} (set, seed) pairs" in text, text
