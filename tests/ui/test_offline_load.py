@@ -1,0 +1,167 @@
+"""Offline under load: the explorer never reaches for the internet, even on a saturated machine.
+
+A lecture room without internet is the deployment page's promise. On a quiet machine every request
+goes to the server; under load, Bokeh may discard a page's session before its browser connects and
+rebuild it on connect, and resources that Panel loads lazily (a tab's extension, a stylesheet of a
+model first drawn late) are requested while the CPU is busy. This test runs the page with the
+machine's cores kept busy by spinning processes, served as a lecturer serves it (``buviz serve``, that
+is :func:`buviz.app.serve` and ``panel.serve``, not ``panel serve``), forces session rebuilds with a
+50 ms unused-session lifetime, walks every tab and moves γ, and a request interceptor aborts and
+records every request not addressed to the server. Any such request fails the test, as does a console
+error or a tab that draws nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from urllib.parse import urlparse
+
+import pytest
+
+from buviz import figures
+from buviz.app.gallery import menu_label
+
+from .conftest import ROOT, close_page, free_port, new_page, require_browser, server_errors, stop_process
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+QUERY = "?n_train=200&M=30&cv=2"
+#: Spinning processes per core: enough to keep the load average well above the core count (the
+#: walk that found the outside requests ran at a load average of 10 on 2 cores).
+BURNERS_PER_CORE = 2
+#: Longest wait for one tab to draw on the saturated machine.
+TAB_WAIT_MS = 120_000
+#: The sidebar's cards that start folded.
+FOLDED_CARDS = ("About this explorer", "Custom mixture editor", "Upload a CSV")
+#: Figures rendered in the Figures tab: a table, a schematic and a twin-axis real-data figure.
+GALLERY_WALK = ("uncertainty_table3", "uncertainty_fig2", "uncertainty_fig7")
+
+
+def _burners(n: int) -> list[subprocess.Popen]:
+    code = "import time\nend = time.time() + 600\nwhile time.time() < end: pass\n"
+    return [subprocess.Popen([sys.executable, "-c", code]) for _ in range(n)]
+
+
+#: The lecturer's server (``buviz serve``'s function) with a 50 ms unused-session lifetime, Bokeh's
+#: session log at debug level (it names each discarded session).
+SERVER = """
+import logging, sys
+logging.basicConfig(level=logging.INFO)
+logging.getLogger("bokeh.server").setLevel(logging.DEBUG)
+from buviz.app import serve
+serve(port=int(sys.argv[1]), unused_session_lifetime_milliseconds=50, check_unused_sessions_milliseconds=50)
+"""
+
+
+class _LecturerServer:
+    def __init__(self, tmp):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/explorer"
+        self.log = tmp / "server.log"
+        self._fh = open(self.log, "wb")  # noqa: SIM115 -- closed in stop()
+        self.proc = subprocess.Popen([sys.executable, "-c", SERVER, str(self.port)], cwd=ROOT,
+                                     env={**os.environ, "BUVIZ_CACHE_DIR": str(tmp / "cache")},
+                                     stdout=self._fh, stderr=subprocess.STDOUT)
+        deadline = time.time() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(self.url + QUERY, timeout=60) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                if self.proc.poll() is not None or time.time() > deadline:
+                    self.stop()
+                    raise RuntimeError(f"buviz serve did not start:\n{self.text()}") from None
+                time.sleep(0.5)
+
+    def text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def stop(self) -> None:
+        stop_process(self.proc)
+        self._fh.close()
+
+
+def _canvas_count(page) -> int:
+    # canvases of the visible tab's figures (Bokeh draws each plot into a canvas in a shadow root)
+    return page.evaluate("""() => {
+      let n = 0;
+      const walk = (root) => {
+        for (const el of root.querySelectorAll('*')) {
+          if (el.tagName === 'CANVAS' && el.offsetParent !== null && el.width > 0) n += 1;
+          if (el.shadowRoot) walk(el.shadowRoot);
+        }
+      };
+      walk(document);
+      return n;
+    }""")
+
+
+def test_every_tab_under_cpu_load_requests_nothing_outside_the_server(tmp_path, browser):
+    require_browser()
+    srv = _LecturerServer(tmp_path)
+    local = f"127.0.0.1:{srv.port}"
+    outside: list[str] = []
+    failed: list[str] = []
+    burners = _burners(BURNERS_PER_CORE * (os.cpu_count() or 1))
+    pg = new_page(browser)
+
+    def intercept(route):
+        url = route.request.url
+        if urlparse(url).netloc == local or url.startswith(("data:", "blob:", "about:")):
+            route.continue_()
+        else:
+            outside.append(url)
+            route.abort()
+
+    pg.route("**/*", intercept)
+    pg.on("requestfailed", lambda r: failed.append(f"{r.url} ({r.failure})"))
+    drawn: dict[str, int] = {}
+    try:
+        discarded_before = srv.text().count("Discarding session")
+        pg.goto(srv.url + QUERY, timeout=TAB_WAIT_MS)
+        pg.wait_for_selector("canvas", timeout=TAB_WAIT_MS)
+        pg.get_by_text("Status Λ").first.wait_for(timeout=TAB_WAIT_MS)
+        tabs = [t.strip() for t in pg.locator(".bk-tab").all_inner_texts() if t.strip()]
+        assert len(tabs) >= 5, tabs
+        for name in tabs:
+            pg.locator(".bk-tab", has_text=name).first.click()
+            end = time.time() + TAB_WAIT_MS / 1000
+            while time.time() < end and _canvas_count(pg) == 0:
+                pg.wait_for_timeout(500)
+            pg.wait_for_timeout(1500)  # lazily loaded resources of the tab's models
+            drawn[name] = _canvas_count(pg)
+        # the Figures tab's lazily drawn content: a figure with mathematics in its caption, a table
+        figure = pg.locator(".bk-input-group", has_text="Figure").locator("select").first
+        for name in GALLERY_WALK:
+            figure.select_option(label=menu_label(figures.REGISTRY[name]))
+            pg.get_by_role("button", name="Render").click()
+            pg.wait_for_timeout(3000)
+        # every folded card of the sidebar opened, and a γ step: the figures rebuilt on a busy machine
+        pg.locator(".bk-tab", has_text=tabs[0]).first.click()
+        for title in FOLDED_CARDS:
+            pg.get_by_text(title).first.click()
+        pg.wait_for_timeout(1500)
+        gamma = pg.locator(".bk-input-group", has_text="log₂ γ").locator(".noUi-handle").first
+        gamma.focus()
+        gamma.press("ArrowRight")
+        pg.get_by_text("SVM γ = 2^1").first.wait_for(timeout=TAB_WAIT_MS)
+        pg.wait_for_timeout(1500)
+        text = srv.text()
+        console = list(pg.console_errors)
+    finally:
+        for b in burners:
+            stop_process(b)
+        close_page(pg)
+        srv.stop()
+    assert outside == [], outside
+    assert failed == [], failed
+    assert [e for e in console if "ERR_" in e or "Failed to load" in e] == [], console
+    assert text.count("Discarding session") > discarded_before  # the page's session was rebuilt on connect
+    # every tab drew (the Figures tab draws once a figure is chosen, and may show a table instead)
+    assert all(n > 0 for name, n in drawn.items() if name != "Figures"), drawn
+    assert server_errors(text.splitlines()) == []
