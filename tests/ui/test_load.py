@@ -304,8 +304,9 @@ def test_memory_does_not_grow_with_sessions(tmp_path):
     shared caches (bounded LRUs, compute.py's docstring) hold what the second batch asks for; the
     second batch, the same settings again in new sessions, then measures only what sessions keep.
     Measured: +41 to +56 MB while the caches fill (bound ``RSS_BOUND_MB``), then +0 MB over the second
-    batch of 28 sessions (bound ``LEAK_BOUND_MB``). A leak of one session's document (several MB each) exceeds the bound within
-    the batch. ``BUVIZ_MEMORY_SESSIONS`` sets the second batch's size (``benchmarks``-sized runs: 100).
+    batch of 28 sessions (bound ``LEAK_BOUND_MB``). A leak of one session's document (several MB each)
+    exceeds the bound within the batch. ``BUVIZ_MEMORY_SESSIONS`` sets the second batch's size (default
+    28; 100 for a longer check).
     """
     server = Server(tmp_path, "--check-unused-sessions", "500", "--unused-session-lifetime", "500",
                     "--log-level", "debug")
