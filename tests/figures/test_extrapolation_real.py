@@ -1,6 +1,7 @@
-"""The real-data extrapolation figures (Telugu Table 1 from the glyphs, Omniglot Figs 11-12 under the
-paper's keys): built from the shipped tables, captions that state what the tables show; Fig 12's LFW
-panel (the authors' predictions, not shipped) drawn only when their file is in the data folder."""
+"""The real-data extrapolation figures (Telugu Table 1 from the glyphs, Figs 11-12 under the paper's keys:
+the face protocol on Omniglot, and the earlier drawer-pair run): built from the shipped tables, captions
+that state what the tables show; Fig 12's LFW panel (the authors' predictions, not shipped) drawn only when
+their file is in the data folder."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ from buviz.figures import extrapolation_real as xr
 KEYS = ("extrapolation_table1_glyphs", "extrapolation_table1_glyphs_delta", "extrapolation_fig11",
         "extrapolation_fig12")
 pytestmark = pytest.mark.skipif(not all(xr.has_table(t) for t in ("telugu_table1", "omniglot_summary",
-                                                                  "omniglot_curves")),
+                                                                  "omniglot_curves", "omniglot_face_summary",
+                                                                  "omniglot_face_curves")),
                                 reason="the real-data result tables are not shipped")
 ROOT = Path(__file__).resolve().parents[2]
 LFW_FILE = "lfw_subsample_predictions_authors.csv"
@@ -64,14 +66,30 @@ def test_figures_build_and_state_the_claim_and_the_measurement():
         assert "Paper:" in cls.description and "buviz measures:" in cls.description
         obj = figures.render(k)
         assert isinstance(obj, hv.Overlay | hv.Layout)
-    # the caption says how to get the LFW panel, whether or not it is drawn
+    # the caption says how to get the LFW panel, whether or not it is drawn, and why Omniglot
+    for cls in (xr.ExtrapolationFig11, xr.ExtrapolationFig12):
+        assert "embeddings are not public" in cls.description and "blur2-PCA128" in cls.description
     assert "fetch_lfw_predictions" in xr.ExtrapolationFig12.description
+
+
+def test_fig11_face_protocol_panels_a_and_b():
+    lay = figures.render("extrapolation_fig11")
+    assert len(lay) == 2
+    span = [{e.label: (e.dimension_values(0).min(), e.dimension_values(0).max()) for e in p if e.label} for p in lay]
+    # (a): every curve on k = 2…400; (b): the estimators and the truth from 400 to all 1623 classes
+    assert all(v == (2, 400) for k, v in span[0].items() if k != "truth at all classes")
+    assert span[1]["ground truth"] == (400, 1623) and all(span[1][m] == (400, 1623) for m in xr.METHODS)
+    # the measured verdict reads the shipped curves: the truth at 1623 is the face protocol's accuracy
+    assert f"truth {xr.face_truth():.3f}" in xr.ExtrapolationFig11.description
+    assert len(figures.render("extrapolation_fig11", experiment="drawer pairs")) == 2
 
 
 def test_fig12_without_the_authors_file_draws_the_omniglot_panels_only(tmp_path, monkeypatch):
     monkeypatch.setenv("BUVIZ_DATA_DIR", str(tmp_path))
     assert xr.lfw_authors_summary() is None
-    lay = figures.render("extrapolation_fig12", seed=1)
+    lay = figures.render("extrapolation_fig12")
+    assert len(lay) == 1 and "face protocol" in _titles(lay)[0]
+    lay = figures.render("extrapolation_fig12", experiment="drawer pairs", seed=1)
     assert len(lay) == 2 and all("Omniglot" in t for t in _titles(lay))
     out = tmp_path / "fig12.png"
     figures.export("extrapolation_fig12", out, width=9, height=4.5, dpi=60)
@@ -87,8 +105,9 @@ def test_fig12_with_the_authors_file_draws_their_lfw_panel(tmp_path, monkeypatch
     # the medians the shared data README quotes for the authors' 300 replicates
     assert lfw["median"].round(3).tolist() == [0.405, 0.414, 0.426, 0.434]
     assert (lfw.n_replicates == 300).all()
-    lay = figures.render("extrapolation_fig12", seed=1)
-    assert len(lay) == 3 and "authors" in _titles(lay)[-1]
+    lay = figures.render("extrapolation_fig12")
+    assert len(lay) == 2 and "authors" in _titles(lay)[-1] and "face protocol" in _titles(lay)[0]
+    assert len(figures.render("extrapolation_fig12", experiment="drawer pairs", seed=1)) == 3
     out = tmp_path / "fig12.png"
     figures.export("extrapolation_fig12", out, width=13, height=4.5, dpi=60)
     assert out.stat().st_size > 5000
@@ -96,4 +115,4 @@ def test_fig12_with_the_authors_file_draws_their_lfw_panel(tmp_path, monkeypatch
 
 def test_bad_seed_names_the_parameter():
     with pytest.raises(ValueError, match="seed"):
-        figures.render("extrapolation_fig12", seed=9)
+        figures.render("extrapolation_fig12", experiment="drawer pairs", seed=9)
