@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from buviz import extrapolation as ex
 
@@ -46,6 +47,26 @@ def predict_all(M: np.ndarray, y: np.ndarray, k_target: int, *, ties: str = "ran
         except (ValueError, np.linalg.LinAlgError, RuntimeError):
             out[m] = float("nan")
     return out
+
+
+def summarize(rep: pd.DataFrame, by: list[str], methods=METHODS) -> pd.DataFrame:
+    """Per group of ``by`` (ending with ``K``) and estimator: mean, median, sd, bias, RMSE, mean absolute
+    error and 10 % / 90 % quantiles of the predictions ``pred_<method>`` against ``acc_true``; failures
+    (NaN predictions) counted and left out."""
+    rows = []
+    for key, g in rep.groupby(by, sort=True):
+        truth = float(g.acc_true.iloc[0])
+        for m in methods:
+            p = g[f"pred_{m}"].to_numpy(float)
+            ok = p[np.isfinite(p)]
+            rows.append({**dict(zip(by, key, strict=True)), "method": m, "n_reps": len(p),
+                         "n_failed": int(len(p) - len(ok)),
+                         "acc_true": truth, "accK_observed_mean": g.accK_observed.mean(), "mean_pred": ok.mean(),
+                         "median_pred": np.median(ok), "sd_pred": ok.std(ddof=1), "bias": ok.mean() - truth,
+                         "rmse": float(np.sqrt(np.mean((ok - truth) ** 2))), "mae": float(np.mean(np.abs(ok - truth))),
+                         "q10": np.quantile(ok, 0.1), "q90": np.quantile(ok, 0.9), "data": g.data.iloc[0],
+                         "buviz_version": g.buviz_version.iloc[0]})
+    return pd.DataFrame(rows).round(6)
 
 
 class Checkpoint:

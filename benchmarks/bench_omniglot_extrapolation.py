@@ -53,6 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import buviz  # noqa: E402
 from benchmarks._realdata import METHODS, TABLES, Checkpoint, eq3, predict_all, subproblem  # noqa: E402
+from benchmarks._realdata import summarize as _summarize  # noqa: E402
 
 REPLICATES = TABLES / "extrapolation_omniglot_replicates.csv"
 SUMMARY = TABLES / "extrapolation_omniglot_summary.csv"
@@ -167,20 +168,7 @@ def curve_rows(M, y, rep_name, seed, K=400) -> pd.DataFrame:
 
 def summarize(rep: pd.DataFrame) -> pd.DataFrame:
     """Per representation, seed, K and estimator: mean, sd, bias and RMSE of the predictions, failures."""
-    rows = []
-    for (r, s, K), g in rep.groupby(["representation", "seed", "K"], sort=True):
-        truth = float(g.acc_true.iloc[0])
-        for m in METHODS:
-            p = g[f"pred_{m}"].to_numpy(float)
-            ok = p[np.isfinite(p)]
-            rows.append({"representation": r, "seed": s, "K": K, "method": m, "n_reps": len(p),
-                         "n_failed": int(len(p) - len(ok)), "acc_true": truth,
-                         "accK_observed_mean": g.accK_observed.mean(), "mean_pred": ok.mean(),
-                         "sd_pred": ok.std(ddof=1), "bias": ok.mean() - truth,
-                         "rmse": float(np.sqrt(np.mean((ok - truth) ** 2))),
-                         "q10": np.quantile(ok, 0.1), "q90": np.quantile(ok, 0.9),
-                         "data": g.data.iloc[0], "buviz_version": g.buviz_version.iloc[0]})
-    return pd.DataFrame(rows).round(6)
+    return _summarize(rep, ["representation", "seed", "K"])
 
 
 def _seeds(text: str) -> list[int]:

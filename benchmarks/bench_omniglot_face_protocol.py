@@ -34,7 +34,7 @@ the same margins to 2e-13 (their smallest gap within a row is 5e-9), so the same
 
 Writes ``buviz/data/tables/extrapolation_omniglot_face_replicates.csv`` (one row per K and replicate,
 appended as computed, so an interrupted run resumes), ``..._face_summary.csv`` (per K and estimator:
-mean, sd, bias, RMSE, 10 % and 90 % quantiles) and ``..._face_curves.csv`` (Fig 11). The data folder is
+mean, median, sd, bias, RMSE, MAE, 10 % and 90 % quantiles) and ``..._face_curves.csv`` (Fig 11). The data folder is
 ``$BUVIZ_DATA_DIR`` (its ``zheng/`` holds ``omniglot_32x32_grey.npz``).
 
 References
@@ -62,7 +62,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import buviz  # noqa: E402
-from benchmarks._realdata import METHODS, TABLES, Checkpoint, eq3, predict_all, subproblem  # noqa: E402
+from benchmarks._realdata import METHODS, TABLES, Checkpoint, eq3, predict_all, subproblem, summarize  # noqa: E402
 
 REPLICATES = TABLES / "extrapolation_omniglot_face_replicates.csv"
 SUMMARY = TABLES / "extrapolation_omniglot_face_summary.csv"
@@ -187,7 +187,7 @@ def run(reps: int = 300, seed: int = 0, ks=KS, log=print) -> pd.DataFrame:
         if (r + 1) % 10 == 0:
             log(f"  replicate {r + 1}/{reps} of K = {', '.join(map(str, ks))} ({time.perf_counter() - t0:.0f} s)")
     curve_rows(M, y, seed).round(6).to_csv(CURVES, index=False)
-    table = summarize(pd.read_csv(REPLICATES))
+    table = summarize(pd.read_csv(REPLICATES), ["embedding", "seed", "K"])
     table.to_csv(SUMMARY, index=False)
     return table
 
@@ -214,25 +214,6 @@ def curve_rows(M, y, seed, K=400) -> pd.DataFrame:
     out["K"] = K
     out["buviz_version"] = buviz.__version__
     return out
-
-
-def summarize(rep: pd.DataFrame) -> pd.DataFrame:
-    """Per embedding, seed, K and estimator: mean, sd, bias, RMSE and quantiles of the predictions."""
-    rows = []
-    for (e, s, K), g in rep.groupby(["embedding", "seed", "K"], sort=True):
-        truth = float(g.acc_true.iloc[0])
-        for m in METHODS:
-            p = g[f"pred_{m}"].to_numpy(float)
-            ok = p[np.isfinite(p)]
-            rows.append({"embedding": e, "seed": s, "K": K, "method": m, "n_reps": len(p),
-                         "n_failed": int(len(p) - len(ok)), "acc_true": truth,
-                         "accK_observed_mean": round(g.accK_observed.mean(), 6), "mean_pred": ok.mean(),
-                         "median_pred": np.median(ok), "sd_pred": ok.std(ddof=1), "bias": ok.mean() - truth,
-                         "rmse": float(np.sqrt(np.mean((ok - truth) ** 2))),
-                         "mae": float(np.mean(np.abs(ok - truth))),
-                         "q10": np.quantile(ok, 0.1), "q90": np.quantile(ok, 0.9),
-                         "data": g.data.iloc[0], "buviz_version": g.buviz_version.iloc[0]})
-    return pd.DataFrame(rows).round(6)
 
 
 def main(argv=None) -> int:
