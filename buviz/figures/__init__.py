@@ -35,6 +35,7 @@ from buviz._validation import InvalidParameterError
 from buviz.figures import (  # noqa: F401  (the modules register their figures)
     discrete,
     extrapolation,
+    extrapolation_intervals,
     extrapolation_real,
     real_data,
     schematics,

@@ -70,6 +70,7 @@ FAST = {
     "extrapolation_table1_glyphs_delta": {},
     "extrapolation_fig11": {},
     "extrapolation_fig12": dict(seed=1),
+    "extrapolation_intervals": dict(level=0.8, representation="blur2", seed=1),
 }
 # a real-data figure is registered only when its tables are shipped (buviz.reproduce)
 FAST = {k: v for k, v in FAST.items() if k in figures.REGISTRY or k not in reproduce.FIGURE_TABLES}

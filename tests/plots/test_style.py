@@ -61,6 +61,7 @@ SMALL = {
     "extrapolation_table1_glyphs_delta": {},
     "extrapolation_fig11": {},
     "extrapolation_fig12": {},
+    "extrapolation_intervals": {},
 }
 # a real-data figure is registered only when its tables are shipped (buviz.reproduce)
 SMALL = {k: v for k, v in SMALL.items() if k in figures.REGISTRY or k not in reproduce.FIGURE_TABLES}
