@@ -21,6 +21,7 @@ import param
 from buviz import figures
 from buviz._validation import InvalidParameterError
 from buviz.app.store import SessionStore, changed
+from buviz.plots.tables import table_html
 
 __all__ = ["FigureGallery", "PAPER_TITLES", "MENU_LABEL_MAX", "menu_label"]
 
@@ -42,6 +43,15 @@ def menu_label(cls: type[figures.PaperFigure]) -> str:
     room = MENU_LABEL_MAX - len(cls.key) - 3
     number = cls.number if len(cls.number) <= room else cls.number[:max(room - 1, 0)].rstrip() + "…"
     return f"{number} · {cls.key}" if number else cls.key
+
+
+#: The look of a table: numbers right-aligned in tabular figures, the note on empty cells in small type.
+_TABLE_CSS = """
+table.buviz-table { border-collapse: collapse; font-size: 13px; }
+table.buviz-table th, table.buviz-table td { padding: 2px 10px; border-bottom: 1px solid #ddd; }
+table.buviz-table td.num { text-align: right; font-variant-numeric: tabular-nums; }
+p.buviz-table-note { font-size: 12px; color: #444; }
+"""
 
 
 #: Numbers are typed into boxes (Panel's default for a bounded number is a slider). The boxes carry no
@@ -130,7 +140,9 @@ class FigureGallery(pn.viewable.Viewer):
         self.plot = pn.pane.HoloViews(None, backend="bokeh", min_height=450, css_classes=["buviz-gallery-plot"])
         self.plot_box = pn.Column(self.plot)
         self.shown = pn.pane.Markdown("", sizing_mode="stretch_width", css_classes=["buviz-gallery-shown"])
-        self.table = pn.pane.DataFrame(None, visible=False, sizing_mode="stretch_width")
+        # a table as text (buviz.plots.tables): no index column, the decimals that matter, empty cells said
+        self.table = pn.pane.HTML("", visible=False, sizing_mode="stretch_width", stylesheets=[_TABLE_CSS],
+                                  css_classes=["buviz-gallery-table"])
         self.downloads = pn.Row(*[self._download(fmt) for fmt in EXPORT_FORMATS])
         self.store.param.watch(self._on_store, ["results", "states"])
         self._show_parameters()
@@ -222,9 +234,10 @@ class FigureGallery(pn.viewable.Viewer):
             # the plot pane is emptied and its box hidden, never the pane itself: toggling a HoloViews
             # pane's ``visible`` makes Panel pass its design to the Bokeh figure (AttributeError 'design')
             self.plot.object, self.plot_box.visible = None, False
-            self.table.object, self.table.visible = obj, True
+            # the caption (the paper's claim and buviz's verdict) is the info line above
+            self.table.object, self.table.visible = table_html(obj), True
         else:
-            self.table.object, self.table.visible = None, False
+            self.table.object, self.table.visible = "", False
             self.plot.object, self.plot_box.visible = obj, True  # at its export size (figures.render)
 
     def render(self, *, blocking: bool | None = None) -> bool:

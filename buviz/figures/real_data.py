@@ -83,8 +83,7 @@ def _register(cls: type[PaperFigure]) -> None:
         REGISTRY.pop(cls.key, None)
         ALIASES.pop(cls.alias, None)
         return
-    if cls.kind == "figure":  # a table's title is drawn above it: the table shows the printed values itself
-        cls.state_measured(cls.claim, cls.measured())
+    cls.state_measured(cls.claim, cls.measured())  # tables too: the caption says the claim and the verdict
     FIGURES.append(cls)
     __all__.append(cls.__name__)
 
@@ -102,6 +101,11 @@ def _n_seeds(seeds) -> str:
     """The seeds as text: "3 seeds (0/1/2)" or "1 seed (0)"."""
     seeds = list(seeds)
     return f"{len(seeds)} seed{'s' if len(seeds) != 1 else ''} ({_per_seed(seeds)})"
+
+
+def _named(layout: hv.Layout, name: str, t: pd.DataFrame) -> hv.Layout:
+    """``layout`` titled with the data it shows, on screen and in the export (:func:`rplots.data_title`)."""
+    return style.opts(layout, title=rplots.data_title(TITLES.get(name, name), t))
 
 
 def _count(flags) -> str:
@@ -189,12 +193,12 @@ class UncertaintyFig7(_RealData):
     def build(self) -> hv.Layout:
         t, t0 = _svm("letter"), _svm("letter", 0.0)
         curves = rplots.spread_curves
-        return hv.Layout([
+        return _named(hv.Layout([
             curves(t, columns=("L_te", "U_te"), title="1: L_te, −Û_te"),
             curves(t, columns=("L_ho", "L_tr", "L_val"), title="2: L_HO, L_tr, L_val"),
             curves(t, columns=("U_tr", "U_te"), title="3: −Û_tr, −Û_te (with T̃)"),
             curves(t0, columns=("U_tr", "U_te"), title="1bis, 3bis: without T̃"),
-        ]).cols(3)
+        ]).cols(2), "letter", t)  # a 2 × 2 grid: no empty cell
 
 
 def _sets_param():
@@ -335,11 +339,11 @@ class UncertaintyFig9(_RealData):
     def build(self) -> hv.Layout:
         t = reproduce.load_table("mlp_epoch", "letter")
         curves = rplots.spread_curves
-        return hv.Layout([
+        return _named(hv.Layout([
             curves(t, "epoch", columns=("L_te", "U_te"), title="1: L_te, −Û_te"),
             curves(t, "epoch", columns=("L_ho", "L_tr", "L_val"), title="2: L_HO, L_tr, L_val"),
             curves(t, "epoch", columns=("U_tr", "U_te"), title="3: −Û_tr, −Û_te"),
-        ]).cols(3)
+        ]).cols(3), "letter", t)
 
 
 def _variants(table: str, name: str, column: str) -> dict[str, pd.DataFrame]:

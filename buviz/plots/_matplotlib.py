@@ -139,23 +139,35 @@ def _uniform_fonts(fig, size: float) -> None:
         t.set_fontsize(size + 1 if is_title else size)
 
 
-def _table_figure(df: pd.DataFrame, width: float, height: float, title: str, decimals: int = 3):
+def _table_figure(df: pd.DataFrame, width: float, height: float, title: str):
+    """A table as the screen shows it (:func:`buviz.plots.tables.shown_table`: no index column, each
+    column at the decimals that matter, empty cells marked), its caption wrapped above and the note on
+    its empty cells below, the columns as wide as their text in proportion."""
+    import textwrap
+
     import matplotlib.figure
 
+    from buviz.plots.tables import missing_note, shown_table
+
     fig = matplotlib.figure.Figure(figsize=(width, height))
-    ax = fig.add_subplot(111)
+    chars = max(int(width * 72 / (0.55 * (FONT_SIZE + 1))), 20)  # characters per line at the title's size
+    caption = textwrap.wrap(title, chars)
+    note = textwrap.wrap(missing_note(df), int(chars * 1.1))
+    line = 1.35 * (FONT_SIZE + 1) / 72 / height  # one line of text, as a fraction of the height
+    top, bottom = 0.02 + line * len(caption), 0.02 + line * len(note)
+    if caption:
+        fig.text(0.01, 0.99, "\n".join(caption), fontsize=FONT_SIZE + 1, ha="left", va="top")
+    if note:
+        fig.text(0.01, 0.01, "\n".join(note), fontsize=FONT_SIZE - 1, ha="left", va="bottom")
+    ax = fig.add_axes((0.01, bottom, 0.98, max(1 - top - bottom, 0.05)))
     ax.axis("off")
-    shown = df.copy()
-    for c in shown.columns:
-        if pd.api.types.is_float_dtype(shown[c]):
-            shown[c] = shown[c].map(lambda v: "" if pd.isna(v) else f"{v:.{decimals}g}" if abs(v) >= 1e3 or
-                                    (v != 0 and abs(v) < 1e-3) else f"{v:.{decimals}f}")
-    tab = ax.table(cellText=shown.astype(str).to_numpy(), colLabels=[str(c) for c in shown.columns],
-                   loc="center", cellLoc="center")
+    shown = shown_table(df)
+    chars_of = [max([len(str(c)), *map(len, shown[c])]) + 2 for c in shown.columns]
+    tab = ax.table(cellText=shown.to_numpy(), colLabels=[str(c) for c in shown.columns], loc="center",
+                   cellLoc="center", colWidths=[n / sum(chars_of) for n in chars_of])  # widths ∝ their text
     tab.auto_set_font_size(False)
     tab.set_fontsize(FONT_SIZE - 1)
     tab.scale(1.0, 1.2)
-    ax.set_title(title, fontsize=FONT_SIZE + 1)
     return fig
 
 
@@ -201,6 +213,9 @@ def draw(obj, kind: str, width: float, height: float, dpi: int, *, twin_y: bool 
         fig.set_dpi(dpi)
         if twin_y:
             _twin_axes(fig)
+        named = obj.opts.get(backend="matplotlib").kwargs.get("title") if isinstance(obj, hv.Layout) else None
+        if named:  # the data a layout shows (dataset, N, seeds): HoloViews draws no layout title
+            fig.suptitle(named, fontsize=FONT_SIZE + 1)
         _tidy_layout(fig)
     return fig
 

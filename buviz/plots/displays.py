@@ -301,7 +301,9 @@ class SampleSpaceDisplay(_MapDisplay):
         live = ["regions", "points", "boundary"] if self.is_2d else ["points", "near"]
         live += ["bayes"] if self.bayes_fields is not None and self.is_2d else []
         live += ["proposal1"] if self.proposal1_anchors is not None else []
-        builders = {"regions": regions_layer, "points": _points_layer, "near": _near_layer, "boundary": boundary_layer,
+        # drawn in this order: the near-boundary rings (d > 2) under the points, so that no ring covers a
+        # class colour (on Letter's 26 classes the rings on top hid it at 12 % of the points' centres)
+        builders = {"regions": regions_layer, "near": _near_layer, "points": _points_layer, "boundary": boundary_layer,
                     "bayes": bayes_layer, "proposal1": _p1_layer}
         return {"map": dict(builders=builders, opts=self._map_opts(), live=live,
                             groups={"status": ("regions", "boundary")})}

@@ -21,7 +21,7 @@ from buviz.plots import style
 from buviz.plots import uncertainty as uplots
 from buviz.plots.curve_displays import ErrorCurvesDisplay, SensitivityDisplay
 
-__all__ = ["seed_curves", "spread_curves", "spread_sensitivity"]
+__all__ = ["data_title", "seed_curves", "spread_curves", "spread_sensitivity"]
 
 
 def seed_curves(table: pd.DataFrame, column: str, x: str = "log2_gamma", *, color: str | None = None,
@@ -60,6 +60,19 @@ def seed_curves(table: pd.DataFrame, column: str, x: str = "log2_gamma", *, colo
     return hv.Overlay(curves)
 
 
+def data_title(name: str, table: pd.DataFrame) -> str:
+    """What a figure of sweeps shows, for its title: ``name``, then N, N_te and M as the table's
+    ``n_train``, ``n_test`` and ``M`` columns hold them, and the seeds whose mean is drawn
+    ("Letter Recognition: N = 10 000, N_te = 10 000, M = 40; seeds 0/1/2, their mean drawn")."""
+    def values(col: str) -> str:
+        return "/".join(f"{v:,}".replace(",", " ") for v in sorted({int(v) for v in table[col]}))
+
+    parts = [f"{label} = {values(col)}" for col, label in (("n_train", "N"), ("n_test", "N_te"), ("M", "M"))
+             if col in table]
+    seeds = f"seeds {values('seed')}, their mean drawn" if "seed" in table else ""
+    return f"{name}: {', '.join(parts)}" + (f"; {seeds}" if seeds else "")
+
+
 def _mean(table: pd.DataFrame, x: str, columns: Sequence[str]) -> pd.DataFrame:
     cols = [c for c in columns if c in table]
     return table.groupby(x)[cols].mean().reset_index() if len(table) else table
@@ -88,8 +101,10 @@ def spread_curves(table: pd.DataFrame, x: str = "log2_gamma", *, columns: Sequen
     seeds = [c for col in present for c in seed_curves(table, col, x)]
     curves = ErrorCurvesDisplay.from_table(_mean(table, x, present), x, columns=present, title=title,
                                            show_parametric=False).element()
-    return style.opts(hv.Overlay([*seeds, *curves]), multi_y=True, title=title, framewise=True,
-                      **style.LEGEND_BELOW)  # beside the frame, a legend takes a small panel's width
+    # errors on the left axis and −Û on the right one whatever the columns, no axis without its curve;
+    # beside the frame, a legend takes a small panel's width
+    panel = style.opts(hv.Overlay([*seeds, *curves]), title=title, framewise=True, **style.LEGEND_BELOW)
+    return uplots.twin_axes(panel)
 
 
 def spread_sensitivity(tables: Mapping[str, pd.DataFrame], x: str = "log2_gamma", *, title: str = "") -> hv.Overlay:

@@ -41,6 +41,7 @@ from buviz.plots.uncertainty_curves import (  # noqa: F401  (the curves, re-expo
     parametric_layers,
     reference_layer,
     sensitivity_layers,
+    twin_axes,
     u_curve,
 )
 

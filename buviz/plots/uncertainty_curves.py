@@ -34,6 +34,7 @@ __all__ = [
     "sensitivity_layers",
     "reference_layer",
     "drawn_in_legend",
+    "twin_axes",
 ]
 
 CURVE_STYLES = style.CURVE_STYLES
@@ -42,6 +43,48 @@ _NEG_U_DIM = hv.Dimension(style.NEG_U, label="−Û (best −1)")
 
 
 # -- Figs 6-9: curves over the sweep --------------------------------------------------------------
+def _is_u(el) -> bool:
+    vdims = getattr(el, "vdims", None)
+    return bool(vdims) and vdims[0].name == style.NEG_U
+
+
+def _has_values(el) -> bool:
+    if isinstance(el, hv.VLine | hv.HLine):  # the current status's line: only where there is one
+        return el.data is not None and bool(np.isfinite(np.asarray(el.data, dtype=float)).all())
+    if not getattr(el, "vdims", None):
+        return True
+    return len(el) > 0 and bool(np.isfinite(np.asarray(el.dimension_values(1), dtype=float)).any())
+
+
+def twin_axes(overlay: hv.Overlay) -> hv.Overlay:
+    """A static twin-axis panel drawn the same way whatever its curves: the layers without values left out
+    (no axis without its curve), the error layers first so that errors take the left axis and −Û the
+    right one, and a panel of −Û alone with its axis on the right (as in the static export).
+
+    Parameters
+    ----------
+    overlay : holoviews.Overlay
+        Errors and −Û layers (:func:`error_curve_layers`, :func:`u_curve`, seed curves ...) with the
+        panel's options.
+
+    Returns
+    -------
+    holoviews.Overlay
+        The same panel options; ``multi_y`` only when both axes carry a curve.
+    """
+    # an axis only with a curve on it: a layer without values goes when nothing else is drawn on its axis
+    # (kept otherwise: the current-status marker's legend entry rides on its first layer)
+    drawn = {el.vdims[0].name for el in overlay if getattr(el, "vdims", None) and _has_values(el)}
+    layers = [el for el in overlay if _has_values(el) or (getattr(el, "vdims", None) and el.vdims[0].name in drawn)]
+    layers.sort(key=_is_u)  # stable: errors, then −Û, each in its own order
+    u = any(_is_u(el) for el in layers)
+    errors = any(getattr(el, "vdims", None) and not _is_u(el) for el in layers)
+    out = overlay.clone(layers)
+    if u and not errors:
+        return out.opts(multi_y=False, yaxis="right", backend="bokeh")
+    return out.opts(multi_y=bool(u and errors), backend="bokeh")
+
+
 def _status_dim(x: str) -> hv.Dimension:
     return hv.Dimension(x, label={"log2_gamma": "log₂ γ", "epoch": "epoch"}.get(x, x))
 

@@ -109,7 +109,8 @@ def test_table_and_export_bytes():
     g = FigureGallery(figure="discrete_table2")
     g.widgets["N"].value = 20
     assert g.render()
-    assert isinstance(g.table.object, pd.DataFrame) and g.table.visible
+    assert isinstance(g.obj, pd.DataFrame) and g.table.visible
+    assert g.table.object.startswith("<table") and "NaN" not in g.table.object  # the cells m > n: marked, said
     assert not g.plot_box.visible and g.plot.object is None
     assert g.figure_bytes("png")[:8] == b"\x89PNG\r\n\x1a\n"
     g.figure = "discrete_fig2"

@@ -49,10 +49,10 @@ def test_the_figure_reads_the_table_and_computes_nothing(monkeypatch):
     monkeypatch.setattr(sweep, "svm_gamma_sweep", refuse)
     monkeypatch.setattr(BoundaryUncertainty, "fit", refuse)
     lay = figures.render("uncertainty_fig6")
-    assert isinstance(lay, hv.Layout) and len(lay) == 5
+    assert isinstance(lay, hv.Layout) and len(lay) == 4  # 1, 2, 3 and "1bis, 3bis" in a 2 × 2 grid
     mean = TABLE.groupby("log2_gamma").mean(numeric_only=True)
     truths = [c for c in lay.traverse(lambda x: x, [hv.Curve]) if "true" in c.label]
-    assert len(truths) == 2  # panels 3 and 3bis
+    assert len(truths) == 2  # panels 3 and "1bis, 3bis"
     for c in truths:
         assert np.allclose(c.dimension_values(0), mean.index.to_numpy())
         assert np.allclose(c.dimension_values(1), -mean["U_true"].to_numpy())

@@ -105,7 +105,7 @@ def test_sample_space_at_d5_shows_T_in_its_plane_with_the_near_boundary_samples_
     near = layers["near-boundary (k̂ > 0)"]
     assert len(near) == pos.sum() > 0
     np.testing.assert_allclose(near.dimension_values(0), Z[pos, 0])
-    names = d.element().get(1).dimension_values("class")
+    names = d.element().get(2).dimension_values("class")  # regions, near-boundary rings, then T on top
     pairs = {f"{{{a}, {b}}}" for a, b in zip(r0.pair_i[pos], r0.pair_j[pos], strict=True)}
     assert set(near.dimension_values("pair")) == pairs and set(names) <= {"0", "1", "2"}
     assert len(layers["B(Λ)"].data) == 0 and len(d.element().get(0).dimension_values(2)) == 4  # no map of B(Λ)
@@ -114,9 +114,9 @@ def test_sample_space_at_d5_shows_T_in_its_plane_with_the_near_boundary_samples_
     assert d.update(r1, title="other") == ["near"]  # T does not move with the status
     # colour by f(x;Λ): the values of the result, on the diverging scale
     f = SampleSpaceDisplay.from_result(r0, ds, color_by="f", projection="lda")
-    np.testing.assert_allclose(f.element().get(1).dimension_values("f"), r0.f_train)
+    np.testing.assert_allclose(f.element().get(2).dimension_values("f"), r0.f_train)
     assert f.projection.axis_names == ("LD1", "LD2")
-    assert f.element().get(1).kdims[0].label == "LD1 (discriminant axis)"  # not a share of variance
+    assert f.element().get(2).kdims[0].label == "LD1 (discriminant axis)"  # not a share of variance
     (x0, x1), (y0, y1) = f.xlim, f.ylim
     Zl = f.X
     assert x0 < Zl[:, 0].min() < Zl[:, 0].max() < x1 and y0 < Zl[:, 1].min() < Zl[:, 1].max() < y1

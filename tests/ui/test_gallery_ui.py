@@ -1,5 +1,7 @@
 """The Figures tab in headless Chromium: open it, pick a figure, change a parameter, render, and the
-plot changes; the page logs no errors."""
+plot changes; tables show as text without an index column; the page logs no errors."""
+
+import re
 
 import pytest
 
@@ -36,7 +38,7 @@ def _wait_points(page, want: int, timeout_ms: int = 90_000) -> int:
     return page.evaluate(CURVE_POINTS_JS)
 
 
-def test_gallery_renders_the_chosen_figure_and_follows_a_parameter(browser, server):
+def test_gallery_renders_the_chosen_figure_follows_a_parameter_and_shows_tables(browser, server):
     page = new_page(browser)
     try:
         page.goto(server.url + "?n_train=200&M=20")
@@ -82,7 +84,53 @@ def test_gallery_renders_the_chosen_figure_and_follows_a_parameter(browser, serv
         page.locator(".buviz-gallery-message").wait_for(state="hidden", timeout=30_000)
         page.get_by_role("button", name="Render").click()
         assert _wait_points(page, 21) == 21
+        _check_tables(page, figure)
         assert page.console_errors == []
     finally:
         close_page(page)
     assert "Traceback" not in server.text()
+
+
+#: The gallery's table as the page shows it: header cells, rows of cells, and the note under it.
+TABLE_JS = """() => {
+  const roots = [document];
+  const found = [];
+  while (roots.length) {
+    const r = roots.pop();
+    for (const el of r.querySelectorAll('*')) {
+      if (el.shadowRoot) roots.push(el.shadowRoot);
+      if (el.tagName === 'TABLE' && el.offsetParent !== null) found.push(el);
+    }
+  }
+  if (!found.length) return null;
+  const t = found[0];
+  const note = t.parentNode.querySelector('p');
+  return {head: [...t.querySelectorAll('th')].map(c => c.textContent),
+          rows: [...t.querySelectorAll('tbody tr')].map(r => [...r.children].map(c => c.textContent)),
+          note: note ? note.textContent : ''};
+}"""
+
+
+def _check_tables(page, figure) -> None:
+    """The registry's tables with and without empty cells, in the page already on the Figures tab: no
+    index column, at most three decimals, an empty cell marked and its note said, and the caption
+    beside the menu holds the paper's claim and buviz's verdict."""
+    for key in ("uncertainty_table3", "extrapolation_table1"):
+        cls = figures.REGISTRY[key]
+        figure.select_option(label=menu_label(cls))
+        page.get_by_role("button", name="Render").click()
+        page.locator(".buviz-gallery-shown").get_by_text(key, exact=True).wait_for(timeout=90_000)
+        page.wait_for_function(f"() => {{ const t = ({TABLE_JS})(); return t && t.rows.length > 0; }}",
+                               timeout=30_000)
+        table = page.evaluate(TABLE_JS)
+        frame = figures.render(key)
+        assert table["head"] == [str(c) for c in frame.columns], key  # no index column
+        assert all(len(r) == frame.shape[1] for r in table["rows"])
+        cells = [c for r in table["rows"] for c in r]
+        assert not [c for c in cells if re.fullmatch(r"−?\d+\.\d{4,}", c)], key  # never six decimals
+        assert "NaN" not in cells and "nan" not in cells
+        if frame.isna().any().any():
+            assert "—" in cells and table["note"].startswith("— no value"), key
+        if key == "uncertainty_table3":  # the caption beside the menu: the paper's claim and buviz's verdict
+            page.locator(".buviz-gallery-info", has_text=key).filter(has_text="Paper:").filter(
+                has_text="buviz measures:").first.wait_for(timeout=30_000)
