@@ -103,7 +103,9 @@ class ExtrapolationView(pn.viewable.Viewer):
         self.fit_pane = pn.pane.HoloViews(None, linked_axes=False, visible=False)
         self.peer_pane = pn.pane.HoloViews(None, linked_axes=False)
         self.peer_table = pn.pane.DataFrame(None, index=False, sizing_mode="stretch_width")
-        self.alerts = {k: pn.pane.Alert("", alert_type="danger", visible=False) for k in ("toy", "ext", "peer")}
+        self.interval_note = pn.pane.Markdown("", sizing_mode="stretch_width", css_classes=["buviz-interval"])
+        self.alerts = {k: pn.pane.Alert("", alert_type="danger", visible=False)
+                       for k in ("toy", "ext", "peer", "interval")}
         self.store.param.watch(self._on_store, ["results", "states"])
         for part in self.PARTS:  # served, the first pictures arrive from the store's runner
             self._request(part)
@@ -117,6 +119,8 @@ class ExtrapolationView(pn.viewable.Viewer):
                 lambda v: tasks.CurvesKey(tasks.PopulationKey(v.population, v.pop_rho, v.seed), v.classifier, v.K,
                                           v.method, v.basis)),
         "peer": ("extrapolation-classex", tasks.peer_comparison, lambda v: int(v.fixture_index)),
+        "interval": ("extrapolation-interval", tasks.extrapolation_interval,
+                     lambda v: ExtrapolationView.PARTS["ext"][2](v)),
     }
 
     def _key(self, part: str):
@@ -198,6 +202,24 @@ class ExtrapolationView(pn.viewable.Viewer):
     @param.depends("population", "pop_rho", "classifier", "K", "method", "basis", "seed", watch=True)
     def _ext_view(self) -> None:
         self._request("ext")
+        self._request("interval")
+
+    def interval_data(self) -> dict | None:
+        """The interval for AGA at the population's class count, with its truth (the store's output for
+        the current controls; None while computed): see :func:`buviz.app.tasks.extrapolation_interval`."""
+        return self._data("interval")
+
+    def _draw_interval(self, d: dict) -> None:
+        iv, truth = d["interval"], d["truth"]
+        inside = "inside" if iv.lower <= truth <= iv.upper else "**outside**"
+        self.interval_note.object = (
+            f"**{tasks.INTERVAL_LEVEL:.0%} interval for AGA at k = {d['k']}** from K = {d['K']} classes: "
+            f"[{iv.lower:.3f}, {iv.upper:.3f}] around the moment method's {iv.estimate:.3f}; the truth "
+            f"{truth:.3f} is {inside}. The moment model's identifiability range alone is "
+            f"[{iv.range_low:.3f}, {iv.range_high:.3f}]; the interval widens it by a simultaneous band of "
+            f"the delete-one-class jackknife errors of the observed accuracies "
+            f"(`extrapolate(..., interval={tasks.INTERVAL_LEVEL})`; measured coverage on Telugu and Omniglot: "
+            f"the docs' extrapolation page).")
 
     def _draw_ext(self, c: ex.ExtrapolationCurves) -> None:
         ext = self._live("ext", {"curves": self.ext_pane, "dbar": self.fit_pane},
@@ -289,7 +311,8 @@ class ExtrapolationView(pn.viewable.Viewer):
         # rows that wrap: two plots side by side from 1280 px, one below the other at 1024 px
         toy = pn.Column(self.alerts["toy"], WrappingRow(t["level_sets"], t["dbar"]),
                         WrappingRow(t["risk"], t["polynomial_error"]), pn.pane.Markdown(_TOY_MD, **notes))
-        ext = pn.Column(self.alerts["ext"], self.ext_pane, self.ext_table, self.fit_pane, self._button,
+        ext = pn.Column(self.alerts["ext"], self.ext_pane, self.ext_table, self.alerts["interval"], self.interval_note,
+                        self.fit_pane, self._button,
                         self._table_note, self._table, pn.pane.Markdown(_EXT_MD, **notes))
         peer = pn.Column(self.alerts["peer"], self.peer_pane, self.peer_table,
                          pn.pane.Markdown(_PEER_MD, **notes))

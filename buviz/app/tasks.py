@@ -21,11 +21,13 @@ from buviz import discrete
 from buviz import extrapolation as ex
 from buviz.app.cache import cached
 from buviz.app.compute import DataKey, ResultKey, StatusKey, dataset_for, prototypes_per_class, status_eval
+from buviz.extrapolation._population import _ties_for as ties_for
 
 __all__ = ["proposal1_result", "amplitude_sweep", "AmplitudeKey", "AMPLITUDES", "AMPLITUDE_LOG2_GAMMAS",
            "DiscreteKey", "MonteCarloKey", "PopulationKey", "CurvesKey",
            "discrete_tables", "discrete_curves", "discrete_at_p", "discrete_monte_carlo", "BALANCED_MAX_N",
-           "toy_model", "label_population", "population_margins", "extrapolation_curves", "classex_fixture",
+           "toy_model", "label_population", "population_margins", "extrapolation_curves", "extrapolation_interval",
+           "INTERVAL_LEVEL", "classex_fixture",
            "peer_comparison", "classifier_comparison"]
 
 
@@ -223,6 +225,27 @@ def extrapolation_curves(key: CurvesKey) -> ex.ExtrapolationCurves:
     return ex.extrapolation_curves(pop, key.classifier, K, methods, basis=key.basis, random_state=seed,
                                    margins=population_margins(key.population, key.classifier, None),
                                    observed_margins=population_margins(key.population, key.classifier, classes))
+
+
+#: Nominal coverage of the interval the explorer shows for AGA at the population's class count.
+INTERVAL_LEVEL = 0.9
+
+
+@cached(max_items=16)
+def extrapolation_interval(key: CurvesKey) -> dict:
+    """The :data:`INTERVAL_LEVEL` interval for AGA_n at the population's n classes from the K observed
+    ones (:func:`buviz.extrapolation.accuracy_interval`, around the moment method's estimate when the
+    curves hold one), with the truth it is judged against: ``interval``, ``truth``, ``k``, ``K``."""
+    curves = extrapolation_curves(key)
+    if curves.K < 3:
+        raise ValueError(f"an interval needs K >= 3 observed classes, got K = {curves.K}")
+    margins, labels = population_margins(key.population, key.classifier, tuple(int(c) for c in curves.classes))
+    moment = curves.estimates.get("moment")
+    ties = ties_for(key.classifier)  # as the curves' own fits
+    interval = ex.accuracy_interval(margins, labels, curves.n_classes, INTERVAL_LEVEL,
+                                    estimate=None if moment is None else float(moment[-1]), ties=ties,
+                                    random_state=key.population.seed)
+    return {"interval": interval, "truth": float(curves.truth[-1]), "k": int(curves.n_classes), "K": curves.K}
 
 
 @cached(max_items=1)

@@ -140,3 +140,28 @@ def test_view_shows_the_classex_comparison_of_a_fixture_instance():
     assert view.peer_pane.object is live and "σ² = 0.15" in _frame(view.peer_pane).get(0).opts.get().kwargs["title"]
     assert len(view.peer_table.object) == len(d["estimates"]) + len(d["peer"])
     assert len(view.main()) == 3  # toy model, extrapolation, ClassEx comparison
+
+
+def test_the_interval_beside_the_extrapolation_is_the_packages_and_follows_K():
+    """The view shows the package's interval for AGA at the population's class count (the same numbers
+    as accuracy_interval on the same observed margins), judged against the truth, and follows K; K = 2
+    (too few classes for the jackknife) is said in the interval's alert while the curves stay."""
+    from buviz.app import tasks
+
+    view = ExtrapolationView(K=20, method="all")
+    view.main()
+    d = view.interval_data()
+    iv, c = d["interval"], view.extrapolation_data()
+    pop = tasks.label_population(tasks.PopulationKey(view.population, view.pop_rho, view.seed))
+    margins, labels = ex.population_margins(ex.subsample_classes(pop, c.classes), view.classifier, random_state=0)
+    api = ex.accuracy_interval(margins, labels, c.n_classes, tasks.INTERVAL_LEVEL,
+                               estimate=float(c.estimates["moment"][-1]))
+    assert (iv.lower, iv.upper) == (api.lower, api.upper) and d["truth"] == float(c.truth[-1])
+    assert iv.lower <= iv.range_low <= iv.estimate <= iv.range_high <= iv.upper
+    text = view.interval_note.object
+    assert f"[{iv.lower:.3f}, {iv.upper:.3f}]" in text and f"{d['truth']:.3f}" in text and "K = 20" in text
+    view.K = 40
+    assert view.interval_data()["K"] == 40 and "K = 40" in view.interval_note.object
+    view.K = 2
+    assert view.alerts["interval"].visible and "K >= 3" in view.alerts["interval"].object
+    assert not view.alerts["ext"].visible and _observed_k(view) == 2
