@@ -134,3 +134,33 @@ def test_the_shipped_tables_are_recomputed_from_the_authors_files(data_dir):
                                   atol=1e-5, check_dtype=False)
     pd.testing.assert_frame_equal(ex.moment_knot_study(scores), ex.shipped_table("knots"), check_exact=False,
                                   atol=1e-5, check_dtype=False)
+
+
+def test_each_rows_choice_is_what_paper_table1_says(data_dir):
+    """The ``chosen`` statements of PAPER_TABLE1 hold on the authors' files: the logistic and SVM matrices
+    are the only ones of their kind at the printed acc20, their truths the only 400-class runs at the printed
+    acc400, and the ε-NN matrix the only one of the 36 kNN matrices giving both printed numbers."""
+    from buviz.datasets import fetch_telugu_scores
+
+    scores = fetch_telugu_scores(download=False)
+    idx = scores.index.drop_duplicates("key").set_index("key")
+    rows = {p["classifier"]: p for p in ex.PAPER_TABLE1}
+    for name, kind in (("Logistic", "logistic"), ("SVM", "svm")):
+        p = rows[name]
+        acc = idx.loc[idx["classifier"] == kind, "test_accuracy"]
+        assert len(acc) == 4 and f"of the {len(acc)} " in p["chosen"]
+        assert list(acc.index[acc.round(3) == p["acc20"]]) == [p["matrix"]]
+        err = scores.error_rates
+        runs = err[(err["num_classes"] == 400) & (err["configuration"] == kind)]
+        match = runs[(1 - runs["TestErr"] / 100).round(3) == p["acc400"]]
+        assert len(runs) == 3 and list(match["seed"]) == [p["truth"][2]]
+    knn = [k for k in idx.index if idx.loc[k, "classifier"] == "kNN"]
+    p = rows["ε-NN"]
+    assert len(knn) == 36 and "of the 36 kNN" in p["chosen"]
+    both = []
+    for k in knn:
+        M, y = scores.margins(k)
+        acc20 = ex.authors_average_accuracy(M, y, [M.shape[1]])[0]
+        if round(acc20, 3) == p["acc20"] and round(ex.authors_moment(M, y), 3) == p["aga400"]:
+            both.append(k)
+    assert both == [p["matrix"]]

@@ -116,3 +116,25 @@ def test_fig12_with_the_authors_file_draws_their_lfw_panel(tmp_path, monkeypatch
 def test_bad_seed_names_the_parameter():
     with pytest.raises(ValueError, match="seed"):
         figures.render("extrapolation_fig12", experiment="drawer pairs", seed=9)
+
+
+def test_table1_caption_says_how_each_matrix_was_chosen_and_nb_row_is_buvizs_own():
+    from buviz import extrapolation as ex
+
+    cls = figures.REGISTRY["extrapolation_table1"]
+    for p in ex.PAPER_TABLE1:
+        assert f"{p['classifier']}: {p['chosen']}" in cls.description
+    t = figures.render("extrapolation_table1").set_index("classifier")
+    e = figures.render("extrapolation_table1", errors=True).set_index("classifier")
+    nb = xr.table1("paper").set_index("classifier").loc["nb"]
+    assert t.loc["Naive Bayes", "acc20"] == nb["acc20_mean"]
+    assert t.loc["Naive Bayes", "acc400 true"] == nb["acc400_true"]
+    assert t.loc["Naive Bayes", "acc20 paper"] == 0.951 and t.loc["Naive Bayes", "ÂGA paper"] == 0.858
+    assert "buviz's naive Bayes" in t.loc["Naive Bayes", "our numbers from"]
+    assert np.isnan(t.loc["Naive Bayes", "ÂGA redone"])  # the authors' procedure needs their matrix
+    for m, col in (("moment", "moment"), ("classexreg", "ClassExReg"), ("kde", "KDE"), ("best", "best")):
+        assert t.loc["Naive Bayes", col] == nb[f"{m}_mean"]
+        assert e.loc["Naive Bayes", col] == pytest.approx(nb[f"{m}_delta"], abs=1e-6)  # against buviz's truth
+    assert e.loc["Naive Bayes", "ÂGA paper"] == pytest.approx(0.858 - 0.601)  # the paper's δ, on its own truth
+    for name in ("Logistic", "SVM", "ε-NN", "Deep neural net"):
+        assert t.loc[name, "our numbers from"].startswith("authors' matrix")
