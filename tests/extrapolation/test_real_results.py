@@ -100,6 +100,23 @@ def test_default_study_applies_its_rule():
     assert inspect.signature(ex.extrapolate).parameters["method"].default == choice
 
 
+def test_default_study_round2_is_reproduced_and_its_rule_can_change_the_default():
+    from benchmarks import study_extrapolation_default as study2
+
+    study = load_table("default_study_round2")
+    tab = study2.score_round2(study2.conditions_round2())
+    merged = study.merge(tab, on=["half", "ratio", "method"], suffixes=("", "_now"))
+    assert len(merged) == len(tab) == len(study)
+    assert np.allclose(merged.mean_abs_error, merged.mean_abs_error_now, atol=1e-6)
+    kept, why = study2.decide_round2(tab)
+    assert (study.decision == kept).all() and kept == inspect.signature(ex.extrapolate).parameters["method"].default
+    # the rule changes the default when a candidate wins both halves and meets the goal: shrink kde's errors
+    better = tab.copy()
+    better.loc[better.method == "kde", "mean_abs_error"] = 0.005
+    assert study2.decide_round2(better)[0] == "kde"
+    assert all(r in why for r in study2.RATIOS) and str(study2.GOAL) in why
+
+
 # ----------------------------------------------------------------------------------------------------
 # one cell recomputed from the data
 # ----------------------------------------------------------------------------------------------------
