@@ -150,31 +150,19 @@ def decide_round2(tab: pd.DataFrame) -> tuple[str, str]:
     return kept, f"{why}. Goal for {kept} on the confirming task: {goal}"
 
 
-def main_round2() -> int:
-    tab = score_round2(conditions_round2())
-    kept, reason = decide_round2(tab)
-    tab["decision"] = kept
-    tab["reason"] = reason
-    tab["buviz_version"] = buviz.__version__
-    tab.round(6).to_csv(OUT2, index=False)
-    print(tab.drop(columns=["reason", "buviz_version"]).round(4).to_string(index=False))
-    print(f"\ndecision: {reason}\nwrote {OUT2}")
-    return 0
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--round", type=int, choices=(1, 2), default=1, help="which pre-registered round")
-    if parser.parse_args(argv).round == 2:
-        return main_round2()
-    tab = score(conditions())
-    choice, reason = decide(tab)
+    round2 = parser.parse_args(argv).round == 2
+    tab = score_round2(conditions_round2()) if round2 else score(conditions())
+    choice, reason = decide_round2(tab) if round2 else decide(tab)
+    out = OUT2 if round2 else OUT
     tab["decision"] = choice
     tab["reason"] = reason
     tab["buviz_version"] = buviz.__version__
-    tab.round(6).to_csv(OUT, index=False)
-    print(tab.drop(columns=["reason"]).round(4).to_string(index=False))
-    print(f"\ndecision: {reason}\nwrote {OUT}")
+    tab.round(6).to_csv(out, index=False)
+    print(tab.drop(columns=["reason", "buviz_version"]).round(4).to_string(index=False))
+    print(f"\ndecision: {reason}\nwrote {out}")
     return 0
 
 
