@@ -141,7 +141,8 @@ def _figure_claim(cls) -> Claim:
     else:
         data = getattr(cls, "data_text", "") or "shipped result tables (see the figure's caption)"
         command = getattr(cls, "redo_command", "") or f"buviz figure {key} --out {key}.png"
-        quick = "the simulation again with another seed" if hasattr(cls, "check_claim") else ""
+        quick = getattr(cls, "quick_check_text", "the simulation again with another seed") \
+            if hasattr(cls, "check_claim") else ""
         if hasattr(cls, "check_claim"):
             _SIMULATIONS.setdefault(key, cls.check_claim)
     return Claim(id=key, paper=cls.paper, place=cls.number, claim=cls.claim, data=data, command=command,
