@@ -43,8 +43,8 @@ class CurvesView(TabView):
 
     twin_y = True  # export: errors on the left axis, −Û on the right
     export_size = (11.0, 4.5)
-    _CURVES = dict(width=640, height=420, tools=["tap", "hover"], toolbar="above")
-    _PARAM = dict(width=460, height=420, tools=["tap", "hover"], toolbar="above")
+    _CURVES = dict(width=640, height=420, tools=["tap", "hover"], toolbar="right")
+    _PARAM = dict(width=460, height=420, tools=["tap", "hover"], toolbar="right")
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -57,8 +57,8 @@ class CurvesView(TabView):
         # page switches tabs left the browser with references it never received)
         h1, h2 = self._CASES
         self.cases = pcases.SeparabilityCasesDisplay(
-            cases_opts=dict(responsive=True, height=h1, toolbar="above"),
-            n_eff_opts=dict(responsive=True, height=h2, toolbar="above"))
+            cases_opts=dict(responsive=True, height=h1, toolbar="right"),
+            n_eff_opts=dict(responsive=True, height=h2, toolbar="right"))
         self.cases_panes = [pn.pane.HoloViews(self.cases.panels[name].show(), linked_axes=False,
                                               sizing_mode="stretch_width") for name in ("cases", "n_eff")]
         self.restart = pn.widgets.Button(label="Restart sweep", color="default", width=130)

@@ -33,7 +33,7 @@ __all__ = ["SampleSpaceView", "WeightsView", "ShiftView", "SampleView", "numbers
 
 _W = style.COLOR_WORDS
 _MAP_OPTS = dict(width=640, height=480, tools=["tap", "hover"], active_tools=["wheel_zoom"],
-                 toolbar="above", legend_position="right")
+                 toolbar="right", legend_position="right")
 
 SAMPLE_SPACE_MD = math_dollars(r"""
 **B(Λ)** is the zero contour of the near-boundary-ness $f(x;\Lambda) = g_{i}(x;\Lambda) - g_{j}(x;\Lambda)$

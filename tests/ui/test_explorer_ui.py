@@ -238,7 +238,37 @@ def test_proposal1_overlay_arrives_from_the_runner_and_the_curves_tab_shows_the_
     assert "Effective near-boundary sample size per pair" in page.evaluate(TITLES_JS)
     page.wait_for_timeout(2500)
     _shot(page, "explorer_curves_cases.png")
+    # at 1024 × 768 every toolbar keeps all its buttons: none is squeezed into its overflow menu by a
+    # long title beside it (the cases and n_eff panels' toolbars stood above their plots, beside their
+    # titles, and kept one button and the overflow mark)
+    page.set_viewport_size({"width": 1024, "height": 768})
+    squeezed = {}
+    for name in [t.strip() for t in page.locator(".bk-tab").all_inner_texts()]:
+        if name and name != "Figures":
+            _tab(page, name)
+            page.wait_for_timeout(2500)
+            squeezed[name] = page.evaluate(SQUEEZED_TOOLBARS_JS)
+    assert {k: v for k, v in squeezed.items() if v} == {}
     assert page.console_errors == []
+
+
+#: The plots (type, title, toolbar box) whose visible toolbar shows Bokeh's overflow mark:
+#: tools that did not fit beside the title.
+SQUEEZED_TOOLBARS_JS = """() => {
+  const out = [];
+  for (const v of Bokeh.index.query(w => w.model.constructor.__name__ === 'Toolbar')) {
+    if (!v.el.isConnected || v.el.getBoundingClientRect().width === 0) continue;
+    const mark = v.el.shadowRoot && v.el.shadowRoot.querySelector('.bk-tool-overflow');
+    if (mark && mark.getBoundingClientRect().width > 0) {
+      let pv = v.parent;
+      while (pv && !(pv.model && pv.model.title !== undefined)) pv = pv.parent;
+      const plot = pv && pv.model, b = v.el.getBoundingClientRect();
+      out.push([plot ? plot.constructor.__name__ : null, plot && plot.title ? plot.title.text : null,
+                Math.round(b.x), Math.round(b.y), Math.round(b.width), Math.round(b.height)]);
+    }
+  }
+  return out;
+}"""
 
 
 def test_a_degenerate_status_is_explained_beside_the_numbers_and_the_url_keeps_the_tab(server, page):
