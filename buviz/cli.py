@@ -560,7 +560,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="no CSV upload in the explorer (a class server where nobody should bring files)")
     sv.add_argument("--session-budget", type=_float_type(0.0, 3600.0), default=None, metavar="SECONDS",
                     help="compute seconds per minute a page may use before its requests wait behind the other "
-                         "pages' (default: 20, or BUVIZ_SESSION_BUDGET; 0: no fair share)")
+                         "pages' (default: BUVIZ_SESSION_BUDGET, else 0: no fair share; e.g. 20)")
     sv.set_defaults(func=cmd_serve)
     parser.subcommand_parsers = (sw, fg, rp, cl, sv)  # for suggestions on misspelled options
     return parser

@@ -36,7 +36,7 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False,
     other machines will use in ``allow_websocket_origin``; ``uploads=False`` leaves out the CSV upload
     (``buviz serve --no-upload``: it sets ``BUVIZ_NO_UPLOAD=1`` for the app). ``session_budget`` is the
     compute seconds per minute a page may use before its requests queue behind the other pages'
-    (:class:`~buviz.app.runner.ComputeBudget`; None: ``BUVIZ_SESSION_BUDGET`` or 20 s; 0: no fair
+    (:class:`~buviz.app.runner.ComputeBudget`; None: ``BUVIZ_SESSION_BUDGET``, else off; 0: no fair
     share). Blocks until stopped;
     extra keyword arguments go to :func:`panel.serve` (e.g. ``threaded=True, start=False``).
 

@@ -79,7 +79,7 @@ def test_the_lane_time_of_each_job_is_charged_to_its_session():
     assert not job.over_budget and OVER_BUDGET > PREFETCH
 
 
-@pytest.mark.parametrize(("value", "seconds"), [("", 20.0), ("7.5", 7.5), ("0", None)])
+@pytest.mark.parametrize(("value", "seconds"), [("", None), ("20", 20.0), ("7.5", 7.5), ("0", None)])
 def test_the_environment_names_the_budget(value, seconds):
     budget = budget_from_environment({"BUVIZ_SESSION_BUDGET": value})
     assert (budget.seconds if budget else None) == seconds
