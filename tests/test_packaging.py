@@ -13,7 +13,7 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 PROVIDERS = {
     "jupyter nbconvert": "nbconvert", "jupyter lab": "jupyterlab", "jupyterlab": "jupyterlab",
     "playwright": "playwright", "distributed": "dask", "panel": "panel", "panel serve": "panel",
-    "buviz.cli": "buviz", "buviz.cli serve": "buviz",
+    "buviz.cli": "buviz", "buviz.cli serve": "buviz", "rdata": "rdata", "psutil": "psutil",
 }
 #: Installed by scripts/test.sh itself, not by an extra: PyTorch's CPU-only wheel is not on PyPI (PyPI's
 #: Linux wheel brings about 3 GB of CUDA libraries), so its tests skip where that index is unreachable.

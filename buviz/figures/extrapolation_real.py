@@ -256,15 +256,15 @@ class ExtrapolationFig11(_Real):
         obs = c[c.curve.str.startswith("observed")]
         tru = c[c.curve.str.startswith("truth")]
         panels = []
-        for tag, keep, title in (("a", lambda k: k <= K, f"(a) k = 2…{K}, from {K} of 1623 classes"),
-                                 ("b", lambda k: k >= K, f"(b) k ≥ {K} against the truth (1623 classes)")):
+        for tag, keep, title in (("a", lambda k: k <= K, f"Omniglot (blur2-PCA128) (a) k = 2…{K} of 1623"),
+                                 ("b", lambda k: k >= K, f"(b) k ≥ {K} against the truth")):
             est = {m: (g.k.to_numpy()[keep(g.k.to_numpy())], g.accuracy.to_numpy()[keep(g.k.to_numpy())])
                    for m in METHODS for g in [c[c.curve == m]]}
             o = obs[keep(obs.k)] if tag == "a" else obs[obs.k == K]
             t = tru[keep(tru.k)]
             p = ExtrapolationDisplay(observed=(o.k.to_numpy(), o.accuracy.to_numpy()), estimates=est,
                                      truth=(t.k.to_numpy(), t.accuracy.to_numpy()), k_observed=K,
-                                     title=f"Omniglot (blur2-PCA128) {title}")
+                                     title=title)
             top = 1.15 * float(max(t.accuracy.max(), *(v[1].max() for v in est.values())))
             opts = (dict(logy=True, logx=True, xlim=(2, K), ylim=(0.05, 1.0)) if tag == "a" else
                     dict(logy=False, logx=False, xlim=(K, int(t.k.max())), ylim=(0.0, top)))

@@ -139,6 +139,11 @@ def _uniform_fonts(fig, size: float) -> None:
         t.set_fontsize(size + 1 if is_title else size)
 
 
+#: Most of a table export's height its caption may take; a longer caption (the claim and the verdict at a
+#: small size) is cut to its title sentence, then to the lines that fit, ending in "…".
+CAPTION_SHARE = 0.25
+
+
 def _table_figure(df: pd.DataFrame, width: float, height: float, title: str):
     """A table as the screen shows it (:func:`buviz.plots.tables.shown_table`: no index column, each
     column at the decimals that matter, empty cells marked), its caption wrapped above and the note on
@@ -150,10 +155,15 @@ def _table_figure(df: pd.DataFrame, width: float, height: float, title: str):
     from buviz.plots.tables import missing_note, shown_table
 
     fig = matplotlib.figure.Figure(figsize=(width, height))
-    chars = max(int(width * 72 / (0.55 * (FONT_SIZE + 1))), 20)  # characters per line at the title's size
-    caption = textwrap.wrap(title, chars)
-    note = textwrap.wrap(missing_note(df), int(chars * 1.1))
+    chars = max(int(width * 72 / (0.62 * (FONT_SIZE + 1))), 20)  # characters per line at the title's size
     line = 1.35 * (FONT_SIZE + 1) / 72 / height  # one line of text, as a fraction of the height
+    caption = textwrap.wrap(title, chars)
+    most = max(1, int(CAPTION_SHARE / line))  # lines the caption may take
+    if len(caption) > most:  # a small export: the title sentence, then cut (the full caption is the figure's)
+        caption = textwrap.wrap(title.split(". Paper: ")[0], chars)
+        if len(caption) > most:
+            caption = [*caption[:most - 1], caption[most - 1].rstrip(" .,;") + " …"]
+    note = textwrap.wrap(missing_note(df), int(chars * 1.1))
     top, bottom = 0.02 + line * len(caption), 0.02 + line * len(note)
     if caption:
         fig.text(0.01, 0.99, "\n".join(caption), fontsize=FONT_SIZE + 1, ha="left", va="top")
