@@ -99,14 +99,17 @@ class ExplorerServer:
     ``url + query`` answers."""
 
     def __init__(self, tmp: Path, *flags: str, query: str = "", env: dict | None = None, timeout: float = 120,
-                 app: str | Path = "apps/explorer.py"):
+                 app: str | Path = "apps/explorer.py", command=None):
         self.port = free_port()
         self.log = tmp / "server.log"
         self.url = f"http://127.0.0.1:{self.port}/{Path(app).stem}"
         self._fh = open(self.log, "wb")  # noqa: SIM115 -- closed in stop()
+        # ``command(port)``: another program serving the explorer at /explorer (e.g. buviz serve's function)
+        argv = command(self.port) if command is not None else [
+            sys.executable, "-m", "panel", "serve", str(app), "--address", "127.0.0.1",
+            "--port", str(self.port), "--allow-websocket-origin", f"127.0.0.1:{self.port}", *flags]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "panel", "serve", str(app), "--address", "127.0.0.1",
-             "--port", str(self.port), "--allow-websocket-origin", f"127.0.0.1:{self.port}", *flags],
+            argv,
             cwd=ROOT, env={**os.environ, "BUVIZ_CACHE_DIR": str(tmp / "cache"), **(env or {})},
             stdout=self._fh, stderr=subprocess.STDOUT)
         deadline = time.time() + timeout
