@@ -36,7 +36,19 @@ def new_page(browser):
     pg.console_errors = []
     pg.on("console", lambda m: pg.console_errors.append(m.text) if m.type == "error" else None)
     pg.on("pageerror", lambda e: pg.console_errors.append(str(e)))
+    # a request off this machine (offline it fails, and the console says only "Failed to load resource"):
+    # its address named among the errors, so that a failure says which resource was asked for
+    pg.on("request", lambda r: pg.console_errors.append(f"request outside the server: {r.url}")
+          if _outside(r.url) else None)
     return pg
+
+
+def _outside(url: str) -> bool:
+    """Whether the browser's request for ``url`` leaves this machine."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https", "ws", "wss") and parts.hostname not in ("127.0.0.1", "localhost")
 
 
 def close_page(page) -> None:
