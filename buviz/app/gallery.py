@@ -113,18 +113,39 @@ class FigureGallery(pn.viewable.Viewer):
     ----------
     figure : str
         Key of the figure shown (a :data:`buviz.figures.REGISTRY` key).
+    keys : list of str, optional
+        The figures the menu offers (default: every registered figure), e.g. a paper's schematics in
+        the tab where they teach.
+    result : str, default="gallery"
+        The name under which the store keeps the rendered figure (two galleries of one session each
+        keep their own).
     """
 
     figure = param.Selector(default="discrete_fig2", objects=list(figures.REGISTRY), doc="figure shown")
+    keys = param.List(default=None, item_type=str, allow_None=True, constant=True,
+                      doc="The figures the menu offers (None: every registered figure)")
+    result = param.String(default="gallery", constant=True, doc="The store's name for the rendered figure")
     store = param.ClassSelector(class_=SessionStore, default=None, precedence=-1,
                                 doc="The session's store, which renders the figure in the background")
 
     def __init__(self, **params):
+        keys = params.get("keys")
+        if keys is not None:
+            unknown = [k for k in keys if k not in figures.REGISTRY]
+            if unknown or not keys:
+                raise ValueError(f"keys: {unknown or 'an empty list'} not among the registered figures "
+                                 f"(buviz.figures.REGISTRY)")
+            params.setdefault("figure", keys[0])
         super().__init__(**params)
+        offered = list(figures.REGISTRY) if self.keys is None else list(self.keys)
+        self.param.figure.objects = offered
+        if self.figure not in offered:
+            raise ValueError(f"figure: {self.figure!r} is not among the figures offered ({offered})")
         if self.store is None:
             self.store = SessionStore(controls=None)
-        groups = {title: {menu_label(figures.REGISTRY[k]): k for k in figures.REGISTRY
+        groups = {title: {menu_label(figures.REGISTRY[k]): k for k in offered
                           if figures.REGISTRY[k].paper == paper} for paper, title in PAPER_TITLES.items()}
+        groups = {title: menu for title, menu in groups.items() if menu}
         self.select = pn.widgets.Select(label="Figure", groups=groups, value=self.figure, sizing_mode="stretch_width")
         self.select.param.watch(lambda e: setattr(self, "figure", e.new), "value")
         #: the chosen figure's parameters (a figure instance, set by the widgets)
@@ -189,14 +210,14 @@ class FigureGallery(pn.viewable.Viewer):
     # -- rendering -------------------------------------------------------------------------------
     @property
     def rendered_key(self) -> str | None:
-        """The key of the figure last rendered (the store's ``results["gallery"]``), or None."""
-        got = self.store.results.get("gallery")
+        """The key of the figure last rendered (the store's ``results[self.result]``), or None."""
+        got = self.store.results.get(self.result)
         return None if got is None else got.key
 
     @property
     def obj(self):
         """The figure last rendered (HoloViews object or DataFrame), or None."""
-        got = self.store.results.get("gallery")
+        got = self.store.results.get(self.result)
         return None if got is None else got.value
 
     def _alert(self, error: Exception | str | None) -> None:
@@ -207,15 +228,15 @@ class FigureGallery(pn.viewable.Viewer):
     @property
     def rendering(self) -> bool:
         """Whether a render is under way (the state of the store's ``gallery`` job)."""
-        return self.store.states.get("gallery") == "running"
+        return self.store.states.get(self.result) == "running"
 
     def _on_store(self, *events) -> None:
         """The store delivered a figure: show it (a failed render delivers none: the last one stays and
         the failure is said); the Render button shows whether one is under way."""
-        if any(changed(e, "gallery") for e in events if e.name == "results"):
+        if any(changed(e, self.result) for e in events if e.name == "results"):
             self._show(self.rendered_key, self.obj)
-        if any(changed(e, "gallery") for e in events if e.name == "states"):
-            state = self.store.states.get("gallery", "")
+        if any(changed(e, self.result) for e in events if e.name == "states"):
+            state = self.store.states.get(self.result, "")
             self.render_button.loading = state == "running"
             if state.startswith("error: "):
                 self._alert(f"Could not render: {state.removeprefix('error: ')}")
@@ -242,7 +263,7 @@ class FigureGallery(pn.viewable.Viewer):
 
     def render(self, *, blocking: bool | None = None) -> bool:
         """Build the chosen figure with the widgets' values (in the background, heavy lane, through the
-        store, which keeps it as ``results["gallery"]``) and show it; on failure keep the last figure and
+        store, which keeps it as ``results[self.result]``) and show it; on failure keep the last figure and
         show the error. ``blocking`` (default: when not served) waits for it (a served session refuses
         True). Returns whether it rendered (blocking) or was submitted."""
         if self.rendering:
@@ -251,7 +272,7 @@ class FigureGallery(pn.viewable.Viewer):
             self._check_ranges()  # says which, and nothing is built
             return False
         key = self.figure
-        job = self.store.request("gallery", functools.partial(figures.render, key, **self.values()), lane="heavy",
+        job = self.store.request(self.result, functools.partial(figures.render, key, **self.values()), lane="heavy",
                                  label=f"figure {key}", blocking=blocking, publish=True, key=key)
         return job.status == "done" or not job.finished  # waited for and built, or submitted
 

@@ -193,3 +193,25 @@ def test_the_menu_lists_short_names_and_the_caption_is_shown_beside_it():
     assert len(fig13.description) > MENU_LABEL_MAX and fig13.description in g.info.object
     assert {k: v for group in g.select.groups.values() for k, v in group.items()}[
         "Fig 13 (the ten datasets of Table 2) · uncertainty_fig13"] == "uncertainty_fig13"
+
+
+def test_a_gallery_of_chosen_figures_offers_only_those_and_keeps_its_own_result():
+    """A gallery restricted to some figures (the Extrapolation tab's schematics) lists only those,
+    starts at the first, refuses any other, and renders under its own result name: the session's
+    Figures tab, on the same store, keeps its own figure."""
+    keys = ["extrapolation_fig3", "extrapolation_fig9"]
+    small = FigureGallery(keys=keys, result="schematic")
+    assert small.figure == "extrapolation_fig3"
+    assert [k for group in small.select.groups.values() for k in group.values()] == keys
+    assert list(small.select.groups) == ["Accuracy extrapolation (Zheng et al. 2017)"]
+    with pytest.raises(ValueError, match="figure"):
+        small.figure = "discrete_fig2"
+    with pytest.raises(ValueError, match="keys"):
+        FigureGallery(keys=["extrapolation_fig99"])
+    with pytest.raises(ValueError, match="figure"):
+        FigureGallery(keys=keys, figure="discrete_fig1")
+    full = FigureGallery(store=small.store, figure="discrete_fig2")
+    assert len(full.param.figure.objects) == len(figures.REGISTRY)  # the class's menu is untouched
+    assert small.render() and full.render()
+    assert small.rendered_key == "extrapolation_fig3" and full.rendered_key == "discrete_fig2"
+    assert small.plot.object is small.obj and full.plot.object is full.obj and small.obj is not full.obj

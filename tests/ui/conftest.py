@@ -246,6 +246,8 @@ PLOTS_JS = """() => {
     const el = v.canvas_view.el;
     const r = el.getBoundingClientRect();
     if (r.width < 2 || r.height < 2 || !el.isConnected) continue;
+    // a plot of a hidden tab (Bokeh keeps an inactive tab's content laid out, hidden by its styles)
+    if (!el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})) continue;
     const sources = [];
     for (const rd of v.model.renderers) {
       if (rd.constructor.__name__ !== 'GlyphRenderer' || !rd.visible) continue;
