@@ -121,8 +121,30 @@ def _label(g: int) -> str:
     return f"SVM γ = 2^{g}, C = 2^0"
 
 
+async def _wait_for_status(page, idx: int, gamma: int) -> None:
+    """Wait until the page shows the status at log₂ γ = ``gamma``; if it never does, fail saying what the
+    page shows instead (its status line, its message bar, the slider's value)."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        await page.get_by_text(_label(gamma)).first.wait_for(timeout=WAIT_MS)
+    except PlaywrightTimeout:
+        status = await page.get_by_text("SVM γ = 2^").all_inner_texts()
+        bar = await page.locator(".buviz-message").all_inner_texts()
+        slider = await page.locator(".bk-input-group", has_text="log₂ γ").first.inner_text()
+        raise AssertionError(f"session {idx}: log₂ γ = {gamma} not shown after {WAIT_MS / 1000:.0f} s; the page "
+                             f"shows {status[:2]}, message {bar}, slider {slider!r}") from None
+
+
 async def _u_shown(page) -> str:
-    text = await page.locator("table", has_text="Û_tr (Proposal 2)").first.inner_text()
+    """The Û_tr the page shows ('' while its table is being redrawn: on the saturated machine with the
+    hostile student, the table was once absent for more than 30 s after the status line showed)."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        text = await page.locator("table", has_text="Û_tr (Proposal 2)").first.inner_text(timeout=10_000)
+    except PlaywrightTimeout:
+        return ""
     m = re.search(r"Û_tr \(Proposal 2\)\s+(-?[0-9.]+)", text)
     return m.group(1) if m else ""
 
@@ -181,7 +203,7 @@ async def _session(browser, url: str, idx: int, out: dict, all_loaded: asyncio.E
             step = 1 if gamma < 3 and (gamma <= -3 or rng.random() < 0.5) else -1
             t = await _press_gamma(page, handle, step, gamma + step, out)
             gamma += step
-            await page.get_by_text(_label(gamma)).first.wait_for(timeout=WAIT_MS)
+            await _wait_for_status(page, idx, gamma)
             out["latency"].append(time.perf_counter() - t)
         elif action < 0.75:
             tab = rng.choice(tabs)
