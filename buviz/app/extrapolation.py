@@ -21,7 +21,6 @@ import param
 from buviz import extrapolation as ex
 from buviz.app import tasks
 from buviz.app._panel_compat import WrappingRow
-from buviz.app.gallery import FigureGallery
 from buviz.app.store import SessionStore, changed
 from buviz.plots.extrapolation_displays import ExtrapolationDisplay, ToyModelDisplay
 
@@ -58,14 +57,6 @@ each method's extrapolation, the exact 2000-class accuracy (star) and the R pack
 and KDE-BCV predictions (markers). Over the 30 instances (`benchmarks/bench_extrapolation.py`), max RMSE:
 R ClassExReg 0.043, KDE-UCV 0.065; buviz `best` 0.038.
 """
-
-
-#: Zheng et al. (2017)'s schematic figures, each drawn from a real computation (registered in
-#: :mod:`buviz.figures`), shown in this tab's "Schematics" sub-tab.
-SCHEMATICS = ("extrapolation_fig1", "extrapolation_fig2", "extrapolation_fig3", "extrapolation_fig4",
-              "extrapolation_fig9", "extrapolation_fig10")
-#: The title of the sub-tab that shows :data:`SCHEMATICS`.
-SCHEMATICS_TAB = "Schematics (Figs 1–4, 9, 10)"
 
 
 class ExtrapolationView(pn.viewable.Viewer):
@@ -115,8 +106,6 @@ class ExtrapolationView(pn.viewable.Viewer):
         self.interval_note = pn.pane.Markdown("", sizing_mode="stretch_width", css_classes=["buviz-interval"])
         self.alerts = {k: pn.pane.Alert("", alert_type="danger", visible=False)
                        for k in ("toy", "ext", "peer", "interval")}
-        #: the paper's schematics (rendered when their sub-tab first opens; the store keeps the figure)
-        self.schematics = FigureGallery(store=self.store, keys=list(SCHEMATICS), result="extrapolation-schematic")
         self.store.param.watch(self._on_store, ["results", "states"])
         for part in self.PARTS:  # served, the first pictures arrive from the store's runner
             self._request(part)
@@ -316,8 +305,8 @@ class ExtrapolationView(pn.viewable.Viewer):
                          pn.pane.Markdown("### Against the ClassEx R package"), peer, sizing_mode="stretch_width")
 
     def main(self) -> pn.Tabs:
-        """The view's plots and formulas as sub-tabs: the toy model, the extrapolation, the ClassEx
-        comparison and the paper's schematics."""
+        """The view's plots and formulas as sub-tabs: the toy model, the extrapolation and the ClassEx
+        comparison."""
         notes = {"styles": {"overflow-x": "auto"}, "sizing_mode": "stretch_width"}
         t = self.toy_panes
         # rows that wrap: two plots side by side from 1280 px, one below the other at 1024 px
@@ -329,17 +318,10 @@ class ExtrapolationView(pn.viewable.Viewer):
         peer = pn.Column(self.alerts["peer"], self.peer_pane, self.peer_table,
                          pn.pane.Markdown(_PEER_MD, **notes))
         # not dynamic: a sub-tab that Panel builds when first opened, inside the explorer's own dynamic
-        # tab, gets stylesheets from Panel's CDN (the browser asked cdn.holoviz.org for loading.css and
-        # markdown.css on opening the Schematics sub-tab; offline, an unstyled page and console errors)
-        tabs = pn.Tabs(("Toy model", toy), ("Extrapolation", ext), ("ClassEx comparison", peer),
-                       (SCHEMATICS_TAB, self.schematics), sizing_mode="stretch_width")
-        tabs.param.watch(self._on_sub_tab, "active")
-        return tabs
-
-    def _on_sub_tab(self, event) -> None:
-        """The Schematics sub-tab opened for the first time: its chosen figure is rendered."""
-        if event.new == 3 and self.schematics.rendered_key is None and not self.schematics.rendering:
-            self.schematics.render()
+        # tab, can get its stylesheets from Panel's CDN (the browser asked cdn.holoviz.org for loading.css
+        # and markdown.css on opening such a sub-tab; offline, an unstyled page and console errors)
+        return pn.Tabs(("Toy model", toy), ("Extrapolation", ext), ("ClassEx comparison", peer),
+                       sizing_mode="stretch_width")
 
     def __panel__(self):
         return pn.Row(pn.Column(self.controls(), width=330), self.main())

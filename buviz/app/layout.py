@@ -143,12 +143,18 @@ def _throttled(widget_type, **kw):
 
 
 def _other_view(kind: str, store: SessionStore):
-    """The Extrapolation, Discrete or Figures view object, or an Alert saying why it is unavailable."""
+    """The Extrapolation, Discrete, Figures or Schematics view object (Schematics: the figure gallery of
+    the papers' schematic figures, :data:`~buviz.app.gallery.SCHEMATICS`, the first one rendered), or an
+    Alert saying why it is unavailable."""
     try:
-        if kind == "Figures":
-            from buviz.app.gallery import FigureGallery
+        if kind in ("Figures", "Schematics"):
+            from buviz.app.gallery import SCHEMATICS, FigureGallery
 
-            return FigureGallery(store=store)
+            if kind == "Figures":
+                return FigureGallery(store=store)
+            schematics = FigureGallery(store=store, keys=list(SCHEMATICS), result="schematic")
+            schematics.render()  # the first schematic at once (under a second to draw)
+            return schematics
         if kind == "Extrapolation":
             from buviz.app.extrapolation import ExtrapolationView
 
@@ -173,7 +179,7 @@ class ExplorerApp(pn.viewable.Viewer):
 
     #: Tabs whose views need the sweep: opening one starts it (and later settings changes restart it).
     SWEEP_TABS = ("Error vs −Û", "Sensitivity M, K")
-    OTHER_TABS = ("Extrapolation", "Discrete", "Figures")
+    OTHER_TABS = ("Extrapolation", "Discrete", "Figures", "Schematics")
 
     def __init__(self, **params):
         if "store" not in params:

@@ -25,7 +25,7 @@ def _frame(pane):
 def test_view_toy_tab_follows_rho():
     view = ExtrapolationView(rho=0.5)
     layout = view.main()
-    assert isinstance(layout, pn.Tabs) and len(layout) == 4
+    assert isinstance(layout, pn.Tabs) and len(layout) == 3
     panels = view.toy.element()  # level sets, D̄, risk, polynomial error
     img = [el for el in panels[0] if isinstance(el, hv.Image)][0]
     U = img.dimension_values("U")
@@ -139,7 +139,7 @@ def test_view_shows_the_classex_comparison_of_a_fixture_instance():
     view.fixture_index = 7
     assert view.peer_pane.object is live and "σ² = 0.15" in _frame(view.peer_pane).get(0).opts.get().kwargs["title"]
     assert len(view.peer_table.object) == len(d["estimates"]) + len(d["peer"])
-    assert len(view.main()) == 4  # toy model, extrapolation, ClassEx comparison, schematics
+    assert len(view.main()) == 3  # toy model, extrapolation, ClassEx comparison
 
 
 def test_the_interval_beside_the_extrapolation_is_the_packages_and_follows_K():
@@ -166,29 +166,3 @@ def test_the_interval_beside_the_extrapolation_is_the_packages_and_follows_K():
     assert view.alerts["interval"].visible and "K >= 3" in view.alerts["interval"].object
     assert not view.alerts["ext"].visible and _observed_k(view) == 2
 
-
-def test_the_schematics_sub_tab_draws_zhengs_figures_when_first_opened():
-    """The Schematics sub-tab offers Zheng et al.'s Figs 1-4, 9 and 10 (the registered figures, drawn
-    from real computations), renders nothing until it is opened, then shows the first figure as the
-    registry renders it, and another one on Render."""
-    from buviz import figures
-    from buviz.app.extrapolation import SCHEMATICS
-
-    view = ExtrapolationView()
-    tabs = view.main()
-    assert view.schematics.render_button in tabs[3].select(pn.widgets.Button)
-    assert [k for g in view.schematics.select.groups.values() for k in g.values()] == list(SCHEMATICS)
-    assert view.schematics.rendered_key is None  # nothing drawn while the sub-tab stays closed
-    tabs.active = 3
-    assert view.schematics.rendered_key == "extrapolation_fig1"
-    shown, fresh = view.schematics.plot.object, figures.render("extrapolation_fig1")
-    assert isinstance(shown, hv.Layout) and len(shown) == len(fresh)
-    frames = [obj.traverse(lambda el: el.dframe(), [hv.Element]) for obj in (shown, fresh)]
-    assert len(frames[0]) == len(frames[1]) > 0
-    for a, b in zip(*frames, strict=True):  # the same draw (the figure's own seed)
-        pd.testing.assert_frame_equal(a, b)
-    view.schematics.figure = "extrapolation_fig9"
-    assert view.schematics.render() and view.schematics.rendered_key == "extrapolation_fig9"
-    tabs.active = 0
-    tabs.active = 3  # reopened: the figure shown stays
-    assert view.schematics.rendered_key == "extrapolation_fig9"

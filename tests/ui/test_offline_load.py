@@ -41,7 +41,7 @@ GALLERY_WALK = ("uncertainty_table3", "uncertainty_fig2", "uncertainty_fig7")
 
 
 #: The sub-tabs of a tab, opened in turn, and the text the tab shows once its controls are built.
-SUB_TABS = {"Extrapolation": ("Toy model", "Extrapolation", "ClassEx comparison", "Schematics")}
+SUB_TABS = {"Extrapolation": ("Toy model", "Extrapolation", "ClassEx comparison")}
 SUB_TABS_READY = {"Extrapolation": "Observed classes K"}
 
 
