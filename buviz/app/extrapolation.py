@@ -317,10 +317,7 @@ class ExtrapolationView(pn.viewable.Viewer):
                         self._table_note, self._table, pn.pane.Markdown(_EXT_MD, **notes))
         peer = pn.Column(self.alerts["peer"], self.peer_pane, self.peer_table,
                          pn.pane.Markdown(_PEER_MD, **notes))
-        # not dynamic: a sub-tab that Panel builds when first opened, inside the explorer's own dynamic
-        # tab, can get its stylesheets from Panel's CDN (the browser asked cdn.holoviz.org for loading.css
-        # and markdown.css on opening such a sub-tab; offline, an unstyled page and console errors)
-        return pn.Tabs(("Toy model", toy), ("Extrapolation", ext), ("ClassEx comparison", peer),
+        return pn.Tabs(("Toy model", toy), ("Extrapolation", ext), ("ClassEx comparison", peer), dynamic=True,
                        sizing_mode="stretch_width")
 
     def __panel__(self):

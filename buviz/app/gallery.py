@@ -23,15 +23,7 @@ from buviz._validation import InvalidParameterError
 from buviz.app.store import SessionStore, changed
 from buviz.plots.tables import table_html
 
-__all__ = ["FigureGallery", "PAPER_TITLES", "MENU_LABEL_MAX", "SCHEMATICS", "menu_label"]
-
-#: The papers' schematic figures, each drawn from a real computation: Ha et al.'s Fig 1 (selection by a
-#: metric), Fig 2 (the two local-uncertainty functions) and Fig 15's histogram inset; Zheng et al.'s
-#: Figs 1-4 (sampling of classes and training sets, the marginal rule, generalization and average
-#: accuracy), 9 (conditional accuracy) and 10 (U-functions). The explorer's Schematics tab offers them.
-SCHEMATICS = ("uncertainty_fig1", "uncertainty_fig2", "uncertainty_fig15_histogram", "extrapolation_fig1",
-              "extrapolation_fig2", "extrapolation_fig3", "extrapolation_fig4", "extrapolation_fig9",
-              "extrapolation_fig10")
+__all__ = ["FigureGallery", "PAPER_TITLES", "MENU_LABEL_MAX", "menu_label"]
 
 #: Group titles of the figure selector.
 PAPER_TITLES = {"uncertainty": "Boundary uncertainty (Ha et al. 2021)",

@@ -143,18 +143,12 @@ def _throttled(widget_type, **kw):
 
 
 def _other_view(kind: str, store: SessionStore):
-    """The Extrapolation, Discrete, Figures or Schematics view object (Schematics: the figure gallery of
-    the papers' schematic figures, :data:`~buviz.app.gallery.SCHEMATICS`, the first one rendered), or an
-    Alert saying why it is unavailable."""
+    """The Extrapolation, Discrete or Figures view object, or an Alert saying why it is unavailable."""
     try:
-        if kind in ("Figures", "Schematics"):
-            from buviz.app.gallery import SCHEMATICS, FigureGallery
+        if kind == "Figures":
+            from buviz.app.gallery import FigureGallery
 
-            if kind == "Figures":
-                return FigureGallery(store=store)
-            schematics = FigureGallery(store=store, keys=list(SCHEMATICS), result="schematic")
-            schematics.render()  # the first schematic at once (under a second to draw)
-            return schematics
+            return FigureGallery(store=store)
         if kind == "Extrapolation":
             from buviz.app.extrapolation import ExtrapolationView
 
@@ -179,7 +173,7 @@ class ExplorerApp(pn.viewable.Viewer):
 
     #: Tabs whose views need the sweep: opening one starts it (and later settings changes restart it).
     SWEEP_TABS = ("Error vs −Û", "Sensitivity M, K")
-    OTHER_TABS = ("Extrapolation", "Discrete", "Figures", "Schematics")
+    OTHER_TABS = ("Extrapolation", "Discrete", "Figures")
 
     def __init__(self, **params):
         if "store" not in params:

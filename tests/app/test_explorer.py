@@ -528,30 +528,3 @@ def test_degenerate_statuses_are_explained_in_the_state_and_beside_the_numbers()
     s.controls.param.update(dataset="breast_cancer", log2_gamma=-5)  # an ordinary status: the notice goes away
     assert s.status_notice == "" and view.status_notice_pane.object == "" and not view.status_notice_pane.visible
 
-
-def test_the_schematics_tab_offers_the_papers_schematics_and_draws_the_first_one():
-    """The Schematics tab is a figure gallery of the papers' schematic figures only (Ha et al.'s Figs 1,
-    2 and 15's inset, Zheng et al.'s Figs 1-4, 9, 10), its controls in the sidebar; opened, it shows the
-    first one as the registry draws it, kept apart from the Figures tab's figure."""
-    import holoviews as hv
-    import pandas as pd
-
-    from buviz import figures
-    from buviz.app.gallery import SCHEMATICS
-    from buviz.app.layout import ExplorerApp
-
-    app = ExplorerApp(store=SessionStore(**SMALL))
-    app.tabs.active = app.tab_names.index("Schematics")
-    view = app.other_views["Schematics"]
-    assert app._other_controls["Schematics"].visible and not app.boundary_controls.visible
-    assert [k for g in view.select.groups.values() for k in g.values()] == list(SCHEMATICS)
-    assert view.rendered_key == SCHEMATICS[0] and view.plot in app._other_main["Schematics"].select(pn.pane.HoloViews)
-    frames = [obj.traverse(lambda el: el.dframe(), [hv.Element]) for obj in (view.plot.object,
-                                                                            figures.render(SCHEMATICS[0]))]
-    assert len(frames[0]) == len(frames[1]) > 0
-    for a, b in zip(*frames, strict=True):  # the same draw (the figure's own seed)
-        pd.testing.assert_frame_equal(a, b)
-    app.tabs.active = app.tab_names.index("Figures")
-    gallery = app.other_views["Figures"]
-    assert gallery.render() and gallery.rendered_key == gallery.figure != SCHEMATICS[0]
-    assert view.rendered_key == SCHEMATICS[0]  # each keeps its own figure in the session's store
