@@ -40,13 +40,6 @@ FOLDED_CARDS = ("About this explorer", "Custom mixture editor", "Upload a CSV")
 GALLERY_WALK = ("uncertainty_table3", "uncertainty_fig2", "uncertainty_fig7")
 
 
-#: The sub-tabs of a tab, opened in turn, and the text the tab shows once its controls are built.
-#: (The Extrapolation tab's sub-tabs are left closed here: opening them asks Panel's CDN for two
-#: stylesheets, a known defect, test_repaint.py::test_the_extrapolation_sub_tabs_ask_nothing_of_panels_cdn.)
-SUB_TABS: dict[str, tuple[str, ...]] = {}
-SUB_TABS_READY = {"Extrapolation": "Observed classes K"}
-
-
 def _burners(n: int) -> list[subprocess.Popen]:
     code = "import time\nend = time.time() + 600\nwhile time.time() < end: pass\n"
     return [subprocess.Popen([sys.executable, "-c", code]) for _ in range(n)]
@@ -115,10 +108,6 @@ def test_every_tab_under_cpu_load_requests_nothing_outside_the_server(tmp_path, 
                 pg.wait_for_timeout(500)
             pg.wait_for_timeout(1500)  # lazily loaded resources of the tab's models
             drawn[name] = _canvas_count(pg)
-            for sub in SUB_TABS.get(name, ()):  # its own sub-tabs, whose content is built when opened
-                pg.get_by_text(SUB_TABS_READY[name]).first.wait_for(state="visible", timeout=TAB_WAIT_MS)
-                pg.locator(".bk-tab", has_text=sub).last.click()
-                pg.wait_for_timeout(3000)
         # the Figures tab's lazily drawn content: a figure with mathematics in its caption, a table
         pg.locator(".bk-tab", has_text="Figures").first.click()
         figure = pg.locator(".bk-input-group:visible", has_text="Figure").locator("select").first
