@@ -54,6 +54,14 @@ releases (Panel's API reference and how-to guides were searched for each).
     would still send every chunk, which Panel gathers in ``FileDropper._file_buffer`` from
     ``_process_event``. The subclass counts the bytes of each file's chunks there and drops the file
     (its buffer included) once they pass the cap.
+11. **Stylesheets of a model out of the page** (:func:`resolve_detached_models_in_the_session`). A pane
+    of a dynamic ``Tabs`` keeps its Bokeh model while its tab is closed, but the model is out of the
+    document (``model.document`` is None). A markup pane (``Markdown``, ``HTML``, ``DataFrame``,
+    ``Alert``) updated then rebuilds its properties with ``_get_properties(model.document)``
+    (``pane/markup.py``), which takes the ``dist_url`` of no document, i.e. Panel's CDN: it rewrites
+    the model's stylesheet links (loading, markdown, theme) to ``cdn.holoviz.org``, and the browser
+    asks the CDN for them when the tab opens again (offline: failed requests, unstyled panes). The
+    gate passes the session's current document instead of None.
 """
 
 from __future__ import annotations
@@ -71,7 +79,7 @@ __all__ = [
     "guard_close_after_failed_ping", "is_background", "jupyter_dist_url", "periodic_callbacks",
     "recompute_models_only_when_changed", "server_dist_url", "session_document", "set_dist_url",
     "WrappingRow", "parse_url_query", "extension_loaded", "expire_when_disconnected",
-    "CappedFileDropper",
+    "CappedFileDropper", "resolve_detached_models_in_the_session",
 ]
 
 log = logging.getLogger(__name__)
@@ -325,3 +333,25 @@ class CappedFileDropper(pn.widgets.FileDropper):
                 self._received.pop(name, None)
                 self.completed = name
         super()._process_event(event)
+
+
+# -- 11. stylesheets of a model out of the page -----------------------------------------------------------
+def resolve_detached_models_in_the_session() -> bool:
+    """Make Panel resolve the stylesheets of a model that is out of the page (the pane of a closed
+    dynamic tab) against the current session's document, not against its CDN (item 11; idempotent;
+    returns True). Panel's method stays reachable as ``Reactive._get_properties.__wrapped__``."""
+    from panel.reactive import Reactive
+
+    if getattr(Reactive._get_properties, "_buviz_session_doc", False):
+        return True
+    original = Reactive._get_properties
+
+    def _get_properties(self, doc):
+        if doc is None:
+            doc = pn.state.curdoc  # the session whose callback runs (None outside one: Panel's behaviour)
+        return original(self, doc)
+
+    _get_properties.__wrapped__, _get_properties.__doc__ = original, original.__doc__
+    _get_properties._buviz_session_doc = True
+    Reactive._get_properties = _get_properties
+    return True

@@ -22,6 +22,7 @@ from buviz.app._panel_compat import (
     expire_when_disconnected,
     guard_close_after_failed_ping,
     recompute_models_only_when_changed,
+    resolve_detached_models_in_the_session,
     server_dist_url,
     set_dist_url,
 )
@@ -441,6 +442,7 @@ def build_app(uploads: bool | None = None, **params):
     _use_local_stylesheets()
     guard_close_after_failed_ping()
     recompute_models_only_when_changed()
+    resolve_detached_models_in_the_session()
     pn.extension("mathjax", "filedropper", notifications=True, loading_indicator=True, sizing_mode="fixed")
     # Canvas, not WebGL: the plots are small, and without a GPU (class VMs, headless browsers)
     # WebGL runs in software and doubles the browser's time per update.

@@ -22,7 +22,12 @@ import contextlib
 import panel as pn
 import param
 
-from buviz.app._panel_compat import extension_loaded, jupyter_dist_url, set_dist_url
+from buviz.app._panel_compat import (
+    extension_loaded,
+    jupyter_dist_url,
+    resolve_detached_models_in_the_session,
+    set_dist_url,
+)
 from buviz.app.controls import Controls
 from buviz.app.layout import TITLE, ExplorerApp, build_store
 from buviz.app.session import BackgroundPoll
@@ -54,6 +59,7 @@ class _NotebookRoot(pn.Column):
         root = super().get_root(doc, comm, preprocess)
         if doc is not None and comm is not None and pn.config.inline:
             set_dist_url(doc, jupyter_dist_url())
+            resolve_detached_models_in_the_session()  # a closed tab's panes too (_panel_compat, item 11)
         return root
 
 

@@ -213,7 +213,7 @@ def test_no_other_module_touches_these_internals():
     pattern = re.compile(r"set_curdoc|\._periodic\b|[\"']dist_url[\"']|bokeh\.server|PeriodicCallback\(|\._background\b"
                          r"|WSHandler|LOCAL_DIST|use_cdn\(|DocumentModelManager|_freeze\b|models\.recompute"
                          r"|parse_query|_compute_sizing_mode|Store\.options\(|allowed_keywords|_is_overlay"
-                         r"|Store\.custom_options|\._loaded\b|\bid=\w+\.id\b")
+                         r"|Store\.custom_options|\._loaded\b|\bid=\w+\.id\b|_get_properties")
     root = pathlib.Path(buviz.__file__).parent
     gates = {"_panel_compat.py", "_hv_compat.py"}
     found = [f"{p.relative_to(root)}:{i}: {line.strip()}" for p in sorted(root.rglob("*.py")) if p.name not in gates
@@ -300,3 +300,46 @@ def test_a_capped_file_dropper_keeps_a_file_within_the_cap_and_drops_one_beyond_
         w._process_event(event)
     assert "big.csv" not in w.value and refused and refused[0][0] == "big.csv" and "10 bytes" in refused[0][1]
     assert "big.csv" not in getattr(w, "_file_buffer", {}), f"the dropped file's chunks are kept {REVISIT}"
+
+
+# -- 11. stylesheets of a model out of the page ----------------------------------------------------------
+def _update_a_closed_tabs_markdown(doc) -> list[str]:
+    """The stylesheet links of a Markdown pane's model after an update while its dynamic tab is closed
+    (its model out of the document), in ``doc``'s session."""
+    from panel.io.state import set_curdoc
+
+    with set_curdoc(doc):
+        md = pn.pane.Markdown("a")
+        tabs = pn.Tabs(("one", pn.pane.Markdown("x")), ("two", md), dynamic=True)
+        root = tabs.get_root(doc)
+        doc.add_root(root)
+        tabs.active = 1
+        model = md._models[root.ref["id"]][0]
+        assert model.document is doc
+        tabs.active = 0  # closed: Panel keeps the model for the tab's next opening, out of the document
+        assert model.document is None, f"Panel's dynamic Tabs no longer detach a closed tab's model {REVISIT}"
+        md.object = "b"
+        return _stylesheet_urls(model)
+
+
+def test_a_closed_tabs_pane_keeps_the_servers_stylesheets(monkeypatch):
+    """Panel alone rewrites a closed dynamic tab's updated Markdown to its CDN; with the gate its links
+    stay on the server's dist_url."""
+    from panel.io.resources import CDN_DIST
+    from panel.reactive import Reactive
+
+    url = "/static/extensions/panel/"
+    compat.resolve_detached_models_in_the_session()
+    panels_own = Reactive._get_properties.__wrapped__
+    with monkeypatch.context() as m:
+        m.setattr(Reactive, "_get_properties", panels_own)
+        doc = Document()
+        compat.set_dist_url(doc, url)
+        before = _update_a_closed_tabs_markdown(doc)
+    assert any(u.startswith(CDN_DIST) for u in before), \
+        f"Panel no longer points a detached model at its CDN ({before}): item 11 may go {REVISIT}"
+    doc = Document()
+    compat.set_dist_url(doc, url)
+    after = _update_a_closed_tabs_markdown(doc)
+    assert after and all(u.startswith(url) for u in after), after
+    assert compat.resolve_detached_models_in_the_session() and Reactive._get_properties.__wrapped__ is panels_own

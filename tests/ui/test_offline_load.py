@@ -38,6 +38,8 @@ TAB_WAIT_MS = 120_000
 FOLDED_CARDS = ("About this explorer", "Custom mixture editor", "Upload a CSV")
 #: Figures rendered in the Figures tab: a table, a schematic and a twin-axis real-data figure.
 GALLERY_WALK = ("uncertainty_table3", "uncertainty_fig2", "uncertainty_fig7")
+#: The Extrapolation tab's sub-tabs (a closed one's updated tables once asked Panel's CDN for stylesheets).
+EXTRAPOLATION_SUB_TABS = ("Extrapolation", "ClassEx comparison", "Toy model")
 
 
 def _burners(n: int) -> list[subprocess.Popen]:
@@ -108,6 +110,12 @@ def test_every_tab_under_cpu_load_requests_nothing_outside_the_server(tmp_path, 
                 pg.wait_for_timeout(500)
             pg.wait_for_timeout(1500)  # lazily loaded resources of the tab's models
             drawn[name] = _canvas_count(pg)
+        # the Extrapolation tab's own (dynamic) sub-tabs, each opened after its panes were updated closed
+        pg.locator(".bk-tab", has_text="Extrapolation").first.click()
+        pg.get_by_text("Observed classes K").first.wait_for(state="visible", timeout=TAB_WAIT_MS)
+        for sub in EXTRAPOLATION_SUB_TABS:
+            pg.locator(".bk-tab", has_text=sub).last.click()
+            pg.wait_for_timeout(3000)
         # the Figures tab's lazily drawn content: a figure with mathematics in its caption, a table
         pg.locator(".bk-tab", has_text="Figures").first.click()
         figure = pg.locator(".bk-input-group:visible", has_text="Figure").locator("select").first
