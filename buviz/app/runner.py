@@ -8,12 +8,17 @@ of two *lanes*, each a daemon thread taking jobs by priority, then first come fi
 lane      jobs
 ========  ==============================================================================
 compute   a session's uncached snapshot (priority :data:`USER`), Proposal 1, the discrete
-          Monte Carlo, the extrapolation toy model; the γ-row prefetch (:data:`PREFETCH`)
+          Monte Carlo, the extrapolation toy model, an upload being read
+prefetch  the γ row computed ahead of the user (:data:`PREFETCH`), in a thread at
+          :data:`PREFETCH_NICENESS` (Linux: the kernel gives the other lanes the cores first)
 heavy     what drives the joblib worker pool: the CV sweeps, the sensitivity sweeps, the
           T̃-amplitude sweep (one at a time: :data:`RUN_LOCK` is held while one runs)
 ========  ==============================================================================
 
-so a long sweep never delays a slider step, and a slider step never waits behind a prefetch.
+so a long sweep never delays a slider step, and a slider step never waits behind a prefetch, not even
+one already running. A prefetch job cannot be stopped mid-way (one status at N = 4 999 and a large γ
+takes up to 7 s on an idle core; the whole row of an uploaded 200 000-row table, 22 jobs, 44 s): in
+the compute lane, every other session's γ step queued behind the one running.
 
 *Latest wins*: a job submitted with a ``slot`` cancels every job of that slot still queued or
 running (a running job stops at its next :meth:`Job.progress` or :meth:`Job.check`). A session
@@ -52,7 +57,7 @@ import traceback
 from collections.abc import Callable, Hashable
 
 __all__ = ["Job", "JobCancelled", "JobRunner", "ComputeBudget", "RUNNER", "RUN_LOCK", "USER", "PREFETCH",
-           "OVER_BUDGET", "LANES", "SESSION_BUDGET_S", "budget_from_environment"]
+           "OVER_BUDGET", "LANES", "PREFETCH_NICENESS", "SESSION_BUDGET_S", "budget_from_environment"]
 
 #: Priorities: a user's own request before work done ahead of the user.
 USER, PREFETCH = 0, 1
@@ -66,7 +71,11 @@ OVER_BUDGET = 2
 #: and one session's last change landed more than 60 s late, while with it off all 20 ended on time.
 SESSION_BUDGET_S = 0.0
 #: The lanes of :data:`RUNNER` (see the module docstring).
-LANES = ("compute", "heavy")
+LANES = ("compute", "prefetch", "heavy")
+#: Niceness added to the prefetch lane's thread (Linux threads have their own; elsewhere nothing
+#: changes), as the sweeps' joblib workers run at niceness 10: work ahead of the users yields the
+#: cores to their own requests and to the server's event loop.
+PREFETCH_NICENESS = 10
 #: Held while a job drives the joblib worker pool (the heavy lane, and the figure gallery).
 RUN_LOCK = threading.Lock()
 
@@ -262,13 +271,17 @@ class JobRunner:
         One daemon thread per lane (started on first use).
     locked : tuple of str
         Lanes whose jobs run holding :data:`RUN_LOCK`.
+    niceness : dict of str to int, optional
+        Niceness added to a lane's thread when it starts (default: :data:`PREFETCH_NICENESS` for the
+        ``"prefetch"`` lane).
     budget : ComputeBudget or None
         The sessions' fair share (module docstring); None: first come first served by priority.
     """
 
     def __init__(self, lanes: tuple[str, ...] = LANES, locked: tuple[str, ...] = ("heavy",),
-                 budget: ComputeBudget | None = None):
+                 budget: ComputeBudget | None = None, niceness: dict[str, int] | None = None):
         self.budget = budget
+        self.niceness = {"prefetch": PREFETCH_NICENESS} if niceness is None else dict(niceness)
         self._queues = {lane: queue.PriorityQueue() for lane in lanes}
         self._threads: dict[str, threading.Thread] = {}
         self._locked = set(locked)
@@ -350,6 +363,8 @@ class JobRunner:
 
     def _run(self, lane: str) -> None:
         q = self._queues[lane]
+        if self.niceness.get(lane):
+            _lower_thread_priority(self.niceness[lane])
         while True:
             prio, _, job = q.get()
             try:
@@ -376,6 +391,20 @@ class JobRunner:
                     self.completed += 1
             finally:
                 q.task_done()
+
+
+def _lower_thread_priority(increment: int) -> None:
+    """Add ``increment`` to the calling thread's niceness (Linux, where ``setpriority`` on a thread id
+    applies to that thread only); elsewhere, or if refused, nothing changes."""
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + int(increment))
+    except OSError:
+        pass
 
 
 #: The process's runner (shared by every session and tab of a server), with the budget of

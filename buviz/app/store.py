@@ -555,7 +555,7 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
             self.cancel("prefetch")  # the previous row's rest is stale
             if prefetch_enabled():
                 for key in prefetch_keys(k):
-                    self.request("prefetch", compute_ahead, key, priority=PREFETCH, latest_wins=False,
+                    self.request("prefetch", compute_ahead, key, lane="prefetch", priority=PREFETCH, latest_wins=False,
                                  blocking=False)
 
     # ------------------------------------------------------------------ user actions

@@ -1,6 +1,7 @@
 """The explorer's compute layer and the state's coalesced, latest-wins apply (no browser)."""
 
 import dataclasses
+import os
 import threading
 import time
 
@@ -110,9 +111,11 @@ def test_lookup_snapshot_answers_only_from_the_caches_and_matches_a_computation(
 
 
 # -- the runner ----------------------------------------------------------------------------------------
-def test_a_sessions_prefetch_runs_behind_a_users_job_and_a_newer_row_drops_the_older(monkeypatch):
-    """The γ row is requested through the session's store (priority PREFETCH, one batch per row): a
-    user's job queued later runs first, and a new row cancels what is left of the previous one."""
+def test_a_sessions_prefetch_runs_beside_a_users_job_and_a_newer_row_drops_the_older(monkeypatch):
+    """The γ row is requested through the session's store (priority PREFETCH, one batch per row) in the
+    runner's own prefetch lane: a user's job runs at once even while a prefetch job is running (a status
+    at N = 4 999 takes seconds and cannot be stopped mid-way), and a new row cancels what is left of the
+    previous one."""
     from buviz.app import store as store_module
     from buviz.app.runner import JobRunner
 
@@ -125,15 +128,35 @@ def test_a_sessions_prefetch_runs_behind_a_users_job_and_a_newer_row_drops_the_o
     rows = iter([[11, 12], [13, 14]])
     monkeypatch.setattr(store_module, "prefetch_keys",
                         lambda k: [k.with_status(log2_gamma=g) for g in next(rows)])
-    r.submit(lambda job: gate.wait(5))  # hold the lane while the queue fills
+    running = r.submit(lambda job: gate.wait(5), lane="prefetch")  # a prefetch job that runs on
     state.prefetch = True
     state._prefetch(state.settings())
     state._prefetch({**state.settings(), "log2_C": state.settings()["log2_C"] + 1})  # a new row: C changed
-    r.submit(lambda job: order.append(("user", 0)))
+    user = r.submit(lambda job: order.append(("user", 0)))
+    assert user.wait(5) and not running.finished  # the user's job did not wait for the running prefetch
     gate.set()
     assert r.join(10)
     assert order == [("user", 0), ("prefetch", 13), ("prefetch", 14)]
     state.close()
+
+
+def test_the_prefetch_lane_runs_at_a_lower_priority_than_the_users_lane():
+    """On Linux the prefetch lane's thread has its own niceness, PREFETCH_NICENESS above the compute
+    lane's: the kernel gives the users' requests and the event loop the cores first."""
+    import sys
+
+    from buviz.app.runner import PREFETCH_NICENESS, JobRunner
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("per-thread niceness is Linux's")
+
+    def niceness(job):
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    r = JobRunner()
+    user, ahead = r.submit(niceness), r.submit(niceness, lane="prefetch")
+    assert user.wait(10) and ahead.wait(10)
+    assert ahead.result == min(user.result + PREFETCH_NICENESS, 19), (user.result, ahead.result)
 
 
 def test_latest_wins_in_a_slot_and_a_running_job_stops_at_its_next_check():

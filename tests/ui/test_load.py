@@ -56,9 +56,10 @@ N_MEMORY_SESSIONS = int(os.environ.get("BUVIZ_MEMORY_SESSIONS", "28"))
 CLASSROOM_FLAGS = ("--unused-session-lifetime", "120000", "--keep-alive", "0")
 #: Whether one more student, beside the others, uploads a 200 000-row table, a 16 MB file and malformed
 #: files, each in a tab closed abruptly (``BUVIZ_LOAD_HOSTILE=1``; ``benchmarks/bench_lecture_hall.py``
-#: sets it). Off in the suite: with the student, 1 or 2 of the 20 sessions ended showing the Û of M = 30
-#: after their last M change to 20 or 40 (three runs of three; once without the fair share), a lost
-#: change not yet explained; the suite keeps the run that passes and the benchmark shows the failure.
+#: sets it). Off in the suite, which keeps its load test within minutes: with the student, the other
+#: sessions' changes waited behind the student's γ row computed ahead (22 uninterruptible jobs of up to
+#: 7 s at N = 4 999) while that ran in the snapshots' lane: two runs of three ended on a γ step not shown
+#: within 300 s. With the prefetch in its own lane, one run: every session ended on the API's Û.
 HOSTILE = os.environ.get("BUVIZ_LOAD_HOSTILE", "0") == "1"
 #: The issue's goal for the other sessions' γ step (p90, browser side), reported by the test and by
 #: ``benchmarks/bench_lecture_hall.py``; the test asserts correctness, not this time.
@@ -67,7 +68,7 @@ STEP_P90_GOAL_S = 1.5
 #: about 10 MB; the caches are bounded).
 LOAD_RSS_BOUND_MB = 400
 #: How long a session waits, once its activity ended, for its page to show the Û of its last settings
-#: (with the hostile student, whose 200 000-row fit cannot be interrupted, longer).
+#: (with the hostile student, whose 200 000-row upload the others' pages share the cores with, longer).
 FINAL_WAIT_S = 300.0 if HOSTILE else 60.0
 #: Longest wait for one page update: 20 Chromium pages share the machine's cores with the server.
 WAIT_MS = 300_000
@@ -193,8 +194,11 @@ async def _session(browser, url: str, idx: int, out: dict, all_loaded: asyncio.E
     k_select = page.locator(".bk-input-group", has_text="K prototypes per class").locator("select").first
     tab = "Sample space"
     await page.locator(".bk-tab", has_text=tab).first.click()
+    first = True
     while time.perf_counter() < stop_at:
-        action = rng.random()
+        # the first action a γ step: on a saturated machine one action can outlast the activity, and every
+        # session must time at least one step (a hostile run once had a session whose only action was M)
+        action, first = (0.0 if first else rng.random()), False
         if action < 0.55:  # γ by one step, timed until the page shows the new status
             if tab != "Sample space":  # the status line is on the sample-space tab
                 tab = "Sample space"
