@@ -2,7 +2,7 @@
 
 After C. Zheng, R. Achanta and Y. Benjamini, Journal of Machine Learning Research 19, 2018.
 
-``ExtrapolationView().__panel__()`` returns a layout with two tabs:
+``ExtrapolationView().__panel__()`` returns a layout with four tabs:
 
 (a) *Toy model* -- the bivariate-normal example with a ρ slider: U_x(y) level sets, D̄(u), the
     k-class risk distribution with Theorem 4.1's average, polynomial approximation error of D̄.
@@ -10,6 +10,9 @@ After C. Zheng, R. Achanta and Y. Benjamini, Journal of Machine Learning Researc
     number K of observed classes, the estimator and the moment method's basis; the curves show
     AverageTA_k (eq 3) on the K classes, each extrapolation and the ground truth. A button runs the
     Table-1-style comparison of classifiers (K = 20 -> k = 400).
+(c) *ClassEx comparison* -- each method against the ClassEx R package's predictions on its fixture.
+(d) *Schematics* -- the paper's schematic figures (Figs 1-4, 9, 10), each drawn from a real computation
+    (:data:`buviz.app.gallery.ZHENG_SCHEMATICS`), the first one when the sub-tab first opens.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import param
 from buviz import extrapolation as ex
 from buviz.app import tasks
 from buviz.app._panel_compat import WrappingRow
+from buviz.app.gallery import ZHENG_SCHEMATICS, FigureGallery
 from buviz.app.store import SessionStore, changed
 from buviz.plots.extrapolation_displays import ExtrapolationDisplay, ToyModelDisplay
 
@@ -106,6 +110,9 @@ class ExtrapolationView(pn.viewable.Viewer):
         self.interval_note = pn.pane.Markdown("", sizing_mode="stretch_width", css_classes=["buviz-interval"])
         self.alerts = {k: pn.pane.Alert("", alert_type="danger", visible=False)
                        for k in ("toy", "ext", "peer", "interval")}
+        #: Zheng et al.'s schematic figures (the Schematics sub-tab), drawn within the plots' width
+        self.schematics = FigureGallery(store=self.store, keys=list(ZHENG_SCHEMATICS), result="schematic",
+                                        screen_width=self._WIDE["width"])
         self.store.param.watch(self._on_store, ["results", "states"])
         for part in self.PARTS:  # served, the first pictures arrive from the store's runner
             self._request(part)
@@ -305,8 +312,8 @@ class ExtrapolationView(pn.viewable.Viewer):
                          pn.pane.Markdown("### Against the ClassEx R package"), peer, sizing_mode="stretch_width")
 
     def main(self) -> pn.Tabs:
-        """The view's plots and formulas as sub-tabs: the toy model, the extrapolation and the ClassEx
-        comparison."""
+        """The view's plots and formulas as sub-tabs: the toy model, the extrapolation, the ClassEx
+        comparison and the paper's schematic figures."""
         notes = {"styles": {"overflow-x": "auto"}, "sizing_mode": "stretch_width"}
         t = self.toy_panes
         # rows that wrap: two plots side by side from 1280 px, one below the other at 1024 px
@@ -317,8 +324,15 @@ class ExtrapolationView(pn.viewable.Viewer):
                         self._table_note, self._table, pn.pane.Markdown(_EXT_MD, **notes))
         peer = pn.Column(self.alerts["peer"], self.peer_pane, self.peer_table,
                          pn.pane.Markdown(_PEER_MD, **notes))
-        return pn.Tabs(("Toy model", toy), ("Extrapolation", ext), ("ClassEx comparison", peer), dynamic=True,
-                       sizing_mode="stretch_width")
+        tabs = pn.Tabs(("Toy model", toy), ("Extrapolation", ext), ("ClassEx comparison", peer),
+                       ("Schematics", self.schematics.stacked()), dynamic=True, sizing_mode="stretch_width")
+        tabs.param.watch(self._on_sub_tab, "active")
+        return tabs
+
+    def _on_sub_tab(self, event) -> None:
+        """The Schematics sub-tab opened: its first figure is drawn (once; under a second to three)."""
+        if event.new == 3 and self.schematics.rendered_key is None and not self.schematics.rendering:
+            self.schematics.render()
 
     def __panel__(self):
         return pn.Row(pn.Column(self.controls(), width=330), self.main())

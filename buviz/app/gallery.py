@@ -21,9 +21,16 @@ import param
 from buviz import figures
 from buviz._validation import InvalidParameterError
 from buviz.app.store import SessionStore, changed
+from buviz.plots import style
 from buviz.plots.tables import table_html
 
-__all__ = ["FigureGallery", "PAPER_TITLES", "MENU_LABEL_MAX", "menu_label"]
+__all__ = ["FigureGallery", "PAPER_TITLES", "MENU_LABEL_MAX", "ZHENG_SCHEMATICS", "menu_label", "render_within"]
+
+#: Zheng et al.'s schematic figures, each drawn from a real computation: Figs 1-4 (the sampling of
+#: classes and training sets, the marginal rule, generalization and average accuracy), 9 (conditional
+#: accuracy) and 10 (U-functions). The Extrapolation tab's *Schematics* sub-tab offers them.
+ZHENG_SCHEMATICS = ("extrapolation_fig1", "extrapolation_fig2", "extrapolation_fig3", "extrapolation_fig4",
+                    "extrapolation_fig9", "extrapolation_fig10")
 
 #: Group titles of the figure selector.
 PAPER_TITLES = {"uncertainty": "Boundary uncertainty (Ha et al. 2021)",
@@ -105,6 +112,25 @@ def parameter_widgets(fig: param.Parameterized) -> pn.Param:
                     sizing_mode="stretch_width")
 
 
+def render_within(key: str, width: int | None = None, **params):
+    """:func:`buviz.figures.render` of figure ``key`` with ``params``, drawn at most ``width`` pixels
+    wide on screen: a figure wider at its export size (:data:`buviz.plots.style.SCREEN_DPI` pixels per
+    inch) is drawn smaller, its panels in the export's proportions (None: at its export size).
+
+    Raises
+    ------
+    ValueError
+        If ``width`` is not a positive number of pixels.
+    """
+    if width is not None and not (isinstance(width, int) and width > 0):
+        raise ValueError(f"width must be a positive number of pixels or None, got {width!r}")
+    obj = figures.render(key, **params)
+    size = figures.get(key).size
+    if width is not None and size[0] * style.SCREEN_DPI > width:
+        obj = style.screen_sized(obj, size, dpi=width / size[0])
+    return obj
+
+
 class FigureGallery(pn.viewable.Viewer):
     """The registered figures grouped by paper; the chosen one's parameters, a Render button, the figure
     (Bokeh) and its export.
@@ -119,12 +145,17 @@ class FigureGallery(pn.viewable.Viewer):
     result : str, default="gallery"
         The name under which the store keeps the rendered figure (two galleries of one session each
         keep their own).
+    screen_width : int, optional
+        The widest the figure is drawn on screen (px), in its export's proportions
+        (:func:`render_within`); default: at its export size.
     """
 
     figure = param.Selector(default="discrete_fig2", objects=list(figures.REGISTRY), doc="figure shown")
     keys = param.List(default=None, item_type=str, allow_None=True, constant=True,
                       doc="The figures the menu offers (None: every registered figure)")
     result = param.String(default="gallery", constant=True, doc="The store's name for the rendered figure")
+    screen_width = param.Integer(default=None, allow_None=True, bounds=(100, None), constant=True,
+                                 doc="Widest the figure is drawn on screen (px; None: at its export size)")
     store = param.ClassSelector(class_=SessionStore, default=None, precedence=-1,
                                 doc="The session's store, which renders the figure in the background")
 
@@ -272,8 +303,8 @@ class FigureGallery(pn.viewable.Viewer):
             self._check_ranges()  # says which, and nothing is built
             return False
         key = self.figure
-        job = self.store.request(self.result, functools.partial(figures.render, key, **self.values()), lane="heavy",
-                                 label=f"figure {key}", blocking=blocking, publish=True, key=key)
+        job = self.store.request(self.result, functools.partial(render_within, key, self.screen_width, **self.values()),
+                                 lane="heavy", label=f"figure {key}", blocking=blocking, publish=True, key=key)
         return job.status == "done" or not job.finished  # waited for and built, or submitted
 
     def _on_render(self, event=None) -> None:
@@ -316,6 +347,12 @@ class FigureGallery(pn.viewable.Viewer):
         """The main area: description and citation, error message, the figure."""
         return pn.Column(self.info, self.message, self.shown, self.plot_box, self.table, sizing_mode="stretch_width",
                          styles={"overflow-x": "auto"})
+
+    def stacked(self) -> pn.Column:
+        """Controls above the figure, for a gallery inside a tab whose sidebar holds other controls: the
+        selector, Render and exports beside the figure's parameters, then :meth:`main`."""
+        return pn.Column(pn.Row(pn.Column(self.select, self.render_button, self.downloads, width=320),
+                                pn.Column(self.param_pane, width=300)), self.main(), sizing_mode="stretch_width")
 
     def __panel__(self):
         return pn.Row(pn.Column(self.controls(), width=320), self.main())

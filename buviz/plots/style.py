@@ -31,7 +31,8 @@ from buviz.plots._hv_compat import allowed_options, layout_columns
 __all__ = ["OKABE_ITO", "PALETTE", "CLASS_COLORS", "BOUNDARY_COLOR", "BAYES_COLOR", "HIGHLIGHT_COLOR",
            "WEIGHT_CMAP", "DIVERGING_CMAP", "SEQUENTIAL_CMAP", "CURVE_STYLES", "AMPLITUDE_PALETTE", "METHOD_COLORS",
            "NEG_U", "COLOR_WORDS",
-           "CLASS_DELTA_E", "cie_lab", "class_color", "opts", "SCREEN_DPI", "screen_sized", "LEGEND_BELOW"]
+           "CLASS_DELTA_E", "cie_lab", "class_color", "opts", "SCREEN_DPI", "screen_sized", "wrapped_title",
+           "LEGEND_BELOW"]
 
 #: Okabe & Ito (2008) colour-blind-safe palette: orange, sky blue, bluish green, yellow, blue,
 #: vermillion, reddish purple, black.
@@ -242,4 +243,24 @@ def screen_sized(obj, size: tuple[float, float], *, dpi: float = SCREEN_DPI):
     width, height = round(size[0] * dpi / cols), round(size[1] * dpi / rows)
     for p in panels:  # in place: the layout keeps its own options (columns, shared axes)
         p.opts(width=width, height=height, responsive=False, backend="bokeh", clone=False)
+        title = hv.Store.lookup_options("bokeh", p, "plot").kwargs.get("title")
+        if isinstance(title, str) and "\n" not in title:
+            wrapped = wrapped_title(title, width)
+            if wrapped != title:
+                p.opts(title=wrapped, backend="bokeh", clone=False)
     return obj
+
+
+#: Average width (px) of a character of a Bokeh plot title (12 pt bold) and the room a panel's axis
+#: and padding take from its width: what :func:`wrapped_title` reckons with.
+TITLE_CHAR_PX, TITLE_MARGIN_PX = 7.0, 45
+
+
+def wrapped_title(title: str, width: int) -> str:
+    """``title`` broken into lines (at spaces) that fit a panel ``width`` pixels wide: Bokeh draws a
+    title on one line and cuts what does not fit (a schematic drawn smaller lost the end of each
+    title). A title that fits is returned unchanged."""
+    import textwrap
+
+    chars = max(int((width - TITLE_MARGIN_PX) / TITLE_CHAR_PX), 12)
+    return title if len(title) <= chars else "\n".join(textwrap.wrap(title, chars))

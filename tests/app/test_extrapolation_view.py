@@ -25,7 +25,7 @@ def _frame(pane):
 def test_view_toy_tab_follows_rho():
     view = ExtrapolationView(rho=0.5)
     layout = view.main()
-    assert isinstance(layout, pn.Tabs) and len(layout) == 3
+    assert isinstance(layout, pn.Tabs) and len(layout) == 4
     panels = view.toy.element()  # level sets, D̄, risk, polynomial error
     img = [el for el in panels[0] if isinstance(el, hv.Image)][0]
     U = img.dimension_values("U")
@@ -139,7 +139,7 @@ def test_view_shows_the_classex_comparison_of_a_fixture_instance():
     view.fixture_index = 7
     assert view.peer_pane.object is live and "σ² = 0.15" in _frame(view.peer_pane).get(0).opts.get().kwargs["title"]
     assert len(view.peer_table.object) == len(d["estimates"]) + len(d["peer"])
-    assert len(view.main()) == 3  # toy model, extrapolation, ClassEx comparison
+    assert len(view.main()) == 4  # toy model, extrapolation, ClassEx comparison, schematics
 
 
 def test_the_interval_beside_the_extrapolation_is_the_packages_and_follows_K():
@@ -166,3 +166,33 @@ def test_the_interval_beside_the_extrapolation_is_the_packages_and_follows_K():
     assert view.alerts["interval"].visible and "K >= 3" in view.alerts["interval"].object
     assert not view.alerts["ext"].visible and _observed_k(view) == 2
 
+
+
+def test_the_schematics_sub_tab_offers_zhengs_schematics_and_draws_the_first_when_opened():
+    """The Extrapolation tab's Schematics sub-tab lists Zheng et al.'s schematic figures only; nothing is
+    drawn until it opens, then its first figure is, once, as the registry draws it (at the plots' width),
+    kept apart from the Figures tab's figure of the same session."""
+    from buviz import figures
+    from buviz.app.gallery import ZHENG_SCHEMATICS, FigureGallery
+
+    view = ExtrapolationView()
+    tabs = view.main()
+    assert tabs._names[3] == "Schematics"
+    gallery = view.schematics
+    assert [k for g in gallery.select.groups.values() for k in g.values()] == list(ZHENG_SCHEMATICS)
+    assert gallery.rendered_key is None
+    tabs.active = 1
+    assert gallery.rendered_key is None
+    tabs.active = 3
+    assert gallery.rendered_key == ZHENG_SCHEMATICS[0] and gallery.plot.object is gallery.obj
+    drawn = (gallery.obj, figures.render(ZHENG_SCHEMATICS[0]))
+    frames = [o.traverse(lambda el: el.dframe(), [hv.Element]) for o in drawn]
+    assert len(frames[0]) == len(frames[1]) > 0
+    for a, b in zip(*frames, strict=True):  # the same draw (the figure's own seed)
+        pd.testing.assert_frame_equal(a, b)
+    first = gallery.obj
+    tabs.active, tabs.active = 0, 3  # opened again: not drawn again
+    assert gallery.obj is first
+    figures_tab = FigureGallery(store=view.store)
+    assert figures_tab.render() and figures_tab.rendered_key != ZHENG_SCHEMATICS[0]
+    assert gallery.rendered_key == ZHENG_SCHEMATICS[0]

@@ -215,3 +215,31 @@ def test_a_gallery_of_chosen_figures_offers_only_those_and_keeps_its_own_result(
     assert small.render() and full.render()
     assert small.rendered_key == "extrapolation_fig3" and full.rendered_key == "discrete_fig2"
     assert small.plot.object is small.obj and full.plot.object is full.obj and small.obj is not full.obj
+
+
+def _panel_sizes(obj) -> list[tuple[int, int]]:
+    """(width, height) of each Bokeh panel of a rendered figure, as its plot options set them."""
+    panels = list(obj) if isinstance(obj, hv.Layout) else [obj]
+    return [(o["width"], o["height"]) for o in (hv.Store.lookup_options("bokeh", p, "plot").kwargs for p in panels)]
+
+
+@pytest.mark.parametrize("key", ["extrapolation_fig10", "extrapolation_fig1", "extrapolation_fig9"])
+def test_a_figure_drawn_within_a_width_keeps_its_data_and_its_exports_proportions(key):
+    """render_within draws a figure wider than ``width`` at that width, each panel in the export's
+    proportions (the same share of the figure as at the export size), with the same data."""
+    from buviz.app.gallery import render_within
+
+    full, fitted = figures.render(key), render_within(key, 640)
+    big, small = _panel_sizes(full), _panel_sizes(fitted)
+    w, h = figures.get(key).size
+    assert sum(x for x, _ in big) == pytest.approx(w * 100, abs=len(big))  # export size, 100 px per inch
+    assert sum(x for x, _ in small) == pytest.approx(640, abs=len(small))
+    scale = 640 / (w * 100)
+    for (bw, bh), (sw, sh) in zip(big, small, strict=True):
+        assert sw / bw == pytest.approx(scale, abs=0.01) and sh / bh == pytest.approx(scale, abs=0.01)
+    data = [o.traverse(lambda el: el.dframe(), [hv.Element]) for o in (full, fitted)]
+    for a, b in zip(*data, strict=True):
+        pd.testing.assert_frame_equal(a, b)
+    assert _panel_sizes(render_within(key, 5000)) == big and _panel_sizes(render_within(key)) == big
+    with pytest.raises(ValueError, match="width"):
+        render_within(key, 0)

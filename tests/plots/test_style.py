@@ -13,6 +13,7 @@ from matplotlib.colors import to_hex, to_rgb
 
 from buviz import figures, reproduce
 from buviz.plots import _matplotlib as mpl_export
+from buviz.plots import style
 
 # Small parameters so that every figure renders in seconds.
 SMALL = {
@@ -163,3 +164,17 @@ def test_export_uses_the_screen_colours(name):
 
 def test_every_figure_is_checked():
     assert set(SMALL) == {n for n, f in figures.REGISTRY.items() if f.kind == "figure"}
+
+
+def test_a_title_too_long_for_its_panel_is_broken_into_lines_that_fit():
+    """wrapped_title breaks at spaces into lines of at most (width − margin) / char-width characters,
+    keeps a title that fits and loses no word; screen_sized wraps the titles of panels drawn narrower
+    than their title (Zheng et al.'s Fig 1 at 640 px: its two titles lost their ends on screen)."""
+    title = "(b) training set: r = 10 per class (◆ its mean)"
+    most = int((320 - style.TITLE_MARGIN_PX) / style.TITLE_CHAR_PX)
+    lines = style.wrapped_title(title, 320).split("\n")
+    assert len(lines) == 2 and all(len(line) <= most for line in lines) and " ".join(lines) == title
+    assert style.wrapped_title(title, 1000) == title
+    fig = style.screen_sized(figures.render("extrapolation_fig1"), (6.4, 4.5))  # two panels of 320 px
+    titles = [hv.Store.lookup_options("bokeh", p, "plot").kwargs["title"] for p in fig]
+    assert all("\n" in t and all(len(line) <= most for line in t.split("\n")) for t in titles), titles

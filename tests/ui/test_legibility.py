@@ -21,6 +21,11 @@ FRAMES_JS = """() => [...Bokeh.index.query(v => ['Figure', 'Plot'].includes(v.mo
   .map(v => ({title: v.model.title && v.model.title.text ? v.model.title.text : '',
               width: v.frame.bbox.width, height: v.frame.bbox.height}))"""
 
+#: The right edge (px) of the rightmost Bokeh plot shown, whether or not a box around it scrolls.
+RIGHT_EDGE_JS = """() => Math.max(...[...Bokeh.index.query(
+    v => ['Figure', 'Plot'].includes(v.model.constructor.__name__))]
+  .filter(v => v.el.isConnected && v.el.offsetParent !== null).map(v => v.el.getBoundingClientRect().right))"""
+
 #: Slider-less check of horizontal overflow: the page and the template's main area.
 OVERFLOW_JS = """() => {
   const main = document.querySelector('#main') || document.body;
@@ -141,3 +146,39 @@ def test_every_gallery_figure_draws_readable_frames(browser, server):
     finally:
         close_page(page)
     assert "AttributeError" not in server.text()
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1024, 768)], ids=["1280x720", "1024x768"])
+def test_the_extrapolation_schematics_fit_beside_the_sidebar(browser, server, size):
+    """The Extrapolation tab's Schematics sub-tab draws Zheng et al.'s Fig 1 when it opens, within the
+    main area (no sideways scrolling) and with readable frames, at projector sizes; each other schematic
+    too, picked and rendered there (as a sub-tab first built at export size, Fig 1 was wider than the
+    area at 1280 px and its frames were lost)."""
+    from buviz.app.gallery import ZHENG_SCHEMATICS
+
+    width, height = size
+    page = _open(browser, server, width, height)
+    try:
+        page.locator(".bk-tab", has_text="Extrapolation").first.click()
+        page.locator(".bk-tab", has_text="Schematics").first.click(timeout=60_000)
+        for i, key in enumerate(ZHENG_SCHEMATICS):
+            if i:
+                page.locator(".bk-input-group:visible", has_text="Figure").locator("select").first.select_option(
+                    label=menu_label(figures.REGISTRY[key]))
+                page.get_by_role("button", name="Render").first.click()
+            page.locator(".buviz-gallery-shown").get_by_text(key, exact=True).wait_for(state="visible",
+                                                                                     timeout=120_000)
+            page.wait_for_function(f"() => {{ const f = ({FRAMES_JS})(); return f.length > 0 && "
+                                   "f.every(x => x.width > 0); }", timeout=60_000)
+            page.wait_for_timeout(300)
+            frames = page.evaluate(FRAMES_JS)
+            small = [(f["title"], round(f["width"]), round(f["height"])) for f in frames
+                     if f["width"] < MIN_FRAME or f["height"] < 100]
+            assert small == [], (key, small)
+            overflow = _settled_overflow(page)
+            assert overflow["page"] <= 0 and overflow["main"] <= 0, (key, overflow)
+            right = page.evaluate(RIGHT_EDGE_JS)  # the figure whole on screen, not scrolled within its box
+            assert right <= width, (key, right, width)
+        assert page.console_errors == []
+    finally:
+        close_page(page)

@@ -39,7 +39,7 @@ FOLDED_CARDS = ("About this explorer", "Custom mixture editor", "Upload a CSV")
 #: Figures rendered in the Figures tab: a table, a schematic and a twin-axis real-data figure.
 GALLERY_WALK = ("uncertainty_table3", "uncertainty_fig2", "uncertainty_fig7")
 #: The Extrapolation tab's sub-tabs (a closed one's updated tables once asked Panel's CDN for stylesheets).
-EXTRAPOLATION_SUB_TABS = ("Extrapolation", "ClassEx comparison", "Toy model")
+EXTRAPOLATION_SUB_TABS = ("Extrapolation", "ClassEx comparison", "Schematics", "Toy model")
 
 
 def _burners(n: int) -> list[subprocess.Popen]:

@@ -469,7 +469,7 @@ def test_the_extrapolation_sub_tabs_ask_nothing_of_panels_cdn(server, page):
     _start(page, server)
     _tab(page, "Extrapolation")
     page.get_by_text("Observed classes K").first.wait_for(state="visible", timeout=60_000)
-    for sub in ("Extrapolation", "ClassEx comparison", "Toy model"):
+    for sub in ("Extrapolation", "ClassEx comparison", "Schematics", "Toy model"):
         page.locator(".bk-tab", has_text=sub).last.click()
         page.wait_for_timeout(5000)
     assert page.console_errors == []
