@@ -115,7 +115,9 @@ def parameter_widgets(fig: param.Parameterized) -> pn.Param:
 def render_within(key: str, width: int | None = None, **params):
     """:func:`buviz.figures.render` of figure ``key`` with ``params``, drawn at most ``width`` pixels
     wide on screen: a figure wider at its export size (:data:`buviz.plots.style.SCREEN_DPI` pixels per
-    inch) is drawn smaller, its panels in the export's proportions (None: at its export size).
+    inch) is drawn narrower, each panel keeping its share of the width and the export's height (scaled
+    down in proportion, Zheng et al.'s Fig 1 at 640 px kept plot frames 91 px high under its titles and
+    legends); None: at its export size.
 
     Raises
     ------
@@ -127,7 +129,7 @@ def render_within(key: str, width: int | None = None, **params):
     obj = figures.render(key, **params)
     size = figures.get(key).size
     if width is not None and size[0] * style.SCREEN_DPI > width:
-        obj = style.screen_sized(obj, size, dpi=width / size[0])
+        obj = style.screen_sized(obj, (width / style.SCREEN_DPI, size[1]))
     return obj
 
 
@@ -146,7 +148,7 @@ class FigureGallery(pn.viewable.Viewer):
         The name under which the store keeps the rendered figure (two galleries of one session each
         keep their own).
     screen_width : int, optional
-        The widest the figure is drawn on screen (px), in its export's proportions
+        The widest the figure is drawn on screen (px), at its export's height
         (:func:`render_within`); default: at its export size.
     """
 
