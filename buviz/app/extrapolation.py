@@ -324,14 +324,16 @@ class ExtrapolationView(pn.viewable.Viewer):
                         self._table_note, self._table, pn.pane.Markdown(_EXT_MD, **notes))
         peer = pn.Column(self.alerts["peer"], self.peer_pane, self.peer_table,
                          pn.pane.Markdown(_PEER_MD, **notes))
-        tabs = pn.Tabs(("Toy model", toy), ("Extrapolation", ext), ("ClassEx comparison", peer),
-                       ("Schematics", self.schematics.stacked()), dynamic=True, sizing_mode="stretch_width")
-        tabs.param.watch(self._on_sub_tab, "active")
+        sub_tabs = [("Toy model", toy), ("Extrapolation", ext), ("ClassEx comparison", peer),
+                    ("Schematics", self.schematics.stacked())]
+        tabs = pn.Tabs(*sub_tabs, dynamic=True, sizing_mode="stretch_width")
+        schematics = [name for name, _ in sub_tabs].index("Schematics")
+        tabs.param.watch(lambda event: self._on_sub_tab(event.new == schematics), "active")
         return tabs
 
-    def _on_sub_tab(self, event) -> None:
+    def _on_sub_tab(self, schematics_opened: bool) -> None:
         """The Schematics sub-tab opened: its first figure is drawn (once; under a second to three)."""
-        if event.new == 3 and self.schematics.rendered_key is None and not self.schematics.rendering:
+        if schematics_opened and self.schematics.rendered_key is None and not self.schematics.rendering:
             self.schematics.render()
 
     def __panel__(self):

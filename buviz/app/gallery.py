@@ -115,8 +115,8 @@ def parameter_widgets(fig: param.Parameterized) -> pn.Param:
 def render_within(key: str, width: int | None = None, **params):
     """:func:`buviz.figures.render` of figure ``key`` with ``params``, drawn at most ``width`` pixels
     wide on screen: a figure wider at its export size (:data:`buviz.plots.style.SCREEN_DPI` pixels per
-    inch) is drawn narrower, each panel keeping its share of the width and the export's height (scaled
-    down in proportion, Zheng et al.'s Fig 1 at 640 px kept plot frames 91 px high under its titles and
+    inch) is drawn narrower, each panel keeping its share of the width and the export's height (a height
+    scaled down too left Zheng et al.'s Fig 1 at 640 px with plot frames 91 px high under its titles and
     legends); None: at its export size.
 
     Raises

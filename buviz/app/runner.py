@@ -51,6 +51,7 @@ import collections
 import itertools
 import os
 import queue
+import sys
 import threading
 import time
 import traceback
@@ -396,8 +397,6 @@ class JobRunner:
 def _lower_thread_priority(increment: int) -> None:
     """Add ``increment`` to the calling thread's niceness (Linux, where ``setpriority`` on a thread id
     applies to that thread only); elsewhere, or if refused, nothing changes."""
-    import sys
-
     if not sys.platform.startswith("linux"):
         return
     try:

@@ -33,9 +33,9 @@ def bound_pane(pane, render: Callable[[], object], *deps: tuple[param.Parameteri
     browser patches one model instead of building a new one (and laying out the page again).
 
     ``shown``: an (object, Boolean parameter name) pair saying whether the pane is on screen (its tab
-    is open); while it is False the pane is left alone and it catches up when it turns True. A pane
-    of a closed tab has no model in the page, and Panel re-resolves the stylesheets of an update to
-    such a pane against its CDN (offline: every style of the page breaks).
+    is open); while it is False the pane is left alone and it catches up when it turns True: a closed
+    tab's pane is not redrawn for nothing (its model is out of the page; Panel would also point such a
+    model's stylesheets at its CDN without :mod:`buviz.app._panel_compat`'s item 11).
     """
 
     def update(*events):
