@@ -11,6 +11,7 @@ import panel as pn
 
 from buviz.app._panel_compat import WrappingRow
 from buviz.app.export import export_buttons, sweep_download
+from buviz.app.gallery import HA_SCHEMATICS, FigureGallery
 from buviz.app.mathmd import math_markdown
 from buviz.app.viewbase import TabView, _with_tap, math_dollars
 from buviz.plots import cases as pcases
@@ -64,7 +65,16 @@ class CurvesView(TabView):
         self.restart = pn.widgets.Button(label="Restart sweep", color="default", width=130)
         self.restart.on_click(lambda e: self.store.start_sweep(force=True))
         self.download = sweep_download(self.store)
+        #: Ha et al.'s schematic figures (Fig 1: selection by a metric, what this tab does), in the
+        #: *Schematics* sub-tab, which draws the first when it first opens; each takes about 0.1 s, so they
+        #: are drawn in the compute lane, not behind the sweep this tab starts
+        self.schematics = FigureGallery(store=self.store, keys=list(HA_SCHEMATICS), result="ha-schematic",
+                                        screen_width=self._CURVES["width"], lane="compute")
         self._follow_when_open(self._follow, "snapshot", "sweep_table")
+
+    #: The sub-tabs: the sweep's curves, and Ha et al.'s schematic figures (Figs 1, 2 and Fig 15's inset)
+    SUB_TABS = ("Curves", "Schematics")
+
 
     def _x(self, s):
         return "log2_gamma" if s is None or s.settings["classifier"] == "SVM" else "epoch"
@@ -151,7 +161,7 @@ class CurvesView(TabView):
         return WrappingRow(bar, text, self.restart, self.download)  # wraps on narrow screens
 
     def __panel__(self):
-        return pn.Column(
+        curves = pn.Column(
             self.progress(),
             # the second plot wraps below the first where the main area is narrower than both (1280 px)
             WrappingRow(self.curves_pane, self.param_pane),
@@ -160,6 +170,12 @@ class CurvesView(TabView):
             math_markdown(CURVES_MD, sizing_mode="stretch_width"),
             sizing_mode="stretch_width",  # the main area's width, not the widest row's: the Row can wrap
         )
+        # a sub-tab, not a section below the notes: a Bokeh grid of plots added there laid out with empty
+        # frames (0 x 0 px in Chromium, Fig 1 at any width), as it does not in a tab of its own
+        tabs = pn.Tabs(*zip(self.SUB_TABS, (curves, self.schematics.stacked()), strict=True), dynamic=True,
+                       sizing_mode="stretch_width")
+        tabs.param.watch(lambda e: e.new == 1 and self.schematics.render_once(), "active")
+        return tabs
 
 
 class SensitivityView(TabView):

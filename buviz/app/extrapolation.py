@@ -333,8 +333,8 @@ class ExtrapolationView(pn.viewable.Viewer):
 
     def _on_sub_tab(self, schematics_opened: bool) -> None:
         """The Schematics sub-tab opened: its first figure is drawn (once; under a second to three)."""
-        if schematics_opened and self.schematics.rendered_key is None and not self.schematics.rendering:
-            self.schematics.render()
+        if schematics_opened:
+            self.schematics.render_once()
 
     def __panel__(self):
         return pn.Row(pn.Column(self.controls(), width=330), self.main())

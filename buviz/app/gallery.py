@@ -24,13 +24,18 @@ from buviz.app.store import SessionStore, changed
 from buviz.plots import style
 from buviz.plots.tables import table_html
 
-__all__ = ["FigureGallery", "PAPER_TITLES", "MENU_LABEL_MAX", "ZHENG_SCHEMATICS", "menu_label", "render_within"]
+__all__ = ["FigureGallery", "HA_SCHEMATICS", "PAPER_TITLES", "MENU_LABEL_MAX", "ZHENG_SCHEMATICS", "menu_label",
+           "render_within"]
 
 #: Zheng et al.'s schematic figures, each drawn from a real computation: Figs 1-4 (the sampling of
 #: classes and training sets, the marginal rule, generalization and average accuracy), 9 (conditional
 #: accuracy) and 10 (U-functions). The Extrapolation tab's *Schematics* sub-tab offers them.
 ZHENG_SCHEMATICS = ("extrapolation_fig1", "extrapolation_fig2", "extrapolation_fig3", "extrapolation_fig4",
                     "extrapolation_fig9", "extrapolation_fig10")
+#: Ha et al.'s schematic figures, each drawn from a real computation: Fig 1 (selecting a classifier by a
+#: metric, on a shipped γ sweep), Fig 2 (the two local-uncertainty functions, eqs 9 and 37) and
+#: Fig 15's inset (histograms of f(x; Λ) = g_1 − g_2). The *Error vs −Û* tab offers them in a card.
+HA_SCHEMATICS = ("uncertainty_fig1", "uncertainty_fig2", "uncertainty_fig15_histogram")
 
 #: Group titles of the figure selector.
 PAPER_TITLES = {"uncertainty": "Boundary uncertainty (Ha et al. 2021)",
@@ -150,6 +155,9 @@ class FigureGallery(pn.viewable.Viewer):
     screen_width : int, optional
         The widest the figure is drawn on screen (px), at its export's height
         (:func:`render_within`); default: at its export size.
+    lane : {"heavy", "compute"}, default="heavy"
+        The runner lane of the renders: ``compute`` for quick figures, which then never wait behind a
+        running sweep (Ha et al.'s schematics in the *Error vs −Û* tab, which starts one).
     """
 
     figure = param.Selector(default="discrete_fig2", objects=list(figures.REGISTRY), doc="figure shown")
@@ -160,6 +168,9 @@ class FigureGallery(pn.viewable.Viewer):
                                  doc="Widest the figure is drawn on screen (px; None: at its export size)")
     store = param.ClassSelector(class_=SessionStore, default=None, precedence=-1,
                                 doc="The session's store, which renders the figure in the background")
+    lane = param.Selector(default="heavy", objects=["compute", "heavy"], constant=True, doc=(
+        "The store's runner lane the figure is rendered in: ``heavy`` (default) beside sweeps and other long "
+        "jobs; ``compute`` for figures of a fraction of a second, which then need not wait for a sweep"))
 
     def __init__(self, **params):
         keys = params.get("keys")
@@ -191,7 +202,8 @@ class FigureGallery(pn.viewable.Viewer):
                                      css_classes=["buviz-gallery-message"])
         # fixed size: figures.render draws each figure at its export size (style.screen_sized), its panels
         # in the export's proportions, so that no plot frame is squeezed by its axes and legend
-        self.plot = pn.pane.HoloViews(None, backend="bokeh", min_height=450, css_classes=["buviz-gallery-plot"])
+        self.plot = pn.pane.HoloViews(None, backend="bokeh", min_height=450, linked_axes=False,
+                                      css_classes=["buviz-gallery-plot"])
         self.plot_box = pn.Column(self.plot)
         self.shown = pn.pane.Markdown("", sizing_mode="stretch_width", css_classes=["buviz-gallery-shown"])
         # a table as text (buviz.plots.tables): no index column, the decimals that matter, empty cells said
@@ -295,7 +307,7 @@ class FigureGallery(pn.viewable.Viewer):
             self.plot.object, self.plot_box.visible = obj, True  # at its export size (figures.render)
 
     def render(self, *, blocking: bool | None = None) -> bool:
-        """Build the chosen figure with the widgets' values (in the background, heavy lane, through the
+        """Build the chosen figure with the widgets' values (in the background, in lane ``self.lane``, through the
         store, which keeps it as ``results[self.result]``) and show it; on failure keep the last figure and
         show the error. ``blocking`` (default: when not served) waits for it (a served session refuses
         True). Returns whether it rendered (blocking) or was submitted."""
@@ -306,8 +318,14 @@ class FigureGallery(pn.viewable.Viewer):
             return False
         key = self.figure
         job = self.store.request(self.result, functools.partial(render_within, key, self.screen_width, **self.values()),
-                                 lane="heavy", label=f"figure {key}", blocking=blocking, publish=True, key=key)
+                                 lane=self.lane, label=f"figure {key}", blocking=blocking, publish=True, key=key)
         return job.status == "done" or not job.finished  # waited for and built, or submitted
+
+    def render_once(self) -> None:
+        """Draw the chosen figure if none has been drawn nor is being drawn: what a tab or card that holds
+        the gallery calls when it first opens (opened again, it shows what it has)."""
+        if self.rendered_key is None and not self.rendering:
+            self.render()
 
     def _on_render(self, event=None) -> None:
         self.render()

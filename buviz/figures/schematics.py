@@ -431,9 +431,9 @@ class ExtrapolationFig10(PaperFigure):
                          ylim=(0, 1.6), show_legend=False)
         u = np.linspace(0, 1, 201)
         ecdf = np.searchsorted(np.sort(u_pairs), u, side="right") / len(u_pairs)
-        c = [style.opts(hv.Curve((u, ecdf), "u", "D̄(u)", label=f"share of {self.n_draws} drawn U_X(Y) ≤ u"),
+        c = [style.opts(hv.Curve((u, ecdf), "u", "D̄(u)", label=f"{self.n_draws} draws"),
                         color=style.PALETTE[1], line_width=4, alpha=0.6),
-             style.opts(hv.Curve((u, ex.toy_dbar(u, self.rho)), "u", "D̄(u)", label="D̄(u) exact (eq 8)"),
+             style.opts(hv.Curve((u, ex.toy_dbar(u, self.rho)), "u", "D̄(u)", label="exact (eq 8)"),
                         color=style.PALETTE[0], line_dash="dashed", line_width=2)]
         right = style.opts(hv.Overlay(c), title="(c) D̄(u) = P(U_X(Y) ≤ u)", legend_position="top_left",
                            show_legend=True)

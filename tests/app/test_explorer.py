@@ -475,6 +475,36 @@ def test_curves_tab_hosts_the_cases_panel_of_the_sweep_table():
     s.close()
 
 
+
+def test_the_curves_tab_offers_ha_schematics_in_a_sub_tab_drawn_when_it_first_opens():
+    """Ha et al.'s schematic figures (Figs 1, 2 and Fig 15's inset) are the Error vs −Û tab's second sub-tab:
+    nothing is drawn until it opens; then it lists those three figures only and shows Fig 1 as the registry
+    draws it (at the curves' width), once, in the compute lane (a running sweep does not hold it up); the
+    Figures tab's gallery keeps its own figure."""
+    from buviz import figures
+    from buviz.app.gallery import HA_SCHEMATICS, FigureGallery
+
+    s = SessionStore(n_train=120, cv=2, auto_sweep=False)
+    view = CurvesView(store=s)
+    tabs = view.__panel__()
+    assert tabs._names == list(CurvesView.SUB_TABS) == ["Curves", "Schematics"] and tabs.active == 0
+    gallery = view.schematics
+    assert [k for g in gallery.select.groups.values() for k in g.values()] == list(HA_SCHEMATICS)
+    assert gallery.rendered_key is None and gallery.lane == "compute"
+    tabs.active = 1
+    assert gallery.rendered_key == HA_SCHEMATICS[0] and gallery.plot.object is gallery.obj
+    drawn = (gallery.obj, figures.render(HA_SCHEMATICS[0]))
+    frames = [o.traverse(lambda el: el.dframe(), [hv.Element]) for o in drawn]
+    assert len(frames[0]) == len(frames[1]) > 0
+    for a, b in zip(*frames, strict=True):  # the same shipped sweep
+        pd.testing.assert_frame_equal(a, b)
+    first = gallery.obj
+    tabs.active, tabs.active = 0, 1  # opened again: not drawn again
+    assert gallery.obj is first
+    others = FigureGallery(store=s)
+    assert others.render() and others.rendered_key != HA_SCHEMATICS[0] and gallery.rendered_key == HA_SCHEMATICS[0]
+    s.close()
+
 # -- a new dataset starts at gamma="scale"; degenerate statuses are explained beside the numbers ---------
 @pytest.mark.parametrize("name", ["satimage", "banknote", "breast_cancer", "gmm3"])
 def test_a_new_dataset_starts_at_scikit_learns_scale_gamma_on_the_grid(name):

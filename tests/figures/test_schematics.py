@@ -146,7 +146,7 @@ def test_fig10_dbar_from_draws_follows_toy_dbar_and_u_of_y_is_uniform():
     emp = np.searchsorted(np.sort(u_pairs), u, side="right") / len(u_pairs)
     np.testing.assert_allclose(emp, ex.toy_dbar(u, 0.7), atol=0.02)
     obj = fig.build()
-    exact = [e for e in _elements(obj, hv.Curve) if e.label.startswith("D̄(u) exact")][0]
+    exact = [e for e in _elements(obj, hv.Curve) if e.label.startswith("exact (eq 8)")][0]
     uu = exact.dimension_values(0)
     np.testing.assert_allclose(exact.dimension_values(1), ex.toy_dbar(uu, 0.7))
     ucurves = [e for e in _elements(list(obj)[0], hv.Curve)]

@@ -148,6 +148,29 @@ def test_every_gallery_figure_draws_readable_frames(browser, server):
     assert "AttributeError" not in server.text()
 
 
+def _check_schematics(page, keys, width: int, scope: str) -> None:
+    """Within ``scope`` (a CSS selector), the first of ``keys`` is drawn; each other is picked and
+    rendered there; each draws readable frames inside the main area, whole on screen."""
+    for i, key in enumerate(keys):
+        if i:
+            page.locator(f"{scope} .bk-input-group:visible", has_text="Figure").locator("select").first.select_option(
+                label=menu_label(figures.REGISTRY[key]))
+            page.locator(scope).get_by_role("button", name="Render").first.click()
+        page.locator(f"{scope} .buviz-gallery-shown").get_by_text(key, exact=True).wait_for(state="visible",
+                                                                                           timeout=120_000)
+        page.wait_for_function(f"() => {{ const f = ({FRAMES_JS})(); return f.length > 0 && "
+                               "f.every(x => x.width > 0); }", timeout=60_000)
+        page.wait_for_timeout(300)
+        frames = page.evaluate(FRAMES_JS)
+        small = [(f["title"], round(f["width"]), round(f["height"])) for f in frames
+                 if f["width"] < MIN_FRAME or f["height"] < 100]
+        assert small == [], (key, small)
+        overflow = _settled_overflow(page)
+        assert overflow["page"] <= 0 and overflow["main"] <= 0, (key, overflow)
+        right = page.evaluate(RIGHT_EDGE_JS)  # the figure whole on screen, not scrolled within its box
+        assert right <= width, (key, right, width)
+
+
 @pytest.mark.parametrize("size", [(1280, 720), (1024, 768)], ids=["1280x720", "1024x768"])
 def test_the_extrapolation_schematics_fit_beside_the_sidebar(browser, server, size):
     """The Extrapolation tab's Schematics sub-tab draws Zheng et al.'s Fig 1 when it opens, within the
@@ -161,24 +184,25 @@ def test_the_extrapolation_schematics_fit_beside_the_sidebar(browser, server, si
     try:
         page.locator(".bk-tab", has_text="Extrapolation").first.click()
         page.locator(".bk-tab", has_text="Schematics").first.click(timeout=60_000)
-        for i, key in enumerate(ZHENG_SCHEMATICS):
-            if i:
-                page.locator(".bk-input-group:visible", has_text="Figure").locator("select").first.select_option(
-                    label=menu_label(figures.REGISTRY[key]))
-                page.get_by_role("button", name="Render").first.click()
-            page.locator(".buviz-gallery-shown").get_by_text(key, exact=True).wait_for(state="visible",
-                                                                                     timeout=120_000)
-            page.wait_for_function(f"() => {{ const f = ({FRAMES_JS})(); return f.length > 0 && "
-                                   "f.every(x => x.width > 0); }", timeout=60_000)
-            page.wait_for_timeout(300)
-            frames = page.evaluate(FRAMES_JS)
-            small = [(f["title"], round(f["width"]), round(f["height"])) for f in frames
-                     if f["width"] < MIN_FRAME or f["height"] < 100]
-            assert small == [], (key, small)
-            overflow = _settled_overflow(page)
-            assert overflow["page"] <= 0 and overflow["main"] <= 0, (key, overflow)
-            right = page.evaluate(RIGHT_EDGE_JS)  # the figure whole on screen, not scrolled within its box
-            assert right <= width, (key, right, width)
+        _check_schematics(page, ZHENG_SCHEMATICS, width, "body")
+        assert page.console_errors == []
+    finally:
+        close_page(page)
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1024, 768)], ids=["1280x720", "1024x768"])
+def test_has_schematics_open_in_the_curves_tab_and_fit_beside_the_sidebar(browser, server, size):
+    """The Error vs −Û tab's Schematics sub-tab draws Ha et al.'s Fig 1 when it opens, though the tab's
+    sweep is running, then Fig 2 and Fig 15's inset when picked, each within the main area with readable
+    frames (as a section below the curves, Fig 1's Bokeh grid laid out with 0 x 0 px frames)."""
+    from buviz.app.gallery import HA_SCHEMATICS
+
+    width, height = size
+    page = _open(browser, server, width, height)
+    try:
+        page.locator(".bk-tab", has_text="Error vs").first.click()
+        page.locator(".bk-tab", has_text="Schematics").first.click(timeout=60_000)
+        _check_schematics(page, HA_SCHEMATICS, width, "body")
         assert page.console_errors == []
     finally:
         close_page(page)
