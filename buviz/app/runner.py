@@ -26,7 +26,7 @@ uses one slot per kind of work, so moving a control never leaves a queue of stal
 :meth:`JobRunner.cancel` drops a slot (its session ended).
 
 *Fair share between sessions*: a session (the owner ``id`` in its slots ``(name, id)``) that used
-more than :attr:`JobRunner.budget`'s seconds of lane time in the last minute has its new requests
+more than :attr:`JobRunner.budget`'s seconds of lane CPU time in the last minute has its new requests
 queued behind every other session's (:class:`ComputeBudget`; off by default, ``buviz serve
 --session-budget``, ``BUVIZ_SESSION_BUDGET``). Nothing is refused: on a server with one user the order does not change,
 and in a class one student's 7 000-row upload or long sweep cannot make the others' γ steps wait
@@ -198,8 +198,9 @@ class ComputeBudget:
     Parameters
     ----------
     seconds : float
-        Lane time (wall-clock seconds of the session's jobs, summed over lanes) a session may use in
-        any ``window`` seconds before :meth:`over` says so. Must be positive.
+        Lane time (CPU seconds of the lane threads that ran the session's jobs, summed over lanes; not
+        the time they waited for a lock or a core) a session may use in any ``window`` seconds before
+        :meth:`over` says so. Must be positive.
     window : float, default=60.0
         Length of the sliding window, in seconds.
     clock : callable, default=time.monotonic
@@ -375,23 +376,37 @@ class JobRunner:
                 user = lane == "compute" and prio in (USER, USER + OVER_BUDGET)
                 if user:
                     self.busy.set()
-                start = time.monotonic()
+                spent = [0.0]
                 try:
                     if lane in self._locked:
                         with RUN_LOCK:
-                            job.run()
+                            _run_timed(job, spent)
                     else:
-                        job.run()
+                        _run_timed(job, spent)
                 finally:
                     if user:
                         self.busy.clear()
                     owner = _owner(job.slot)
                     if self.budget is not None and owner is not None:
-                        self.budget.charge(owner, time.monotonic() - start)
+                        self.budget.charge(owner, spent[0])
                 if job.status == "done":
                     self.completed += 1
             finally:
                 q.task_done()
+
+
+def _run_timed(job: Job, spent: list[float]) -> None:
+    """Run ``job``, adding to ``spent[0]`` the CPU seconds the calling lane thread used for it
+    (``time.thread_time``): what a session is charged (:class:`ComputeBudget`). Wall-clock time would
+    charge a session for waiting: for :data:`RUN_LOCK` while another session's job holds it, and for a
+    core while the server is loaded, so that every session's γ step cost more the busier the class was.
+    Work done in other threads for the job (a multithreaded BLAS product's helpers) is not counted;
+    libsvm's fits, which dominate the largest jobs (an uploaded table's statuses), run in this thread."""
+    start = time.thread_time()
+    try:
+        job.run()
+    finally:
+        spent[0] += time.thread_time() - start
 
 
 def _lower_thread_priority(increment: int) -> None:

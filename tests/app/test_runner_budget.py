@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -69,14 +70,35 @@ def test_a_session_over_its_share_queues_behind_the_other_sessions_but_keeps_its
     ]) == ["student step", "other prefetch"]
 
 
-def test_the_lane_time_of_each_job_is_charged_to_its_session():
+def _busy(seconds: float) -> None:
+    """Use ``seconds`` of this thread's CPU time."""
+    start = time.thread_time()
+    while time.thread_time() - start < seconds:
+        pass
+
+
+def test_the_cpu_time_of_each_job_is_charged_to_its_session_and_waiting_is_not():
     runner = JobRunner(budget=ComputeBudget(20.0))
     gate = threading.Event()
-    job = runner.submit(lambda job: gate.wait(0.3), slot=("snapshot", "s1"))
-    shared = runner.submit(lambda job: gate.wait(0.3), label="a shared sweep")  # nobody's: not charged
-    assert job.wait(10) and shared.wait(10)
+    job = runner.submit(lambda job: _busy(0.3), slot=("snapshot", "s1"))
+    idle = runner.submit(lambda job: gate.wait(0.5), slot=("snapshot", "s2"))  # waits, uses no CPU
+    shared = runner.submit(lambda job: _busy(0.1), label="a shared sweep")  # nobody's: not charged
+    assert job.wait(10) and idle.wait(10) and shared.wait(10)
     assert 0.25 < runner.budget.used("s1") < 5.0
+    assert runner.budget.used("s2") < 0.1  # wall-clock would charge it 0.5 s
     assert not job.over_budget and OVER_BUDGET > PREFETCH
+
+
+def test_a_job_waiting_for_the_run_lock_is_not_charged_for_the_wait():
+    """A locked lane's job that waits while another holds the run lock is charged only its own run."""
+    from buviz.app.runner import RUN_LOCK
+
+    runner = JobRunner(budget=ComputeBudget(20.0), locked=("compute",))
+    with RUN_LOCK:  # another session's job holds it for 0.5 s
+        job = runner.submit(lambda job: _busy(0.05), slot=("snapshot", "s1"))
+        time.sleep(0.5)
+    assert job.wait(10)
+    assert 0.04 < runner.budget.used("s1") < 0.3
 
 
 @pytest.mark.parametrize(("value", "seconds"), [("", None), ("20", 20.0), ("7.5", 7.5), ("0", None)])
