@@ -44,13 +44,17 @@ def coverage_text(level: float = 0.9) -> str:
     c = c[np.isclose(c.level, level)]
     parts = []
     for r in c[c.dataset == "telugu"].itertuples():
-        parts.append(f"Telugu {r.setting} 20 → 400 classes: {r.coverage:.2f} of {r.n} "
+        parts.append(f"Telugu {TELUGU_NAMES.get(r.setting, r.setting)} 20 → 400 classes: {r.coverage:.2f} of {r.n} "
                      f"(range alone {r.range_coverage:.2f}, mean width {r.mean_width:.2f})")
     for s, g in c[c.dataset == "omniglot"].groupby("setting", sort=False):
         cells = ", ".join(f"K1 = {int(r.k1)}: {r.coverage:.2f} (width {r.mean_width:.2f})" for r in g.itertuples())
         name = REPRESENTATION_NAMES.get(s, s)
         parts.append(f"Omniglot {name} → 1623 over {int(g.n.iloc[0])} subsamples each, {cells}")
     return f"coverage at level {level:g}: " + "; ".join(parts)
+
+
+#: The Telugu classifiers of the interval benchmark, by their table name (Table 1 of Zheng et al.).
+TELUGU_NAMES = {"nb": "naive Bayes", "logistic": "logistic regression", "svm": "linear SVM", "cnn": "CNN"}
 
 
 def _intervals(g: pd.DataFrame, x: np.ndarray, kdim: str) -> list:
@@ -72,7 +76,7 @@ def _intervals(g: pd.DataFrame, x: np.ndarray, kdim: str) -> list:
 class ExtrapolationIntervals(PaperFigure):
     """Intervals for AGA_K (identifiability range + jackknife error) against the measured truth
 
-    Left: the 50 Telugu subsets (20 of 400 classes, naive Bayes), sorted by the ClassExReg estimate
+    Left: the 50 Telugu subsets (20 of 400 classes, one classifier), sorted by the ClassExReg estimate
     (dots); middle: the Omniglot subsamples of one representation and drawer seed at K1 = 50…800; the
     measured truth dashed, intervals that hold it blue, those that miss it vermilion. Right: Omniglot
     coverage by K1 over all seeds against the nominal level (dashed).
@@ -85,19 +89,23 @@ class ExtrapolationIntervals(PaperFigure):
     representation = param.Selector(default="pixels", objects=list(REPRESENTATION_NAMES),
                                     doc="Omniglot representation drawn")
     seed = param.Integer(0, bounds=(0, 5), doc="Omniglot drawer seed drawn")
+    classifier = param.Selector(default="nb", objects=list(TELUGU_NAMES), doc="Telugu classifier drawn")
 
     def build(self) -> hv.Layout:
         rep, cov = load_table("replicates"), load_table("coverage")
         rep, cov = rep[np.isclose(rep.level, self.level)], cov[np.isclose(cov.level, self.level)]
         panels = []
-        tel = rep[rep.dataset == "telugu"].sort_values("estimate")
+        tel = rep[(rep.dataset == "telugu") & (rep.setting == self.classifier)].sort_values("estimate")
+        if tel.empty and (rep.dataset == "telugu").any():
+            raise ValueError(f"classifier: no shipped Telugu intervals for {self.classifier!r}")
         if not tel.empty:
-            c = cov[cov.dataset == "telugu"].iloc[0]
+            c = cov[(cov.dataset == "telugu") & (cov.setting == self.classifier)].iloc[0]
             layers = _intervals(tel, np.arange(len(tel), dtype=float), "subset (by estimate)")
             truth = hv.HLine(float(tel.truth.iloc[0]), label="truth")
             layers.append(style.opts(truth, color=TRUTH, line_dash="dashed"))
             panels.append(style.opts(hv.Overlay(layers), legend_position="bottom_right", ylim=(0.0, 1.0),
-                                     title=f"Telugu, naive Bayes, 20 → 400: coverage {c.coverage:.2f}"))
+                                     title=f"Telugu, {TELUGU_NAMES[self.classifier]}, 20 → 400: coverage "
+                                           f"{c.coverage:.2f}"))
         om = rep[(rep.dataset == "omniglot") & (rep.setting == self.representation) & (rep.seed == self.seed)]
         if om.empty:
             raise ValueError(f"seed: no shipped intervals for representation {self.representation!r}, seed {self.seed}")

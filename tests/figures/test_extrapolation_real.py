@@ -138,3 +138,27 @@ def test_table1_caption_says_how_each_matrix_was_chosen_and_nb_row_is_buvizs_own
     assert e.loc["Naive Bayes", "ÂGA paper"] == pytest.approx(0.858 - 0.601)  # the paper's δ, on its own truth
     for name in ("Logistic", "SVM", "ε-NN", "Deep neural net"):
         assert t.loc[name, "our numbers from"].startswith("authors' matrix")
+
+
+@pytest.mark.parametrize("classifier", ["nb", "logistic", "svm"])
+def test_the_intervals_figure_draws_one_telugu_classifier_with_its_measured_coverage(classifier):
+    """The intervals figure's Telugu panel holds the 50 subsets of the classifier asked for, their intervals
+    and estimates as shipped (not the three classifiers' 150 mixed), its truth, and that classifier's coverage
+    in the title; the caption states every Telugu classifier's coverage."""
+    from buviz.figures import extrapolation_intervals as xi
+
+    rep, cov = xi.load_table("replicates"), xi.load_table("coverage")
+    want = rep[(rep.dataset == "telugu") & (rep.setting == classifier) & np.isclose(rep.level, 0.9)]
+    assert len(want) == 50
+    panel = list(figures.render("extrapolation_intervals", classifier=classifier))[0]
+    dots = [el for el in panel if isinstance(el, hv.Scatter)][0]
+    np.testing.assert_allclose(dots.dimension_values(1), np.sort(want.estimate.to_numpy(float)))
+    bars = [el for el in panel if isinstance(el, hv.ErrorBars)]
+    assert sum(len(b) for b in bars) == 50
+    truth = [el for el in panel if isinstance(el, hv.HLine)][0]
+    assert truth.data == pytest.approx(want.truth.iloc[0])
+    c = cov[(cov.dataset == "telugu") & (cov.setting == classifier) & np.isclose(cov.level, 0.9)].iloc[0]
+    assert panel.opts.get().kwargs["title"].endswith(f"coverage {c.coverage:.2f}")
+    assert xi.TELUGU_NAMES[classifier] in panel.opts.get().kwargs["title"]
+    text = xi.coverage_text(0.9)
+    assert all(f"Telugu {xi.TELUGU_NAMES[s]} 20 → 400" in text for s in set(cov[cov.dataset == "telugu"].setting))
