@@ -38,9 +38,10 @@ per class used for $\hat{\mathcal I}^{\ast}$ (Fig 13: $K$ = 3 … 40 and AIC). F
 
 
 class CurvesView(TabView):
-    """Tab 4: errors and −Û over the sweep (twin axes), a marker at the current status, tap to select;
-    an :class:`~buviz.plots.displays.ErrorCurvesDisplay` (a new sweep row feeds the curves, a status
-    step moves the markers only)."""
+    """Tab 4: its *Curves* sub-tab, errors and −Û over the sweep (twin axes), a marker at the current
+    status, tap to select; an :class:`~buviz.plots.displays.ErrorCurvesDisplay` (a new sweep row feeds
+    the curves, a status step moves the markers only). Its *Schematics* sub-tab: Ha et al.'s schematic
+    figures (:data:`buviz.app.gallery.HA_SCHEMATICS`)."""
 
     twin_y = True  # export: errors on the left axis, −Û on the right
     export_size = (11.0, 4.5)
@@ -74,7 +75,6 @@ class CurvesView(TabView):
 
     #: The sub-tabs: the sweep's curves, and Ha et al.'s schematic figures (Figs 1, 2 and Fig 15's inset)
     SUB_TABS = ("Curves", "Schematics")
-
 
     def _x(self, s):
         return "log2_gamma" if s is None or s.settings["classifier"] == "SVM" else "epoch"

@@ -34,7 +34,8 @@ ZHENG_SCHEMATICS = ("extrapolation_fig1", "extrapolation_fig2", "extrapolation_f
                     "extrapolation_fig9", "extrapolation_fig10")
 #: Ha et al.'s schematic figures, each drawn from a real computation: Fig 1 (selecting a classifier by a
 #: metric, on a shipped γ sweep), Fig 2 (the two local-uncertainty functions, eqs 9 and 37) and
-#: Fig 15's inset (histograms of f(x; Λ) = g_1 − g_2). The *Error vs −Û* tab offers them in a card.
+#: Fig 15's inset (histograms of f(x; Λ) = g_1 − g_2). The *Error vs −Û* tab's *Schematics* sub-tab
+#: offers them.
 HA_SCHEMATICS = ("uncertainty_fig1", "uncertainty_fig2", "uncertainty_fig15_histogram")
 
 #: Group titles of the figure selector.
