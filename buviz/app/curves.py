@@ -67,10 +67,10 @@ class CurvesView(TabView):
         self.restart.on_click(lambda e: self.store.start_sweep(force=True))
         self.download = sweep_download(self.store)
         #: Ha et al.'s schematic figures (Fig 1: selection by a metric, what this tab does), in the
-        #: *Schematics* sub-tab, which draws the first when it first opens; each takes about 0.1 s, so they
-        #: are drawn in the compute lane, not behind the sweep this tab starts
+        #: *Schematics* sub-tab, which draws Fig 1 when it first opens: about 0.1 s, in the compute lane,
+        #: not behind the sweep this tab starts (Render uses the heavy lane)
         self.schematics = FigureGallery(store=self.store, keys=list(HA_SCHEMATICS), result="ha-schematic",
-                                        screen_width=self._CURVES["width"], lane="compute")
+                                        screen_width=self._CURVES["width"], first_lane="compute")
         self._follow_when_open(self._follow, "snapshot", "sweep_table")
 
     #: The sub-tabs: the sweep's curves, and Ha et al.'s schematic figures (Figs 1, 2 and Fig 15's inset)

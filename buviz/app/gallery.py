@@ -156,9 +156,12 @@ class FigureGallery(pn.viewable.Viewer):
     screen_width : int, optional
         The widest the figure is drawn on screen (px), at its export's height
         (:func:`render_within`); default: at its export size.
-    lane : {"heavy", "compute"}, default="heavy"
-        The runner lane of the renders: ``compute`` for quick figures, which then never wait behind a
-        running sweep (Ha et al.'s schematics in the *Error vs −Û* tab, which starts one).
+    first_lane : {"heavy", "compute"}, default="heavy"
+        The runner lane of the first drawing (:meth:`render_once`): ``compute`` where the first figure at
+        its default parameters takes a fraction of a second, so that it never waits behind a running sweep
+        (Ha et al.'s Fig 1 in the *Error vs −Û* tab, which starts one). *Render* always uses the heavy
+        lane: with parameters of the user's choosing a figure may fit for minutes, which in the compute lane
+        would hold up every session's γ steps.
     """
 
     figure = param.Selector(default="discrete_fig2", objects=list(figures.REGISTRY), doc="figure shown")
@@ -169,9 +172,9 @@ class FigureGallery(pn.viewable.Viewer):
                                  doc="Widest the figure is drawn on screen (px; None: at its export size)")
     store = param.ClassSelector(class_=SessionStore, default=None, precedence=-1,
                                 doc="The session's store, which renders the figure in the background")
-    lane = param.Selector(default="heavy", objects=["compute", "heavy"], constant=True, doc=(
-        "The store's runner lane the figure is rendered in: ``heavy`` (default) beside sweeps and other long "
-        "jobs; ``compute`` for figures of a fraction of a second, which then need not wait for a sweep"))
+    first_lane = param.Selector(default="heavy", objects=["compute", "heavy"], constant=True, doc=(
+        "The runner lane of the first drawing (render_once): ``compute`` for a first figure of a fraction of "
+        "a second, which then need not wait for a sweep; Render always uses the heavy lane"))
 
     def __init__(self, **params):
         keys = params.get("keys")
@@ -307,11 +310,11 @@ class FigureGallery(pn.viewable.Viewer):
             self.table.object, self.table.visible = "", False
             self.plot.object, self.plot_box.visible = obj, True  # at its export size (figures.render)
 
-    def render(self, *, blocking: bool | None = None) -> bool:
-        """Build the chosen figure with the widgets' values (in the background, in lane ``self.lane``, through the
-        store, which keeps it as ``results[self.result]``) and show it; on failure keep the last figure and
-        show the error. ``blocking`` (default: when not served) waits for it (a served session refuses
-        True). Returns whether it rendered (blocking) or was submitted."""
+    def render(self, *, blocking: bool | None = None, lane: str = "heavy") -> bool:
+        """Build the chosen figure with the widgets' values (in the background, in runner lane ``lane``,
+        through the store, which keeps it as ``results[self.result]``) and show it; on failure keep the last
+        figure and show the error. ``blocking`` (default: when not served) waits for it (a served session
+        refuses True). Returns whether it rendered (blocking) or was submitted."""
         if self.rendering:
             return False
         if out_of_range(self.values_of):
@@ -319,14 +322,14 @@ class FigureGallery(pn.viewable.Viewer):
             return False
         key = self.figure
         job = self.store.request(self.result, functools.partial(render_within, key, self.screen_width, **self.values()),
-                                 lane=self.lane, label=f"figure {key}", blocking=blocking, publish=True, key=key)
+                                 lane=lane, label=f"figure {key}", blocking=blocking, publish=True, key=key)
         return job.status == "done" or not job.finished  # waited for and built, or submitted
 
     def render_once(self) -> None:
         """Draw the chosen figure if none has been drawn nor is being drawn: what a tab or card that holds
         the gallery calls when it first opens (opened again, it shows what it has)."""
         if self.rendered_key is None and not self.rendering:
-            self.render()
+            self.render(lane=self.first_lane)
 
     def _on_render(self, event=None) -> None:
         self.render()

@@ -26,7 +26,7 @@ uses one slot per kind of work, so moving a control never leaves a queue of stal
 :meth:`JobRunner.cancel` drops a slot (its session ended).
 
 *Fair share between sessions*: a session (the owner ``id`` in its slots ``(name, id)``) that used
-more than :attr:`JobRunner.budget`'s seconds of lane CPU time in the last minute has its new requests
+more than :attr:`JobRunner.budget`'s seconds of lane time in the last minute has its new requests
 queued behind every other session's (:class:`ComputeBudget`; off by default, ``buviz serve
 --session-budget``, ``BUVIZ_SESSION_BUDGET``). Nothing is refused: on a server with one user the order does not change,
 and in a class one student's 7 000-row upload or long sweep cannot make the others' γ steps wait
@@ -66,10 +66,11 @@ USER, PREFETCH = 0, 1
 #: and its prefetch queue behind every other session's, in the same order among themselves.
 OVER_BUDGET = 2
 #: Default lane seconds a session may use per minute before its requests go behind the others'
-#: (``BUVIZ_SESSION_BUDGET``): 0, the fair share is off unless a lecturer sets it. Lane time is
-#: wall-clock time, which a saturated machine inflates for every session alike; in the suite's load
-#: test (20 browsers and a hostile student on 2 cores) a budget of 20 s put ordinary sessions over it
-#: and one session's last change landed more than 60 s late, while with it off all 20 ended on time.
+#: (``BUVIZ_SESSION_BUDGET``): 0, the fair share is off unless a lecturer sets it. Counting wall-clock
+#: time, in the suite's load test (20 browsers and a hostile student on 2 cores) a budget of 20 s put
+#: ordinary sessions over it and one session's last change landed more than 60 s late; counting the
+#: compute lane's CPU time, one run ended right but with a server time per change of p90 41 s, against
+#: 2-20 s in three runs without it (docs/deployment.md): it has not been shown to help.
 SESSION_BUDGET_S = 0.0
 #: The lanes of :data:`RUNNER` (see the module docstring).
 LANES = ("compute", "prefetch", "heavy")
@@ -198,9 +199,10 @@ class ComputeBudget:
     Parameters
     ----------
     seconds : float
-        Lane time (CPU seconds of the lane threads that ran the session's jobs, summed over lanes; not
-        the time they waited for a lock or a core) a session may use in any ``window`` seconds before
-        :meth:`over` says so. Must be positive.
+        Lane time a session may use in any ``window`` seconds before :meth:`over` says so, summed over
+        lanes: the CPU seconds of the lane thread for jobs that work in it, wall-clock seconds for jobs
+        that hand work to worker processes (:class:`JobRunner`'s ``in_thread``); never the wait for
+        :data:`RUN_LOCK`. Must be positive.
     window : float, default=60.0
         Length of the sliding window, in seconds.
     clock : callable, default=time.monotonic
@@ -278,11 +280,18 @@ class JobRunner:
         ``"prefetch"`` lane).
     budget : ComputeBudget or None
         The sessions' fair share (module docstring); None: first come first served by priority.
+    in_thread : tuple of str
+        Lanes whose jobs do their work in the lane's own thread (snapshots, uploads, prefetch): a
+        session is charged their CPU seconds (``time.thread_time``). The other lanes' jobs hand work to
+        worker processes (the heavy lane's sweeps run joblib workers), which a thread's CPU time would
+        miss: they are charged wall-clock seconds, counted from when the job holds :data:`RUN_LOCK`.
     """
 
     def __init__(self, lanes: tuple[str, ...] = LANES, locked: tuple[str, ...] = ("heavy",),
-                 budget: ComputeBudget | None = None, niceness: dict[str, int] | None = None):
+                 budget: ComputeBudget | None = None, niceness: dict[str, int] | None = None,
+                 in_thread: tuple[str, ...] = ("compute", "prefetch")):
         self.budget = budget
+        self._in_thread = set(in_thread)
         self.niceness = {"prefetch": PREFETCH_NICENESS} if niceness is None else dict(niceness)
         self._queues = {lane: queue.PriorityQueue() for lane in lanes}
         self._threads: dict[str, threading.Thread] = {}
@@ -376,13 +385,13 @@ class JobRunner:
                 user = lane == "compute" and prio in (USER, USER + OVER_BUDGET)
                 if user:
                     self.busy.set()
-                spent = [0.0]
+                spent, clock = [0.0], time.thread_time if lane in self._in_thread else time.monotonic
                 try:
                     if lane in self._locked:
                         with RUN_LOCK:
-                            _run_timed(job, spent)
+                            _run_timed(job, spent, clock)
                     else:
-                        _run_timed(job, spent)
+                        _run_timed(job, spent, clock)
                 finally:
                     if user:
                         self.busy.clear()
@@ -395,18 +404,19 @@ class JobRunner:
                 q.task_done()
 
 
-def _run_timed(job: Job, spent: list[float]) -> None:
-    """Run ``job``, adding to ``spent[0]`` the CPU seconds the calling lane thread used for it
-    (``time.thread_time``): what a session is charged (:class:`ComputeBudget`). Wall-clock time would
-    charge a session for waiting: for :data:`RUN_LOCK` while another session's job holds it, and for a
-    core while the server is loaded, so that every session's γ step cost more the busier the class was.
-    Work done in other threads for the job (a multithreaded BLAS product's helpers) is not counted;
-    libsvm's fits, which dominate the largest jobs (an uploaded table's statuses), run in this thread."""
-    start = time.thread_time()
+def _run_timed(job: Job, spent: list[float], clock: Callable[[], float]) -> None:
+    """Run ``job``, adding to ``spent[0]`` the seconds of ``clock`` it took: what a session is charged
+    (:class:`ComputeBudget`). For a job working in the lane's thread the clock is ``time.thread_time``,
+    its CPU seconds: wall-clock time would also charge the session for waiting for a core while the
+    server is loaded, so that every session's γ step cost more the busier the class was. Work done in
+    other threads for such a job (a multithreaded BLAS product's helpers) is not counted; libsvm's fits,
+    which dominate the largest of them (an uploaded table's statuses), run in this thread. Either way the
+    wait for :data:`RUN_LOCK` is not charged: the clock starts once the job holds it."""
+    start = clock()
     try:
         job.run()
     finally:
-        spent[0] += time.thread_time() - start
+        spent[0] += clock() - start
 
 
 def _lower_thread_priority(increment: int) -> None:

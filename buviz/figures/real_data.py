@@ -30,7 +30,7 @@ from buviz.plots import real_data as rplots
 from buviz.plots import style
 from buviz.verdicts import READINGS, reading_column
 
-__all__ = ["FIGURES", "TITLES", "PAPER_ORDER", "SHORT_READINGS", "argmin_table", "VERDICTS",
+__all__ = ["FIGURES", "TITLES", "PAPER_ORDER", "SHORT_READINGS", "argmin_table", "shipped_table", "VERDICTS",
            "verdict_summary", "write_generated"]
 
 #: The real-data figures registered (those whose tables are shipped), in the paper's order.
@@ -577,10 +577,29 @@ def verdict_summary() -> str:
     return "\n".join(lines)
 
 
+def shipped_table() -> str:
+    """The "What is shipped" table of docs/real_data.md, in Markdown: for each table of
+    :data:`buviz.reproduce.TABLES`, what it holds and the datasets shipped with their seeds (a seed is in
+    a table only when all its cells are).
+
+    Returns
+    -------
+    str
+    """
+    rows = ["| table | holds | datasets (seeds) |", "|---|---|---|"]
+    for spec in reproduce.TABLES.values():
+        seeds = {n: reproduce.seeds_of(reproduce.load_table(spec.name, n)) for n in spec.datasets
+                 if reproduce.has_table(spec.name, n)}
+        shipped = [f"{TITLES.get(n, n)} (seeds {', '.join(map(str, ss))})" for n, ss in seeds.items()]
+        rows.append(f"| `{spec.name}` | {spec.doc} | {'; '.join(shipped) or 'none'} |")
+    return "\n".join(rows)
+
+
 def write_generated(path) -> None:
     """Rewrite the generated parts of docs/real_data.md from the shipped tables: the captions list
-    (lines ``- **uncertainty_figN**: ...``), the per-dataset table (:func:`argmin_table`) and the verdicts
-    between ``<!-- verdicts:start -->`` and ``<!-- verdicts:end -->`` (:func:`verdict_summary`).
+    (lines ``- **uncertainty_figN**: ...``), the "What is shipped" table (:func:`shipped_table`), the
+    per-dataset table (:func:`argmin_table`) and the verdicts between ``<!-- verdicts:start -->`` and
+    ``<!-- verdicts:end -->`` (:func:`verdict_summary`).
 
     Parameters
     ----------
@@ -596,9 +615,10 @@ def write_generated(path) -> None:
     new_caps = [f"- **{c.key}**: {c.description}" for c in FIGURES if c.kind == "figure"]
     if caps:
         lines[caps[0]:caps[-1] + 1] = new_caps
-    start = next(i for i, line in enumerate(lines) if line.startswith("| dataset |"))
-    end = next(i for i in range(start, len(lines) + 1) if i == len(lines) or not lines[i].startswith("|"))
-    lines[start:end] = argmin_table().split("\n")
+    for head, table in (("| table | holds |", shipped_table), ("| dataset |", argmin_table)):
+        start = next(i for i, line in enumerate(lines) if line.startswith(head))
+        end = next(i for i in range(start, len(lines) + 1) if i == len(lines) or not lines[i].startswith("|"))
+        lines[start:end] = table().split("\n")
     a, b = lines.index("<!-- verdicts:start -->"), lines.index("<!-- verdicts:end -->")
     lines[a + 1:b] = verdict_summary().split("\n")
     path.write_text("\n".join(lines), encoding="utf-8")

@@ -475,14 +475,17 @@ def test_curves_tab_hosts_the_cases_panel_of_the_sweep_table():
     s.close()
 
 
-
 def test_the_curves_tab_offers_ha_schematics_in_a_sub_tab_drawn_when_it_first_opens():
     """Ha et al.'s schematic figures (Figs 1, 2 and Fig 15's inset) are the Error vs −Û tab's second sub-tab:
     nothing is drawn until it opens; then it lists those three figures only and shows Fig 1 as the registry
-    draws it (at the curves' width), once, in the compute lane (a running sweep does not hold it up); the
-    Figures tab's gallery keeps its own figure."""
+    draws it (at the curves' width), once, without waiting for the heavy lane (where the tab's sweep runs);
+    Render uses the heavy lane; the Figures tab's gallery keeps its own figure."""
+    import threading
+    import time
+
     from buviz import figures
     from buviz.app.gallery import HA_SCHEMATICS, FigureGallery
+    from buviz.app.runner import RUNNER
 
     s = SessionStore(n_train=120, cv=2, auto_sweep=False)
     view = CurvesView(store=s)
@@ -490,9 +493,24 @@ def test_the_curves_tab_offers_ha_schematics_in_a_sub_tab_drawn_when_it_first_op
     assert tabs._names == list(CurvesView.SUB_TABS) == ["Curves", "Schematics"] and tabs.active == 0
     gallery = view.schematics
     assert [k for g in gallery.select.groups.values() for k in g.values()] == list(HA_SCHEMATICS)
-    assert gallery.rendered_key is None and gallery.lane == "compute"
-    tabs.active = 1
-    assert gallery.rendered_key == HA_SCHEMATICS[0] and gallery.plot.object is gallery.obj
+    assert gallery.rendered_key is None
+    held = threading.Event()
+    safety = threading.Timer(60, held.set)
+    safety.start()
+    try:
+        RUNNER.submit(lambda job: held.wait(60), lane="heavy", label="a sweep holding the heavy lane")
+        t0 = time.monotonic()
+        tabs.active = 1
+        assert gallery.rendered_key == HA_SCHEMATICS[0] and time.monotonic() - t0 < 30
+        gallery.figure = HA_SCHEMATICS[1]
+        assert gallery.render(blocking=False) and gallery.rendering  # Render: queued behind the heavy lane
+    finally:
+        held.set()
+        safety.cancel()
+    s.link.wait(30)  # not served: the delivery waits for the link's flush
+    assert gallery.rendered_key == HA_SCHEMATICS[1] and not gallery.rendering
+    gallery.figure = HA_SCHEMATICS[0]
+    assert gallery.render() and gallery.plot.object is gallery.obj
     drawn = (gallery.obj, figures.render(HA_SCHEMATICS[0]))
     frames = [o.traverse(lambda el: el.dframe(), [hv.Element]) for o in drawn]
     assert len(frames[0]) == len(frames[1]) > 0

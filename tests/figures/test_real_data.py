@@ -1,6 +1,7 @@
 """The real-data figures of Ha et al. (2021): registered from the shipped tables, drawn from their values,
 captions that say what the tables show."""
 
+import io
 import re
 import zipfile
 from pathlib import Path
@@ -349,3 +350,25 @@ def test_renders_from_tables_without_computing(key, monkeypatch):
     monkeypatch.setattr(reproduce, "sweep_cell", refuse)
     obj = figures.render(key)
     assert obj is not None
+
+
+def test_real_data_doc_lists_what_is_shipped_as_the_tables_hold_it():
+    """docs/real_data.md's "What is shipped" table is :func:`real_data.shipped_table`; each (set, seed) it
+    lists has rows in that set's CSV, and each γ sweep seed listed has all 31 γ of the grid."""
+    lines = _real_data_doc().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| table | holds |"))
+    end = next(i for i in range(start, len(lines) + 1) if i == len(lines) or not lines[i].startswith("|"))
+    assert "\n".join(lines[start:end]) == real_data.shipped_table()
+    titles = {v: k for k, v in real_data.TITLES.items()}
+    for row in _markdown_table(real_data.shipped_table(), "table"):
+        table = row[0].strip("`")
+        for entry in row[2].split("; "):
+            title, seeds = re.fullmatch(r"(.+) \(seeds ([\d, ]+)\)", entry).groups()
+            name = titles[title]
+            path = reproduce.tables_dir() / f"{table}_{name}.csv"
+            t = pd.read_csv(io.StringIO(path.read_text(encoding="utf-8")))
+            listed = [int(s) for s in seeds.split(", ")]
+            assert set(listed) <= set(t["seed"].astype(int)), (table, name)
+            if table == "svm_gamma":
+                for s in listed:
+                    assert t.loc[t.seed == s, "log2_gamma"].nunique() == len(reproduce.LOG2_GAMMAS), (name, s)
