@@ -11,7 +11,7 @@ import panel as pn
 
 from buviz.app._panel_compat import WrappingRow
 from buviz.app.export import export_buttons, sweep_download
-from buviz.app.gallery import HA_SCHEMATICS, FigureGallery
+from buviz.app.gallery import HA_SCHEMATICS, SCHEMATICS_TAB, FigureGallery
 from buviz.app.mathmd import math_markdown
 from buviz.app.viewbase import TabView, _with_tap, math_dollars
 from buviz.plots import cases as pcases
@@ -74,7 +74,7 @@ class CurvesView(TabView):
         self._follow_when_open(self._follow, "snapshot", "sweep_table")
 
     #: The sub-tabs: the sweep's curves, and Ha et al.'s schematic figures (Figs 1, 2 and Fig 15's inset)
-    SUB_TABS = ("Curves", "Schematics")
+    SUB_TABS = ("Curves", SCHEMATICS_TAB)
 
     def _x(self, s):
         return "log2_gamma" if s is None or s.settings["classifier"] == "SVM" else "epoch"
@@ -172,10 +172,7 @@ class CurvesView(TabView):
         )
         # a sub-tab, not a section below the notes: a Bokeh grid of plots added there laid out with empty
         # frames (0 x 0 px in Chromium, Fig 1 at any width), as it does not in a tab of its own
-        tabs = pn.Tabs(*zip(self.SUB_TABS, (curves, self.schematics.stacked()), strict=True), dynamic=True,
-                       sizing_mode="stretch_width")
-        tabs.param.watch(lambda e: e.new == 1 and self.schematics.render_once(), "active")
-        return tabs
+        return self.schematics.schematics_tabs((self.SUB_TABS[0], curves))
 
 
 class SensitivityView(TabView):

@@ -324,17 +324,8 @@ class ExtrapolationView(pn.viewable.Viewer):
                         self._table_note, self._table, pn.pane.Markdown(_EXT_MD, **notes))
         peer = pn.Column(self.alerts["peer"], self.peer_pane, self.peer_table,
                          pn.pane.Markdown(_PEER_MD, **notes))
-        sub_tabs = [("Toy model", toy), ("Extrapolation", ext), ("ClassEx comparison", peer),
-                    ("Schematics", self.schematics.stacked())]
-        tabs = pn.Tabs(*sub_tabs, dynamic=True, sizing_mode="stretch_width")
-        schematics = [name for name, _ in sub_tabs].index("Schematics")
-        tabs.param.watch(lambda event: self._on_sub_tab(event.new == schematics), "active")
-        return tabs
-
-    def _on_sub_tab(self, schematics_opened: bool) -> None:
-        """The Schematics sub-tab opened: its first figure is drawn (once; under a second to three)."""
-        if schematics_opened:
-            self.schematics.render_once()
+        # the Schematics sub-tab draws its first figure when it first opens (under a second to three)
+        return self.schematics.schematics_tabs(("Toy model", toy), ("Extrapolation", ext), ("ClassEx comparison", peer))
 
     def __panel__(self):
         return pn.Row(pn.Column(self.controls(), width=330), self.main())

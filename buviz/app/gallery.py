@@ -37,6 +37,8 @@ ZHENG_SCHEMATICS = ("extrapolation_fig1", "extrapolation_fig2", "extrapolation_f
 #: Fig 15's inset (histograms of f(x; Λ) = g_1 − g_2). The *Error vs −Û* tab's *Schematics* sub-tab
 #: offers them.
 HA_SCHEMATICS = ("uncertainty_fig1", "uncertainty_fig2", "uncertainty_fig15_histogram")
+#: Name of the sub-tab that holds a paper's schematics (:meth:`FigureGallery.schematics_tabs`).
+SCHEMATICS_TAB = "Schematics"
 
 #: Group titles of the figure selector.
 PAPER_TITLES = {"uncertainty": "Boundary uncertainty (Ha et al. 2021)",
@@ -377,6 +379,15 @@ class FigureGallery(pn.viewable.Viewer):
         selector, Render and exports beside the figure's parameters, then :meth:`main`."""
         return pn.Column(pn.Row(pn.Column(self.select, self.render_button, self.downloads, width=320),
                                 pn.Column(self.param_pane, width=300)), self.main(), sizing_mode="stretch_width")
+
+    def schematics_tabs(self, *others: tuple[str, object]) -> pn.Tabs:
+        """Dynamic sub-tabs: ``others`` ((name, panel) pairs), then this gallery (:meth:`stacked`) as
+        *Schematics*, which draws its figure when it first opens (:meth:`render_once`). The tabs that hold
+        a paper's schematics (Extrapolation, Error vs −Û) are built by this one method."""
+        tabs = pn.Tabs(*others, (SCHEMATICS_TAB, self.stacked()), dynamic=True, sizing_mode="stretch_width")
+        last = len(others)
+        tabs.param.watch(lambda event: event.new == last and self.render_once(), "active")
+        return tabs
 
     def __panel__(self):
         return pn.Row(pn.Column(self.controls(), width=320), self.main())
