@@ -337,6 +337,7 @@ def _quantiles(xs: list[float]) -> str:
             f"max {xs[-1]:.2f} s")
 
 
+@pytest.mark.timeout(2400)  # 20 browsers and the hostile student share two cores: about 4 min, 300 s waits
 def test_concurrent_sessions(tmp_path):
     require_browser()
     server = Server(tmp_path, *CLASSROOM_FLAGS)
