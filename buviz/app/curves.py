@@ -69,7 +69,7 @@ class CurvesView(TabView):
         #: Ha et al.'s schematic figures (Fig 1: selection by a metric, what this tab does), in the
         #: *Schematics* sub-tab, which draws Fig 1 when it first opens: about 0.1 s, in the compute lane,
         #: not behind the sweep this tab starts (Render uses the heavy lane)
-        self.schematics = FigureGallery(store=self.store, keys=list(HA_SCHEMATICS), result="ha-schematic",
+        self.schematics = FigureGallery(bus=self.store.bus, keys=list(HA_SCHEMATICS), result="ha-schematic",
                                         screen_width=self._CURVES["width"], first_lane="compute")
         self._follow_when_open(self._follow, "snapshot", "sweep_table")
 

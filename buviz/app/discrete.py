@@ -1,7 +1,8 @@
 """Panel view: optimal error estimates in the discrete case (V. M. Nedelko, "Estimating the Quality
 of Classifiers in the Discrete Case", 2009). The tables, curves and Monte Carlo are computed by
-:mod:`buviz.app.tasks` (one cache) through the session's store, which holds them as its outputs
-(``results["discrete"]``, ``results["monte-carlo"]``); the view asks for them and updates displays
+:mod:`buviz.app.tasks` (one cache) on the session's job bus, each in a result store of its own
+(:attr:`DiscreteEstimatorsView.tables`, :attr:`DiscreteEstimatorsView.monte_carlo`, both
+:class:`~buviz.app.bus.Requested`); the view asks for them and updates displays
 created once: the table and Fig 1 are a :class:`~buviz.plots.discrete.CellEstimatesDisplay`, Fig 2
 with its Monte Carlo points a :class:`~buviz.plots.discrete.RmsDeviationDisplay`."""
 
@@ -15,8 +16,8 @@ import param
 from buviz import discrete
 from buviz.app import tasks
 from buviz.app._panel_compat import WrappingRow
+from buviz.app.bus import JobBus, Requested
 from buviz.app.mathmd import math_markdown
-from buviz.app.store import SessionStore, changed
 from buviz.plots import discrete as dplots
 
 BALANCED_MAX_N = tasks.BALANCED_MAX_N
@@ -49,17 +50,21 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
     n = param.Integer(default=5, bounds=(0, 300), doc="n for Fig 1")
     table_method = param.Selector(default="bootstrap632", objects=list(discrete.METHODS))
     mc_samples = param.Integer(default=4000, bounds=(100, 100_000))
-    store = param.ClassSelector(class_=SessionStore, default=None, precedence=-1,
-                                doc="The session's store, which computes the tables, curves and Monte Carlo")
+    bus = param.ClassSelector(class_=JobBus, default=None, precedence=-1, constant=True,
+                              doc="The session's job bus, which computes the tables, curves and Monte Carlo")
 
     #: The size of Fig 1 and Fig 2 (px, the legend below the frame included): side by side at 1600 px,
     #: one below the other at 1280 px, where their row wraps.
     _SIZE = dict(width=460, height=400)
 
     def __init__(self, **params):
+        if params.get("bus") is None:
+            params["bus"] = JobBus()
         super().__init__(**params)
-        if self.store is None:
-            self.store = SessionStore(controls=None)
+        #: the tables, Fig 1's estimates and Fig 2's curves of the current (N, k, p)
+        self.tables = Requested(self.bus, "discrete", tasks.discrete_view, label="discrete tables")
+        #: the latest Monte Carlo asked for (drawn on Fig 2 when it answers the current N and k)
+        self.monte_carlo = Requested(self.bus, "monte-carlo", tasks.discrete_monte_carlo, label="Monte Carlo")
         self.message = pn.pane.Alert("", alert_type="warning", visible=False)
         # displays created once, fed by update(): the live figures keep their glyphs. Fig 1 and Fig 2 at a
         # fixed size (_SIZE): a live plot stretched to its pane is laid out again at each update
@@ -77,49 +82,45 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
         self.mc_button.on_click(lambda event: self.run_monte_carlo())
         self.param.watch(self._request, ["N", "k", "p"])
         self.param.watch(self._refresh, ["units", "n", "table_method"])
-        self.store.param.watch(self._on_store, ["results", "states"])
-        self._request()  # served, the first picture arrives from the store's runner (never on the event loop)
+        for result in (self.tables, self.monte_carlo):
+            result.param.watch(self._on_result, ["key", "value", "state"])
+        self._request()  # served, the first picture arrives from the runner (never on the event loop)
 
-    # ---------------------------------------------------------------- data (the store's outputs)
+    # ---------------------------------------------------------------- data (the result stores' outputs)
     def _key(self) -> tasks.DiscreteKey:
         return tasks.DiscreteKey(self.N, self.k, self.p)
 
     def _request(self, *events) -> None:
-        self.store.request("discrete", tasks.discrete_view, self._key(), publish=True, key=self._key(),
-                           label="discrete tables")
+        self.tables.request(self._key())
 
     def data(self) -> dict | None:
         """Everything the elements are built from, for the current N, k and p (None while the store
         computes it)."""
-        return self.store.result_for("discrete", self._key())
+        return self.tables.value_for(self._key())
 
     @property
     def mc(self) -> pd.DataFrame | None:
-        """The Monte Carlo of the current N and k (the store's output), or None."""
-        got = self.store.results.get("monte-carlo")
-        return got.value if got is not None and (got.key.N, got.key.k) == (int(self.N), int(self.k)) else None
+        """The Monte Carlo of the current N and k (:attr:`monte_carlo`'s value), or None."""
+        got = self.monte_carlo
+        return got.value if got.key is not None and (got.key.N, got.key.k) == (int(self.N), int(self.k)) else None
 
     @property
     def mc_state(self) -> str:
         """What the Monte Carlo job is doing ('' before the first)."""
-        return self.store.states.get("monte-carlo", "")
+        return self.monte_carlo.state
 
-    def _on_store(self, *events) -> None:
+    def _on_result(self, *events) -> None:
         """Redraw for a new result, or for a job of this view that failed or recovered (not for one that
         merely started)."""
-        def matters(e, n):
-            return changed(e, n) and (e.name == "results" or "error" in f"{e.old.get(n)}{e.new.get(n)}")
-
-        if any(matters(e, n) for e in events for n in ("discrete", "monte-carlo")):
+        if any(e.name != "state" or "error" in f"{e.old}{e.new}" for e in events):
             self._refresh()
 
     def run_monte_carlo(self, n_points: int = 11, random_state: int = 0) -> pd.DataFrame | None:
-        """Simulated S at a grid of p (and at the chosen p), overlaid on Fig 2, computed by the store
-        (:meth:`~buviz.app.store.SessionStore.request`, latest wins); returns the store's Monte Carlo for
-        the current N and k (:attr:`mc`): this one when it is there at once (without a server, or from
-        the cache), else the previous one (or None) until it arrives and the figure follows."""
-        key = tasks.MonteCarloKey(self.N, self.k, self.p, self.mc_samples, n_points, random_state)
-        self.store.request("monte-carlo", tasks.discrete_monte_carlo, key, publish=True, key=key, label="Monte Carlo")
+        """Simulated S at a grid of p (and at the chosen p), overlaid on Fig 2, computed in the background
+        (:attr:`monte_carlo`, latest wins); returns the Monte Carlo for the current N and k (:attr:`mc`):
+        this one when it is there at once (without a server, or from the cache), else the previous one (or
+        None) until it arrives and the figure follows."""
+        self.monte_carlo.request(tasks.MonteCarloKey(self.N, self.k, self.p, self.mc_samples, n_points, random_state))
         return self.mc
 
     # ---------------------------------------------------------------- views
@@ -128,7 +129,7 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
         self.message.visible = bool(text)
 
     def _refresh(self, *events):
-        notes, state = [], self.store.states.get("discrete", "")
+        notes, state = [], self.tables.state
         if state.startswith("error: "):
             notes.append(f"Cannot compute: {state.removeprefix('error: ')}")
         if self.n > self.N:

@@ -24,8 +24,8 @@ import param
 from buviz import extrapolation as ex
 from buviz.app import tasks
 from buviz.app._panel_compat import WrappingRow
+from buviz.app.bus import JobBus, Requested
 from buviz.app.gallery import ZHENG_SCHEMATICS, FigureGallery
-from buviz.app.store import SessionStore, changed
 from buviz.plots.extrapolation_displays import ExtrapolationDisplay, ToyModelDisplay
 
 __all__ = ["ExtrapolationView"]
@@ -76,17 +76,29 @@ class ExtrapolationView(pn.viewable.Viewer):
     basis = param.Selector(default="linear_spline", objects=list(ex.BASES))
     seed = param.Integer(default=0, bounds=(0, 10_000))
     fixture_index = param.Integer(default=0, bounds=(0, 29), doc="Instance of the ClassEx fixture")
-    store = param.ClassSelector(class_=SessionStore, default=None, precedence=-1,
-                                doc="The session's store, which computes the curves and tables in the background")
+    bus = param.ClassSelector(class_=JobBus, default=None, precedence=-1, constant=True,
+                              doc="The session's job bus, which computes the curves and tables in the background")
 
     _SIZE = dict(width=420, height=360)
     #: The size of the extrapolation and ClassEx plots: within the main area beside the sidebar at 1024 px.
     _WIDE = dict(width=640, height=420)
 
     def __init__(self, **params):
+        if params.get("bus") is None:
+            params["bus"] = JobBus()
         super().__init__(**params)
-        if self.store is None:
-            self.store = SessionStore(controls=None)
+        # one result store per part (the results' own outputs: key, value, state), all on the session's bus
+        #: the toy model of the current ρ
+        self.toy_model = Requested(self.bus, "extrapolation-toy", tasks.toy_model)
+        #: AverageTA_k on the K observed classes, each estimator's curve and the truth
+        self.curves = Requested(self.bus, "extrapolation-curves", tasks.extrapolation_curves)
+        #: each method against the ClassEx R package on one fixture instance
+        self.classex = Requested(self.bus, "extrapolation-classex", tasks.peer_comparison)
+        #: the interval for AGA at the population's class count, with its truth
+        self.interval = Requested(self.bus, "extrapolation-interval", tasks.extrapolation_interval)
+        #: the Table-1-style comparison of classifiers (heavy lane: a button asks for it)
+        self.comparison = Requested(self.bus, "extrapolation-comparison", tasks.classifier_comparison, lane="heavy",
+                                    label="classifier comparison")
         self._button = pn.widgets.Button(label="Compare classifiers (Table 1 style)", color="primary")
         self._button.on_click(self._run_table)
         self._table_note = pn.pane.Markdown("*Press the button to compare classifiers (K = 20 → k = 400).*")
@@ -111,34 +123,36 @@ class ExtrapolationView(pn.viewable.Viewer):
         self.alerts = {k: pn.pane.Alert("", alert_type="danger", visible=False)
                        for k in ("toy", "ext", "peer", "interval")}
         #: Zheng et al.'s schematic figures (the Schematics sub-tab), drawn within the plots' width
-        self.schematics = FigureGallery(store=self.store, keys=list(ZHENG_SCHEMATICS), result="schematic",
+        self.schematics = FigureGallery(bus=self.bus, keys=list(ZHENG_SCHEMATICS), result="schematic",
                                         screen_width=self._WIDE["width"])
-        self.store.param.watch(self._on_store, ["results", "states"])
-        for part in self.PARTS:  # served, the first pictures arrive from the store's runner
+        for part, (attr, _) in self.PARTS.items():
+            getattr(self, attr).param.watch(lambda *events, part=part: self._show(part), ["key", "value", "state"])
+        self.comparison.param.watch(lambda *events: self._show_table(), ["key", "value", "state"])
+        for part in self.PARTS:  # served, the first pictures arrive from the runner
             self._request(part)
 
-    # ------------------------------------------------------------------ data (the store's outputs)
-    #: What each part of the view shows: (the store's result name, the task computing it, the task's
-    #: key from the view's parameters). The store computes them (cached steps of :mod:`buviz.app.tasks`).
+    # ------------------------------------------------------------------ data (the result stores' outputs)
+    #: What each part of the view shows: (its result store, the task's key from the view's parameters).
+    #: The stores compute them (cached steps of :mod:`buviz.app.tasks`).
     PARTS = {
-        "toy": ("extrapolation-toy", tasks.toy_model, lambda v: float(v.rho)),
-        "ext": ("extrapolation-curves", tasks.extrapolation_curves,
-                lambda v: tasks.CurvesKey(tasks.PopulationKey(v.population, v.pop_rho, v.seed), v.classifier, v.K,
-                                          v.method, v.basis)),
-        "peer": ("extrapolation-classex", tasks.peer_comparison, lambda v: int(v.fixture_index)),
-        "interval": ("extrapolation-interval", tasks.extrapolation_interval,
-                     lambda v: ExtrapolationView.PARTS["ext"][2](v)),
+        "toy": ("toy_model", lambda v: float(v.rho)),
+        "ext": ("curves", lambda v: tasks.CurvesKey(tasks.PopulationKey(v.population, v.pop_rho, v.seed), v.classifier,
+                                                    v.K, v.method, v.basis)),
+        "peer": ("classex", lambda v: int(v.fixture_index)),
+        "interval": ("interval", lambda v: ExtrapolationView.PARTS["ext"][1](v)),
     }
 
     def _key(self, part: str):
-        return self.PARTS[part][2](self)
+        return self.PARTS[part][1](self)
+
+    def _result(self, part: str) -> Requested:
+        return getattr(self, self.PARTS[part][0])
 
     def _request(self, part: str) -> None:
-        name, fn, _ = self.PARTS[part]
-        self.store.request(name, fn, self._key(part), publish=True, key=self._key(part), label=name)
+        self._result(part).request(self._key(part))
 
     def _data(self, part: str) -> dict | None:
-        return self.store.result_for(self.PARTS[part][0], self._key(part))
+        return self._result(part).value_for(self._key(part))
 
     def toy_data(self) -> dict | None:
         """Everything the toy tab draws, for the current ρ (the store's output; None while computed)."""
@@ -155,19 +169,10 @@ class ExtrapolationView(pn.viewable.Viewer):
         return self._data("peer")
 
     # ------------------------------------------------------------------ panes (created once)
-    def _on_store(self, *events) -> None:
-        """The store delivered (or failed): show what it holds for the current controls."""
-        for part, (name, _, _) in self.PARTS.items():
-            if any(changed(e, name) for e in events):
-                self._show(part)
-        if any(changed(e, "extrapolation-comparison") for e in events):
-            self._show_table()
-
     def _show(self, part: str) -> None:
-        """Draw ``part`` from the store's result; a failure is shown in its alert, never raised, and the
-        last good figures stay."""
-        alert, state = self.alerts[part], self.store.states.get(self.PARTS[part][0], "")
-        error = state.removeprefix("error: ") if state.startswith("error: ") else None
+        """Draw ``part`` from its result store (it delivered, or failed); a failure is shown in its alert,
+        never raised, and the last good figures stay."""
+        alert, error = self.alerts[part], self._result(part).error
         d = self._data(part)
         if error is None and d is not None:
             try:
@@ -251,25 +256,24 @@ class ExtrapolationView(pn.viewable.Viewer):
 
     @property
     def table(self) -> pd.DataFrame | None:
-        """The Table-1-style comparison of classifiers (the store's output for the current ρ and seed)."""
-        return self.store.result_for("extrapolation-comparison", self._comparison_key())
+        """The Table-1-style comparison of classifiers (:attr:`comparison`'s value for the current ρ and seed)."""
+        return self.comparison.value_for(self._comparison_key())
 
     def _comparison_key(self) -> tasks.PopulationKey:
         return tasks.PopulationKey("gaussian", self.pop_rho, self.seed)
 
     def _run_table(self, event=None) -> None:
-        """The Table-1-style comparison, computed by the store (heavy lane, latest wins); the view shows
-        the store's result and state for the current ρ and seed (:meth:`_show_table`)."""
+        """The Table-1-style comparison, computed in the background (:attr:`comparison`, heavy lane, latest
+        wins); the view shows its value and state for the current ρ and seed (:meth:`_show_table`)."""
         key = self._requested = self._comparison_key()
-        self.store.request("extrapolation-comparison", tasks.classifier_comparison, key, lane="heavy",
-                           label="classifier comparison", publish=True, key=key)
+        self.comparison.request(key)
         self._show_table()
 
     @param.depends("pop_rho", "seed", watch=True)
     def _show_table(self) -> None:
-        """The comparison of the store for the current ρ and seed, or what its job is doing (the job's
-        state counts only when it was asked for the current ρ and seed)."""
-        state = self.store.states.get("extrapolation-comparison", "")
+        """The comparison for the current ρ and seed, or what its job is doing (the job's state counts only
+        when it was asked for the current ρ and seed)."""
+        state = self.comparison.state
         if self._requested != self._comparison_key():
             state = ""
         self._button.loading = state == "running"

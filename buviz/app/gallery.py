@@ -4,7 +4,7 @@ demand with the Bokeh backend, and exported as SVG, PNG or PDF through :func:`bu
 The widgets are :class:`panel.Param` widgets of a figure instance, made from the figures' param
 declarations (bounds, choices, defaults, docs as tooltips).
 A figure can take seconds, so nothing renders on a widget change: the "Render" button builds the
-figure (in the background through the session's store, heavy lane: the γ sweeps of some figures
+figure (in the background on the session's job bus, heavy lane: the γ sweeps of some figures
 drive the joblib pool, so they wait for a running CV sweep) and the last figure stays on screen until
 the new one is ready; a bad parameter or a failing build shows a message instead.
 """
@@ -20,7 +20,7 @@ import param
 
 from buviz import figures
 from buviz._validation import InvalidParameterError
-from buviz.app.store import SessionStore, changed
+from buviz.app.bus import JobBus, Requested
 from buviz.plots import style
 from buviz.plots.tables import table_html
 
@@ -153,8 +153,10 @@ class FigureGallery(pn.viewable.Viewer):
         The figures the menu offers (default: every registered figure), e.g. a paper's schematics in
         the tab where they teach.
     result : str, default="gallery"
-        The name under which the store keeps the rendered figure (two galleries of one session each
-        keep their own).
+        The job bus slot of the rendered figure (:attr:`FigureGallery.rendered`): two galleries of one
+        session with different slots keep their own renders.
+    bus : JobBus, optional
+        The session's job bus (default: one of the gallery's own).
     screen_width : int, optional
         The widest the figure is drawn on screen (px), at its export's height
         (:func:`render_within`); default: at its export size.
@@ -169,11 +171,13 @@ class FigureGallery(pn.viewable.Viewer):
     figure = param.Selector(default="discrete_fig2", objects=list(figures.REGISTRY), doc="figure shown")
     keys = param.List(default=None, item_type=str, allow_None=True, constant=True,
                       doc="The figures the menu offers (None: every registered figure)")
-    result = param.String(default="gallery", constant=True, doc="The store's name for the rendered figure")
+    result = param.String(default="gallery", constant=True,
+                          doc="The bus slot of the rendered figure (galleries of one session with the same slot "
+                              "replace each other's renders)")
     screen_width = param.Integer(default=None, allow_None=True, bounds=(100, None), constant=True,
                                  doc="Widest the figure is drawn on screen (px; None: at its export size)")
-    store = param.ClassSelector(class_=SessionStore, default=None, precedence=-1,
-                                doc="The session's store, which renders the figure in the background")
+    bus = param.ClassSelector(class_=JobBus, default=None, precedence=-1, constant=True,
+                              doc="The session's job bus, which renders the figure in the background")
     first_lane = param.Selector(default="heavy", objects=["compute", "heavy"], constant=True, doc=(
         "The runner lane of the first drawing (render_once): ``compute`` for a first figure of a fraction of "
         "a second, which then need not wait for a sweep; Render always uses the heavy lane"))
@@ -186,13 +190,15 @@ class FigureGallery(pn.viewable.Viewer):
                 raise ValueError(f"keys: {unknown or 'an empty list'} not among the registered figures "
                                  f"(buviz.figures.REGISTRY)")
             params.setdefault("figure", keys[0])
+        if params.get("bus") is None:
+            params["bus"] = JobBus()
         super().__init__(**params)
+        #: the figure last rendered (its key, the HoloViews object or DataFrame, the render's state)
+        self.rendered = Requested(self.bus, self.result, render_within, lane="heavy")
         offered = list(figures.REGISTRY) if self.keys is None else list(self.keys)
         self.param.figure.objects = offered
         if self.figure not in offered:
             raise ValueError(f"figure: {self.figure!r} is not among the figures offered ({offered})")
-        if self.store is None:
-            self.store = SessionStore(controls=None)
         groups = {title: {menu_label(figures.REGISTRY[k]): k for k in offered
                           if figures.REGISTRY[k].paper == paper} for paper, title in PAPER_TITLES.items()}
         groups = {title: menu for title, menu in groups.items() if menu}
@@ -216,7 +222,7 @@ class FigureGallery(pn.viewable.Viewer):
         self.table = pn.pane.HTML("", visible=False, sizing_mode="stretch_width", stylesheets=[_TABLE_CSS],
                                   css_classes=["buviz-gallery-table"])
         self.downloads = pn.Row(*[self._download(fmt) for fmt in EXPORT_FORMATS])
-        self.store.param.watch(self._on_store, ["results", "states"])
+        self.rendered.param.watch(self._on_rendered, ["key", "value", "state"])
         self._show_parameters()
 
     # -- parameters ------------------------------------------------------------------------------
@@ -261,15 +267,13 @@ class FigureGallery(pn.viewable.Viewer):
     # -- rendering -------------------------------------------------------------------------------
     @property
     def rendered_key(self) -> str | None:
-        """The key of the figure last rendered (the store's ``results[self.result]``), or None."""
-        got = self.store.results.get(self.result)
-        return None if got is None else got.key
+        """The key of the figure last rendered (:attr:`rendered`'s key), or None."""
+        return self.rendered.key
 
     @property
     def obj(self):
         """The figure last rendered (HoloViews object or DataFrame), or None."""
-        got = self.store.results.get(self.result)
-        return None if got is None else got.value
+        return self.rendered.value
 
     def _alert(self, error: Exception | str | None) -> None:
         if error is not None:
@@ -278,19 +282,18 @@ class FigureGallery(pn.viewable.Viewer):
 
     @property
     def rendering(self) -> bool:
-        """Whether a render is under way (the state of the store's ``gallery`` job)."""
-        return self.store.states.get(self.result) == "running"
+        """Whether a render is under way (:attr:`rendered`'s state)."""
+        return self.rendered.running
 
-    def _on_store(self, *events) -> None:
-        """The store delivered a figure: show it (a failed render delivers none: the last one stays and
-        the failure is said); the Render button shows whether one is under way."""
-        if any(changed(e, self.result) for e in events if e.name == "results"):
+    def _on_rendered(self, *events) -> None:
+        """A figure was delivered: show it (a failed render delivers none: the last one stays and the
+        failure is said); the Render button shows whether one is under way."""
+        if any(e.name != "state" for e in events):
             self._show(self.rendered_key, self.obj)
-        if any(changed(e, self.result) for e in events if e.name == "states"):
-            state = self.store.states.get(self.result, "")
-            self.render_button.loading = state == "running"
-            if state.startswith("error: "):
-                self._alert(f"Could not render: {state.removeprefix('error: ')}")
+        if any(e.name == "state" for e in events):
+            self.render_button.loading = self.rendered.running
+            if self.rendered.error is not None:
+                self._alert(f"Could not render: {self.rendered.error}")
 
     def _show(self, key: str, obj) -> None:
         try:
@@ -314,7 +317,7 @@ class FigureGallery(pn.viewable.Viewer):
 
     def render(self, *, blocking: bool | None = None, lane: str = "heavy") -> bool:
         """Build the chosen figure with the widgets' values (in the background, in runner lane ``lane``,
-        through the store, which keeps it as ``results[self.result]``) and show it; on failure keep the last
+        kept by :attr:`rendered`) and show it; on failure keep the last
         figure and show the error. ``blocking`` (default: when not served) waits for it (a served session
         refuses True). Returns whether it rendered (blocking) or was submitted."""
         if self.rendering:
@@ -323,8 +326,8 @@ class FigureGallery(pn.viewable.Viewer):
             self._check_ranges()  # says which, and nothing is built
             return False
         key = self.figure
-        job = self.store.request(self.result, functools.partial(render_within, key, self.screen_width, **self.values()),
-                                 lane=lane, label=f"figure {key}", blocking=blocking, publish=True, key=key)
+        job = self.rendered.request(key, fn=functools.partial(render_within, key, self.screen_width, **self.values()),
+                                    lane=lane, label=f"figure {key}", blocking=blocking)
         return job.status == "done" or not job.finished  # waited for and built, or submitted
 
     def render_once(self) -> None:

@@ -149,14 +149,14 @@ def _other_view(kind: str, store: SessionStore):
         if kind == "Figures":
             from buviz.app.gallery import FigureGallery
 
-            return FigureGallery(store=store)
+            return FigureGallery(bus=store.bus)
         if kind == "Extrapolation":
             from buviz.app.extrapolation import ExtrapolationView
 
-            return ExtrapolationView(store=store)
+            return ExtrapolationView(bus=store.bus)
         from buviz.app.discrete import DiscreteEstimatorsView
 
-        return DiscreteEstimatorsView(store=store)
+        return DiscreteEstimatorsView(bus=store.bus)
     except Exception as exc:  # another tab must never take the explorer down
         return pn.pane.Alert(f"{kind} view unavailable: {exc}", alert_type="warning")
 

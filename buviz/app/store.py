@@ -4,17 +4,16 @@ parameters, and every piece of background work the session asks for, through one
 :class:`SessionStore` is the *DataStore* role of Panel's architecture guidance. It holds its
 :class:`~buviz.app.controls.Controls` (a ``ClassSelector``), watches them and publishes what the
 views draw: ``snapshot``, the shared CV sweep's rows (``sweep_table``, ``sweep_progress``,
-``sweep_state``), the sensitivity tables, Proposal 1's overlay, the T̃-amplitude table, the results
-the other tabs request (``results``, ``states``: the discrete Monte Carlo, the extrapolation curves
-and comparisons, the rendered paper figure) and the messages (``message``, ``notice``,
-``status_notice``, ``computing``). Views depend on these
-parameters, never on each other, and never run a job: they call :meth:`SessionStore.request` (or a
-store method that does), and the result comes back as a parameter or a callback on the session's
-event loop.
+``sweep_state``), the sensitivity tables, Proposal 1's overlay, the T̃-amplitude table and the
+messages (``message``, ``notice``, ``status_notice``, ``computing``). Views depend on these
+parameters, never on each other, and never run a job: they call a store method, and the result comes
+back as a parameter.
 
-:meth:`SessionStore.request` is the session's one way to the runner (:mod:`buviz.app.runner`):
-submit, progress, latest wins in a named slot, cancellation when the session ends, and -- only where
-no server runs (tests, notebooks, scripts) -- a blocking wait for the result.
+The session's one way to the runner (:mod:`buviz.app.runner`) is its :attr:`SessionStore.bus`, a
+:class:`~buviz.app.bus.JobBus`: submit, progress, latest wins in a named slot, cancellation when the
+session ends, and -- only where no server runs (tests, notebooks, scripts) -- a blocking wait for the
+result. The other tabs (Discrete, Extrapolation, Figures) keep each result they ask for in a
+:class:`~buviz.app.bus.Requested` store of their own on the same bus.
 
 Applying a change of the controls:
 
@@ -38,12 +37,10 @@ Sessions: a store created inside a served session is closed when the session is 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import functools
 import logging
 import time
 import weakref
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 
 import numpy as np
 import panel as pn
@@ -51,7 +48,7 @@ import param
 
 from buviz import datasets
 from buviz.app import sweeps, tasks, timing
-from buviz.app.cache import LRUCache
+from buviz.app.bus import JobBus
 from buviz.app.compute import (
     ResultKey,
     Snapshot,
@@ -68,12 +65,12 @@ from buviz.app.compute import (
 )
 from buviz.app.controls import CONTROL_PARAMS, Controls
 from buviz.app.notes import scale_log2_gamma, status_label, status_notes
-from buviz.app.runner import PREFETCH, RUNNER, USER, Job
+from buviz.app.runner import PREFETCH, Job
 from buviz.app.session import SessionLink
 from buviz.app.upload import check_mixture_text, file_size_text, prepare_csv
 from buviz.plots.displays import class_names
 
-__all__ = ["SessionStore", "SHOWN_PARAMS", "Delivered"]
+__all__ = ["SessionStore", "SHOWN_PARAMS"]
 
 _LOG = logging.getLogger(__name__)
 #: What the store publishes with a snapshot and puts back when a later one cannot be shown.
@@ -88,24 +85,6 @@ def _out(default=None, doc: str = "", **kw):
     return cls(default=default, constant=True, doc=doc, **kw)
 
 
-@dataclasses.dataclass(frozen=True)
-class Delivered:
-    """The latest result of a named request made with ``publish=True`` (an entry of
-    :attr:`SessionStore.results`): what it was computed for and what it is."""
-
-    #: What the requester said the result answers (its inputs), to compare with what it now shows.
-    key: Hashable
-    #: The result.
-    value: object
-
-
-def changed(event: param.parameterized.Event, name: str) -> bool:
-    """Whether an event of :attr:`SessionStore.results` or :attr:`SessionStore.states` changed the entry
-    ``name`` (a view's watcher redraws only for its own results)."""
-    old, new = event.old.get(name), event.new.get(name)
-    return old is not new if event.name == "results" else old != new
-
-
 def _describe(exc: Exception) -> str:
     return str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
 
@@ -117,8 +96,7 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
     ----------
     controls : Controls or None, optional
         The session's controls; by default new ones, from the control values given as keywords
-        (``SessionStore(n_train=300)``). ``None``: a store for background work only (the Discrete,
-        Extrapolation and Figures tabs on their own).
+        (``SessionStore(n_train=300)``). ``None``: a store for background work only (its :attr:`bus`).
     """
 
     controls = param.ClassSelector(class_=Controls, default=None, allow_None=True, constant=True)
@@ -150,10 +128,6 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
     amplitude_table = _out(doc="The latest T̃-amplitude sweep (tidy DataFrame), or None")
     amplitude_settings = _out(doc="The settings the amplitude table was computed for")
     amplitude_state = _out("idle", cls=param.String)
-    results = _out({}, ("name -> Delivered(key, value): the latest result of each named request made with "
-                        "publish=True (the tabs' Monte Carlo, curves, comparisons and rendered figures)"),
-                   cls=param.Dict)
-    states = _out({}, "name -> 'running', 'done', 'cancelled' or 'error: ...' of those requests", cls=param.Dict)
 
     def __init__(self, controls: Controls | None = ..., **params):
         values = {k: params.pop(k) for k in list(params) if k in Controls.param and k != "name"}
@@ -163,8 +137,8 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
         gamma_from_data = "dataset" in values and "log2_gamma" not in values
         super().__init__(controls=controls, **params)
         self.closed = False
-        #: background results, delivered on this session's event loop
-        self.link = link if link is not None else SessionLink.for_current_session()
+        #: the session's one way to the runner, shared by every store of the session
+        self.bus = JobBus(link)
         self._shown: dict | None = None
         self._inflight: dict | None = None
         self._changed_at: float | None = None
@@ -182,8 +156,6 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
         self._sweep_rows = -1
         self._sensitivity_job: Job | None = None
         self._amplitude_job: Job | None = None
-        self._names: set[str] = set()  # every slot this session has used (cancelled when it closes)
-        self._latest: dict[str, Job] = {}  # the newest published request of each name
         if self.controls is not None:
             self.controls.param.watch(self._on_controls, list(CONTROL_PARAMS))
             self.controls.param.watch(self._on_sweep_settings, "sweep_proposal1")
@@ -191,87 +163,22 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
         self._register_session_cleanup()
 
     # ------------------------------------------------------------------ background work
-    def request(self, name: str, fn: Callable, *args, on_done: Callable[[Job], None] | None = None,
-                on_progress: Callable[[Job], None] | None = None, lane: str = "compute",
-                with_job: bool = False, label: str = "", blocking: bool | None = None, publish: bool = False,
-                key: Hashable = None, priority: int = USER, latest_wins: bool = True) -> Job:
-        """Compute ``fn(*args)`` (``fn(job, *args)`` with ``with_job``) in the background for this session.
-
-        The job runs in ``lane`` of the one runner, in this session's slot ``name``: a newer request of
-        the same name cancels it (latest wins; with ``latest_wins=False`` it joins the slot's batch
-        instead, which :meth:`cancel` drops), and so does the end of the session. ``priority``
-        :data:`~buviz.app.runner.PREFETCH` queues work done ahead of the user behind every user's own
-        request. ``on_done(job)``
-        and ``on_progress(job)`` run on the session's event loop. A cached step (``fn`` an
-        :class:`~buviz.app.cache.LRUCache` holding ``args``) is answered without a thread hop.
-        ``blocking`` (default: when no server runs -- tests, notebooks, scripts) waits until the
-        result is delivered; a served session never waits (its event loop is the page's), so there it
-        must be None or False. With ``publish``, the result also becomes the store's output
-        ``results[name]`` (a :class:`Delivered` holding ``key``, what it was computed for) and the job's
-        state ``states[name]``, at once when the job is finished on return (a cached step, or a blocking
-        request), else on the session's event loop; a request that a newer one of the same name replaced
-        publishes nothing.
-        Returns the job's handle.
-
-        Raises
-        ------
-        ValueError
-            If ``blocking`` is true in a served session.
-        """
-        self._check_blocking(blocking, label or name)
-        slot = (name, id(self))
-        self._names.add(name)
-        if publish:
-            self._publish(states={**self.states, name: "running"})
-            on_done = functools.partial(self._deliver, name, key, on_done)
-        work = (lambda j: fn(j, *args)) if with_job else (lambda j: fn(*args))
-        if isinstance(fn, LRUCache) and not with_job and fn.has(*args):
-            job = Job(work, slot, label or name)
-            job.run()
-        else:
-            job = RUNNER.submit(work, lane=lane, priority=priority, slot=slot, latest_wins=latest_wins,
-                                label=label or name)
-        if publish:
-            self._latest[name] = job  # set before any delivery: those run on the session's loop, later
-        if on_done is not None:
-            self.link.watch(job, on_done, on_progress)
-        if not self.link.served and blocking is not False:  # served, deliveries run on the session's loop
-            job.wait()
-            self.link.wait()
-        if publish and job.finished and self._latest.get(name) is job:
-            self._deliver(name, key, None, job)  # answered already (cached, or waited for): shown at once
-        return job
+    def request(self, name: str, fn: Callable, *args, **kw) -> Job:
+        """Compute ``fn(*args)`` in the background in this session's slot ``name``: the session's
+        :meth:`JobBus.request <buviz.app.bus.JobBus.request>` (the same keywords)."""
+        return self.bus.request(name, fn, *args, **kw)
 
     def cancel(self, name: str) -> None:
         """Cancel every queued or running job of this session's slot ``name``."""
-        RUNNER.cancel((name, id(self)))
+        self.bus.cancel(name)
 
     def _check_blocking(self, blocking: bool | None, what: str) -> None:
-        """Refuse ``blocking=True`` in a served session (its event loop is the page's)."""
-        if blocking and self.link.served:
-            raise ValueError(f"blocking=True in a served session: waiting for {what!r} would hold the "
-                             f"page's event loop; request it without blocking and follow the store's results "
-                             f"and states")
+        self.bus.check_blocking(blocking, what)
 
-    def _deliver(self, name: str, key: Hashable, then: Callable[[Job], None] | None, job: Job) -> None:
-        """A published request ended: its result (or its failure) into :attr:`results` / :attr:`states`."""
-        try:
-            if self._latest.get(name) is job and not self.closed:
-                del self._latest[name]
-                if job.status == "done":
-                    self._publish(results={**self.results, name: Delivered(key, job.result)},
-                                  states={**self.states, name: "done"})
-                else:
-                    self._publish(states={**self.states, name: f"error: {job.error}" if job.status == "error"
-                                          else job.status})
-        finally:  # the requester hears of the end even if a view failed to draw what was published
-            if then is not None:
-                then(job)
-
-    def result_for(self, name: str, key: Hashable):
-        """``results[name]``'s value if it was computed for ``key``, else None."""
-        got = self.results.get(name)
-        return got.value if got is not None and got.key == key else None
+    @property
+    def link(self) -> SessionLink:
+        """Where background results are delivered: the session's event loop (the bus's link)."""
+        return self.bus.link
 
     def _publish(self, **values) -> None:
         """Set outputs (read-only for everyone else)."""
@@ -320,16 +227,13 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
         """Cancel background work and drop everything this session holds (session destroyed)."""
         self.closed = True
         self._follow_sweep(None)
-        for name in {"snapshot", "proposal1", "sensitivity", "amplitude", "prefetch", *self._names}:
-            self.cancel(name)
         self._shown = None
-        self._latest.clear()
         self._reverting = True  # late widget events must not recompute anything
-        self.link.close()
+        self.bus.close("snapshot", "proposal1", "sensitivity", "amplitude", "prefetch")
         # drop the references without notifying the views: their document is being destroyed
         with param.parameterized.discard_events(self):
             self._publish(snapshot=None, sweep_table=None, sensitivity={}, proposal1=None, amplitude_table=None,
-                          results={})
+                          )
 
     # ------------------------------------------------------------------ controls -> snapshot
     def settings(self) -> dict:

@@ -10,6 +10,7 @@ import pytest
 from bokeh.document import Document
 
 from buviz.app import compute
+from buviz.app.bus import Requested
 from buviz.app.controls import CONTROL_PARAMS, Controls
 from buviz.app.runner import RUNNER
 from buviz.app.store import SessionStore
@@ -112,15 +113,16 @@ def test_lookup_snapshot_answers_only_from_the_caches_and_matches_a_computation(
 
 # -- the runner ----------------------------------------------------------------------------------------
 def test_a_sessions_prefetch_runs_beside_a_users_job_and_a_newer_row_drops_the_older(monkeypatch):
-    """The γ row is requested through the session's store (priority PREFETCH, one batch per row) in the
+    """The γ row is requested on the session's job bus (priority PREFETCH, one batch per row) in the
     runner's own prefetch lane: a user's job runs at once even while a prefetch job is running (a status
     at N = 4 999 takes seconds and cannot be stopped mid-way), and a new row cancels what is left of the
     previous one."""
+    from buviz.app import bus as bus_module
     from buviz.app import store as store_module
     from buviz.app.runner import JobRunner
 
     r = JobRunner()
-    monkeypatch.setattr(store_module, "RUNNER", r)
+    monkeypatch.setattr(bus_module, "RUNNER", r)
     order = []
     gate = threading.Event()
     monkeypatch.setattr(compute, "compute_keys", lambda k: order.append(("prefetch", k.status.log2_gamma)))
@@ -290,9 +292,11 @@ def test_a_served_session_refuses_to_wait_and_keeps_working(served):
     """Its event loop is the page's: blocking=True is refused (naming the parameter), nothing is
     queued, and the same request without blocking is delivered on the session's loop."""
     state, loop = served
+    total = Requested(state.bus, "sum", lambda key: sum(key))
     with pytest.raises(ValueError, match="blocking=True in a served session"):
-        state.request("sum", sum, (1, 2), blocking=True, publish=True, key="k")
-    assert "sum" not in state.states
-    job = state.request("sum", sum, (1, 2), publish=True, key="k")
+        total.request((1, 2), blocking=True)
+    assert total.state == ""
+    job = total.request((1, 2))
+    assert total.state == "running" and total.value is None
     loop.run()
-    assert job.result == 3 and state.result_for("sum", "k") == 3 and state.states["sum"] == "done"
+    assert job.result == 3 and total.value_for((1, 2)) == 3 and total.state == "done"

@@ -519,7 +519,7 @@ def test_the_curves_tab_offers_ha_schematics_in_a_sub_tab_drawn_when_it_first_op
     first = gallery.obj
     tabs.active, tabs.active = 0, 1  # opened again: not drawn again
     assert gallery.obj is first
-    others = FigureGallery(store=s)
+    others = FigureGallery(bus=s.bus)
     assert others.render() and others.rendered_key != HA_SCHEMATICS[0] and gallery.rendered_key == HA_SCHEMATICS[0]
     s.close()
 

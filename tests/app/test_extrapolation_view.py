@@ -114,7 +114,7 @@ def test_view_shows_the_stores_classifier_comparison_and_its_failure(monkeypatch
     def fail(key):
         raise ValueError("no classes")
 
-    monkeypatch.setattr(tasks, "classifier_comparison", fail)
+    monkeypatch.setattr(view.comparison, "fn", fail)  # what the comparison's result store computes
     view._button.clicks += 1
     assert not view._table.visible and "no classes" in view._table_note.object and not view._button.loading
     view.seed = 0  # back to the seed whose comparison the store holds: its table, not seed 3's failure
@@ -193,6 +193,6 @@ def test_the_schematics_sub_tab_offers_zhengs_schematics_and_draws_the_first_whe
     first = gallery.obj
     tabs.active, tabs.active = 0, 3  # opened again: not drawn again
     assert gallery.obj is first
-    figures_tab = FigureGallery(store=view.store)
+    figures_tab = FigureGallery(bus=view.bus)
     assert figures_tab.render() and figures_tab.rendered_key != ZHENG_SCHEMATICS[0]
     assert gallery.rendered_key == ZHENG_SCHEMATICS[0]

@@ -87,7 +87,7 @@ def test_a_number_out_of_range_is_kept_reported_and_refused():
     box = g.widgets["n_p"]
     assert box.start is None and box.end is None and "[3, 2001]" in box.description
     submitted = []
-    g.store.param.watch(lambda e: submitted.append(e), "states")
+    g.rendered.param.watch(lambda e: submitted.append(e), "state")
     box.value = 5000
     assert g.values_of.n_p == 5000 and box.value == 5000
     assert g.message.visible and "n_p = 5000" in g.message.object and "[3, 2001]" in g.message.object
@@ -153,9 +153,9 @@ def test_render_waits_for_a_running_sweep():
     g = FigureGallery(figure="discrete_fig2")
     assert g.render(blocking=False) and g.rendering
     time.sleep(0.5)
-    assert g.store.link.busy() and g.plot.object is None  # not built while the lane is held
+    assert g.bus.link.busy() and g.plot.object is None  # not built while the lane is held
     gate.set()
-    g.store.link.wait(60)
+    g.bus.link.wait(60)
     assert g.plot.object is not None and not g.rendering
 
 
@@ -198,7 +198,7 @@ def test_the_menu_lists_short_names_and_the_caption_is_shown_beside_it():
 def test_a_gallery_of_chosen_figures_offers_only_those_and_keeps_its_own_result():
     """A gallery restricted to some figures (the Extrapolation tab's schematics) lists only those,
     starts at the first, refuses any other, and renders under its own result name: the session's
-    Figures tab, on the same store, keeps its own figure."""
+    Figures tab, on the same job bus, keeps its own figure."""
     keys = ["extrapolation_fig3", "extrapolation_fig9"]
     small = FigureGallery(keys=keys, result="schematic")
     assert small.figure == "extrapolation_fig3"
@@ -210,7 +210,7 @@ def test_a_gallery_of_chosen_figures_offers_only_those_and_keeps_its_own_result(
         FigureGallery(keys=["extrapolation_fig99"])
     with pytest.raises(ValueError, match="figure"):
         FigureGallery(keys=keys, figure="discrete_fig1")
-    full = FigureGallery(store=small.store, figure="discrete_fig2")
+    full = FigureGallery(bus=small.bus, figure="discrete_fig2")
     assert len(full.param.figure.objects) == len(figures.REGISTRY)  # the class's menu is untouched
     assert small.render() and full.render()
     assert small.rendered_key == "extrapolation_fig3" and full.rendered_key == "discrete_fig2"

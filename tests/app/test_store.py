@@ -1,5 +1,5 @@
 """The explorer's roles without a browser: Controls hold only the controls, the SessionStore owns every
-derived output (read-only) and all background work through ``request``, views keep their panes."""
+derived output (read-only) and all background work through its job bus, views keep their panes."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import param
 import pytest
 
 from buviz.app import tasks
+from buviz.app.bus import Requested
 from buviz.app.controls import CONTROL_PARAMS, URL_PARAMS, Controls
 from buviz.app.runner import Job
 from buviz.app.store import SessionStore
@@ -116,19 +117,20 @@ def test_closing_cancels_the_sessions_requests():
         assert s.sweep is None
 
 
-def test_published_results_are_outputs_where_the_latest_request_wins_and_a_failure_keeps_the_last():
-    s = SessionStore(controls=None)
-    s.request("curves", lambda: "a", publish=True, key=1)  # no server: waits for the delivery
-    assert (s.results["curves"].key, s.results["curves"].value, s.states["curves"]) == (1, "a", "done")
-    assert s.result_for("curves", 1) == "a" and s.result_for("curves", 2) is None
-    # a slow request, then a newer one answered from the cache at once: the slow one ends last, and
-    # must not replace the newer result (nor its state)
+def test_a_requested_result_is_an_output_where_the_latest_request_wins_and_a_failure_keeps_the_last():
     from buviz.app.cache import cached
 
-    @cached(max_items=2)
+    @cached(max_items=4)
     def answer(x):
         return x
 
+    s = SessionStore(controls=None)
+    curves = Requested(s.bus, "curves", answer)
+    curves.request("a")  # no server: waits for the delivery
+    assert (curves.key, curves.value, curves.state) == ("a", "a", "done")
+    assert curves.value_for("a") == "a" and curves.value_for("b") is None
+    # a slow request, then a newer one answered from the cache at once: the slow one ends last, and
+    # must not replace the newer result (nor its state)
     answer("b")
     gate, started = threading.Event(), threading.Event()
 
@@ -137,61 +139,85 @@ def test_published_results_are_outputs_where_the_latest_request_wins_and_a_failu
         gate.wait(30)
         return "stale"
 
-    stale = s.request("curves", slow, publish=True, key=2, blocking=False)
-    assert started.wait(30) and s.states["curves"] == "running"
+    stale = curves.request("slow", fn=slow, blocking=False)
+    assert started.wait(30) and curves.state == "running"
     published = []
-    s.param.watch(lambda e: published.append(e.new["curves"].key), "results")
-    s.request("curves", answer, "b", publish=True, key=3, blocking=False)  # shown at once
-    assert (s.results["curves"].key, s.results["curves"].value, s.states["curves"]) == (3, "b", "done")
+    curves.param.watch(lambda e: published.append(e.new), "key")
+    curves.request("b", blocking=False)  # cached: shown at once
+    assert (curves.key, curves.value, curves.state) == ("b", "b", "done")
     gate.set()
     assert stale.wait(30) and stale.status == "done"  # it ran to its end ...
     s.link.wait()
-    assert published == [3] and s.results["curves"].value == "b" and s.states["curves"] == "done"  # ... unseen
+    assert published == ["b"] and curves.value == "b" and curves.state == "done"  # ... unseen
 
     def bad_input():
         raise ValueError("K must be <= 10")
 
-    s.request("curves", bad_input, publish=True, key=4)
-    assert s.states["curves"] == "error: K must be <= 10" and s.result_for("curves", 3) == "b"
+    curves.request("bad", fn=bad_input)
+    assert curves.state == "error: K must be <= 10" and curves.error == "K must be <= 10"
+    assert curves.value_for("b") == "b" and curves.value_for("bad") is None
     with pytest.raises(TypeError, match="cannot be modified"):
-        s.results = {}
+        curves.value = None
 
 
-def test_closing_cancels_every_named_request_and_drops_the_results():
+def test_a_result_replaced_by_a_newer_request_is_cancelled_and_never_published():
     s = SessionStore(controls=None)
-    s.request("figure", lambda: "old", publish=True, key="fig")
+    curves = Requested(s.bus, "curves", lambda key: key)
+    gate, started = threading.Event(), threading.Event()
+
+    def slow():
+        started.set()
+        gate.wait(30)
+        return "stale"
+
+    stale = curves.request(1, fn=slow, blocking=False)
+    assert started.wait(30)
+    published = []
+    curves.param.watch(lambda e: published.append(e.new), "key")
+    curves.request(2, blocking=False)  # in the runner: latest wins in the slot
+    gate.set()
+    stale.wait(30)
+    s.link.wait()
+    assert stale.cancelled and published == [2] and (curves.value, curves.state) == (2, "done")
+
+
+def test_closing_cancels_every_named_request_and_delivers_nothing_more():
+    s = SessionStore(controls=None)
+    figure = Requested(s.bus, "figure", lambda key: "old")
+    figure.request("fig")
     gate = threading.Event()
-    job = s.request("figure", lambda: gate.wait(30), publish=True, key="fig", blocking=False)
+    job = figure.request("fig", fn=lambda: gate.wait(30) and "new", blocking=False)
     s.close()
     gate.set()
     assert job.wait(30) and job.cancelled
-    with param.parameterized.discard_events(s):
-        assert s.results == {}
+    s.link.wait()
+    assert figure.value == "old" and figure.state == "running"
 
 
-def test_the_tabs_results_live_in_the_store_not_in_their_views():
+def test_the_tabs_results_live_in_result_stores_on_the_sessions_bus_not_in_their_views():
     import holoviews as hv
 
     from buviz.app.discrete import DiscreteEstimatorsView
     from buviz.app.extrapolation import ExtrapolationView
 
     s = SessionStore(controls=None)
-    disc = DiscreteEstimatorsView(N=20, k=4, p=0.3, mc_samples=200, store=s)
-    ext = ExtrapolationView(population="digits", K=4, method="kde", store=s)
-    assert {"discrete", "extrapolation-toy", "extrapolation-curves", "extrapolation-classex"} <= set(s.results)
-    assert s.results["discrete"].key == tasks.DiscreteKey(20, 4, 0.3) and s.results["extrapolation-curves"].key.K == 4
+    disc = DiscreteEstimatorsView(N=20, k=4, p=0.3, mc_samples=200, bus=s.bus)
+    ext = ExtrapolationView(population="digits", K=4, method="kde", bus=s.bus)
+    assert disc.bus is s.bus and ext.bus is s.bus
+    assert disc.tables.key == tasks.DiscreteKey(20, 4, 0.3) and ext.curves.key.K == 4
+    assert all(r.state == "done" for r in (disc.tables, ext.toy_model, ext.curves, ext.classex, ext.interval))
 
     def mc_points():
         return [el for el in disc.fig2.element() if isinstance(el, hv.Scatter) and len(el)]
 
     mc = disc.run_monte_carlo(n_points=3)
-    assert s.results["monte-carlo"].value is mc and mc_points()
+    assert disc.monte_carlo.value is mc and mc_points()
     assert not {"mc", "mc_state", "table"} & (set(disc.param) | set(ext.param))
-    disc.N = 21  # the Monte Carlo answers N = 20: not drawn now, but the store keeps it
-    assert disc.mc is None and not mc_points() and s.results["monte-carlo"].value is mc
+    disc.N = 21  # the Monte Carlo answers N = 20: not drawn now, but its store keeps it
+    assert disc.mc is None and not mc_points() and disc.monte_carlo.value is mc
     disc.N = 20
     assert disc.mc is mc and mc_points()
     shown = ext.ext.observed
     ext.K = 12  # more than the 10 digit classes: the store says why; the last curves stay
-    assert s.states["extrapolation-curves"].startswith("error: K must be") and ext.alerts["ext"].visible
-    assert ext.ext.observed is shown and s.results["extrapolation-curves"].key.K == 4
+    assert ext.curves.state.startswith("error: K must be") and ext.alerts["ext"].visible
+    assert ext.ext.observed is shown and ext.curves.key.K == 4

@@ -1,0 +1,202 @@
+"""A session's one job bus, and the typed result store of one kind of request.
+
+:class:`JobBus` is the only way a session's stores reach the runner (:mod:`buviz.app.runner`): it
+submits a job in a named slot of the session (latest wins: a newer request of the same name cancels the
+older one), delivers its end on the session's event loop (:class:`~buviz.app.session.SessionLink`),
+cancels every slot the session used when the session ends, and -- only where no server runs (tests,
+notebooks, scripts) -- waits for the result. Every store of a session shares its bus
+(:attr:`buviz.app.store.SessionStore.bus`).
+
+:class:`Requested` is a store of one result a tab asks for: the discrete tables, the Monte Carlo of
+Fig 2, the extrapolation curves, a rendered paper figure. Its outputs are read-only parameters --
+``key`` (what the result answers), ``value`` and ``state`` -- so a view depends on the one result it
+draws, by name, and no view reads a string-keyed dictionary of everybody's results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+
+import param
+
+from buviz.app.cache import LRUCache
+from buviz.app.runner import RUNNER, USER, Job
+from buviz.app.session import SessionLink
+
+__all__ = ["JobBus", "Requested"]
+
+
+class JobBus:
+    """One session's way to the runner: named slots, latest wins, deliveries on the session's loop.
+
+    Parameters
+    ----------
+    link : SessionLink, optional
+        Where results are delivered; by default the link of the served session being built (else one
+        flushed by hand: tests, notebooks).
+    """
+
+    def __init__(self, link: SessionLink | None = None):
+        #: background results, delivered on this session's event loop
+        self.link = link if link is not None else SessionLink.for_current_session()
+        #: set by :meth:`close`: the session ended, nothing more is delivered
+        self.closed = False
+        self._names: set[str] = set()  # every slot this session has used (cancelled when it closes)
+
+    @property
+    def served(self) -> bool:
+        """Whether the session is served (deliveries then run on its Bokeh document's event loop)."""
+        return self.link.served
+
+    def slot(self, name: str) -> tuple[str, int]:
+        """The runner's slot of this session's ``name`` (the runner's fair share reads the owner id)."""
+        return name, id(self)
+
+    def request(self, name: str, fn: Callable, *args, on_done: Callable[[Job], None] | None = None,
+                on_progress: Callable[[Job], None] | None = None, lane: str = "compute",
+                with_job: bool = False, label: str = "", blocking: bool | None = None, priority: int = USER,
+                latest_wins: bool = True, latest: Callable[[Job], None] | None = None) -> Job:
+        """Compute ``fn(*args)`` (``fn(job, *args)`` with ``with_job``) in the background for this session.
+
+        The job runs in ``lane`` of the one runner, in this session's slot ``name``: a newer request of
+        the same name cancels it (latest wins; with ``latest_wins=False`` it joins the slot's batch
+        instead, which :meth:`cancel` drops), and so does the end of the session. ``priority``
+        :data:`~buviz.app.runner.PREFETCH` queues work done ahead of the user behind every user's own
+        request. ``on_done(job)`` and ``on_progress(job)`` run on the session's event loop. A cached step
+        (``fn`` an :class:`~buviz.app.cache.LRUCache` holding ``args``) is answered without a thread hop.
+        ``blocking`` (default: when no server runs -- tests, notebooks, scripts) waits until the result is
+        delivered; a served session never waits (its event loop is the page's), so there it must be None
+        or False. ``latest(job)`` is called with the new job before anything is delivered. Returns the
+        job's handle.
+
+        Raises
+        ------
+        ValueError
+            If ``blocking`` is true in a served session.
+        """
+        self.check_blocking(blocking, label or name)
+        slot = self.slot(name)
+        self._names.add(name)
+        work = (lambda j: fn(j, *args)) if with_job else (lambda j: fn(*args))
+        if isinstance(fn, LRUCache) and not with_job and fn.has(*args):
+            job = Job(work, slot, label or name)
+            job.run()
+        else:
+            job = RUNNER.submit(work, lane=lane, priority=priority, slot=slot, latest_wins=latest_wins,
+                                label=label or name)
+        if latest is not None:
+            latest(job)
+        if on_done is not None:
+            self.link.watch(job, on_done, on_progress)
+        if not self.link.served and blocking is not False:  # served, deliveries run on the session's loop
+            job.wait()
+            self.link.wait()
+        return job
+
+    def cancel(self, name: str) -> None:
+        """Cancel every queued or running job of this session's slot ``name``."""
+        RUNNER.cancel(self.slot(name))
+
+    def check_blocking(self, blocking: bool | None, what: str) -> None:
+        """Refuse ``blocking=True`` in a served session (its event loop is the page's).
+
+        Raises
+        ------
+        ValueError
+            If ``blocking`` is true and the session is served.
+        """
+        if blocking and self.link.served:
+            raise ValueError(f"blocking=True in a served session: waiting for {what!r} would hold the "
+                             f"page's event loop; request it without blocking and follow the store's outputs")
+
+    def close(self, *names: str) -> None:
+        """The session ended: cancel every slot it used (and ``names``); deliver nothing more."""
+        self.closed = True
+        for name in {*names, *self._names}:
+            self.cancel(name)
+        self.link.close()
+
+
+class Requested(param.Parameterized):
+    """The latest result of one kind of request a tab makes (one slot of the session's :class:`JobBus`).
+
+    :meth:`request` computes ``fn(key)`` in the background; when it ends its outputs change together:
+    ``key`` and ``value`` (a success), ``state`` (always). A request that a newer one replaced publishes
+    nothing, and a failure keeps the last value (its ``state`` says why).
+
+    Parameters
+    ----------
+    bus : JobBus
+        The session's job bus.
+    slot : str
+        The name of the bus slot (requests of the same slot replace each other: latest wins).
+    fn : callable
+        ``fn(key)`` computes the value for ``key`` (a cached step of :mod:`buviz.app.tasks`, usually).
+    lane : str, default="compute"
+        The runner lane.
+    label : str, optional
+        What the status line calls the job (default: ``slot``).
+    """
+
+    key = param.Parameter(default=None, constant=True, doc="What the value was computed for (None before the first)")
+    value = param.Parameter(default=None, constant=True, doc="The latest result delivered (None before the first)")
+    state = param.String(default="", constant=True,
+                         doc="'' before the first request, then 'running', 'done', 'cancelled' or 'error: ...'")
+
+    def __init__(self, bus: JobBus, slot: str, fn: Callable[[Hashable], object], *, lane: str = "compute",
+                 label: str = "", **params):
+        super().__init__(**params)
+        self.bus, self.slot, self.fn, self.lane, self.label = bus, slot, fn, lane, label or slot
+        self._latest: Job | None = None
+
+    def request(self, key: Hashable, *, fn: Callable[[], object] | None = None, lane: str | None = None,
+                label: str | None = None, blocking: bool | None = None) -> Job:
+        """Compute the value for ``key`` (``fn()`` instead of ``fn(key)`` where given) in the background.
+
+        ``blocking`` as for :meth:`JobBus.request` (a served session refuses True). The outputs change at
+        once when the job is finished on return (a cached step, or a blocking request), else on the
+        session's event loop. Returns the job's handle.
+        """
+        self.bus.check_blocking(blocking, label or self.label)
+        self._publish(state="running")
+        job = self.bus.request(self.slot, fn if fn is not None else self.fn, *(() if fn is not None else (key,)),
+                               on_done=lambda j: self._deliver(key, j), lane=lane or self.lane,
+                               label=label or self.label, blocking=blocking, latest=self._set_latest)
+        if job.finished and self._latest is job:
+            self._deliver(key, job)  # answered already (cached, or waited for): shown at once
+        return job
+
+    def _set_latest(self, job: Job) -> None:
+        self._latest = job  # before any delivery: those run on the session's loop, later
+
+    def _deliver(self, key: Hashable, job: Job) -> None:
+        if self._latest is not job or self.bus.closed:
+            return
+        self._latest = None
+        if job.status == "done":
+            self._publish(key=key, value=job.result, state="done")
+        else:
+            self._publish(state=f"error: {job.error}" if job.status == "error" else job.status)
+
+    def value_for(self, key: Hashable):
+        """The value if it was computed for ``key``, else None."""
+        return self.value if self.value is not None and self.key == key else None
+
+    @property
+    def running(self) -> bool:
+        """Whether a request is under way."""
+        return self.state == "running"
+
+    @property
+    def error(self) -> str | None:
+        """What the last request failed with, or None."""
+        return self.state.removeprefix("error: ") if self.state.startswith("error: ") else None
+
+    def clear(self) -> None:
+        """Drop the value without notifying anyone (the session's document is being destroyed)."""
+        with param.parameterized.discard_events(self):
+            self._publish(key=None, value=None)
+
+    def _publish(self, **values) -> None:
+        with param.edit_constant(self):
+            self.param.update(**values)
