@@ -6,7 +6,7 @@ Classifier Evaluation", Journal of Signal Processing Systems, Springer, 2021,
 doi:10.1007/s11265-021-01671-1). This view runs
 :func:`buviz.model_selection.perturbation_amplitude_sweep` for the current dataset, C, M, K and seed
 (RBF SVC, γ = 2⁻⁶ … 2⁶) on a button press, through the session's store
-(:meth:`buviz.app.store.SessionStore.run_amplitude`), and draws the curves through a
+(:meth:`buviz.app.stores.AmplitudeSweep.run`), and draws the curves through a
 :class:`buviz.plots.selection.AmplitudeDisplay`, one pane per T̃ mode: created once, a new table
 updates the display (their Bokeh figures stay).
 """
@@ -45,7 +45,7 @@ at most $N$ test points) is in the exported table.
 
 class AmplitudeView(TabView):
     """Tab "T̃ amplitude": −Û_tr over γ for the amplitudes of :data:`AMPLITUDES`, both modes, and L_te
-    (the store's ``amplitude_table``, computed on a button press)."""
+    (the session's :class:`~buviz.app.stores.AmplitudeSweep` table, computed on a button press)."""
 
     twin_y = True
     export_size = (12.0, 4.5)
@@ -53,7 +53,7 @@ class AmplitudeView(TabView):
     def __init__(self, **params):
         super().__init__(**params)
         self.run_button = pn.widgets.Button(label="Run T̃ amplitude sweep", color="primary")
-        self.run_button.on_click(lambda e: self.store.run_amplitude())
+        self.run_button.on_click(lambda e: self.store.amplitude.run())
         # one display for both modes, a pane per mode (the row wraps): a new table changes their data,
         # never their figures. 450 px frames with the legend outside: side by side at 1600 px, one below
         # the other on a 1280 px screen
@@ -63,12 +63,13 @@ class AmplitudeView(TabView):
                            for mode, panel in self.display.panels.items()}
         self.plot_pane = WrappingRow(*self.mode_panes.values())
         self.status_pane = pn.pane.Markdown(self._status_text())
-        self.store.param.watch(self._refresh, ["amplitude_table", "amplitude_state", "snapshot"])
+        self.store.amplitude.param.watch(self._refresh, ["table", "state"])
+        self.store.param.watch(self._refresh, "snapshot")
 
     @property
     def table(self):
-        """The amplitude sweep shown (the store's ``amplitude_table``)."""
-        return self.store.amplitude_table
+        """The amplitude sweep shown (the session's amplitude store's ``table``)."""
+        return self.store.amplitude.table
 
     # ------------------------------------------------------------------ presentation
     @staticmethod
@@ -77,16 +78,16 @@ class AmplitudeView(TabView):
                 if cfg else "")
 
     def _status_text(self) -> str:
-        st = self.store
-        cfg, shown = st.amplitude_config(), st.amplitude_settings
-        if self.table is not None and shown is not None and shown != cfg and st.amplitude_state != "running":
+        st = self.store.amplitude
+        cfg, shown = st.config(), st.settings
+        if self.table is not None and shown is not None and shown != cfg and st.state != "running":
             return (f"Status: the curves are for {self._describe(shown)}; the current settings differ "
                     f"({self._describe(cfg)}): press Run")
-        return f"Status: {st.amplitude_state}" + (f" — {self._describe(cfg)}" if cfg else "")
+        return f"Status: {st.state}" + (f" — {self._describe(cfg)}" if cfg else "")
 
     def _refresh(self, *events) -> None:
         self.status_pane.object = self._status_text()
-        if any(e.name == "amplitude_table" for e in events):
+        if any(e.name == "table" for e in events):
             self.display.update(table=self.table)
 
     def figure(self):

@@ -1,6 +1,7 @@
 """Panel views over the γ (or epoch) sweep: the selection curves with the separability cases (Figs
 6-9, tab *Error vs −Û*) and the sensitivity of −Û_tr to M and K (Figs 12-13). Both read the session's
-:class:`~buviz.app.store.SessionStore` (``sweep_table``, ``sensitivity``) and update panes created once.
+:class:`~buviz.app.store.SessionStore` (``sweep_table``) and its sensitivity store
+(``sensitivity.tables``) and update panes created once.
 """
 
 from __future__ import annotations
@@ -177,7 +178,7 @@ class CurvesView(TabView):
 
 class SensitivityView(TabView):
     """Tab 6: −Û_tr for several M (Fig 12) and K (Fig 13), computed on demand by the store; one plot
-    per kind, created once, whose data follow ``store.sensitivity`` and ``store.sweep_table``."""
+    per kind, created once, whose data follow ``store.sensitivity.tables`` and ``store.sweep_table``."""
 
     twin_y = True
     export_size = (10.0, 4.0)
@@ -186,8 +187,8 @@ class SensitivityView(TabView):
         super().__init__(**params)
         self.run_M = pn.widgets.Button(label="Run M sensitivity (Fig 12)", color="primary")
         self.run_K = pn.widgets.Button(label="Run K sensitivity (Fig 13)", color="primary")
-        self.run_M.on_click(lambda e: self.store.run_sensitivity("M"))
-        self.run_K.on_click(lambda e: self.store.run_sensitivity("K"))
+        self.run_M.on_click(lambda e: self.store.sensitivity.run("M"))
+        self.run_K.on_click(lambda e: self.store.sensitivity.run("K"))
         self.hint = pn.pane.Markdown("*Press a button: each setting runs a 21-γ sweep (cached).*")
         # one plot per kind (M, K), a SensitivityDisplay made when the kind's tables first arrive and then
         # updated (a new reference sweep); dropped when the tables go (another dataset), never hidden while
@@ -196,7 +197,7 @@ class SensitivityView(TabView):
         self.displays: dict[str, pd_.SensitivityDisplay] = {}
         self.kind_boxes = {kind: pn.Column(visible=False) for kind in self.KINDS}
         self.plot_pane = WrappingRow(*self.kind_boxes.values(), visible=False)
-        self._follow_when_open(self._follow, "sensitivity", "sweep_table")
+        self._follow_when_open(self._follow, (self.store.sensitivity, "tables"), "sweep_table")
 
     #: The hyper-parameters of Û whose sensitivity the tab shows (Figs 12 and 13).
     KINDS = ("M", "K")
@@ -208,7 +209,7 @@ class SensitivityView(TabView):
                                       opts=dict(width=620, height=380))
 
     def _follow(self) -> None:
-        shown = self.store.sensitivity or {}
+        shown = self.store.sensitivity.tables
         for kind, box in self.kind_boxes.items():
             if kind not in shown:
                 if kind in self.displays:  # its tables are gone: so is its plot
@@ -225,13 +226,13 @@ class SensitivityView(TabView):
 
     def figure(self):
         ref = self.store.sweep_table
-        items = [self._display(kind, tables, ref).element() for kind, tables in (self.store.sensitivity or {}).items()]
+        items = [self._display(kind, tables, ref).element() for kind, tables in self.store.sensitivity.tables.items()]
         return hv.Layout(items or [pd_.SensitivityDisplay(tables={}, reference=ref,
                                                           title="−Û_tr (no sensitivity sweep run yet)").element()]
                          ).cols(2)
 
     def __panel__(self):
-        status = self._pane(pn.pane.Markdown(), lambda: f"Status: {self.store.sensitivity_state}",
-                            (self.store, "sensitivity_state"))
+        status = self._pane(pn.pane.Markdown(), lambda: f"Status: {self.store.sensitivity.state}",
+                            (self.store.sensitivity, "state"))
         return pn.Column(pn.Row(self.run_M, self.run_K, status), self.hint, self.plot_pane,
                          export_buttons(self, "sensitivity"), math_markdown(SENS_MD, sizing_mode="stretch_width"))

@@ -96,7 +96,8 @@ class NotebookExplorer(pn.viewable.Viewer):
         store = self.store
         self._poll = BackgroundPoll(store.link, self.poll_period, after=self._push, busy=store.background_busy)
         store.link.on_watch.append(self._ensure_polling)
-        store.param.watch(self._on_background, ["sweep_state", "sensitivity_state", "snapshot"])
+        store.param.watch(self._on_background, ["sweep_state", "snapshot"])
+        store.sensitivity.param.watch(self._on_background, "state")
         store.param.watch(self._push_soon, "snapshot")
         app = self.app
         groups = app.control_groups

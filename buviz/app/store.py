@@ -1,13 +1,13 @@
-"""One session's data store: every output the explorer derives from its controls, as read-only
-parameters, and every piece of background work the session asks for, through one method.
+"""One session's snapshot store: what the explorer derives from its controls, as read-only parameters.
 
 :class:`SessionStore` is the *DataStore* role of Panel's architecture guidance. It holds its
 :class:`~buviz.app.controls.Controls` (a ``ClassSelector``), watches them and publishes what the
 views draw: ``snapshot``, the shared CV sweep's rows (``sweep_table``, ``sweep_progress``,
-``sweep_state``), the sensitivity tables, Proposal 1's overlay, the T̃-amplitude table and the
-messages (``message``, ``notice``, ``status_notice``, ``computing``). Views depend on these
-parameters, never on each other, and never run a job: they call a store method, and the result comes
-back as a parameter.
+``sweep_state``) and the messages (``message``, ``notice``, ``status_notice``, ``computing``). The
+stores beside the snapshot are its parts (:mod:`buviz.app.stores`): :attr:`SessionStore.sensitivity`
+(Figs 12-13), :attr:`SessionStore.proposal1` (the overlay) and :attr:`SessionStore.amplitude` (the
+T̃-amplitude sweep), each with outputs of its own. Views depend on these parameters, never on each
+other, and never run a job: they call a store method, and the result comes back as a parameter.
 
 The session's one way to the runner (:mod:`buviz.app.runner`) is its :attr:`SessionStore.bus`, a
 :class:`~buviz.app.bus.JobBus`: submit, progress, latest wins in a named slot, cancellation when the
@@ -47,12 +47,11 @@ import panel as pn
 import param
 
 from buviz import datasets
-from buviz.app import sweeps, tasks, timing
+from buviz.app import sweeps, timing
 from buviz.app.bus import JobBus
 from buviz.app.compute import (
     ResultKey,
     Snapshot,
-    StatusKey,
     compute_ahead,
     compute_snapshot,
     dataset_for,
@@ -67,6 +66,7 @@ from buviz.app.controls import CONTROL_PARAMS, Controls
 from buviz.app.notes import scale_log2_gamma, status_label, status_notes
 from buviz.app.runner import PREFETCH, Job
 from buviz.app.session import SessionLink
+from buviz.app.stores import AmplitudeSweep, Proposal1Overlay, SensitivitySweeps
 from buviz.app.upload import check_mixture_text, file_size_text, prepare_csv
 from buviz.plots.displays import class_names
 
@@ -74,7 +74,7 @@ __all__ = ["SessionStore", "SHOWN_PARAMS"]
 
 _LOG = logging.getLogger(__name__)
 #: What the store publishes with a snapshot and puts back when a later one cannot be shown.
-SHOWN_PARAMS = ("snapshot", "sensitivity", "notice", "status_notice")
+SHOWN_PARAMS = ("snapshot", "notice", "status_notice")
 #: How many shown states are kept to go back to.
 HISTORY = 4
 
@@ -109,7 +109,6 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
     prefetch = param.Boolean(default=False, doc=(
         "After a dataset, C, M, K or T̃ change, compute the γ row (and the neighbouring C) ahead of the "
         "user in the background, behind every user's own request"))
-    proposal1_wanted = param.Boolean(default=False, doc="Compute Proposal 1 for every status shown (the overlay)")
 
     # -- outputs (read-only)
     snapshot = _out(doc="The current Snapshot")
@@ -122,12 +121,6 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
     sweep_table = _out(doc="Sweep rows received so far (a DataFrame, or None)")
     sweep_progress = _out(0, "Sweep progress in percent", cls=param.Integer)
     sweep_state = _out("idle", "idle, running, done or 'error: ...'", cls=param.String)
-    sensitivity = _out({}, "kind -> {label: sweep table} (Figs 12, 13)", cls=param.Dict)
-    sensitivity_state = _out("idle", cls=param.String)
-    proposal1 = _out(doc="(StatusKey, Proposal 1 result or None) of the latest overlay delivered")
-    amplitude_table = _out(doc="The latest T̃-amplitude sweep (tidy DataFrame), or None")
-    amplitude_settings = _out(doc="The settings the amplitude table was computed for")
-    amplitude_state = _out("idle", cls=param.String)
 
     def __init__(self, controls: Controls | None = ..., **params):
         values = {k: params.pop(k) for k in list(params) if k in Controls.param and k != "name"}
@@ -139,6 +132,10 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
         self.closed = False
         #: the session's one way to the runner, shared by every store of the session
         self.bus = JobBus(link)
+        #: the stores beside the snapshot (:mod:`buviz.app.stores`), following it on the same bus
+        self.sensitivity = SensitivitySweeps(self)
+        self.proposal1 = Proposal1Overlay(self)
+        self.amplitude = AmplitudeSweep(self)
         self._shown: dict | None = None
         self._inflight: dict | None = None
         self._changed_at: float | None = None
@@ -154,8 +151,6 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
         self._as_given = False  # the next change is taken as given (a reset): γ not fitted to the data
         self.sweep: sweeps.SharedSweep | None = None  # the shared sweep this session follows
         self._sweep_rows = -1
-        self._sensitivity_job: Job | None = None
-        self._amplitude_job: Job | None = None
         if self.controls is not None:
             self.controls.param.watch(self._on_controls, list(CONTROL_PARAMS))
             self.controls.param.watch(self._on_sweep_settings, "sweep_proposal1")
@@ -232,8 +227,9 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
         self.bus.close("snapshot", "proposal1", "sensitivity", "amplitude", "prefetch")
         # drop the references without notifying the views: their document is being destroyed
         with param.parameterized.discard_events(self):
-            self._publish(snapshot=None, sweep_table=None, sensitivity={}, proposal1=None, amplitude_table=None,
-                          )
+            self._publish(snapshot=None, sweep_table=None)
+        for part in (self.sensitivity, self.proposal1, self.amplitude):
+            part.clear()
 
     # ------------------------------------------------------------------ controls -> snapshot
     def settings(self) -> dict:
@@ -423,12 +419,9 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
     def _show(self, s: dict, snap: Snapshot, t0: float) -> bool:
         """Show ``snap`` (the snapshot of controls ``s``): every view updated in one batch; whether
         every view could draw it (else the last good state is back, :meth:`view_failed`)."""
-        old = self.snapshot
         changed = sorted(k for k, v in s.items() if self._shown is None or self._shown.get(k) != v)
         updates = {"snapshot": snap, "message": "", "computing": "",
                    "status_notice": status_notes(snap.result, class_names(snap.ds))}
-        if old is None or old.ds is not snap.ds:
-            updates["sensitivity"] = {}
         if self._next_notice is not None:
             updates["notice"], self._next_notice = self._next_notice, None
         for p in ("message", "computing"):
@@ -443,7 +436,7 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
             return False
         self._good = [*self._good[1 - HISTORY:], (dict(s), {p: getattr(self, p) for p in SHOWN_PARAMS})]
         self.follow_sweep()
-        self._request_proposal1()
+        self.proposal1.follow()
         self._prefetch(s)
         timing.record_apply(time.perf_counter() - t0, changed)
         return True
@@ -527,93 +520,3 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
     @param.depends("auto_sweep", watch=True)
     def _on_auto_sweep(self) -> None:
         self._on_sweep_settings()
-
-    # ------------------------------------------------------------------ tab outputs
-    def run_sensitivity(self, kind: str = "M", values=None, *, blocking: bool | None = None, cv: int = 2) -> None:
-        """−Û_tr over the γ sweep for several M (Fig 12) or K (Fig 13) into :attr:`sensitivity`.
-        CV errors are not needed here, so the sweeps use ``cv`` = 2 folds (the cheapest allowed);
-        ``blocking`` as for :meth:`request` (a served session refuses True)."""
-        self._check_blocking(blocking, f"sensitivity {kind}")
-        if self.controls.classifier != "SVM":
-            self.report("The sensitivity sweeps use the SVM γ sweep: select the SVM classifier")
-            return
-        if kind not in ("M", "K"):
-            raise ValueError("kind must be 'M' or 'K'")
-        if self._sensitivity_job is not None and not self._sensitivity_job.finished:
-            self.report("The sensitivity sweeps are still running: wait for them to finish")
-            return
-        values = values or ((20, 40, 80, 120, 160) if kind == "M" else ("3", "10", "20", "40", "aic"))
-        snap = self.snapshot
-        if kind == "M":
-            values = [v for v in values if int(v) <= len(snap.ds.X_train)]
-
-        def progress(job):
-            if job.total and not job.finished:
-                self._publish(sensitivity_state=f"running {kind} = {values[job.done]} ({job.done + 1}/{job.total})")
-
-        def done(job):
-            if job.status == "done":
-                self._publish(sensitivity={**self.sensitivity, kind: job.result}, sensitivity_state="done")
-            else:
-                self._publish(sensitivity_state=f"error: {job.error}" if job.status == "error" else "cancelled")
-
-        self._publish(sensitivity_state=f"running {kind} sweeps")
-        self._sensitivity_job = self.request(
-            "sensitivity", sweeps.sensitivity_tables, snap.ds, sweeps.canonical(snap.settings), kind, values, cv,
-            with_job=True, lane="heavy", on_done=done, on_progress=progress, label=f"sensitivity {kind}",
-            blocking=blocking)
-
-    @param.depends("proposal1_wanted", watch=True)
-    def _request_proposal1(self) -> None:
-        """With the overlay wanted: Proposal 1 of the shown status into :attr:`proposal1`."""
-        s = self.snapshot
-        if not self.proposal1_wanted or s is None or self.closed:
-            return
-        key = ResultKey.of(s.settings).status
-        if self.proposal1 is not None and self.proposal1[0] == key:
-            return
-
-        def done(job):
-            if job.status == "error":  # drawn without the overlay, the error in the message bar
-                self.report(f"Proposal 1: {job.error}")
-            if job.status in ("done", "error"):
-                self._publish(proposal1=(key, job.result if job.status == "done" else None))
-
-        self.request("proposal1", tasks.proposal1_result, key, on_done=done, label="Proposal 1")
-
-    def proposal1_for(self, snapshot: Snapshot) -> tuple[bool, object]:
-        """(whether :attr:`proposal1` answers for ``snapshot``'s status, its result or None)."""
-        got = self.proposal1
-        key: StatusKey = ResultKey.of(snapshot.settings).status
-        return (True, got[1]) if got is not None and got[0] == key else (False, None)
-
-    def amplitude_config(self) -> dict | None:
-        """What the T̃-amplitude sweep of the current snapshot is computed for (None without one)."""
-        snap = self.snapshot
-        if snap is None:
-            return None
-        s, N = snap.settings, len(snap.ds.X_train)
-        return {"C": 2.0 ** int(s["log2_C"]), "M": min(int(s["M"]), N), "K": s["K"], "seed": int(s["seed"]),
-                "dataset": s["dataset"], "n_train": N}
-
-    def run_amplitude(self, *, blocking: bool | None = None) -> None:
-        """The T̃-amplitude sweep of the current settings (heavy lane) into :attr:`amplitude_table`;
-        ``blocking`` as for :meth:`request` (a served session refuses True)."""
-        self._check_blocking(blocking, "T̃ amplitude sweep")
-        if self.snapshot is None:
-            self._publish(amplitude_state="no status yet")
-            return
-        if self._amplitude_job is not None and not self._amplitude_job.finished:
-            return
-        cfg = self.amplitude_config()  # what the user clicked on, not what comes later
-
-        def done(job):
-            if job.status == "done":
-                self._publish(amplitude_settings=cfg, amplitude_table=job.result, amplitude_state="done")
-            else:
-                self._publish(amplitude_state=f"error: {job.error}" if job.status == "error" else "cancelled")
-
-        self._publish(amplitude_state="running")
-        self._amplitude_job = self.request("amplitude", tasks.amplitude_sweep,
-                                           tasks.AmplitudeKey.of(self.snapshot.settings), lane="heavy",
-                                           on_done=done, label="T̃ amplitude sweep", blocking=blocking)

@@ -136,13 +136,16 @@ class SampleSpaceView(_PlaneView):
         self.status_notice_pane.visible = self.store.param.status_notice.rx().rx.pipe(bool)
         self.numbers_pane = self._pane(pn.pane.Markdown(width=300), self.numbers_text,
                                        (self.store, "snapshot"), (self.store, "sweep_table"),
-                                       (self.store, "sweep_state"), (self, "proposal1"), (self.store, "proposal1"))
-        self._follow_when_open(self._follow, "snapshot", "proposal1", own=("proposal1", "projection", "color_by"))
+                                       (self.store, "sweep_state"), (self, "proposal1"),
+                                       (self.store.proposal1, "result"))
+        self._follow_when_open(self._follow, "snapshot", (self.store.proposal1, "result"),
+                               own=("proposal1", "projection", "color_by"))
 
     @param.depends("proposal1", watch=True, on_init=True)
     def _want_proposal1(self) -> None:
-        """The overlay on: the store computes Proposal 1 for every status shown (:attr:`SessionStore.proposal1`)."""
-        self.store.proposal1_wanted = self.proposal1
+        """The overlay on: the store computes Proposal 1 for every status shown
+        (:class:`~buviz.app.stores.Proposal1Overlay`)."""
+        self.store.proposal1.wanted = self.proposal1
 
     @staticmethod
     def _display_args(s, p1) -> dict:
@@ -153,7 +156,7 @@ class SampleSpaceView(_PlaneView):
         s = self._snap()
         if s is None:
             return
-        answered, p1 = self.store.proposal1_for(s) if self.proposal1 else (True, None)
+        answered, p1 = self.store.proposal1.for_snapshot(s) if self.proposal1 else (True, None)
         if not answered and self.display is not None:
             # the overlay is being computed: its delivery calls this again, and the status and the
             # overlay are then drawn together (never this status with another status's overlay)
@@ -173,12 +176,12 @@ class SampleSpaceView(_PlaneView):
     def proposal1_result(self, snapshot=None):
         """Proposal 1's result for the shown status when the overlay is on and the store has it, else None."""
         s = snapshot if snapshot is not None else self._snap()
-        return self.store.proposal1_for(s)[1] if self.proposal1 and s is not None else None
+        return self.store.proposal1.for_snapshot(s)[1] if self.proposal1 and s is not None else None
 
     def plot(self, snapshot=None, proposal1=None):
         """The map of ``snapshot`` as a static overlay (export, tests): the same display, drawn once."""
         s = snapshot if snapshot is not None else self._snap()
-        p1 = self.store.proposal1_for(s)[1] if (self.proposal1 if proposal1 is None else proposal1) else None
+        p1 = self.store.proposal1.for_snapshot(s)[1] if (self.proposal1 if proposal1 is None else proposal1) else None
         d = pd_.SampleSpaceDisplay.from_result(s.result, s.ds, projection=self.projection, color_by=self.color_by,
                                                **self._display_args(s, p1))
         return d.element().opts(**_MAP_OPTS)

@@ -82,14 +82,18 @@ class TabView(pn.viewable.Viewer):
     def _snap(self):
         return self.store.snapshot
 
-    def _follow_when_open(self, follow: Callable[[], None], *state_params: str, own: tuple[str, ...] = ()) -> None:
-        """Call ``follow()`` now and whenever one of ``state_params`` (of the store) or ``own`` (of the
-        view) changes while the tab is open; a closed tab catches up when it opens."""
+    def _follow_when_open(self, follow: Callable[[], None], *state_params: str | tuple[param.Parameterized, str],
+                          own: tuple[str, ...] = ()) -> None:
+        """Call ``follow()`` now and whenever one of ``state_params`` (a name: of the session's store; an
+        (object, name) pair: of one of its stores, :mod:`buviz.app.stores`) or ``own`` (of the view)
+        changes while the tab is open; a closed tab catches up when it opens."""
 
         def run(*events):
             if self.tab_open:
                 follow()
 
-        self.store.param.watch(run, list(state_params))
+        for dep in state_params:
+            obj, name = dep if isinstance(dep, tuple) else (self.store, dep)
+            obj.param.watch(run, name)
         self.param.watch(run, ["tab_open", *own])
         follow()

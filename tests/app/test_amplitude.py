@@ -22,7 +22,7 @@ def ran():
     state = SessionStore(**SMALL)
     view = AmplitudeView(store=state)
     view.pane_before_run = view.plot_pane
-    state.run_amplitude(blocking=True)
+    state.amplitude.run(blocking=True)
     return state, view
 
 
@@ -33,7 +33,7 @@ def test_view_is_registered_as_its_own_tab():
 
 def test_run_fills_the_table_for_the_current_dataset_and_c(ran):
     state, view = ran
-    assert state.amplitude_state == "done"
+    assert state.amplitude.state == "done"
     t = view.table
     assert len(t) == len(LOG2_GAMMAS) * len(AMPLITUDES) * 2
     ds = state.snapshot.ds
@@ -72,7 +72,7 @@ def test_the_panes_plots_keep_their_bokeh_figures_when_the_table_arrives():
     plots = {m.id for m in root.select({"type": Plot})}
     sources = {m.id for m in root.select({"type": ColumnDataSource})}
     assert len(plots) == 2 and points() == 0
-    state.run_amplitude(blocking=True)
+    state.amplitude.run(blocking=True)
     assert {m.id for m in root.select({"type": Plot})} == plots
     assert {m.id for m in root.select({"type": ColumnDataSource})} == sources
     assert points() > 0
@@ -82,8 +82,8 @@ def test_curves_of_other_settings_are_labelled_as_such():
     """After a change of C the old curves stay, but the status says they belong to other settings."""
     state = SessionStore(**SMALL)
     view = AmplitudeView(store=state)
-    state.run_amplitude(blocking=True)
+    state.amplitude.run(blocking=True)
     assert view._status_text().startswith("Status: done")
     state.controls.log2_C = state.controls.log2_C + 1
-    assert state.amplitude_config()["C"] == 2.0 * state.amplitude_settings["C"]
+    assert state.amplitude.config()["C"] == 2.0 * state.amplitude.settings["C"]
     assert "the curves are for" in view.status_pane.object and "press Run" in view.status_pane.object

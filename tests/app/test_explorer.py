@@ -250,9 +250,9 @@ def test_background_sweep_fills_curves_and_marker():
 @pytest.mark.slow
 def test_sensitivity_runs_on_demand():
     s = SessionStore(n_train=150, auto_sweep=False)
-    s.run_sensitivity("M", values=(20, 40), blocking=True)
-    assert s.sensitivity_state == "done"
-    assert set(s.sensitivity["M"]) == {"M = 20", "M = 40"}
+    s.sensitivity.run("M", values=(20, 40), blocking=True)
+    assert s.sensitivity.state == "done"
+    assert set(s.sensitivity.tables["M"]) == {"M = 20", "M = 40"}
 
 
 def test_app_builds_with_all_tabs():

@@ -169,14 +169,14 @@ def test_proposal1_overlay_is_computed_by_the_store_through_the_one_cache(state)
     view = SampleSpaceView(store=state)
     state.controls.log2_gamma = 3  # a status nobody asked Proposal 1 for yet
     key = ResultKey.of(state.snapshot.settings).status
-    assert not tasks.proposal1_result.has(key) and state.proposal1_for(state.snapshot) == (False, None)
+    assert not tasks.proposal1_result.has(key) and state.proposal1.for_snapshot(state.snapshot) == (False, None)
     view.proposal1 = True  # the store requests it (no server here: it waits for the result)
-    assert state.proposal1_wanted and tasks.proposal1_result.has(key)
-    answered, r = state.proposal1_for(state.snapshot)
+    assert state.proposal1.wanted and tasks.proposal1_result.has(key)
+    answered, r = state.proposal1.for_snapshot(state.snapshot)
     assert answered and r is tasks.proposal1_result(key) and len(r.near_boundary) > 0
     assert view.proposal1_result() is r
     with pytest.raises(TypeError):
-        state.proposal1 = None  # read-only for views
+        state.proposal1.result = None  # read-only for views
 
 
 # -- LaTeX ------------------------------------------------------------------------------------------------

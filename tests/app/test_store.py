@@ -27,8 +27,14 @@ def store():
 def test_controls_hold_the_controls_only():
     assert set(Controls.param) - {"name"} == set(URL_PARAMS) == {*CONTROL_PARAMS, "sweep_proposal1"}
     assert len(URL_PARAMS) == 16
-    derived = {"snapshot", "sweep_table", "sensitivity", "message", "computing", "proposal1", "amplitude_table"}
+    derived = {"snapshot", "sweep_table", "message", "computing", "notice"}
     assert not derived & set(Controls.param) and derived <= set(SessionStore.param)
+    parts = {"sensitivity": {"tables", "state"}, "proposal1": {"result"}, "amplitude": {"table", "settings", "state"}}
+    s = SessionStore(controls=None)
+    for part, outputs in parts.items():  # the stores beside the snapshot: outputs of their own, read-only
+        store = getattr(s, part)
+        assert outputs <= set(store.param) and not outputs & set(Controls.param)
+        assert all(store.param[o].constant for o in outputs), part
     c = Controls(log2_gamma=3, M=30)
     c.reset()
     assert c.is_default() and c.settings() == {p: Controls.param[p].default for p in CONTROL_PARAMS}
@@ -36,11 +42,15 @@ def test_controls_hold_the_controls_only():
 
 def test_every_output_of_the_store_is_read_only(store):
     outputs = {n: p for n, p in store.param.objects().items() if p.constant and n not in ("name", "controls")}
-    assert {"snapshot", "sweep_table", "sweep_state", "notice", "status_notice", "proposal1"} <= set(outputs)
+    assert {"snapshot", "sweep_table", "sweep_state", "notice", "status_notice"} <= set(outputs)
     other = {param.String: "changed", param.Integer: 7, param.Dict: {"M": {}}}
-    for name, p in outputs.items():
-        with pytest.raises(TypeError, match="cannot be modified"):
-            setattr(store, name, other.get(type(p), object()))
+    parts = [(store, outputs)] + [(part, {n: p for n, p in part.param.objects().items() if p.constant and n != "name"})
+                                  for part in (store.sensitivity, store.proposal1, store.amplitude)]
+    assert [len(o) for _, o in parts[1:]] == [2, 1, 3]  # tables, state; result; table, settings, state
+    for obj, params in parts:
+        for name, p in params.items():
+            with pytest.raises(TypeError, match="cannot be modified"):
+                setattr(obj, name, other.get(type(p), object()))
     store.report("a message")  # the store's own way to say something
     assert store.message == "a message"
     store.report("")
@@ -56,8 +66,8 @@ def test_views_depend_on_the_store_and_keep_their_panes(store):
     pane = view.plot_pane
     assert not pane.visible and view.hint.visible  # nothing run yet
     root = pane.get_root(Document())
-    store.run_sensitivity("M", values=(20, 40))  # no server: waits for the tables
-    assert store.sensitivity_state == "done" and set(store.sensitivity["M"]) == {"M = 20", "M = 40"}
+    store.sensitivity.run("M", values=(20, 40))  # no server: waits for the tables
+    assert store.sensitivity.state == "done" and set(store.sensitivity.tables["M"]) == {"M = 20", "M = 40"}
     assert view.plot_pane is pane and pane.visible and not view.hint.visible
     assert view.kind_boxes["M"].visible and not view.kind_boxes["K"].visible  # K not run
     frame = view.displays["M"].element()  # the M plot's picture of the tables the store holds
@@ -65,8 +75,8 @@ def test_views_depend_on_the_store_and_keep_their_panes(store):
     assert {"M = 20", "M = 40"} <= labels  # one −Û_tr curve per M
     m_plot = {m.id for m in root.select({"type": Plot})}
     assert len(m_plot) == 1
-    store.run_sensitivity("K", values=("3", "aic"))
-    assert view.kind_boxes["K"].visible and set(store.sensitivity) == {"M", "K"}
+    store.sensitivity.run("K", values=("3", "aic"))
+    assert view.kind_boxes["K"].visible and set(store.sensitivity.tables) == {"M", "K"}
     assert m_plot < {m.id for m in root.select({"type": Plot})}  # the M plot stays; K's is added beside it
 
 

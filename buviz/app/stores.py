@@ -1,0 +1,221 @@
+"""The session's stores beside the snapshot: the sensitivity sweeps, the Proposal 1 overlay and the
+T̃-amplitude sweep, each a :class:`param.Parameterized` with read-only outputs of its own.
+
+Each follows the snapshot the session shows (:attr:`buviz.app.store.SessionStore.snapshot`) and runs
+its work on the session's one job bus (:attr:`buviz.app.store.SessionStore.bus`), so a view depends on
+the one store whose outputs it draws:
+
+- :class:`SensitivitySweeps` -- outputs ``tables`` (kind -> {label: table}) and ``state``;
+  :meth:`SensitivitySweeps.run`: −Û_tr over γ for several M (Fig 12) or K (Fig 13), heavy lane.
+- :class:`Proposal1Overlay` -- output ``result`` ((status, result)): Proposal 1 of each status shown
+  while ``wanted``, compute lane.
+- :class:`AmplitudeSweep` -- outputs ``table``, ``settings`` and ``state``; :meth:`AmplitudeSweep.run`:
+  −Û_tr over γ for several T̃ amplitudes, heavy lane.
+
+D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based Estimation for
+Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021,
+https://doi.org/10.1007/s11265-021-01671-1 (§6.4.3, Figs 12-13; Proposal 1: §4).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import param
+
+from buviz.app import sweeps, tasks
+from buviz.app.compute import ResultKey, Snapshot, StatusKey
+from buviz.app.runner import Job
+
+if TYPE_CHECKING:
+    from buviz.app.store import SessionStore
+
+__all__ = ["SensitivitySweeps", "Proposal1Overlay", "AmplitudeSweep", "output"]
+
+#: How many datasets' sensitivity tables are kept to go back to (the session's history of shown states).
+KEPT_DATASETS = 4
+
+
+def output(default=None, doc: str = "", **kw):
+    """A read-only output of a store (set only by the store itself, through its ``_publish``)."""
+    cls = kw.pop("cls", param.Parameter)
+    return cls(default=default, constant=True, doc=doc, **kw)
+
+
+class _SessionPart(param.Parameterized):
+    """A store that follows one session's snapshot and works on its bus."""
+
+    def __init__(self, session: SessionStore, **params):
+        super().__init__(**params)
+        self.session = session
+
+    def _publish(self, **values) -> None:
+        with param.edit_constant(self):
+            self.param.update(**values)
+
+    def _state_of(self, job: Job) -> str:
+        return f"error: {job.error}" if job.status == "error" else job.status
+
+
+class SensitivitySweeps(_SessionPart):
+    """−Û_tr over the γ sweep for several M (Ha et al., Fig 12) or K (Fig 13), of the dataset shown.
+
+    ``tables`` are those of the dataset of the session's snapshot: another dataset shows none (or the
+    ones computed for it before, when the session goes back to it).
+    """
+
+    tables = output({}, "kind ('M' or 'K') -> {label: sweep table} of the dataset shown", cls=param.Dict)
+    state = output("idle", "idle, 'running ...', done, cancelled or 'error: ...'", cls=param.String)
+
+    def __init__(self, session: SessionStore, **params):
+        super().__init__(session, **params)
+        self._job: Job | None = None
+        self._kept: list[tuple[object, dict]] = []  # (dataset, tables), newest last
+        session.param.watch(self._on_snapshot, "snapshot")
+
+    def _tables_of(self, ds) -> dict:
+        return next((t for d, t in self._kept if d is ds), {})
+
+    def _on_snapshot(self, event) -> None:
+        tables = self._tables_of(None if event.new is None else event.new.ds)
+        if tables is not self.tables:
+            self._publish(tables=tables)
+
+    def run(self, kind: str = "M", values=None, *, blocking: bool | None = None, cv: int = 2) -> None:
+        """The sweeps of ``kind`` (``"M"``: M = 20 … 160; ``"K"``: K = 3 … 40 and AIC) into :attr:`tables`.
+
+        CV errors are not needed here, so the sweeps use ``cv`` = 2 folds (the cheapest allowed);
+        ``blocking`` as for :meth:`buviz.app.bus.JobBus.request` (a served session refuses True).
+
+        Raises
+        ------
+        ValueError
+            If ``kind`` is neither ``"M"`` nor ``"K"``.
+        """
+        session = self.session
+        session.bus.check_blocking(blocking, f"sensitivity {kind}")
+        if session.controls.classifier != "SVM":
+            session.report("The sensitivity sweeps use the SVM γ sweep: select the SVM classifier")
+            return
+        if kind not in ("M", "K"):
+            raise ValueError("kind must be 'M' or 'K'")
+        if self._job is not None and not self._job.finished:
+            session.report("The sensitivity sweeps are still running: wait for them to finish")
+            return
+        values = values or ((20, 40, 80, 120, 160) if kind == "M" else ("3", "10", "20", "40", "aic"))
+        snap = session.snapshot
+        if kind == "M":
+            values = [v for v in values if int(v) <= len(snap.ds.X_train)]
+
+        def progress(job):
+            if job.total and not job.finished:
+                self._publish(state=f"running {kind} = {values[job.done]} ({job.done + 1}/{job.total})")
+
+        def done(job):
+            if job.status != "done":
+                self._publish(state=self._state_of(job))
+                return
+            tables = {**self._tables_of(snap.ds), kind: job.result}
+            self._kept = [*[(d, t) for d, t in self._kept if d is not snap.ds][1 - KEPT_DATASETS:], (snap.ds, tables)]
+            current = session.snapshot is not None and session.snapshot.ds is snap.ds
+            self._publish(state="done", **({"tables": tables} if current else {}))
+
+        self._publish(state=f"running {kind} sweeps")
+        self._job = session.bus.request(
+            "sensitivity", sweeps.sensitivity_tables, snap.ds, sweeps.canonical(snap.settings), kind, values, cv,
+            with_job=True, lane="heavy", on_done=done, on_progress=progress, label=f"sensitivity {kind}",
+            blocking=blocking)
+
+    def clear(self) -> None:
+        """Drop every table without notifying anyone (the session's document is being destroyed)."""
+        self._kept = []
+        with param.parameterized.discard_events(self):
+            self._publish(tables={})
+
+
+class Proposal1Overlay(_SessionPart):
+    """Proposal 1 (Ha et al. 2021, §4) of every status shown while ``wanted``: the overlay of the
+    sample-space map and the numbers beside it."""
+
+    wanted = param.Boolean(default=False, doc="Compute Proposal 1 for every status shown (the overlay)")
+    result = output(None, "(StatusKey, Proposal 1 result or None) of the latest overlay delivered")
+
+    @param.depends("wanted", watch=True)
+    def follow(self) -> None:
+        """With the overlay wanted: Proposal 1 of the shown status into :attr:`result` (the session calls
+        this after each snapshot it shows)."""
+        session, s = self.session, self.session.snapshot
+        if not self.wanted or s is None or session.closed:
+            return
+        key = ResultKey.of(s.settings).status
+        if self.result is not None and self.result[0] == key:
+            return
+
+        def done(job):
+            if job.status == "error":  # drawn without the overlay, the error in the message bar
+                session.report(f"Proposal 1: {job.error}")
+            if job.status in ("done", "error"):
+                self._publish(result=(key, job.result if job.status == "done" else None))
+
+        session.bus.request("proposal1", tasks.proposal1_result, key, on_done=done, label="Proposal 1")
+
+    def for_snapshot(self, snapshot: Snapshot) -> tuple[bool, object]:
+        """(whether :attr:`result` answers for ``snapshot``'s status, its result or None)."""
+        got = self.result
+        key: StatusKey = ResultKey.of(snapshot.settings).status
+        return (True, got[1]) if got is not None and got[0] == key else (False, None)
+
+    def clear(self) -> None:
+        """Drop the overlay without notifying anyone (the session's document is being destroyed)."""
+        with param.parameterized.discard_events(self):
+            self._publish(result=None)
+
+
+class AmplitudeSweep(_SessionPart):
+    """−Û_tr over γ for several T̃ amplitudes (both T̃ modes) and the test error, of the current dataset,
+    C, M, K and seed (:func:`buviz.model_selection.perturbation_amplitude_sweep`), on a button press."""
+
+    table = output(None, "The latest T̃-amplitude sweep (tidy DataFrame), or None")
+    settings = output(None, "The settings the table was computed for (:meth:`config` at the request)")
+    state = output("idle", "idle, running, done, cancelled, 'no status yet' or 'error: ...'", cls=param.String)
+
+    def __init__(self, session: SessionStore, **params):
+        super().__init__(session, **params)
+        self._job: Job | None = None
+
+    def config(self) -> dict | None:
+        """What the sweep of the current snapshot is computed for (None without one)."""
+        snap = self.session.snapshot
+        if snap is None:
+            return None
+        s, N = snap.settings, len(snap.ds.X_train)
+        return {"C": 2.0 ** int(s["log2_C"]), "M": min(int(s["M"]), N), "K": s["K"], "seed": int(s["seed"]),
+                "dataset": s["dataset"], "n_train": N}
+
+    def run(self, *, blocking: bool | None = None) -> None:
+        """The sweep of the current settings (heavy lane) into :attr:`table`; ``blocking`` as for
+        :meth:`buviz.app.bus.JobBus.request` (a served session refuses True)."""
+        session = self.session
+        session.bus.check_blocking(blocking, "T̃ amplitude sweep")
+        if session.snapshot is None:
+            self._publish(state="no status yet")
+            return
+        if self._job is not None and not self._job.finished:
+            return
+        cfg = self.config()  # what the user clicked on, not what comes later
+
+        def done(job):
+            if job.status == "done":
+                self._publish(settings=cfg, table=job.result, state="done")
+            else:
+                self._publish(state=self._state_of(job))
+
+        self._publish(state="running")
+        self._job = session.bus.request("amplitude", tasks.amplitude_sweep,
+                                        tasks.AmplitudeKey.of(session.snapshot.settings), lane="heavy",
+                                        on_done=done, label="T̃ amplitude sweep", blocking=blocking)
+
+    def clear(self) -> None:
+        """Drop the table without notifying anyone (the session's document is being destroyed)."""
+        with param.parameterized.discard_events(self):
+            self._publish(table=None)
