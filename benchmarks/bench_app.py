@@ -91,21 +91,21 @@ def sweep_time(n: int):
         state = SessionStore(n_train=n, auto_sweep=False, cv=10)
         t0 = time.perf_counter()
         first = None
-        state.start_sweep()
-        while not state.sweep.finished:
+        state.cv_sweep.start()
+        while not state.cv_sweep.shared.finished:
             time.sleep(0.1)
             state.poll_sweep()
-            if first is None and state.sweep_table is not None and len(state.sweep_table):
+            if first is None and state.cv_sweep.table is not None and len(state.cv_sweep.table):
                 first = time.perf_counter() - t0
-        state.wait_sweep()
+        state.cv_sweep.wait()
         total = time.perf_counter() - t0
-        rows = 0 if state.sweep_table is None else len(state.sweep_table)
-        p1 = "with Proposal 1" if state.sweep_table is not None and "U1_tr" in state.sweep_table else ""
+        rows = 0 if state.cv_sweep.table is None else len(state.cv_sweep.table)
+        p1 = "with Proposal 1" if state.cv_sweep.table is not None and "U1_tr" in state.cv_sweep.table else ""
         print(f"full sweep, 21 γ × 10-fold CV, N={n} {p1}: {total:.1f} s (first row after {first or 0:.1f} s, "
-              f"{rows} rows, state {state.sweep_state})")
+              f"{rows} rows, state {state.cv_sweep.state})")
         t0 = time.perf_counter()
-        state.start_sweep(force=True)
-        state.wait_sweep()
+        state.cv_sweep.start(force=True)
+        state.cv_sweep.wait()
         print(f"same sweep again (disk cache): {time.perf_counter() - t0:.2f} s")
 
 

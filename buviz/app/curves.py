@@ -1,6 +1,6 @@
 """Panel views over the γ (or epoch) sweep: the selection curves with the separability cases (Figs
 6-9, tab *Error vs −Û*) and the sensitivity of −Û_tr to M and K (Figs 12-13). Both read the session's
-:class:`~buviz.app.store.SessionStore` (``sweep_table``) and its sensitivity store
+:class:`~buviz.app.store.SessionStore` (its CV sweep store's ``cv_sweep.table``) and its sensitivity store
 (``sensitivity.tables``) and update panes created once.
 """
 
@@ -65,14 +65,14 @@ class CurvesView(TabView):
         self.cases_panes = [pn.pane.HoloViews(self.cases.panels[name].show(), linked_axes=False,
                                               sizing_mode="stretch_width") for name in ("cases", "n_eff")]
         self.restart = pn.widgets.Button(label="Restart sweep", color="default", width=130)
-        self.restart.on_click(lambda e: self.store.start_sweep(force=True))
+        self.restart.on_click(lambda e: self.store.cv_sweep.start(force=True))
         self.download = sweep_download(self.store)
         #: Ha et al.'s schematic figures (Fig 1: selection by a metric, what this tab does), in the
         #: *Schematics* sub-tab, which draws Fig 1 when it first opens: about 0.1 s, in the compute lane,
         #: not behind the sweep this tab starts (Render uses the heavy lane)
         self.schematics = FigureGallery(bus=self.store.bus, keys=list(HA_SCHEMATICS), result="ha-schematic",
                                         screen_width=self._CURVES["width"], first_lane="compute")
-        self._follow_when_open(self._follow, "snapshot", "sweep_table")
+        self._follow_when_open(self._follow, "snapshot", (self.store.cv_sweep, "table"))
 
     #: The sub-tabs: the sweep's curves, and Ha et al.'s schematic figures (Figs 1, 2 and Fig 15's inset)
     SUB_TABS = ("Curves", SCHEMATICS_TAB)
@@ -82,7 +82,7 @@ class CurvesView(TabView):
 
     def _follow(self) -> None:
         s = self._snap()
-        x, t = self._x(s), self.store.sweep_table
+        x, t = self._x(s), self.store.cv_sweep.table
         cur = s.status_value if s is not None else None
         if self.display is None or self.display.x != x:
             self.display = pd_.ErrorCurvesDisplay.from_table(t, x, cur, curves_opts=self._CURVES,
@@ -120,12 +120,12 @@ class CurvesView(TabView):
         self.store.controls.set_status_from_tap(x)
 
     def figure(self):
-        s, t = self._snap(), self.store.sweep_table
+        s, t = self._snap(), self.store.cv_sweep.table
         return hv.Layout([self.plot(t, s), self.parametric(t, s)]).cols(2)
 
     def _on_parametric_tap(self, x=None, y=None):
         """Tap on the parametric curve: the sweep point nearest to (−Û, error)."""
-        t = self.store.sweep_table
+        t = self.store.cv_sweep.table
         if x is None or y is None or t is None or not len(t) or "U_tr" not in t:
             return
         col = self.store.controls.status_column()
@@ -133,8 +133,8 @@ class CurvesView(TabView):
         self.store.controls.set_status_from_tap(float(t[col].to_numpy(float)[int(np.nanargmin(d))]))
 
     def progress_text(self) -> str:
-        st = self.store.sweep_state
-        n = 0 if self.store.sweep_table is None else len(self.store.sweep_table)
+        st = self.store.cv_sweep.state
+        n = 0 if self.store.cv_sweep.table is None else len(self.store.cv_sweep.table)
         return {"running": f"Sweep running in the background: {n} statuses done",
                 "done": f"Sweep done: {n} statuses (cached on disk)",
                 "idle": "Sweep not started"}.get(st, st)
@@ -142,23 +142,23 @@ class CurvesView(TabView):
     def progress(self):
         """The sweep's progress bar and state (created once, updated in place)."""
         s = self.store
-        bar = pn.indicators.Progress(value=int(s.sweep_progress), max=100, width=260, bar_color="primary",
-                                     active=s.sweep_state == "running")
+        bar = pn.indicators.Progress(value=int(s.cv_sweep.progress), max=100, width=260, bar_color="primary",
+                                     active=s.cv_sweep.state == "running")
 
         def follow(*events):
             if not self.tab_open:
                 return
             # only what changed (Panel re-sends a bar's stylesheets with every bar_color it is given)
-            new = {"value": int(s.sweep_progress), "active": s.sweep_state == "running",
-                   "bar_color": "success" if s.sweep_state == "done" else "primary"}
+            new = {"value": int(s.cv_sweep.progress), "active": s.cv_sweep.state == "running",
+                   "bar_color": "success" if s.cv_sweep.state == "done" else "primary"}
             changed = {k: v for k, v in new.items() if getattr(bar, k) != v}
             if changed:
                 bar.param.update(**changed)
 
-        s.param.watch(follow, ["sweep_progress", "sweep_state"])
+        s.cv_sweep.param.watch(follow, ["progress", "state"])
         self.param.watch(follow, "tab_open")
-        text = self._pane(pn.pane.Markdown(margin=(0, 10)), self.progress_text, (s, "sweep_state"),
-                          (s, "sweep_progress"), (s, "sweep_table"))
+        text = self._pane(pn.pane.Markdown(margin=(0, 10)), self.progress_text, (s.cv_sweep, "state"),
+                          (s.cv_sweep, "progress"), (s.cv_sweep, "table"))
         return WrappingRow(bar, text, self.restart, self.download)  # wraps on narrow screens
 
     def __panel__(self):
@@ -178,7 +178,7 @@ class CurvesView(TabView):
 
 class SensitivityView(TabView):
     """Tab 6: −Û_tr for several M (Fig 12) and K (Fig 13), computed on demand by the store; one plot
-    per kind, created once, whose data follow ``store.sensitivity.tables`` and ``store.sweep_table``."""
+    per kind, created once, whose data follow ``store.sensitivity.tables`` and ``store.cv_sweep.table``."""
 
     twin_y = True
     export_size = (10.0, 4.0)
@@ -197,7 +197,7 @@ class SensitivityView(TabView):
         self.displays: dict[str, pd_.SensitivityDisplay] = {}
         self.kind_boxes = {kind: pn.Column(visible=False) for kind in self.KINDS}
         self.plot_pane = WrappingRow(*self.kind_boxes.values(), visible=False)
-        self._follow_when_open(self._follow, (self.store.sensitivity, "tables"), "sweep_table")
+        self._follow_when_open(self._follow, (self.store.sensitivity, "tables"), (self.store.cv_sweep, "table"))
 
     #: The hyper-parameters of Û whose sensitivity the tab shows (Figs 12 and 13).
     KINDS = ("M", "K")
@@ -217,15 +217,15 @@ class SensitivityView(TabView):
                     del self.displays[kind]
                 continue
             if kind not in self.displays:
-                self.displays[kind] = self._display(kind, shown[kind], self.store.sweep_table)
+                self.displays[kind] = self._display(kind, shown[kind], self.store.cv_sweep.table)
                 box.objects, box.visible = [pn.pane.HoloViews(self.displays[kind].plot(), linked_axes=False)], True
             else:  # new tables or a new reference sweep: new data (a layer whose data is the same stays)
-                self.displays[kind].update(tables=shown[kind], reference=self.store.sweep_table)
+                self.displays[kind].update(tables=shown[kind], reference=self.store.cv_sweep.table)
         if self.plot_pane.visible != bool(shown):
             self.plot_pane.visible, self.hint.visible = bool(shown), not shown
 
     def figure(self):
-        ref = self.store.sweep_table
+        ref = self.store.cv_sweep.table
         items = [self._display(kind, tables, ref).element() for kind, tables in self.store.sensitivity.tables.items()]
         return hv.Layout(items or [pd_.SensitivityDisplay(tables={}, reference=ref,
                                                           title="−Û_tr (no sensitivity sweep run yet)").element()]

@@ -62,13 +62,13 @@ def sweep_filename(settings: dict | None) -> str:
 
 
 def sweep_download(store) -> pn.widgets.FileDownload:
-    """Download of the rows of the current sweep received so far (``store.sweep_table``)."""
+    """Download of the rows of the current sweep received so far (``store.cv_sweep.table``)."""
     fd = pn.widgets.FileDownload(label="Download sweep CSV", color="light", width=180, embed=False,
                                  filename=sweep_filename(store.snapshot.settings if store.snapshot else None))
 
     def callback():
         fd.filename = sweep_filename(store.snapshot.settings if store.snapshot else None)
-        return io.BytesIO(sweep_csv(store.sweep_table))
+        return io.BytesIO(sweep_csv(store.cv_sweep.table))
 
     fd.callback = callback
     return fd

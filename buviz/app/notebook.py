@@ -96,7 +96,8 @@ class NotebookExplorer(pn.viewable.Viewer):
         store = self.store
         self._poll = BackgroundPoll(store.link, self.poll_period, after=self._push, busy=store.background_busy)
         store.link.on_watch.append(self._ensure_polling)
-        store.param.watch(self._on_background, ["sweep_state", "snapshot"])
+        store.param.watch(self._on_background, "snapshot")
+        store.cv_sweep.param.watch(self._on_background, "state")
         store.sensitivity.param.watch(self._on_background, "state")
         store.param.watch(self._push_soon, "snapshot")
         app = self.app
@@ -115,7 +116,7 @@ class NotebookExplorer(pn.viewable.Viewer):
 
     @property
     def store(self) -> SessionStore:
-        """The explorer's :class:`~buviz.app.store.SessionStore` (``snapshot``, ``sweep_table`` ...)."""
+        """The explorer's :class:`~buviz.app.store.SessionStore` (``snapshot``, ``cv_sweep.table`` ...)."""
         return self.app.store
 
     @property

@@ -2,9 +2,9 @@
 
 :class:`SessionStore` is the *DataStore* role of Panel's architecture guidance. It holds its
 :class:`~buviz.app.controls.Controls` (a ``ClassSelector``), watches them and publishes what the
-views draw: ``snapshot``, the shared CV sweep's rows (``sweep_table``, ``sweep_progress``,
-``sweep_state``) and the messages (``message``, ``notice``, ``status_notice``, ``computing``). The
-stores beside the snapshot are its parts (:mod:`buviz.app.stores`): :attr:`SessionStore.sensitivity`
+views draw: ``snapshot`` and the messages (``message``, ``notice``, ``status_notice``,
+``computing``). The stores beside the snapshot are its parts (:mod:`buviz.app.stores`):
+:attr:`SessionStore.cv_sweep` (the shared CV sweep's rows, Figs 6-9), :attr:`SessionStore.sensitivity`
 (Figs 12-13), :attr:`SessionStore.proposal1` (the overlay) and :attr:`SessionStore.amplitude` (the
 T̃-amplitude sweep), each with outputs of its own. Views depend on these parameters, never on each
 other, and never run a job: they call a store method, and the result comes back as a parameter.
@@ -47,7 +47,7 @@ import panel as pn
 import param
 
 from buviz import datasets
-from buviz.app import sweeps, timing
+from buviz.app import timing
 from buviz.app.bus import JobBus
 from buviz.app.compute import (
     ResultKey,
@@ -66,7 +66,7 @@ from buviz.app.controls import CONTROL_PARAMS, Controls
 from buviz.app.notes import scale_log2_gamma, status_label, status_notes
 from buviz.app.runner import PREFETCH, Job
 from buviz.app.session import SessionLink
-from buviz.app.stores import AmplitudeSweep, Proposal1Overlay, SensitivitySweeps
+from buviz.app.stores import AmplitudeSweep, CVSweep, Proposal1Overlay, SensitivitySweeps
 from buviz.app.upload import check_mixture_text, file_size_text, prepare_csv
 from buviz.plots.displays import class_names
 
@@ -89,7 +89,7 @@ def _describe(exc: Exception) -> str:
     return str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
 
 
-class SessionStore(sweeps.SweepFollowing, param.Parameterized):
+class SessionStore(param.Parameterized):
     """One session's derived data and background work (see the module docstring).
 
     Parameters
@@ -118,9 +118,6 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
     status_notice = _out("", "What the current status's numbers rest on when it is degenerate ('' when nothing)",
                          cls=param.String)
     computing = _out("", "The status being computed for this session ('' when idle)", cls=param.String)
-    sweep_table = _out(doc="Sweep rows received so far (a DataFrame, or None)")
-    sweep_progress = _out(0, "Sweep progress in percent", cls=param.Integer)
-    sweep_state = _out("idle", "idle, running, done or 'error: ...'", cls=param.String)
 
     def __init__(self, controls: Controls | None = ..., **params):
         values = {k: params.pop(k) for k in list(params) if k in Controls.param and k != "name"}
@@ -133,6 +130,7 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
         #: the session's one way to the runner, shared by every store of the session
         self.bus = JobBus(link)
         #: the stores beside the snapshot (:mod:`buviz.app.stores`), following it on the same bus
+        self.cv_sweep = CVSweep(self)
         self.sensitivity = SensitivitySweeps(self)
         self.proposal1 = Proposal1Overlay(self)
         self.amplitude = AmplitudeSweep(self)
@@ -149,11 +147,9 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
         #: the first settings name a dataset but no γ: γ starts at the data's "scale" value
         self._gamma_from_data = gamma_from_data
         self._as_given = False  # the next change is taken as given (a reset): γ not fitted to the data
-        self.sweep: sweeps.SharedSweep | None = None  # the shared sweep this session follows
-        self._sweep_rows = -1
         if self.controls is not None:
             self.controls.param.watch(self._on_controls, list(CONTROL_PARAMS))
-            self.controls.param.watch(self._on_sweep_settings, "sweep_proposal1")
+            self.controls.param.watch(self.cv_sweep.on_settings, "sweep_proposal1")
             self.apply()
         self._register_session_cleanup()
 
@@ -201,9 +197,7 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
 
     def background_busy(self) -> bool:
         """Whether a background sweep or job has results still to come."""
-        sweep = self.sweep
-        running = sweep is not None and not (sweep.finished or sweep.error or sweep.cancelled)
-        return running or self.link.busy()
+        return self.cv_sweep.busy or self.link.busy()
 
     def _register_session_cleanup(self) -> None:
         if pn.state.curdoc is None or pn.state.curdoc.session_context is None:
@@ -221,14 +215,14 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
     def close(self) -> None:
         """Cancel background work and drop everything this session holds (session destroyed)."""
         self.closed = True
-        self._follow_sweep(None)
+        self.cv_sweep.cancel()
         self._shown = None
         self._reverting = True  # late widget events must not recompute anything
         self.bus.close("snapshot", "proposal1", "sensitivity", "amplitude", "prefetch")
         # drop the references without notifying the views: their document is being destroyed
         with param.parameterized.discard_events(self):
-            self._publish(snapshot=None, sweep_table=None)
-        for part in (self.sensitivity, self.proposal1, self.amplitude):
+            self._publish(snapshot=None)
+        for part in (self.cv_sweep, self.sensitivity, self.proposal1, self.amplitude):
             part.clear()
 
     # ------------------------------------------------------------------ controls -> snapshot
@@ -435,7 +429,7 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
             self.view_failed(exc)
             return False
         self._good = [*self._good[1 - HISTORY:], (dict(s), {p: getattr(self, p) for p in SHOWN_PARAMS})]
-        self.follow_sweep()
+        self.cv_sweep.follow()
         self.proposal1.follow()
         self._prefetch(s)
         timing.record_apply(time.perf_counter() - t0, changed)
@@ -516,7 +510,6 @@ class SessionStore(sweeps.SweepFollowing, param.Parameterized):
         self.controls.param.update(mixture_json=text, dataset="custom")
         return self.snapshot is not None and self.snapshot.settings["mixture_json"] == text
 
-    # ------------------------------------------------------------------ the shared CV sweep
     @param.depends("auto_sweep", watch=True)
     def _on_auto_sweep(self) -> None:
-        self._on_sweep_settings()
+        self.cv_sweep.on_settings()

@@ -11,6 +11,8 @@ the one store whose outputs it draws:
   while ``wanted``, compute lane.
 - :class:`AmplitudeSweep` -- outputs ``table``, ``settings`` and ``state``; :meth:`AmplitudeSweep.run`:
   −Û_tr over γ for several T̃ amplitudes, heavy lane.
+- :class:`CVSweep` -- outputs ``table``, ``progress`` and ``state``: the rows of the CV sweep of the
+  shown settings (Figs 6-9), shared with every session of the process that has the same settings.
 
 D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based Estimation for
 Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021,
@@ -21,6 +23,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+import pandas as pd
 import param
 
 from buviz.app import sweeps, tasks
@@ -30,7 +34,7 @@ from buviz.app.runner import Job
 if TYPE_CHECKING:
     from buviz.app.store import SessionStore
 
-__all__ = ["SensitivitySweeps", "Proposal1Overlay", "AmplitudeSweep", "output"]
+__all__ = ["SensitivitySweeps", "Proposal1Overlay", "AmplitudeSweep", "CVSweep", "output"]
 
 #: How many datasets' sensitivity tables are kept to go back to (the session's history of shown states).
 KEPT_DATASETS = 4
@@ -217,5 +221,137 @@ class AmplitudeSweep(_SessionPart):
 
     def clear(self) -> None:
         """Drop the table without notifying anyone (the session's document is being destroyed)."""
+        with param.parameterized.discard_events(self):
+            self._publish(table=None)
+
+
+class CVSweep(_SessionPart):
+    """The session's side of the shared CV sweep of the shown settings (Ha et al. 2021, Figs 6-9).
+
+    It follows one :class:`~buviz.app.sweeps.SharedSweep` (:attr:`shared`) of the settings shown and
+    copies the rows received so far into :attr:`table`, :attr:`progress` and :attr:`state`. With the
+    session's ``auto_sweep`` on, every settings change starts (or joins) the sweep of the new
+    settings; off, a finished table of those settings is adopted if the process has one.
+    """
+
+    table = output(None, "Sweep rows received so far (a DataFrame, or None)")
+    progress = output(0, "Sweep progress in percent", cls=param.Integer)
+    state = output("idle", "idle, running, done or 'error: ...'", cls=param.String)
+
+    def __init__(self, session: SessionStore, **params):
+        super().__init__(session, **params)
+        #: the shared sweep this session follows (None: none)
+        self.shared: sweeps.SharedSweep | None = None
+        self._rows = -1
+
+    def current_row(self) -> dict | None:
+        """The sweep row of the current status, when the sweep has reached it."""
+        session = self.session
+        t, col = self.table, session.controls.status_column()
+        if t is None or not len(t) or col not in t or session.snapshot is None:
+            return None
+        hit = t[np.isclose(t[col].to_numpy(float), session.snapshot.status_value)]
+        return hit.iloc[0].to_dict() if len(hit) else None
+
+    def _key(self) -> sweeps.SweepKey:
+        session = self.session
+        return sweeps.SweepKey.of(session.shown_settings or session.settings(), session.controls.sweep_proposal1)
+
+    def on_settings(self, *events) -> None:
+        """The sweep's own settings changed (Proposal 1 column, ``auto_sweep``): follow the new ones."""
+        if self.session.snapshot is not None and not self.session.closed:
+            self.follow()
+
+    def _listen(self, sweep: sweeps.SharedSweep | None) -> None:
+        old, self.shared, self._rows = self.shared, sweep, -1
+        if old is not None:
+            old.unlisten(self._listener)
+            sweeps.release(old)
+        if sweep is not None:
+            sweep.listen(self._listener)
+
+    def _listener(self, sweep: sweeps.SharedSweep) -> None:  # in the runner's thread
+        self.session.link.deliver(self._take_rows, key="sweep")
+
+    def follow(self) -> None:
+        """After a settings change: start (or join) their sweep, or with ``auto_sweep`` off adopt a
+        finished table for them if the process has one -- never keep showing another setting's."""
+        if self.session.auto_sweep:
+            self.start()
+            return
+        key = self._key()
+        if self.shared is not None and self.shared.key == key:
+            return
+        self._listen(sweeps.acquire_finished(key))
+        if self.shared is None:
+            self._publish(table=None, progress=0, state="idle")
+        else:
+            self._take_rows()
+
+    def start(self, force: bool = False) -> None:
+        """Subscribe to the sweep of the current settings (shared with every session of the process).
+
+        A finished table for these settings is adopted at once; a sweep already running for them is
+        joined; otherwise one starts in the background. ``force`` recomputes a finished or failed
+        sweep (rows still come from the on-disk row cache); a failed sweep is not retried by later
+        changes of γ, only by ``force`` (the *Restart sweep* button).
+        """
+        session = self.session
+        if session.snapshot is None or session.closed:
+            return
+        key = self._key()
+        if not force and self.shared is not None and self.shared.key == key and not self.shared.cancelled:
+            return
+        c, ds = sweeps.canonical(session.shown_settings or session.settings()), session.snapshot.ds
+
+        def rows(progress, on_row, cancelled):
+            sweeps.sweep_rows(ds, c, key.proposal1, progress, on_row, cancelled)
+
+        self._listen(sweeps.acquire(key, rows, restart=force))
+        self._publish(table=None, progress=0, state="running")
+        self._take_rows()
+
+    def cancel(self) -> None:
+        """Leave the current sweep; the last session to leave a running sweep stops it."""
+        self._listen(None)
+
+    @property
+    def busy(self) -> bool:
+        """Whether the followed sweep still has rows to come."""
+        s = self.shared
+        return s is not None and not (s.finished or s.error or s.cancelled)
+
+    def _take_rows(self) -> bool:
+        """Move the followed sweep's rows received so far into the outputs; whether anything changed."""
+        sweep = self.shared
+        if sweep is None or self.session.closed:
+            return False
+        rows, done, total = sweep.snapshot()
+        updates = {}
+        if rows and len(rows) != self._rows:
+            updates["table"] = pd.DataFrame(rows)
+            self._rows = len(rows)
+        pct = 100 if sweep.finished else int(100 * done / total) if total else 0
+        if pct != self.progress:
+            updates["progress"] = pct
+        state = f"error: {sweep.error}" if sweep.error else "done" if sweep.finished else "running"
+        if state != self.state:
+            updates["state"] = state
+        if updates:
+            self._publish(**updates)
+        return bool(updates)
+
+    def wait(self, timeout: float = 120.0) -> bool:
+        """Block until the followed sweep finishes (tests, benchmarks); then take its rows."""
+        sweep = self.shared
+        if sweep is not None:
+            sweep.wait(timeout)
+        if not self.session.link.served:
+            self.session.link.flush()
+        self._take_rows()
+        return sweep is None or sweep.finished
+
+    def clear(self) -> None:
+        """Drop the rows without notifying anyone (the session's document is being destroyed)."""
         with param.parameterized.discard_events(self):
             self._publish(table=None)

@@ -2,7 +2,7 @@
 session of a server process, and the work functions of the CV sweep and of the sensitivity sweeps
 (Figs 12-13). Everything runs as jobs of the one runner (:mod:`buviz.app.runner`, heavy lane: one
 pool-driving job at a time); a session follows a sweep through its
-:class:`~buviz.app.store.SessionStore`.
+:class:`~buviz.app.stores.CVSweep` store (``store.cv_sweep``).
 
 A sweep (21 γ × CV folds) is keyed by everything that defines its rows (:class:`SweepKey`: dataset,
 C, folds, M, K, T̃, seed, Proposal 1 column). Sessions with the same key *subscribe* to one
@@ -20,7 +20,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from buviz import datasets
 from buviz.app.cache import LRUCache
@@ -28,8 +27,7 @@ from buviz.app.compute import GAMMA_GRID, MLP_EPOCHS, DataKey, ResultKey, uncert
 from buviz.app.runner import RUN_LOCK, RUNNER, USER, Job, JobCancelled
 
 __all__ = ["SharedSweep", "SweepKey", "SweepCancelled", "acquire", "acquire_finished", "release", "clear",
-           "RUN_LOCK", "FINISHED_MAX", "canonical", "sweep_rows", "sensitivity_tables", "SWEEP_NICENESS",
-           "SweepFollowing"]
+           "RUN_LOCK", "FINISHED_MAX", "canonical", "sweep_rows", "sensitivity_tables", "SWEEP_NICENESS"]
 
 #: Niceness of the sweep worker processes: the server's own (interactive) work comes first.
 SWEEP_NICENESS = 10
@@ -278,106 +276,3 @@ def clear() -> None:
                 sweep.job.cancel()
         _RUNNING.clear()
     _FINISHED.clear()
-
-
-class SweepFollowing:
-    """The session's side of a shared sweep, mixed into :class:`buviz.app.store.SessionStore`: it
-    follows one :class:`SharedSweep` of its settings and copies the rows received so far into the
-    store's ``sweep_table``, ``sweep_progress`` and ``sweep_state`` (declared there)."""
-
-    def current_row(self) -> dict | None:
-        """The sweep row of the current status, when the sweep has reached it."""
-        t, col = self.sweep_table, self.controls.status_column()
-        if t is None or not len(t) or col not in t or self.snapshot is None:
-            return None
-        hit = t[np.isclose(t[col].to_numpy(float), self.snapshot.status_value)]
-        return hit.iloc[0].to_dict() if len(hit) else None
-
-    def _sweep_key(self) -> SweepKey:
-        return SweepKey.of(self._shown or self.settings(), self.controls.sweep_proposal1)
-
-    def _on_sweep_settings(self, *events) -> None:
-        if self.snapshot is not None and not self.closed:
-            self.follow_sweep()
-
-    def _follow_sweep(self, sweep: SharedSweep | None) -> None:
-        old, self.sweep, self._sweep_rows = self.sweep, sweep, -1
-        if old is not None:
-            old.unlisten(self._sweep_listener)
-            release(old)
-        if sweep is not None:
-            sweep.listen(self._sweep_listener)
-
-    def _sweep_listener(self, sweep: SharedSweep) -> None:  # in the runner's thread
-        self.link.deliver(self._take_rows, key="sweep")
-
-    def follow_sweep(self) -> None:
-        """After a settings change: start (or join) their sweep, or with ``auto_sweep`` off adopt a
-        finished table for them if the process has one -- never keep showing another setting's."""
-        if self.auto_sweep:
-            self.start_sweep()
-            return
-        key = self._sweep_key()
-        if self.sweep is not None and self.sweep.key == key:
-            return
-        self._follow_sweep(acquire_finished(key))
-        if self.sweep is None:
-            self._publish(sweep_table=None, sweep_progress=0, sweep_state="idle")
-        else:
-            self._take_rows()
-
-    def start_sweep(self, force: bool = False) -> None:
-        """Subscribe to the sweep of the current settings (shared with every session of the process).
-
-        A finished table for these settings is adopted at once; a sweep already running for them is
-        joined; otherwise one starts in the background. ``force`` recomputes a finished or failed
-        sweep (rows still come from the on-disk row cache); a failed sweep is not retried by later
-        changes of γ, only by ``force`` (the *Restart sweep* button).
-        """
-        if self.snapshot is None or self.closed:
-            return
-        key = self._sweep_key()
-        if not force and self.sweep is not None and self.sweep.key == key and not self.sweep.cancelled:
-            return
-        c, ds = canonical(self._shown or self.settings()), self.snapshot.ds
-
-        def rows(progress, on_row, cancelled):
-            sweep_rows(ds, c, key.proposal1, progress, on_row, cancelled)
-
-        self._follow_sweep(acquire(key, rows, restart=force))
-        self._publish(sweep_table=None, sweep_progress=0, sweep_state="running")
-        self._take_rows()
-
-    def cancel_sweep(self) -> None:
-        """Leave the current sweep; the last session to leave a running sweep stops it."""
-        self._follow_sweep(None)
-
-    def _take_rows(self) -> bool:
-        """Move the followed sweep's rows received so far into the outputs; whether anything changed."""
-        sweep = self.sweep
-        if sweep is None or self.closed:
-            return False
-        rows, done, total = sweep.snapshot()
-        updates = {}
-        if rows and len(rows) != self._sweep_rows:
-            updates["sweep_table"] = pd.DataFrame(rows)
-            self._sweep_rows = len(rows)
-        pct = 100 if sweep.finished else int(100 * done / total) if total else 0
-        if pct != self.sweep_progress:
-            updates["sweep_progress"] = pct
-        state = f"error: {sweep.error}" if sweep.error else "done" if sweep.finished else "running"
-        if state != self.sweep_state:
-            updates["sweep_state"] = state
-        if updates:
-            self._publish(**updates)
-        return bool(updates)
-
-    def wait_sweep(self, timeout: float = 120.0) -> bool:
-        """Block until the followed sweep finishes (tests, benchmarks); then take its rows."""
-        sweep = self.sweep
-        if sweep is not None:
-            sweep.wait(timeout)
-        if not self.link.served:
-            self.link.flush()
-        self._take_rows()
-        return sweep is None or sweep.finished

@@ -1,7 +1,7 @@
 """Panel views of the boundary-uncertainty explorer: one :class:`pn.viewable.Viewer` per tab.
 
-Each view reads the session's :class:`~buviz.app.store.SessionStore` (its ``snapshot``, ``sweep_table``,
-``proposal1`` ...) and hosts the Display objects of :mod:`buviz.plots.displays` built from its results.
+Each view reads the session's :class:`~buviz.app.store.SessionStore` (its ``snapshot``, ``cv_sweep.table``,
+``proposal1.result`` ...) and hosts the Display objects of :mod:`buviz.plots.displays` built from its results.
 A display is built once per dataset (and per choice of overlay or projection) and shown in a pane
 created once; a status step calls the display's ``update``, which sends new data down the streams of
 the layers that changed, so the browser patches data sources in place and the taps stay attached.
@@ -135,8 +135,8 @@ class SampleSpaceView(_PlaneView):
             lambda: self.store.status_notice, (self.store, "status_notice"))
         self.status_notice_pane.visible = self.store.param.status_notice.rx().rx.pipe(bool)
         self.numbers_pane = self._pane(pn.pane.Markdown(width=300), self.numbers_text,
-                                       (self.store, "snapshot"), (self.store, "sweep_table"),
-                                       (self.store, "sweep_state"), (self, "proposal1"),
+                                       (self.store, "snapshot"), (self.store.cv_sweep, "table"),
+                                       (self.store.cv_sweep, "state"), (self, "proposal1"),
                                        (self.store.proposal1, "result"))
         self._follow_when_open(self._follow, "snapshot", (self.store.proposal1, "result"),
                                own=("proposal1", "projection", "color_by"))
@@ -224,8 +224,8 @@ def numbers_markdown(store: SessionStore) -> str:
     s = store.snapshot
     if s is None:
         return "*No valid settings yet.*"
-    row = state.current_row() or {}
-    pending = {"running": "*(sweep running)*", "idle": "*(open Error vs −Û)*"}.get(state.sweep_state, "—")
+    row = state.cv_sweep.current_row() or {}
+    pending = {"running": "*(sweep running)*", "idle": "*(open Error vs −Û)*"}.get(state.cv_sweep.state, "—")
 
     def from_row(col, neg=False):
         if col not in row:

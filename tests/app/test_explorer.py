@@ -220,12 +220,12 @@ def test_background_sweep_fills_curves_and_marker():
     # settings off the sweeps' own defaults (M 40, K by AIC, a = 0.5): the sweep scores with the estimator
     # the snapshot is computed with (FitKey.estimator, handed to the sweep as its template)
     s = SessionStore(n_train=150, cv=2, M=15, K="3", perturbation=0.25, auto_sweep=False)
-    s.start_sweep()
-    assert s.wait_sweep(timeout=240)
-    assert s.sweep_state == "done" and s.sweep_progress == 100
-    t = s.sweep_table
+    s.cv_sweep.start()
+    assert s.cv_sweep.wait(timeout=240)
+    assert s.cv_sweep.state == "done" and s.cv_sweep.progress == 100
+    t = s.cv_sweep.table
     assert list(t.log2_gamma) == list(map(float, st.GAMMA_GRID))
-    row = s.current_row()
+    row = s.cv_sweep.current_row()
     assert row is not None and row["U_tr"] == pytest.approx(s.snapshot.result.value)
     view = CurvesView(store=s)
     shown = _Shown(view.curves_pane)  # what the tab draws, followed live
@@ -240,11 +240,11 @@ def test_background_sweep_fills_curves_and_marker():
     assert "L_val" in numbers_markdown(s) and f"{row['L_val']:.4f}" not in ("—",)
     # settings that change the sweep start a new one; going back adopts the finished table
     s.controls.M = 30
-    s.start_sweep()
-    s.cancel_sweep()
+    s.cv_sweep.start()
+    s.cv_sweep.cancel()
     s.controls.M = 15
-    s.start_sweep()
-    assert s.sweep_state == "done" and len(s.sweep_table) == len(st.GAMMA_GRID)
+    s.cv_sweep.start()
+    assert s.cv_sweep.state == "done" and len(s.cv_sweep.table) == len(st.GAMMA_GRID)
 
 
 @pytest.mark.slow
@@ -364,19 +364,19 @@ def test_opening_the_curves_tab_starts_the_sweep_and_sessions_share_it():
     apps = [ExplorerApp(store=SessionStore(n_train=120, cv=2, auto_sweep=False)) for _ in range(2)]
     names = list(apps[0].tabs._names)
     for app in apps:
-        assert app.store.sweep is None and app.store.sweep_state == "idle"
+        assert app.store.cv_sweep.shared is None and app.store.cv_sweep.state == "idle"
         app.tabs.active = names.index("Weights k̂/w")
-        assert app.store.sweep is None  # a tab without sweep curves starts nothing
+        assert app.store.cv_sweep.shared is None  # a tab without sweep curves starts nothing
     for app in apps:
         app.tabs.active = names.index("Error vs −Û")
-        assert app.store.auto_sweep and app.store.sweep is not None
-    assert apps[0].store.sweep is apps[1].store.sweep  # one run for both sessions
+        assert app.store.auto_sweep and app.store.cv_sweep.shared is not None
+    assert apps[0].store.cv_sweep.shared is apps[1].store.cv_sweep.shared  # one run for both sessions
     # with auto_sweep off, adding the Proposal 1 column drops the table of the other key
     s = SessionStore(n_train=120, cv=2, auto_sweep=False)
-    with param.edit_constant(s):  # a table of the other key, as if adopted
-        s.sweep_table = pd.DataFrame({"log2_gamma": [0.0]})
+    with param.edit_constant(s.cv_sweep):  # a table of the other key, as if adopted
+        s.cv_sweep.table = pd.DataFrame({"log2_gamma": [0.0]})
     s.controls.sweep_proposal1 = True
-    assert s.sweep_table is None and s.sweep_state == "idle"
+    assert s.cv_sweep.table is None and s.cv_sweep.state == "idle"
     for app in apps:
         app.store.close()
     jobs.clear()
@@ -453,9 +453,9 @@ def test_curves_tab_hosts_the_cases_panel_of_the_sweep_table():
     s = SessionStore(n_train=120, cv=2, auto_sweep=False)
     view = CurvesView(store=s)
     assert sum(len(el) for el in view.cases_panes[0].object[()]) == 0  # no sweep yet: no case markers
-    s.start_sweep()
-    assert s.wait_sweep(timeout=240) and s.sweep_state == "done"
-    t = s.sweep_table
+    s.cv_sweep.start()
+    assert s.cv_sweep.wait(timeout=240) and s.cv_sweep.state == "done"
+    t = s.cv_sweep.table
     assert {"pairs_tr", "pair_case_tr", "pair_n_eff_tr", "pair_blend_tr"} <= set(t.columns)
     marks = view.cases_panes[0].object[()]  # the live plot, drawn from what its stream holds
     by_label = {label: case for case, label in cases.CASE_LABELS.items()}

@@ -80,8 +80,8 @@ def test_export_uses_okabe_ito_and_right_axis_for_u(state):
     from buviz import figures
 
     t = pd.DataFrame({"log2_gamma": [-1.0, 0.0, 1.0], "L_te": [0.3, 0.2, 0.25], "U_tr": [0.5, 0.8, 0.6]})
-    with param.edit_constant(state):  # the store's output, set here as the sweep would
-        state.sweep_table = t
+    with param.edit_constant(state.cv_sweep):  # the store's output, set here as the sweep would
+        state.cv_sweep.table = t
     svg = view_bytes(CurvesView(store=state), "svg").decode()
     assert figures.OKABE_ITO[5].lower() in svg.lower()  # L_te vermillion
     assert svg.count("−Û (best −1)") >= 1  # the right-hand −Û axis label
@@ -90,8 +90,8 @@ def test_export_uses_okabe_ito_and_right_axis_for_u(state):
 def test_sweep_csv_download(state):
     assert sweep_csv(None) == b"\n" or sweep_csv(None).strip() == b""
     t = pd.DataFrame({"log2_gamma": [0.0, 1.0], "L_te": [0.2, 0.3], "U_tr": [0.8, 0.7]})
-    with param.edit_constant(state):  # the store's output, set here as the sweep would
-        state.sweep_table = t
+    with param.edit_constant(state.cv_sweep):  # the store's output, set here as the sweep would
+        state.cv_sweep.table = t
     fd = sweep_download(state)
     back = pd.read_csv(io.BytesIO(fd.callback().getvalue()))
     pd.testing.assert_frame_equal(back, t)
@@ -133,13 +133,13 @@ def test_code_panel_follows_the_state(state):
 @pytest.mark.slow
 def test_snippet_sweep_matches_the_app_sweep(tmp_path, monkeypatch):
     s = SessionStore(**SMALL, log2_gamma=1)
-    s.start_sweep()
-    assert s.wait_sweep(timeout=240) and s.sweep_state == "done"
+    s.cv_sweep.start()
+    assert s.cv_sweep.wait(timeout=240) and s.cv_sweep.state == "done"
     monkeypatch.setenv("BUVIZ_CACHE_DIR", str(tmp_path / "other"))  # recompute, no shared rows
     ns = _run(snippet(s.snapshot.settings))
-    cols = [c for c in s.sweep_table.columns if not c.startswith("time") and c != "retries"]
-    pd.testing.assert_frame_equal(ns["table"][cols].reset_index(drop=True), s.sweep_table[cols])
-    assert ns["U_tr"] == pytest.approx(s.current_row()["U_tr"])
+    cols = [c for c in s.cv_sweep.table.columns if not c.startswith("time") and c != "retries"]
+    pd.testing.assert_frame_equal(ns["table"][cols].reset_index(drop=True), s.cv_sweep.table[cols])
+    assert ns["U_tr"] == pytest.approx(s.cv_sweep.current_row()["U_tr"])
 
 
 # -- Proposal 1 overlay ----------------------------------------------------------------------------------

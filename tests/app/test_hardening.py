@@ -187,7 +187,7 @@ def test_closed_state_is_released_and_stops_its_sweep():
 
     s = SessionStore(n_train=200, auto_sweep=False)
     s.close()
-    assert s.snapshot is None and s.sweep is None and s.closed
+    assert s.snapshot is None and s.cv_sweep.shared is None and s.closed
     s.controls.log2_gamma = 3  # a closed state ignores late events (a poll after the session died)
     assert s.snapshot is None
     ref = weakref.ref(s)

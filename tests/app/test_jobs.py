@@ -140,16 +140,16 @@ def test_two_states_with_the_same_settings_share_the_sweep():
 
     s1 = SessionStore(n_train=120, cv=2, auto_sweep=False)
     s2 = SessionStore(n_train=120, cv=2, auto_sweep=False)
-    s1.start_sweep()
-    s2.start_sweep()
-    assert s1.sweep is s2.sweep and s1.sweep.subscribers == 2
-    assert s1.wait_sweep(240) and s2.wait_sweep(240)
-    assert s1.sweep_table.equals(s2.sweep_table) and s2.sweep_state == "done"
+    s1.cv_sweep.start()
+    s2.cv_sweep.start()
+    assert s1.cv_sweep.shared is s2.cv_sweep.shared and s1.cv_sweep.shared.subscribers == 2
+    assert s1.cv_sweep.wait(240) and s2.cv_sweep.wait(240)
+    assert s1.cv_sweep.table.equals(s2.cv_sweep.table) and s2.cv_sweep.state == "done"
     # a third session with other settings does not see that table; going back adopts it at once
     s3 = SessionStore(n_train=120, cv=2, M=30, auto_sweep=False)
-    assert s3.sweep_table is None and s3.sweep_state == "idle"
+    assert s3.cv_sweep.table is None and s3.cv_sweep.state == "idle"
     s3.controls.M = 40
-    assert s3.sweep_state == "done" and s3.sweep_table.equals(s1.sweep_table)
+    assert s3.cv_sweep.state == "done" and s3.cv_sweep.table.equals(s1.cv_sweep.table)
     s1.close()
     s2.close()
     s3.close()

@@ -62,17 +62,17 @@ def test_the_explorer_polls_its_sweep_until_done_then_stops():
     async def run():
         ex.__panel__()
         ex.app.tabs.active = ex.app.tab_names.index("Error vs −Û")
-        assert ex.store.sweep_state == "running" and ex.polling
+        assert ex.store.cv_sweep.state == "running" and ex.polling
         seen, deadline = set(), time.monotonic() + 240
-        while time.monotonic() < deadline and (ex.polling or ex.store.sweep_state == "running"):
+        while time.monotonic() < deadline and (ex.polling or ex.store.cv_sweep.state == "running"):
             await asyncio.sleep(0.1)
-            if ex.store.sweep_table is not None:
-                seen.add(len(ex.store.sweep_table))
+            if ex.store.cv_sweep.table is not None:
+                seen.add(len(ex.store.cv_sweep.table))
         return seen
 
     seen = asyncio.run(run())
-    assert ex.store.sweep_state == "done", ex.store.sweep_state
-    assert len(ex.store.sweep_table) == 21
+    assert ex.store.cv_sweep.state == "done", ex.store.cv_sweep.state
+    assert len(ex.store.cv_sweep.table) == 21
     assert not ex.polling
     assert len(seen) > 1, "the rows should arrive while the sweep runs, not only at the end"
 

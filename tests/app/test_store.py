@@ -27,9 +27,10 @@ def store():
 def test_controls_hold_the_controls_only():
     assert set(Controls.param) - {"name"} == set(URL_PARAMS) == {*CONTROL_PARAMS, "sweep_proposal1"}
     assert len(URL_PARAMS) == 16
-    derived = {"snapshot", "sweep_table", "message", "computing", "notice"}
+    derived = {"snapshot", "message", "computing", "notice"}
     assert not derived & set(Controls.param) and derived <= set(SessionStore.param)
-    parts = {"sensitivity": {"tables", "state"}, "proposal1": {"result"}, "amplitude": {"table", "settings", "state"}}
+    parts = {"cv_sweep": {"table", "progress", "state"}, "sensitivity": {"tables", "state"}, "proposal1": {"result"},
+             "amplitude": {"table", "settings", "state"}}
     s = SessionStore(controls=None)
     for part, outputs in parts.items():  # the stores beside the snapshot: outputs of their own, read-only
         store = getattr(s, part)
@@ -42,11 +43,11 @@ def test_controls_hold_the_controls_only():
 
 def test_every_output_of_the_store_is_read_only(store):
     outputs = {n: p for n, p in store.param.objects().items() if p.constant and n not in ("name", "controls")}
-    assert {"snapshot", "sweep_table", "sweep_state", "notice", "status_notice"} <= set(outputs)
+    assert {"snapshot", "notice", "status_notice"} <= set(outputs)
     other = {param.String: "changed", param.Integer: 7, param.Dict: {"M": {}}}
     parts = [(store, outputs)] + [(part, {n: p for n, p in part.param.objects().items() if p.constant and n != "name"})
-                                  for part in (store.sensitivity, store.proposal1, store.amplitude)]
-    assert [len(o) for _, o in parts[1:]] == [2, 1, 3]  # tables, state; result; table, settings, state
+                                  for part in (store.cv_sweep, store.sensitivity, store.proposal1, store.amplitude)]
+    assert [len(o) for _, o in parts[1:]] == [3, 2, 1, 3]  # table, progress, state; tables, state; result; ...
     for obj, params in parts:
         for name, p in params.items():
             with pytest.raises(TypeError, match="cannot be modified"):
@@ -124,7 +125,7 @@ def test_closing_cancels_the_sessions_requests():
     gate.set()
     assert job.wait(30) and job.cancelled and s.snapshot is None
     with param.parameterized.discard_events(s):
-        assert s.sweep is None
+        assert s.cv_sweep.shared is None
 
 
 def test_a_requested_result_is_an_output_where_the_latest_request_wins_and_a_failure_keeps_the_last():

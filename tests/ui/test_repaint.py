@@ -226,8 +226,8 @@ def _exported(url: str, tab: str, *, selected: int | None = None, sweep_csv: byt
     state = SessionStore(**_settings(url), auto_sweep=False)
     assert state.snapshot is not None, state.message
     if sweep_csv is not None:
-        with param.edit_constant(state):  # the store's output, as the page's sweep left it
-            state.sweep_table = pd.read_csv(io.BytesIO(sweep_csv))
+        with param.edit_constant(state.cv_sweep):  # the store's output, as the page's sweep left it
+            state.cv_sweep.table = pd.read_csv(io.BytesIO(sweep_csv))
     views = tab_views(state)
     if selected is not None:
         views["One sample"].select(selected)
