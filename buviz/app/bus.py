@@ -1,11 +1,13 @@
 """A session's one job bus, and the typed result store of one kind of request.
 
-:class:`JobBus` is the only way a session's stores reach the runner (:mod:`buviz.app.runner`): it
-submits a job in a named slot of the session (latest wins: a newer request of the same name cancels the
-older one), delivers its end on the session's event loop (:class:`~buviz.app.session.SessionLink`),
-cancels every slot the session used when the session ends, and -- only where no server runs (tests,
-notebooks, scripts) -- waits for the result. Every store of a session shares its bus
-(:attr:`buviz.app.store.SessionStore.bus`).
+:class:`JobBus` is how a session's stores reach the runner (:mod:`buviz.app.runner`): it submits a
+job in a named slot of the session (latest wins: a newer request of the same name cancels the older
+one), delivers its end on the session's event loop (:class:`~buviz.app.session.SessionLink`), cancels
+every slot the session used when the session ends (it asks for nothing after that), and -- only where no
+server runs (tests, notebooks, scripts) -- waits for the result. Every store of a session shares its
+bus (:attr:`buviz.app.store.SessionStore.bus`). The one exception is the shared CV sweep, one run for
+every session with the same settings: :class:`~buviz.app.stores.CVSweep` subscribes to it through
+:mod:`buviz.app.sweeps`' registry, and leaves it when the session closes.
 
 :class:`Requested` is a store of one result a tab asks for: the discrete tables, the Monte Carlo of
 Fig 2, the extrapolation curves, a rendered paper figure. Its outputs are read-only parameters --
@@ -15,8 +17,11 @@ draws, by name, and no view reads a string-keyed dictionary of everybody's resul
 
 from __future__ import annotations
 
+import contextlib
+import weakref
 from collections.abc import Callable, Hashable
 
+import panel as pn
 import param
 
 from buviz.app.cache import LRUCache
@@ -39,9 +44,31 @@ class JobBus:
     def __init__(self, link: SessionLink | None = None):
         #: background results, delivered on this session's event loop
         self.link = link if link is not None else SessionLink.for_current_session()
-        #: set by :meth:`close`: the session ended, nothing more is delivered
+        #: set by :meth:`close`: the session ended, nothing more is asked for or delivered
         self.closed = False
         self._names: set[str] = set()  # every slot this session has used (cancelled when it closes)
+        #: the result stores on this bus (their values are dropped with the session)
+        self._results: weakref.WeakSet[Requested] = weakref.WeakSet()
+        self._register_session_cleanup()
+
+    def _register_session_cleanup(self) -> None:
+        """Served: close when the session is destroyed (a view served on its own, without a SessionStore,
+        still cancels its work when its page closes)."""
+        if pn.state.curdoc is None or pn.state.curdoc.session_context is None:
+            return
+        ref = weakref.ref(self)
+
+        def _destroyed(session_context):  # holds a weak reference only
+            bus = ref()
+            if bus is not None:
+                bus.close()
+
+        with contextlib.suppress(Exception):  # not served by a Bokeh server
+            pn.state.on_session_destroyed(_destroyed)
+
+    def register(self, result: Requested) -> None:
+        """Count ``result`` among this bus's result stores (their values are dropped when it closes)."""
+        self._results.add(result)
 
     @property
     def served(self) -> bool:
@@ -76,8 +103,13 @@ class JobBus:
         """
         self.check_blocking(blocking, label or name)
         slot = self.slot(name)
-        self._names.add(name)
         work = (lambda j: fn(j, *args)) if with_job else (lambda j: fn(*args))
+        if self.closed:  # a late widget event of a closed session: nothing is asked for, nothing delivered
+            job = Job(work, slot, label or name)
+            job.cancel()
+            job.run()
+            return job
+        self._names.add(name)
         if isinstance(fn, LRUCache) and not with_job and fn.has(*args):
             job = Job(work, slot, label or name)
             job.run()
@@ -110,10 +142,13 @@ class JobBus:
                              f"page's event loop; request it without blocking and follow the store's outputs")
 
     def close(self, *names: str) -> None:
-        """The session ended: cancel every slot it used (and ``names``); deliver nothing more."""
+        """The session ended: cancel every slot it used (and ``names``), drop every result store's value
+        and deliver nothing more (closing again does nothing more)."""
         self.closed = True
         for name in {*names, *self._names}:
             self.cancel(name)
+        for result in list(self._results):
+            result.clear()
         self.link.close()
 
 
@@ -129,9 +164,11 @@ class Requested(param.Parameterized):
     bus : JobBus
         The session's job bus.
     slot : str
-        The name of the bus slot (requests of the same slot replace each other: latest wins).
-    fn : callable
-        ``fn(key)`` computes the value for ``key`` (a cached step of :mod:`buviz.app.tasks`, usually).
+        The name of the bus slot (requests of the same slot replace each other, latest wins: give each
+        result store of a session a slot of its own).
+    fn : callable or None
+        ``fn(key)`` computes the value for ``key`` (a cached step of :mod:`buviz.app.tasks`, usually);
+        None: every :meth:`request` names its own ``fn``.
     lane : str, default="compute"
         The runner lane.
     label : str, optional
@@ -143,11 +180,12 @@ class Requested(param.Parameterized):
     state = param.String(default="", constant=True,
                          doc="'' before the first request, then 'running', 'done', 'cancelled' or 'error: ...'")
 
-    def __init__(self, bus: JobBus, slot: str, fn: Callable[[Hashable], object], *, lane: str = "compute",
+    def __init__(self, bus: JobBus, slot: str, fn: Callable[[Hashable], object] | None, *, lane: str = "compute",
                  label: str = "", **params):
         super().__init__(**params)
         self.bus, self.slot, self.fn, self.lane, self.label = bus, slot, fn, lane, label or slot
         self._latest: Job | None = None
+        bus.register(self)
 
     def request(self, key: Hashable, *, fn: Callable[[], object] | None = None, lane: str | None = None,
                 label: str | None = None, blocking: bool | None = None) -> Job:
@@ -158,6 +196,10 @@ class Requested(param.Parameterized):
         session's event loop. Returns the job's handle.
         """
         self.bus.check_blocking(blocking, label or self.label)
+        if fn is None and self.fn is None:
+            raise ValueError(f"fn: the result store {self.slot!r} has no fn of its own, so request() needs one")
+        if self.bus.closed:
+            return self.bus.request(self.slot, fn or self.fn, key)  # cancelled at once, nothing published
         self._publish(state="running")
         job = self.bus.request(self.slot, fn if fn is not None else self.fn, *(() if fn is not None else (key,)),
                                on_done=lambda j: self._deliver(key, j), lane=lane or self.lane,

@@ -153,8 +153,8 @@ class FigureGallery(pn.viewable.Viewer):
         The figures the menu offers (default: every registered figure), e.g. a paper's schematics in
         the tab where they teach.
     result : str, default="gallery"
-        The job bus slot of the rendered figure (:attr:`FigureGallery.rendered`): two galleries of one
-        session with different slots keep their own renders.
+        The job bus slot of the rendered figure (:attr:`FigureGallery.rendered`): galleries of one session
+        with different slots keep their own renders (on one slot, a render cancels the other's).
     bus : JobBus, optional
         The session's job bus (default: one of the gallery's own).
     screen_width : int, optional
@@ -172,8 +172,7 @@ class FigureGallery(pn.viewable.Viewer):
     keys = param.List(default=None, item_type=str, allow_None=True, constant=True,
                       doc="The figures the menu offers (None: every registered figure)")
     result = param.String(default="gallery", constant=True,
-                          doc="The bus slot of the rendered figure (galleries of one session with the same slot "
-                              "replace each other's renders)")
+                          doc="The bus slot of the rendered figure (galleries of a session: one slot each)")
     screen_width = param.Integer(default=None, allow_None=True, bounds=(100, None), constant=True,
                                  doc="Widest the figure is drawn on screen (px; None: at its export size)")
     bus = param.ClassSelector(class_=JobBus, default=None, precedence=-1, constant=True,
@@ -194,7 +193,7 @@ class FigureGallery(pn.viewable.Viewer):
             params["bus"] = JobBus()
         super().__init__(**params)
         #: the figure last rendered (its key, the HoloViews object or DataFrame, the render's state)
-        self.rendered = Requested(self.bus, self.result, render_within, lane="heavy")
+        self.rendered = Requested(self.bus, self.result, None, lane="heavy")  # render() names the drawing
         offered = list(figures.REGISTRY) if self.keys is None else list(self.keys)
         self.param.figure.objects = offered
         if self.figure not in offered:

@@ -31,7 +31,8 @@ Applying a change of the controls:
   says what failed (one warning line in the server log, no traceback).
 
 Sessions: a store created inside a served session is closed when the session is destroyed
-(:meth:`SessionStore.close`: its sweep left, its jobs cancelled, its outputs dropped).
+(:meth:`SessionStore.close`: its sweep left, its jobs cancelled, its outputs and every result store's
+value on its bus dropped).
 """
 
 from __future__ import annotations
@@ -40,7 +41,6 @@ import contextlib
 import logging
 import time
 import weakref
-from collections.abc import Callable
 
 import numpy as np
 import panel as pn
@@ -154,18 +154,6 @@ class SessionStore(param.Parameterized):
         self._register_session_cleanup()
 
     # ------------------------------------------------------------------ background work
-    def request(self, name: str, fn: Callable, *args, **kw) -> Job:
-        """Compute ``fn(*args)`` in the background in this session's slot ``name``: the session's
-        :meth:`JobBus.request <buviz.app.bus.JobBus.request>` (the same keywords)."""
-        return self.bus.request(name, fn, *args, **kw)
-
-    def cancel(self, name: str) -> None:
-        """Cancel every queued or running job of this session's slot ``name``."""
-        self.bus.cancel(name)
-
-    def _check_blocking(self, blocking: bool | None, what: str) -> None:
-        self.bus.check_blocking(blocking, what)
-
     @property
     def link(self) -> SessionLink:
         """Where background results are delivered: the session's event loop (the bus's link)."""
@@ -290,7 +278,7 @@ class SessionStore(param.Parameterized):
                 return None
             return compute_snapshot(s)
 
-        self.request("snapshot", work, on_done=lambda job: self._computed(s, job), label=status_label(s),
+        self.bus.request("snapshot", work, on_done=lambda job: self._computed(s, job), label=status_label(s),
                      blocking=False)
 
     def _computed(self, s: dict, job: Job) -> None:
@@ -443,11 +431,11 @@ class SessionStore(param.Parameterized):
         group = (k.data, k.fit, k.status.classifier, k.status.log2_C)
         if group != self._prefetched_for:
             self._prefetched_for = group
-            self.cancel("prefetch")  # the previous row's rest is stale
+            self.bus.cancel("prefetch")  # the previous row's rest is stale
             if prefetch_enabled():
                 for key in prefetch_keys(k):
-                    self.request("prefetch", compute_ahead, key, lane="prefetch", priority=PREFETCH, latest_wins=False,
-                                 blocking=False)
+                    self.bus.request("prefetch", compute_ahead, key, lane="prefetch", priority=PREFETCH,
+                                     latest_wins=False, blocking=False)
 
     # ------------------------------------------------------------------ user actions
     def upload_csv(self, data: bytes | str, filename: str = "upload.csv") -> bool:
@@ -494,7 +482,7 @@ class SessionStore(param.Parameterized):
                 self.controls.param.update(csv_key=up.digest, dataset="csv")
 
         self._publish(computing=reading)
-        self.request("upload", work, with_job=True, on_done=done, label=f"reading {filename}")
+        self.bus.request("upload", work, with_job=True, on_done=done, label=f"reading {filename}")
         if self.link.served:
             return True
         return bool(accepted) and self.snapshot is not None and self.snapshot.settings.get("csv_key") == accepted[-1]

@@ -1,8 +1,10 @@
-"""The session's stores beside the snapshot: the sensitivity sweeps, the Proposal 1 overlay and the
-T̃-amplitude sweep, each a :class:`param.Parameterized` with read-only outputs of its own.
+"""The session's stores beside the snapshot: the shared CV sweep's rows, the sensitivity sweeps, the
+Proposal 1 overlay and the T̃-amplitude sweep, each a :class:`param.Parameterized` with read-only
+outputs of its own.
 
 Each follows the snapshot the session shows (:attr:`buviz.app.store.SessionStore.snapshot`) and runs
-its work on the session's one job bus (:attr:`buviz.app.store.SessionStore.bus`), so a view depends on
+its work on the session's job bus (:attr:`buviz.app.store.SessionStore.bus`; the CV sweep, one run for
+every session with the same settings, through :mod:`buviz.app.sweeps`' registry), so a view depends on
 the one store whose outputs it draws:
 
 - :class:`SensitivitySweeps` -- outputs ``tables`` (kind -> {label: table}) and ``state``;
@@ -80,8 +82,16 @@ class SensitivitySweeps(_SessionPart):
     def _tables_of(self, ds) -> dict:
         return next((t for d, t in self._kept if d is ds), {})
 
+    def _keep(self, ds, tables: dict) -> None:
+        """``tables`` as ``ds``'s, the most recent of the :data:`KEPT_DATASETS` kept."""
+        others = [(d, t) for d, t in self._kept if d is not ds]
+        self._kept = [*others[max(0, len(others) - KEPT_DATASETS + 1):], (ds, tables)]
+
     def _on_snapshot(self, event) -> None:
-        tables = self._tables_of(None if event.new is None else event.new.ds)
+        ds = None if event.new is None else event.new.ds
+        tables = self._tables_of(ds)
+        if tables:
+            self._keep(ds, tables)  # shown again: the last to be forgotten
         if tables is not self.tables:
             self._publish(tables=tables)
 
@@ -120,9 +130,11 @@ class SensitivitySweeps(_SessionPart):
                 self._publish(state=self._state_of(job))
                 return
             tables = {**self._tables_of(snap.ds), kind: job.result}
-            self._kept = [*[(d, t) for d, t in self._kept if d is not snap.ds][1 - KEPT_DATASETS:], (snap.ds, tables)]
-            current = session.snapshot is not None and session.snapshot.ds is snap.ds
-            self._publish(state="done", **({"tables": tables} if current else {}))
+            self._keep(snap.ds, tables)
+            if session.snapshot is not None and session.snapshot.ds is snap.ds:
+                self._publish(state="done", tables=tables)
+            else:  # the data changed meanwhile: kept for the data it was run on, not shown on these
+                self._publish(state=f"done for the data shown before (N = {len(snap.ds.X_train)}): run again here")
 
         self._publish(state=f"running {kind} sweeps")
         self._job = session.bus.request(

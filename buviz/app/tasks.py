@@ -1,7 +1,7 @@
 """The explorer's computations beside the snapshot pipeline, cached in the one cache and run by the
 one runner: Proposal 1, the T̃-amplitude sweep, the discrete-case tables and Monte Carlo, and the
-accuracy-extrapolation toy model and curves. Views ask for these through the session's store
-(:meth:`buviz.app.store.SessionStore.request`) and only draw what comes back.
+accuracy-extrapolation toy model and curves. Views ask for these on the session's job bus
+(:class:`buviz.app.bus.Requested`, :mod:`buviz.app.stores`) and only draw what comes back.
 
 Every function here is pure: same key, same value. Keys are named: a step the views ask for with
 more than two numbers takes a frozen key (the snapshot pipeline's :class:`~buviz.app.compute.StatusKey`, and

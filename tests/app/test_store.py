@@ -85,7 +85,7 @@ def test_request_answers_a_cached_step_at_once_and_delivers_on_the_session(store
     key = tasks.DiscreteKey(12, 3, 0.25)
     tasks.discrete_at_p(key)  # cached now
     got = []
-    job = store.request("t", tasks.discrete_at_p, key, on_done=got.append, blocking=False)
+    job = store.bus.request("t", tasks.discrete_at_p, key, on_done=got.append, blocking=False)
     assert job.finished and job.status == "done" and job.result is tasks.discrete_at_p(key)
     assert got == []  # the delivery waits for the session (here: its flush), never a thread's callback
     store.link.flush()
@@ -94,8 +94,8 @@ def test_request_answers_a_cached_step_at_once_and_delivers_on_the_session(store
 
 def test_request_latest_wins_in_a_slot_and_blocks_only_without_a_server(store):
     gate = threading.Event()
-    first = store.request("slow", lambda: gate.wait(30), blocking=False)
-    second = store.request("slow", lambda: 42, on_done=lambda j: None)  # no server: waits for the result
+    first = store.bus.request("slow", lambda: gate.wait(30), blocking=False)
+    second = store.bus.request("slow", lambda: 42, on_done=lambda j: None)  # no server: waits for the result
     gate.set()
     assert first.wait(30) and first.status == "cancelled"  # the newer request of the slot replaced it
     assert second.status == "done" and second.result == 42
@@ -106,7 +106,7 @@ def test_request_latest_wins_in_a_slot_and_blocks_only_without_a_server(store):
             job.progress(i + 1, n)
         return n
 
-    job = store.request("steps", work, 3, with_job=True, on_progress=lambda j: progress.append(j.done),
+    job = store.bus.request("steps", work, 3, with_job=True, on_progress=lambda j: progress.append(j.done),
                         on_done=lambda j: None)
     assert job.result == 3 and progress and progress[-1] == 3
 
@@ -114,13 +114,13 @@ def test_request_latest_wins_in_a_slot_and_blocks_only_without_a_server(store):
 def test_a_background_only_store_has_no_controls_and_computes_nothing():
     s = SessionStore(controls=None)
     assert s.controls is None and s.snapshot is None
-    assert s.request("x", lambda: 7, on_done=lambda j: None).result == 7
+    assert s.bus.request("x", lambda: 7, on_done=lambda j: None).result == 7
 
 
 def test_closing_cancels_the_sessions_requests():
     s = SessionStore(**SMALL)
     gate = threading.Event()
-    job = s.request("proposal1", lambda: gate.wait(30), blocking=False)
+    job = s.bus.request("proposal1", lambda: gate.wait(30), blocking=False)
     s.close()
     gate.set()
     assert job.wait(30) and job.cancelled and s.snapshot is None
@@ -202,7 +202,19 @@ def test_closing_cancels_every_named_request_and_delivers_nothing_more():
     gate.set()
     assert job.wait(30) and job.cancelled
     s.link.wait()
-    assert figure.value == "old" and figure.state == "running"
+    assert figure.value is None and figure.state == "running"  # dropped with the session, nothing delivered
+    late = figure.request("fig", fn=lambda: "late")  # a late widget event: nothing is asked for
+    assert late.cancelled and figure.value is None and s.bus.request("x", lambda: 1).cancelled
+
+
+def test_a_result_store_without_a_function_of_its_own_needs_one_per_request():
+    from buviz.app.bus import JobBus
+
+    bus = JobBus()
+    figure = Requested(bus, "figure", lambda key: key)
+    with pytest.raises(ValueError, match="fn"):
+        Requested(bus, "render", None).request("k")
+    assert figure.request("k").result == "k"
 
 
 def test_the_tabs_results_live_in_result_stores_on_the_sessions_bus_not_in_their_views():
@@ -232,3 +244,31 @@ def test_the_tabs_results_live_in_result_stores_on_the_sessions_bus_not_in_their
     ext.K = 12  # more than the 10 digit classes: the store says why; the last curves stay
     assert ext.curves.state.startswith("error: K must be") and ext.alerts["ext"].visible
     assert ext.ext.observed is shown and ext.curves.key.K == 4
+
+
+@pytest.mark.slow
+def test_sensitivity_tables_belong_to_the_dataset_they_were_run_on():
+    """Shown for the data they were computed on: another sample shows none, going back shows them again
+    (as when the page goes back to its last good state), and a run that ends after the data changed is
+    kept for its own data, not drawn on the new."""
+    from buviz.app.runner import RUNNER
+
+    s = SessionStore(**SMALL)
+    s.sensitivity.run("M", values=(20,))
+    first = s.sensitivity.tables
+    assert set(first) == {"M"} and s.sensitivity.state == "done"
+    s.controls.n_train = 160  # another sample of the mixture: other data
+    assert s.sensitivity.tables == {}
+    s.controls.n_train = SMALL["n_train"]
+    assert s.sensitivity.tables is first
+    gate = threading.Event()
+    RUNNER.submit(lambda job: gate.wait(30), lane="heavy")  # the heavy lane is busy: the run waits
+    s.sensitivity.run("K", values=("3",), blocking=False)
+    s.controls.n_train = 170  # the data change before the run ends
+    gate.set()
+    assert s.sensitivity._job.wait(120)
+    s.link.wait()
+    assert s.sensitivity.tables == {} and s.sensitivity.state.startswith("done for the data shown before")
+    s.controls.n_train = SMALL["n_train"]
+    assert set(s.sensitivity.tables) == {"M", "K"} and s.sensitivity.tables["M"] is first["M"]
+    s.close()

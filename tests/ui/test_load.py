@@ -72,6 +72,11 @@ LOAD_RSS_BOUND_MB = 400
 FINAL_WAIT_S = 300.0 if HOSTILE else 60.0
 #: Longest wait for one page update: 20 Chromium pages share the machine's cores with the server.
 WAIT_MS = 300_000
+#: A student's pause between two actions, seconds (``BUVIZ_LOAD_THINK_S``; each pause drawn uniformly
+#: from 0.5 to 1.5 times it). 0, the suite's default: every session acts back to back, which saturates the
+#: machine's cores with the browsers' own rendering; ``benchmarks/bench_lecture_hall.py --think`` measures
+#: a class that pauses as people do.
+THINK_S = float(os.environ.get("BUVIZ_LOAD_THINK_S", "0"))
 
 
 class Server(ExplorerServer):
@@ -222,6 +227,8 @@ async def _session(browser, url: str, idx: int, out: dict, all_loaded: asyncio.E
             K = rng.choice(["aic", "3"])
             await k_select.select_option(K)
             await page.wait_for_timeout(300)
+        if THINK_S > 0:
+            await page.wait_for_timeout(1000 * THINK_S * rng.uniform(0.5, 1.5))
     # the final state: back on the sample space, wait for every change to land, then compare Û with the API
     await page.locator(".bk-tab", has_text="Sample space").first.click()
     await page.get_by_text(_label(gamma)).first.wait_for(timeout=WAIT_MS)
