@@ -28,7 +28,22 @@ from buviz.app.cache import LRUCache
 from buviz.app.runner import RUNNER, USER, Job
 from buviz.app.session import SessionLink
 
-__all__ = ["JobBus", "Requested"]
+__all__ = ["JobBus", "Requested", "Outputs", "output"]
+
+
+def output(default=None, doc: str = "", **kw):
+    """A read-only output of a store (set only by the store itself, through :meth:`Outputs._publish`)."""
+    cls = kw.pop("cls", param.Parameter)
+    return cls(default=default, constant=True, doc=doc, **kw)
+
+
+class Outputs(param.Parameterized):
+    """A store whose outputs are read-only parameters (:func:`output`): only the store sets them."""
+
+    def _publish(self, **values) -> None:
+        """Set outputs (read-only for everyone else), watchers told once for all of them."""
+        with param.edit_constant(self):
+            self.param.update(**values)
 
 
 class JobBus:
@@ -152,7 +167,7 @@ class JobBus:
         self.link.close()
 
 
-class Requested(param.Parameterized):
+class Requested(Outputs):
     """The latest result of one kind of request a tab makes (one slot of the session's :class:`JobBus`).
 
     :meth:`request` computes ``fn(key)`` in the background; when it ends its outputs change together:
@@ -175,10 +190,10 @@ class Requested(param.Parameterized):
         What the status line calls the job (default: ``slot``).
     """
 
-    key = param.Parameter(default=None, constant=True, doc="What the value was computed for (None before the first)")
-    value = param.Parameter(default=None, constant=True, doc="The latest result delivered (None before the first)")
-    state = param.String(default="", constant=True,
-                         doc="'' before the first request, then 'running', 'done', 'cancelled' or 'error: ...'")
+    key = output(None, "What the value was computed for (None before the first)")
+    value = output(None, "The latest result delivered (None before the first)")
+    state = output("", "'' before the first request, then 'running', 'done', 'cancelled' or 'error: ...'",
+                   cls=param.String)
 
     def __init__(self, bus: JobBus, slot: str, fn: Callable[[Hashable], object] | None, *, lane: str = "compute",
                  label: str = "", **params):
@@ -238,7 +253,3 @@ class Requested(param.Parameterized):
         """Drop the value without notifying anyone (the session's document is being destroyed)."""
         with param.parameterized.discard_events(self):
             self._publish(key=None, value=None)
-
-    def _publish(self, **values) -> None:
-        with param.edit_constant(self):
-            self.param.update(**values)

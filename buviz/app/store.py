@@ -48,7 +48,7 @@ import param
 
 from buviz import datasets
 from buviz.app import timing
-from buviz.app.bus import JobBus
+from buviz.app.bus import JobBus, Outputs, output
 from buviz.app.compute import (
     ResultKey,
     Snapshot,
@@ -79,17 +79,11 @@ SHOWN_PARAMS = ("snapshot", "notice", "status_notice")
 HISTORY = 4
 
 
-def _out(default=None, doc: str = "", **kw):
-    """A read-only output of the store (set only by the store, through :meth:`SessionStore._publish`)."""
-    cls = kw.pop("cls", param.Parameter)
-    return cls(default=default, constant=True, doc=doc, **kw)
-
-
 def _describe(exc: Exception) -> str:
     return str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
 
 
-class SessionStore(param.Parameterized):
+class SessionStore(Outputs):
     """One session's derived data and background work (see the module docstring).
 
     Parameters
@@ -111,13 +105,13 @@ class SessionStore(param.Parameterized):
         "user in the background, behind every user's own request"))
 
     # -- outputs (read-only)
-    snapshot = _out(doc="The current Snapshot")
-    message = _out("", "Last error shown to the user ('' when none)", cls=param.String)
-    notice = _out("", ("What the explorer did on its own with the current data (a CSV's delimiter or header "
+    snapshot = output(doc="The current Snapshot")
+    message = output("", "Last error shown to the user ('' when none)", cls=param.String)
+    notice = output("", ("What the explorer did on its own with the current data (a CSV's delimiter or header "
                        "inferred, M capped at N(train)); '' when nothing"), cls=param.String)
-    status_notice = _out("", "What the current status's numbers rest on when it is degenerate ('' when nothing)",
+    status_notice = output("", "What the current status's numbers rest on when it is degenerate ('' when nothing)",
                          cls=param.String)
-    computing = _out("", "The status being computed for this session ('' when idle)", cls=param.String)
+    computing = output("", "The status being computed for this session ('' when idle)", cls=param.String)
 
     def __init__(self, controls: Controls | None = ..., **params):
         values = {k: params.pop(k) for k in list(params) if k in Controls.param and k != "name"}
@@ -158,11 +152,6 @@ class SessionStore(param.Parameterized):
     def link(self) -> SessionLink:
         """Where background results are delivered: the session's event loop (the bus's link)."""
         return self.bus.link
-
-    def _publish(self, **values) -> None:
-        """Set outputs (read-only for everyone else)."""
-        with param.edit_constant(self):
-            self.param.update(**values)
 
     def report(self, message: str) -> None:
         """Show ``message`` to the user (the message bar); '' clears it."""

@@ -30,34 +30,25 @@ import pandas as pd
 import param
 
 from buviz.app import sweeps, tasks
+from buviz.app.bus import Outputs, output
 from buviz.app.compute import ResultKey, Snapshot, StatusKey
 from buviz.app.runner import Job
 
 if TYPE_CHECKING:
     from buviz.app.store import SessionStore
 
-__all__ = ["SensitivitySweeps", "Proposal1Overlay", "AmplitudeSweep", "CVSweep", "output"]
+__all__ = ["SensitivitySweeps", "Proposal1Overlay", "AmplitudeSweep", "CVSweep"]
 
 #: How many datasets' sensitivity tables are kept to go back to (the session's history of shown states).
 KEPT_DATASETS = 4
 
 
-def output(default=None, doc: str = "", **kw):
-    """A read-only output of a store (set only by the store itself, through its ``_publish``)."""
-    cls = kw.pop("cls", param.Parameter)
-    return cls(default=default, constant=True, doc=doc, **kw)
-
-
-class _SessionPart(param.Parameterized):
+class _SessionPart(Outputs):
     """A store that follows one session's snapshot and works on its bus."""
 
     def __init__(self, session: SessionStore, **params):
         super().__init__(**params)
         self.session = session
-
-    def _publish(self, **values) -> None:
-        with param.edit_constant(self):
-            self.param.update(**values)
 
     def _state_of(self, job: Job) -> str:
         return f"error: {job.error}" if job.status == "error" else job.status
