@@ -53,6 +53,7 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False,
 
     import panel as pn
 
+    from buviz.app.layout import WEBSOCKET_MAX_MESSAGE_BYTES
     from buviz.app.runner import RUNNER, ComputeBudget
 
     if not uploads:
@@ -67,4 +68,7 @@ def serve(port: int = 5006, address: str = "127.0.0.1", show: bool = False,
     kwargs.setdefault("title", TITLE)
     kwargs.setdefault("unused_session_lifetime_milliseconds", UNUSED_SESSION_LIFETIME_MS)
     kwargs.setdefault("keep_alive_milliseconds", 0)
+    # above the largest message an upload sends, whatever Bokeh's default becomes (a message over it
+    # closes the page's socket)
+    kwargs.setdefault("websocket_max_message_size", WEBSOCKET_MAX_MESSAGE_BYTES)
     return pn.serve({"/": _app, "explorer": _app}, port=port, address=address, show=show, **kwargs)

@@ -114,8 +114,8 @@ def dataset_options() -> dict[str, str]:
 #: far below the server's websocket limit (:data:`WEBSOCKET_MAX_MESSAGE_BYTES`), so no file can drop a
 #: session.
 UPLOAD_CHUNK_BYTES = 1_000_000
-#: The websocket message limit of the explorer's server (Tornado's ``websocket_max_message_size``, set
-#: by Bokeh to 20 MiB by default; ``buviz serve`` passes it explicitly). A message over it closes the
+#: The websocket message limit of the explorer's server (Tornado's ``websocket_max_message_size``;
+#: :func:`buviz.app.serve`, that is ``buviz serve``, passes it to the server explicitly). A message over it closes the
 #: session's socket: the page then stops answering. It must stay above the largest message an upload
 #: sends (:data:`UPLOAD_CHUNK_BYTES` and the event's wrapping).
 WEBSOCKET_MAX_MESSAGE_BYTES = 20 * 1024 * 1024

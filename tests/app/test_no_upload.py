@@ -31,3 +31,26 @@ def test_buviz_serve_takes_no_upload():
     parser = build_parser()
     assert parser.parse_args(["serve", "--no-upload"]).no_upload is True
     assert parser.parse_args(["serve"]).no_upload is False
+
+
+def test_buviz_serve_passes_its_switches_and_a_websocket_limit_above_an_uploads_chunks(monkeypatch):
+    """``buviz serve --no-upload --session-budget 20`` reaches the server: uploads off, the fair share
+    on at 20 s, and the websocket limit set explicitly above the largest message an upload sends (a
+    chunk and its JSON wrapping), so no file can close a page's socket."""
+    import os
+
+    import panel as pn
+
+    from buviz.app import layout
+    from buviz.app.runner import RUNNER
+    from buviz.cli import main
+
+    seen = {}
+    monkeypatch.setattr(pn, "serve", lambda apps, **kw: seen.update(kw))
+    monkeypatch.setattr(RUNNER, "budget", None)
+    monkeypatch.delenv("BUVIZ_NO_UPLOAD", raising=False)
+    assert main(["serve", "--no-upload", "--session-budget", "20", "--port", "5011"]) == 0
+    assert os.environ.pop("BUVIZ_NO_UPLOAD") == "1"
+    assert RUNNER.budget is not None and RUNNER.budget.seconds == 20
+    assert seen["port"] == 5011 and seen["websocket_max_message_size"] == layout.WEBSOCKET_MAX_MESSAGE_BYTES
+    assert layout.WEBSOCKET_MAX_MESSAGE_BYTES >= 2 * layout.UPLOAD_CHUNK_BYTES
