@@ -93,6 +93,29 @@ def _is_closed_socket_write(lines: list[str], start: int) -> bool:
     return last.startswith("tornado.websocket.WebSocketClosedError") and any("write_message" in ln for ln in block)
 
 
+def open_tab(page, name: str, timeout_ms: float = 60_000, retry_ms: float = 15_000) -> None:
+    """Click the tab ``name`` where it is until its header is active, for at most ``timeout_ms``.
+
+    On a saturated machine a click can land while the page is still busy with the tab opened before
+    (its dynamic content arriving) and be lost: the suite saw a tab header stay inactive for 120 s
+    after one click (clean-clone CI, two workers, one of them spinning CPU burners), while the same
+    walk alone opened every tab at once. The click is repeated every ``retry_ms``; a tab that never
+    becomes active still fails, naming itself.
+    """
+    tab = page.locator(".bk-tab", has_text=name).first
+    active = page.locator(".bk-tab.bk-active", has_text=name).first
+    deadline = time.monotonic() + timeout_ms / 1000
+    while True:
+        tab.click(timeout=timeout_ms)
+        left_ms = (deadline - time.monotonic()) * 1000
+        try:
+            active.wait_for(timeout=max(1.0, min(retry_ms, left_ms)))
+            return
+        except Exception as exc:  # Playwright's TimeoutError
+            if time.monotonic() >= deadline:
+                raise AssertionError(f"tab {name!r} not active {timeout_ms / 1000:.0f} s after clicking it") from exc
+
+
 def require_browser():
     if not os.path.exists(CHROMIUM):
         pytest.skip("Debian's chromium is not installed")

@@ -8,7 +8,7 @@ import pytest
 from buviz import figures
 from buviz.app.gallery import menu_label
 
-from .conftest import ExplorerServer, close_page, require_browser
+from .conftest import ExplorerServer, close_page, open_tab, require_browser
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -94,10 +94,7 @@ def test_projector_sizes_show_the_gamma_slider_and_every_tab(browser, server, si
             assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width, f"tab {name!r}: {box}"
             assert box["y"] + box["height"] <= height, f"tab {name!r} below the screen: {box}"
         for name in names:  # each opens by a click where it is (no scrolling of the strip)
-            tab = page.locator(".bk-tab", has_text=name).first
-            tab.click(timeout=10_000)
-            page.wait_for_timeout(500)
-            assert "bk-active" in (tab.get_attribute("class") or ""), name
+            open_tab(page, name)
             if name == "Error vs −Û":  # measured once its plots are drawn (they wrap where the area is narrow)
                 page.wait_for_function(f"() => ({FRAMES_JS})().some(f => f.title.startsWith('Error against'))",
                                        timeout=120_000)

@@ -24,7 +24,7 @@ import pytest
 from buviz import figures
 from buviz.app.gallery import menu_label
 
-from .conftest import ExplorerServer, close_page, new_page, require_browser, server_errors, stop_process
+from .conftest import ExplorerServer, close_page, new_page, open_tab, require_browser, server_errors, stop_process
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -101,9 +101,8 @@ def test_every_tab_under_cpu_load_requests_nothing_outside_the_server(tmp_path, 
         tabs = [t.strip() for t in pg.locator(".bk-tab").all_inner_texts() if t.strip()]
         assert len(tabs) >= 5, tabs
         for name in tabs:
-            pg.locator(".bk-tab", has_text=name).first.click()
             # the tab shown (its header active) before its canvases are counted: not the last tab's
-            pg.locator(".bk-tab.bk-active", has_text=name).first.wait_for(timeout=TAB_WAIT_MS)
+            open_tab(pg, name, timeout_ms=TAB_WAIT_MS)
             pg.wait_for_timeout(500)
             end = time.time() + TAB_WAIT_MS / 1000
             while time.time() < end and _canvas_count(pg) == 0:
