@@ -28,7 +28,23 @@ from buviz.app.cache import LRUCache
 from buviz.app.runner import RUNNER, USER, Job
 from buviz.app.session import SessionLink
 
-__all__ = ["JobBus", "Requested", "Outputs", "output"]
+__all__ = ["JobBus", "Requested", "Outputs", "output", "close_with_session"]
+
+
+def close_with_session(obj) -> None:
+    """Served: call ``obj.close()`` when the session being built is destroyed (its page closed). Holds
+    a weak reference only, so the session keeps nothing alive; does nothing where no Bokeh server runs."""
+    if pn.state.curdoc is None or pn.state.curdoc.session_context is None:
+        return
+    ref = weakref.ref(obj)
+
+    def _destroyed(session_context):
+        target = ref()
+        if target is not None:
+            target.close()
+
+    with contextlib.suppress(Exception):  # not served by a Bokeh server
+        pn.state.on_session_destroyed(_destroyed)
 
 
 def output(default=None, doc: str = "", **kw):
@@ -64,22 +80,7 @@ class JobBus:
         self._names: set[str] = set()  # every slot this session has used (cancelled when it closes)
         #: the result stores on this bus (their values are dropped with the session)
         self._results: weakref.WeakSet[Requested] = weakref.WeakSet()
-        self._register_session_cleanup()
-
-    def _register_session_cleanup(self) -> None:
-        """Served: close when the session is destroyed (a view served on its own, without a SessionStore,
-        still cancels its work when its page closes)."""
-        if pn.state.curdoc is None or pn.state.curdoc.session_context is None:
-            return
-        ref = weakref.ref(self)
-
-        def _destroyed(session_context):  # holds a weak reference only
-            bus = ref()
-            if bus is not None:
-                bus.close()
-
-        with contextlib.suppress(Exception):  # not served by a Bokeh server
-            pn.state.on_session_destroyed(_destroyed)
+        close_with_session(self)
 
     def register(self, result: Requested) -> None:
         """Count ``result`` among this bus's result stores (their values are dropped when it closes)."""

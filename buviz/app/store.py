@@ -40,7 +40,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-import weakref
 
 import numpy as np
 import panel as pn
@@ -48,7 +47,7 @@ import param
 
 from buviz import datasets
 from buviz.app import timing
-from buviz.app.bus import JobBus, Outputs, output
+from buviz.app.bus import JobBus, Outputs, close_with_session, output
 from buviz.app.compute import (
     ResultKey,
     Snapshot,
@@ -145,7 +144,7 @@ class SessionStore(Outputs):
             self.controls.param.watch(self._on_controls, list(CONTROL_PARAMS))
             self.controls.param.watch(self.cv_sweep.on_settings, "sweep_proposal1")
             self.apply()
-        self._register_session_cleanup()
+        close_with_session(self)
 
     # ------------------------------------------------------------------ background work
     @property
@@ -175,19 +174,6 @@ class SessionStore(Outputs):
     def background_busy(self) -> bool:
         """Whether a background sweep or job has results still to come."""
         return self.cv_sweep.busy or self.link.busy()
-
-    def _register_session_cleanup(self) -> None:
-        if pn.state.curdoc is None or pn.state.curdoc.session_context is None:
-            return
-        ref = weakref.ref(self)
-
-        def _destroyed(session_context):  # holds a weak reference only
-            store = ref()
-            if store is not None:
-                store.close()
-
-        with contextlib.suppress(Exception):  # not served by a Bokeh server
-            pn.state.on_session_destroyed(_destroyed)
 
     def close(self) -> None:
         """Cancel background work and drop everything this session holds (session destroyed)."""
