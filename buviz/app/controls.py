@@ -2,13 +2,21 @@
 
 :class:`Controls` is the *State* role of Panel's architecture guidance: it holds what the user chose
 and nothing derived from it (the :class:`~buviz.app.store.SessionStore` computes and publishes
-that, and views read the store). Besides the parameters it knows how to go back to its defaults
-(:meth:`Controls.reset`), how to follow the page's URL (:meth:`Controls.sync_url`) and how to read
-the controls a URL names (:func:`url_settings`).
+that, and views read the store). Nothing outside writes them back: the store never corrects or
+reverts a control. What depends on the data lives here, as ``param`` dependencies of the data
+controls (:meth:`Controls._follow_data`):
+
+- the bounds of N (a UCI dataset's training rows) and of M (2 ≤ M ≤ N(train)), which the sliders and
+  number inputs follow, with M lowered to N when new data are smaller (said in :attr:`Controls.adjusted`);
+- γ at a new dataset, started at scikit-learn's ``gamma="scale"`` for its data unless γ was set with it.
+
+Besides the parameters it knows how to go back to its defaults (:meth:`Controls.reset`), how to follow
+the page's URL (:meth:`Controls.sync_url`) and how to read the controls a URL names (:func:`url_settings`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 
@@ -19,9 +27,11 @@ import param
 import buviz.uncertainty as bu
 from buviz import datasets
 from buviz.app._panel_compat import parse_url_query
-from buviz.app.compute import DEFAULT_MIXTURE_JSON, MAX_EPOCH, MLP_EPOCHS
+from buviz.app.compute import DEFAULT_MIXTURE_JSON, MAX_EPOCH, MLP_EPOCHS, ResultKey, dataset_for, real_sizes
+from buviz.app.notes import scale_log2_gamma
 
-__all__ = ["Controls", "CONTROL_PARAMS", "URL_PARAMS", "url_settings", "K_CHOICES", "DATASET_CHOICES"]
+__all__ = ["Controls", "CONTROL_PARAMS", "URL_PARAMS", "DATA_PARAMS", "DATA_BOUNDS", "url_settings", "K_CHOICES",
+           "DATASET_CHOICES"]
 
 K_CHOICES = ("aic", "1", "3", "10", "20", "40")
 MIXTURE_CHOICES = (*datasets.MIXTURE_NAMES, "custom")
@@ -32,6 +42,11 @@ CONTROL_PARAMS = ("dataset", "n_train", "seed", "classifier", "log2_gamma", "log
                   "perturbation", "perturbation_mode", "tilde", "cv", "mixture_json", "csv_key")
 #: Controls mirrored in the URL query string (name in the URL = parameter name).
 URL_PARAMS = (*CONTROL_PARAMS, "sweep_proposal1")
+#: The controls that name the data (what N(train), the bounds of N and M and the γ of "scale" follow).
+DATA_PARAMS = ("dataset", "n_train", "seed", "mixture_json", "csv_key")
+#: What the data named by the controls allow (the ends of the N slider and the M input), set by the
+#: controls themselves (read-only to everyone else).
+DATA_BOUNDS = ("n_train_max", "M_max")
 
 
 class Controls(param.Parameterized):
@@ -55,13 +70,91 @@ class Controls(param.Parameterized):
     csv_key = param.String(default="", doc="Digest of the uploaded CSV")
     sweep_proposal1 = param.Boolean(default=False, doc="Add Proposal 1 (U1_tr) to the sweep (about twice as long)")
 
+    # -- what the data named above allow (set by the controls themselves, never by the user)
+    n_train_max = param.Integer(default=5000, constant=True, precedence=-1,
+                                doc="Largest N the data allow (a UCI dataset's training rows; the N slider's end)")
+    M_max = param.Integer(default=5000, constant=True, precedence=-1,
+                          doc="Largest M the data allow: N(train) (the M input's end)")
+
+    def __init__(self, **params):
+        gamma_from_data = "dataset" in params and "log2_gamma" not in params
+        super().__init__(**params)
+        #: What the controls changed on their own at the last change of data ('' when nothing): the
+        #: session store shows it with the new data's snapshot.
+        self.adjusted = ""
+        self._as_given = False
+        self._follow_data(fit_gamma=gamma_from_data)
+        self.param.watch(self._on_data, [*DATA_PARAMS, "log2_gamma"])
+
+    def _on_data(self, *events) -> None:
+        names = {e.name for e in events}
+        if names & set(DATA_PARAMS):
+            dataset_changed = "dataset" in names and "log2_gamma" not in names
+            self._follow_data(fit_gamma=dataset_changed and not self._as_given)
+
+    def _follow_data(self, fit_gamma: bool) -> None:
+        """The data-dependent part of the controls, after the data they name changed:
+
+        - :attr:`n_train_max` is a UCI dataset's training rows (5000 elsewhere), N lowered to it;
+        - :attr:`M_max` is N(train) of the data (the neighbourhood N^M(x) cannot exceed N), M lowered
+          to it when the new data are smaller, with a note in :attr:`adjusted`;
+        - ``fit_gamma`` (a new dataset with γ left as it was, or first settings naming a dataset but
+          no γ): γ starts at scikit-learn's ``gamma="scale"`` for the new data, snapped to the γ grid
+          (:func:`~buviz.app.notes.scale_log2_gamma`), with a note.
+
+        The parameters' own bounds stay the widest (2 ≤ M ≤ 5000), so that one update may change the
+        data and M together; an M set beyond :attr:`M_max` is refused by the store, with a message.
+        Data that cannot be built (a bad mixture or CSV) leave the controls as they are: the store
+        reports the error when it computes them.
+        """
+        notes, values = [], {}
+        n_max = Controls.param.n_train.bounds[1]
+        if self.dataset in datasets.UCI_NAMES:
+            n_max = min(n_max, real_sizes(self.dataset)[0])
+            if self.n_train > n_max:
+                values["n_train"] = n_max
+        try:
+            ds = dataset_for(ResultKey.of({**self.settings(), **values}).data)
+        except Exception:  # reported by the computation itself
+            ds = None
+        if ds is not None and fit_gamma and len(ds.X_train) > 1:
+            g = scale_log2_gamma(ds.X_train)
+            if g != self.log2_gamma:
+                values["log2_gamma"] = g
+                notes.append(f"γ set to 2^{g}, nearest to scikit-learn's gamma = \"scale\" = 1/(d·Var X) = "
+                             f"{1 / (ds.n_features * float(np.var(ds.X_train))):.3g} for these data")
+        N = None if ds is None else len(ds.X_train)
+        m_max = Controls.param.M.bounds[1] if N is None or N < 2 else min(Controls.param.M.bounds[1], N)
+        if self.M > m_max:
+            values["M"] = m_max
+            notes.append(f"M = {self.M} is more than the {N} training samples of this dataset: "
+                         f"M set to {m_max} (the neighbourhood N^M(x) cannot exceed N)")
+        self.adjusted = "; ".join(notes)
+        with param.edit_constant(self):
+            self.param.update(n_train_max=n_max, M_max=m_max)
+        with self._as_given_now():  # lowering N (UCI) must not fit γ again
+            self.param.update(**values)
+
+    @contextlib.contextmanager
+    def _as_given_now(self):
+        before, self._as_given = self._as_given, True
+        try:
+            yield
+        finally:
+            self._as_given = before
+
+    def update_as_given(self, **values) -> None:
+        """Set controls as given: a new dataset keeps the γ given (or left), not fitted to its data."""
+        with self._as_given_now():
+            self.param.update(**values)
+
     def settings(self) -> dict:
         """The current values of :data:`CONTROL_PARAMS`."""
         return {p: getattr(self, p) for p in CONTROL_PARAMS}
 
     def reset(self) -> None:
-        """Back to the default controls (one change, so one recomputation)."""
-        self.param.update(**{p: self.param[p].default for p in CONTROL_PARAMS})
+        """Back to the default controls (one change, so one recomputation; γ as given, not fitted)."""
+        self.update_as_given(**{p: self.param[p].default for p in CONTROL_PARAMS})
 
     def is_default(self) -> bool:
         return all(getattr(self, p) == self.param[p].default for p in CONTROL_PARAMS)

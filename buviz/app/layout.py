@@ -250,7 +250,10 @@ class ExplorerApp(pn.viewable.Viewer):
         w = pn.widgets
         spec = {
             "dataset": (w.Select, "Dataset", {"options": dataset_options()}),
-            "n_train": (w.IntSlider, "N (training samples)", {"step": 10, "throttled": True}),
+            # N's end follows what the data allow (the controls' own dependencies): the slider never offers
+            # an N beyond a UCI dataset's rows
+            "n_train": (w.IntSlider, "N (training samples)",
+                        {"step": 10, "throttled": True, "end": s.param.n_train_max}),
             "seed": (w.IntInput, "Random seed", {}),
             "classifier": (w.RadioButtonGroup, "Classifier", {}),
             "log2_gamma": (w.IntSlider, "log₂ γ (RBF kernel)", {}),
@@ -266,6 +269,9 @@ class ExplorerApp(pn.viewable.Viewer):
         }
         self.widgets = {p: kind.from_param(s.param[p], name=label, sizing_mode="stretch_width", **kw)
                         for p, (kind, label, kw) in spec.items()}
+        # M's range in its label, not as the input's end: the browser's spinner keeps a typed number beyond
+        # its end in the box without sending it (a silent refusal), while the store says why it refuses it
+        self.widgets["M"].param.update(name=s.param.M_max.rx().rx.pipe(lambda m: f"M (neighbourhood size), 2 to {m}"))
         # datasets of fixed size: no N slider (it would read 1000 over 398 samples); the sizes instead
         fixed = s.param.dataset.rx().rx.pipe(lambda d: d in datasets.REAL_NAMES or d == "csv")  # not UCI
         self.widgets["n_train"].visible = fixed.rx.not_()

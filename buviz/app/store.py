@@ -24,11 +24,15 @@ Applying a change of the controls:
   positions;
 - after a dataset, C, M, K or T̃ change, the γ row (and the neighbouring C) is prefetched at low
   priority, behind any user's own request;
-- a new dataset smaller than M: M is capped at N(train), with a note (``notice``); an M the user
-  types beyond N is refused (``message``) and the controls go back to the last valid settings;
+- the store never writes the controls: what the controls changed on their own for new data (γ at
+  ``gamma="scale"``, M lowered to N(train): :meth:`Controls._follow_data
+  <buviz.app.controls.Controls._follow_data>`) is shown as ``notice`` with the new data's snapshot;
+- settings that cannot be computed (an M set beyond N(train), K larger than a class) are refused:
+  ``message`` says why, the controls keep what the user set (to correct it), and the views keep the
+  last settings that worked, which ``applied`` holds;
 - a snapshot that some view cannot draw is refused whole (:meth:`SessionStore.view_failed`): the
-  controls, the outputs and every view go back to the last state every view drew and ``message``
-  says what failed (one warning line in the server log, no traceback).
+  outputs and every view go back to the last state every view drew and ``message`` says what failed
+  (one warning line in the server log, no traceback).
 
 Sessions: a store created inside a served session is closed when the session is destroyed
 (:meth:`SessionStore.close`: its sweep left, its jobs cancelled, its outputs and every result store's
@@ -41,11 +45,9 @@ import contextlib
 import logging
 import time
 
-import numpy as np
 import panel as pn
 import param
 
-from buviz import datasets
 from buviz.app import timing
 from buviz.app.bus import JobBus, Outputs, close_with_session, output
 from buviz.app.compute import (
@@ -57,12 +59,11 @@ from buviz.app.compute import (
     lookup_snapshot,
     prefetch_enabled,
     prefetch_keys,
-    real_sizes,
     status_cached,
     store_upload,
 )
 from buviz.app.controls import CONTROL_PARAMS, Controls
-from buviz.app.notes import scale_log2_gamma, status_label, status_notes
+from buviz.app.notes import status_label, status_notes
 from buviz.app.runner import PREFETCH, Job
 from buviz.app.session import SessionLink
 from buviz.app.stores import AmplitudeSweep, CVSweep, Proposal1Overlay, SensitivitySweeps
@@ -73,7 +74,7 @@ __all__ = ["SessionStore", "SHOWN_PARAMS"]
 
 _LOG = logging.getLogger(__name__)
 #: What the store publishes with a snapshot and puts back when a later one cannot be shown.
-SHOWN_PARAMS = ("snapshot", "notice", "status_notice")
+SHOWN_PARAMS = ("snapshot", "applied", "notice", "status_notice")
 #: How many shown states are kept to go back to.
 HISTORY = 4
 
@@ -105,9 +106,11 @@ class SessionStore(Outputs):
 
     # -- outputs (read-only)
     snapshot = output(doc="The current Snapshot")
+    applied = output(None, ("The control values of the snapshot shown (the last settings that worked); "
+                            "the controls differ from them after a refusal"), cls=param.Dict)
     message = output("", "Last error shown to the user ('' when none)", cls=param.String)
     notice = output("", ("What the explorer did on its own with the current data (a CSV's delimiter or header "
-                       "inferred, M capped at N(train)); '' when nothing"), cls=param.String)
+                       "inferred, γ or M set by the controls for new data); '' when nothing"), cls=param.String)
     status_notice = output("", "What the current status's numbers rest on when it is degenerate ('' when nothing)",
                          cls=param.String)
     computing = output("", "The status being computed for this session ('' when idle)", cls=param.String)
@@ -117,7 +120,6 @@ class SessionStore(Outputs):
         if controls is ...:
             controls = Controls(**values)
         link = params.pop("link", None)
-        gamma_from_data = "dataset" in values and "log2_gamma" not in values
         super().__init__(controls=controls, **params)
         self.closed = False
         #: the session's one way to the runner, shared by every store of the session
@@ -127,21 +129,17 @@ class SessionStore(Outputs):
         self.sensitivity = SensitivitySweeps(self)
         self.proposal1 = Proposal1Overlay(self)
         self.amplitude = AmplitudeSweep(self)
-        self._shown: dict | None = None
         self._inflight: dict | None = None
         self._changed_at: float | None = None
         self._prefetched_for: tuple | None = None
-        self._reverting = False  # the store is putting controls back: their watchers do nothing
         self._next_notice: str | None = None  # the notice of the data being computed, shown with them
         #: what ingestion said about an uploaded CSV or mixture (payload -> note), shown with it
         self.data_notes: dict[str, str] = {}
         #: (controls, published values) of the last states every open view drew, newest last
-        self._good: list[tuple[dict, dict]] = []
-        #: the first settings name a dataset but no γ: γ starts at the data's "scale" value
-        self._gamma_from_data = gamma_from_data
-        self._as_given = False  # the next change is taken as given (a reset): γ not fitted to the data
+        self._good: list[dict] = []
         if self.controls is not None:
-            self.controls.param.watch(self._on_controls, list(CONTROL_PARAMS))
+            # after the controls' own data watcher (precedence 0), which may change γ, N and M first
+            self.controls.param.watch(self._on_controls, list(CONTROL_PARAMS), precedence=1)
             self.controls.param.watch(self.cv_sweep.on_settings, "sweep_proposal1")
             self.apply()
         close_with_session(self)
@@ -179,12 +177,10 @@ class SessionStore(Outputs):
         """Cancel background work and drop everything this session holds (session destroyed)."""
         self.closed = True
         self.cv_sweep.cancel()
-        self._shown = None
-        self._reverting = True  # late widget events must not recompute anything
         self.bus.close("snapshot", "proposal1", "sensitivity", "amplitude", "prefetch")
         # drop the references without notifying the views: their document is being destroyed
         with param.parameterized.discard_events(self):
-            self._publish(snapshot=None)
+            self._publish(snapshot=None, applied=None)
         for part in (self.cv_sweep, self.sensitivity, self.proposal1, self.amplitude):
             part.clear()
 
@@ -195,11 +191,11 @@ class SessionStore(Outputs):
 
     @property
     def shown_settings(self) -> dict | None:
-        """The control values of the snapshot on screen (the last valid settings), a copy."""
-        return None if self._shown is None else dict(self._shown)
+        """The control values of the snapshot on screen (:attr:`applied`), a copy."""
+        return None if self.applied is None else dict(self.applied)
 
     def _on_controls(self, *events) -> None:
-        if self._reverting or self.closed:
+        if self.closed:  # late widget events must not recompute anything
             return
         if self._changed_at is None:
             self._changed_at = time.perf_counter()
@@ -210,14 +206,25 @@ class SessionStore(Outputs):
 
     def reset(self) -> None:
         """Back to the default controls (one recomputation; γ as given, not fitted to the data)."""
-        self._as_given = not self.controls.is_default()
         self.controls.reset()
 
     def apply(self) -> bool:
         """Compute the snapshot of the current controls and show it; on failure keep the previous one
         (:attr:`message` says why). Returns whether the current controls are shown."""
         t0, self._changed_at = self._changed_at or time.perf_counter(), None
-        return self._apply_now(self._fit_to_data(), t0)
+        s = self._with_notice()
+        if self._back_to_shown(s):
+            return True
+        return self._apply_now(s, t0)
+
+    def _back_to_shown(self, s: dict) -> bool:
+        """Whether controls ``s`` are those shown; if so, a message about other controls is gone (the
+        user corrected a refused setting, or set the shown one again)."""
+        if self.applied != s or self.snapshot is None:
+            return False
+        self._changed_at = None
+        self._publish(**{p: "" for p in ("message", "computing") if getattr(self, p)})
+        return True
 
     def _apply_now(self, s: dict, t0: float) -> bool:
         try:
@@ -231,11 +238,8 @@ class SessionStore(Outputs):
         """Served: show the newest controls; cached -> now, else request them in the background."""
         if self.closed or self._inflight is not None:  # a request for this session is out: it comes back
             return
-        s = self._fit_to_data()
-        if self._shown == s and self.snapshot is not None:
-            self._changed_at = None
-            if self.computing:
-                self._publish(computing="")
+        s = self._with_notice()
+        if self._back_to_shown(s):
             return
         snap = lookup_snapshot(s)
         if snap is not None or status_cached(s):  # at most Proposal 2's step left (tens of ms): now
@@ -272,78 +276,33 @@ class SessionStore(Outputs):
         else:
             self._apply_latest()
 
-    def _fit_to_data(self) -> dict:
-        """The current controls, fitted to the data they name:
-
-        - a UCI dataset's N is capped at its training rows (the slider never reads more than is used);
-        - after a change of dataset with γ left as it was (and at the first settings when they name a
-          dataset but no γ), γ starts at scikit-learn's ``gamma="scale"`` for the new data, snapped to
-          the γ grid (:func:`~buviz.app.notes.scale_log2_gamma`), with a note;
-        - after a change of dataset to one with fewer than M training samples, M is capped at
-          N(train) (with a note) rather than refused.
-        """
+    def _with_notice(self) -> dict:
+        """The current controls, with the notice to show with their snapshot when they name new data:
+        what ingestion said about an uploaded CSV or mixture, and what the controls changed on their
+        own for these data (:attr:`Controls.adjusted <buviz.app.controls.Controls.adjusted>`)."""
         s = self.settings()
-        last = self._shown
-        as_given, self._as_given = self._as_given, False
-        name = s["dataset"]
-        if name in datasets.UCI_NAMES and int(s["n_train"]) > real_sizes(name)[0]:
-            s = self._set_quietly(n_train=real_sizes(name)[0])
-        new_data = last is not None and ResultKey.of(s).data != ResultKey.of(last).data
-        if not new_data and not (last is None and self._gamma_from_data):
-            return s  # the first settings (URL, notebook arguments) are taken as given
-        self._gamma_from_data = False
-        key = ResultKey.of(s).data
-        notes = [self.data_notes.get(key.payload, "")] if new_data else []
-        try:
-            ds = dataset_for(key)
-        except Exception:  # a bad dataset is reported by the computation itself
-            ds = None
-        new_gamma = last is None or (name != last["dataset"] and s["log2_gamma"] == last["log2_gamma"])
-        if ds is not None and new_gamma and not as_given and len(ds.X_train) > 1:
-            g = scale_log2_gamma(ds.X_train)
-            if g != s["log2_gamma"]:
-                notes.append(f"γ set to 2^{g}, nearest to scikit-learn's gamma = \"scale\" = 1/(d·Var X) = "
-                             f"{1 / (ds.n_features * float(np.var(ds.X_train))):.3g} for these data")
-                s = self._set_quietly(log2_gamma=g)
-        N = None if ds is None else len(ds.X_train)
-        if N is not None and int(s["M"]) > N >= 2:
-            notes.append(f"M = {s['M']} is more than the {N} training samples of this dataset: "
-                         f"M set to {N} (the neighbourhood N^M(x) cannot exceed N)")
-            s = self._set_quietly(M=N)
-        # published with the data's snapshot (:meth:`_show`), never before: a note about data still being
-        # computed (or refused later) would sit above the old data
-        self._next_notice = "; ".join(n for n in notes if n)
+        last = self.applied
+        if last is None or ResultKey.of(s).data != ResultKey.of(last).data:
+            notes = [self.data_notes.get(ResultKey.of(s).data.payload, ""), self.controls.adjusted]
+            # published with the data's snapshot (:meth:`_show`), never before: a note about data still
+            # being computed (or refused later) would sit above the old data
+            self._next_notice = "; ".join(n for n in notes if n)
         return s
-
-    def _set_quietly(self, **values) -> dict:
-        """Set controls without recomputing (the store corrects or reverts them); the new settings."""
-        self._reverting = True
-        try:
-            self.controls.param.update(**values)
-        finally:
-            self._reverting = False
-        return self.settings()
 
     def _fail(self, exc: Exception) -> None:
         msg = _describe(exc)
         self._next_notice = None
         if not isinstance(exc, ValueError):
             _LOG.warning("buviz: could not compute %s: %s", status_label(self.settings()), msg)
-        self.revert()
-        if self._good and self.notice != self._good[-1][1]["notice"]:
-            self._publish(notice=self._good[-1][1]["notice"])  # the shown data's note, not the refused one's
-        self.report(f"Could not apply these settings: {msg}")
-
-    def revert(self) -> None:
-        """Put the controls back to the last valid settings."""
-        if self._shown is not None:
-            changed = {k: v for k, v in self._shown.items() if getattr(self.controls, k) != v}
-            if changed:
-                self._set_quietly(**changed)
+        if self._good and self.notice != self._good[-1]["notice"]:
+            self._publish(notice=self._good[-1]["notice"])  # the shown data's note, not the refused one's
+        kept = " The plots show the last settings that worked." if self.snapshot is not None else ""
+        self.report(f"Could not apply these settings: {msg.rstrip('.')}.{kept}")
 
     def view_failed(self, exc: Exception, *, drop_current: bool = False) -> None:
         """A view could not draw the state published: go back, everywhere, to the last state every
-        view drew (controls, snapshot, notices, sensitivity tables) and say why in ``message``.
+        view drew (snapshot, applied settings, notices) and say why in ``message``; the controls keep
+        what the user set.
 
         ``drop_current``: the state on screen is the one that failed (a tab opened later caught up
         with it), so it is dropped from the states to go back to.
@@ -354,20 +313,18 @@ class SessionStore(Outputs):
         if drop_current and self._good:
             self._good.pop()
         while self._good:
-            s, values = self._good[-1]
-            self._shown = dict(s)
-            self.revert()
+            values = self._good[-1]
             try:
                 with self.update_context():
                     self._publish(**values, computing="")
                     # the failed update may have set some of these to the values now restored, and
                     # stopped before their watchers ran: the panes showing them are told again
-                    self.param.trigger(*[p for p in ("computing", *SHOWN_PARAMS) if p != "snapshot"])
+                    self.param.trigger(*[p for p in ("computing", *SHOWN_PARAMS) if p not in ("snapshot", "applied")])
                 break
             except Exception:  # that one cannot be drawn any more either (a tab opened since)
                 self._good.pop()
         else:
-            self._shown = None
+            self._publish(applied=None)
         if self.computing:
             self._publish(computing="")
         self.report(f"Could not show {what}: {_describe(exc)}. "
@@ -376,22 +333,22 @@ class SessionStore(Outputs):
     def _show(self, s: dict, snap: Snapshot, t0: float) -> bool:
         """Show ``snap`` (the snapshot of controls ``s``): every view updated in one batch; whether
         every view could draw it (else the last good state is back, :meth:`view_failed`)."""
-        changed = sorted(k for k, v in s.items() if self._shown is None or self._shown.get(k) != v)
-        updates = {"snapshot": snap, "message": "", "computing": "",
+        last = self.applied
+        changed = sorted(k for k, v in s.items() if last is None or last.get(k) != v)
+        updates = {"snapshot": snap, "applied": dict(s), "message": "", "computing": "",
                    "status_notice": status_notes(snap.result, class_names(snap.ds))}
         if self._next_notice is not None:
             updates["notice"], self._next_notice = self._next_notice, None
         for p in ("message", "computing"):
             if getattr(self, p) == "":
                 updates.pop(p)
-        self._shown = dict(s)
         try:
             with self.update_context():
                 self._publish(**updates)
         except Exception as exc:  # a view cannot draw it: the whole page goes back to the last good state
             self.view_failed(exc)
             return False
-        self._good = [*self._good[1 - HISTORY:], (dict(s), {p: getattr(self, p) for p in SHOWN_PARAMS})]
+        self._good = [*self._good[1 - HISTORY:], {p: getattr(self, p) for p in SHOWN_PARAMS}]
         self.cv_sweep.follow()
         self.proposal1.follow()
         self._prefetch(s)
@@ -450,9 +407,8 @@ class SessionStore(Outputs):
             accepted.append(up.digest)
             settings = {**self.settings(), "dataset": "csv", "csv_key": up.digest}
             dataset_for.put(ResultKey.of(settings).data, up.dataset)  # read once, not again on the event loop
-            shown = self._shown or {}
-            if shown.get("dataset") == "csv" and shown.get("csv_key") == up.digest and self.snapshot is not None:
-                self._publish(message="", notice=self.data_notes[up.digest])  # the same file again
+            if self.settings() == settings and self._back_to_shown(settings):
+                self._publish(notice=self.data_notes[up.digest])  # the file on screen, uploaded again
             else:
                 self.controls.param.update(csv_key=up.digest, dataset="csv")
 

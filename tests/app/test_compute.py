@@ -260,11 +260,12 @@ def test_a_cached_status_is_shown_within_the_tick_without_the_worker(served):
     assert state.snapshot.settings["log2_gamma"] == 0 and not loop.pending and state.computing == ""
 
 
-def test_bad_settings_computed_in_the_background_are_reported_and_reverted(served):
+def test_bad_settings_computed_in_the_background_are_reported_and_left_to_the_user(served):
     state, loop = served
     state.controls.M = 1000  # more than N = 200
     loop.run()
-    assert "M" in state.message and state.controls.M == 40 and state.snapshot.settings["M"] == 40
+    assert "M must be <= 200" in state.message and state.controls.M == 1000
+    assert state.snapshot.settings["M"] == 40 == state.applied["M"]
 
 
 @pytest.mark.slow

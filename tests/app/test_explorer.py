@@ -72,20 +72,25 @@ def test_gamma_change_gives_new_contour_and_cached_step_reuses_objects(state):
     assert state.snapshot.status is snap0.status and state.snapshot.result is snap0.result
 
 
-def test_bad_M_shows_message_and_keeps_previous_state(state):
-    snap = state.snapshot
-    state.controls.M = 500  # > N = 200: the estimator rejects it
-    assert "M must be <= 200" in state.message
-    assert state.controls.M == 40 and state.snapshot is snap
-    state.controls.log2_gamma = 1  # a valid change clears the message
+def test_bad_M_shows_message_keeps_the_plots_and_leaves_the_control_to_the_user(state):
+    snap, before = state.snapshot, state.settings()
+    assert state.controls.M_max == 200  # the M input's end follows N(train)
+    state.controls.M = 500  # > N = 200, set in code (the input stops at 200): the estimator rejects it
+    assert "M must be <= 200" in state.message and "last settings that worked" in state.message
+    # nothing writes the control back: it keeps the user's 500, the page keeps the last settings that worked
+    assert state.controls.M == 500 and state.snapshot is snap and state.applied == before
+    state.controls.log2_gamma = 1  # still M = 500: refused again, the plots unchanged
+    assert "M must be <= 200" in state.message and state.snapshot is snap
+    state.controls.M = 40  # the user corrects M: a valid change clears the message
     assert state.message == "" and state.snapshot is not snap
+    assert state.applied == {**before, "log2_gamma": 1} == state.snapshot.settings
 
 
 def test_fixed_K_larger_than_a_class_is_rejected():
     s = SessionStore(dataset="gmm3", n_train=60, auto_sweep=False)
     snap = s.snapshot
     s.controls.K = "40"
-    assert "K" in s.message and s.controls.K == "aic" and s.snapshot is snap
+    assert "K" in s.message and s.controls.K == "40" and s.snapshot is snap and s.applied["K"] == "aic"
 
 
 @pytest.mark.parametrize("content, words", [
@@ -328,8 +333,9 @@ def test_url_controls_are_computed_once_not_after_the_defaults(url_args):
 
 
 @pytest.mark.parametrize("args, kept, message", [
-    # valid one by one, but M > N together: the defaults, and the estimator's message
-    ({"n_train": [b"200"], "M": [b"500"]}, {"n_train": 1000, "M": 40}, "Could not apply these settings: M"),
+    # valid one by one, but K larger than a class together: the defaults, and the estimator's message
+    ({"dataset": [b"gmm3"], "n_train": [b"60"], "K": [b"40"]}, {"dataset": "gmm", "n_train": 1000, "K": "aic"},
+     "Could not apply these settings: K"),
     # each bad value is dropped and named; the good ones stay
     ({"n_train": [b"200"], "M": [b"abc"]}, {"n_train": 200, "M": 40}, "Ignored in the URL: M=abc"),
     ({"log2_gamma": [b"99"], "tilde": [b"0"]}, {"log2_gamma": 0, "tilde": False}, "log2_gamma=99"),
@@ -343,6 +349,15 @@ def test_bad_url_controls_are_named_and_the_rest_applies(url_args, args, kept, m
     assert s.snapshot is not None
     assert {k: getattr(s.controls, k) for k in kept} == kept
     assert message in s.message
+
+
+def test_a_url_M_beyond_N_is_lowered_to_N_with_a_note(url_args):
+    from buviz.app.layout import build_store
+
+    url_args.update({"n_train": [b"200"], "M": [b"500"]})
+    s = build_store(auto_sweep=False)
+    assert s.message == "" and s.controls.M == 200 == s.snapshot.settings["M"] == s.controls.M_max
+    assert "M = 500 is more than the 200 training samples" in s.notice
 
 
 def test_app_plots_render_on_canvas_not_webgl():

@@ -28,7 +28,7 @@ BAD_MIXTURE = '{"classes": [[{"mean": [0, 0], "cov": %s, "weight": %s}], [{"mean
 def _state_cases():
     many = "x1,x2,label\n" + "1.0,2.0,a\n3.0,4.0,b\n" * 300_000  # ~6 MB: over the 5 MB cap
     return [
-        ("M > N", lambda s: setattr(s.controls, "M", 500), r"M must be <= 200", "M"),
+        ("M > N", lambda s: setattr(s.controls, "M", 500), r"M must be <= 200", "M"),  # set in code
         ("K larger than a class", lambda s: s.controls.param.update(n_train=40, K="40"), r"K must be <= ", "K"),
         ("CSV with NaN", lambda s: s.upload_csv(_csv([*GOOD_ROWS, "nan,1,a"])), r"missing values", None),
         ("CSV with inf", lambda s: s.upload_csv(_csv([*GOOD_ROWS, "inf,1,a"])), r"infinite", None),
@@ -88,8 +88,11 @@ def test_state_catalogue(explorer, case, action, expected, control):
     else:
         assert re.search(expected, s.message), s.message
         assert s.message.startswith(("Could not apply", "CSV", "Custom mixture"))
-        assert s.snapshot is snap, "the previous valid state must stay"
-        assert s.settings() == before, "controls revert to the last valid settings"
+        assert s.snapshot is snap and s.applied == before, "the previous valid state must stay"
+        if control is not None:  # nothing writes the controls back: they keep what the user set
+            assert s.settings() != before and s.settings()[control] != before[control]
+        else:  # a refused upload or mixture never reached the controls
+            assert s.settings() == before
 
 
 # -- a state some view cannot draw is refused whole ---------------------------------------------------
@@ -136,13 +139,17 @@ def test_a_view_that_cannot_draw_an_upload_leaves_the_whole_page_on_the_last_goo
     assert "computing" in app.computing.object
     assert not s.upload_csv(_three_feature_csv("boom"), "late.csv")
     assert "Could not show dataset 'csv'" in s.message and "SampleSpaceDisplay cannot draw boom" in s.message
-    assert s.settings() == good["settings"] and s.snapshot is good["snapshot"]
+    assert s.applied == good["settings"] and s.snapshot is good["snapshot"]
+    assert s.controls.csv_key != good["settings"]["csv_key"]  # the controls keep the user's upload
     assert (s.notice, s.status_notice, s.computing) == (good["notice"], good["status_notice"], "")
     assert app.computing.object == ""  # the pane too, not only the state
     assert _page_text(app) == good["text"] and "late.csv" not in _page_text(app)
     assert {k: w.value for k, w in app.widgets.items()} == good["widgets"]
     assert "Traceback" not in capsys.readouterr().err
-    s.controls.log2_gamma = -1  # the page still works, and a new good state clears the message
+    # the page still works: the good file again clears the message without recomputing, and a new state shows
+    assert s.upload_csv(_three_feature_csv("x3"), "good.csv") and s.message == "" and s.snapshot is good["snapshot"]
+    assert s.settings() == good["settings"]
+    s.controls.log2_gamma = -1
     assert s.message == "" and s.snapshot.settings["log2_gamma"] == -1 and s.snapshot.ds.feature_names[2] == "x3"
 
 
@@ -158,7 +165,8 @@ def test_a_tab_opened_later_that_cannot_draw_the_state_puts_the_previous_one_bac
     assert s.controls.dataset == "csv" and s.message == ""
     app.tabs.active = app.tab_names.index("Weights k̂/w")  # the Weights tab cannot: back to the GMM
     assert "WeightsDisplay cannot draw boom" in s.message
-    assert s.settings() == gmm["settings"] and s.snapshot is gmm["snapshot"] and s.computing == ""
+    assert s.applied == gmm["settings"] and s.snapshot is gmm["snapshot"] and s.computing == ""
+    assert s.controls.dataset == "csv"  # the user's choice stays in the controls, the message says why it is not shown
     assert app.views["Weights k̂/w"].display.dataset.name == "gmm"
     app.tabs.active = 0  # a closed tab's text catches up when it opens
     assert _page_text(app) == gmm["text"]

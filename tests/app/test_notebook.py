@@ -38,8 +38,10 @@ def test_explorer_rejects_bad_settings():
         explorer(n_trian=200)
     with pytest.raises(ValueError):
         explorer(n_train=5)  # below the bounds
-    with pytest.raises(ValueError, match="cannot start"):
-        explorer(n_train=50, M=400)  # M > N
+    with pytest.raises(ValueError, match="cannot start.*K must be"):
+        explorer(dataset="gmm3", n_train=60, K="40")  # K larger than a class
+    ex = explorer(n_train=50, M=400)  # M > N: lowered to N by the controls, with a note
+    assert ex.store.controls.M == 50 and "M set to 50" in ex.store.notice
 
 
 def test_no_poll_while_nothing_runs(ex):

@@ -10,7 +10,7 @@ import pytest
 
 from buviz.app import tasks
 from buviz.app.bus import Requested
-from buviz.app.controls import CONTROL_PARAMS, URL_PARAMS, Controls
+from buviz.app.controls import CONTROL_PARAMS, DATA_BOUNDS, URL_PARAMS, Controls
 from buviz.app.runner import Job
 from buviz.app.store import SessionStore
 
@@ -25,8 +25,9 @@ def store():
 
 
 def test_controls_hold_the_controls_only():
-    assert set(Controls.param) - {"name"} == set(URL_PARAMS) == {*CONTROL_PARAMS, "sweep_proposal1"}
+    assert set(Controls.param) - {"name", *DATA_BOUNDS} == set(URL_PARAMS) == {*CONTROL_PARAMS, "sweep_proposal1"}
     assert len(URL_PARAMS) == 16
+    assert all(Controls.param[b].constant for b in DATA_BOUNDS)  # what the data allow: not the user's to set
     derived = {"snapshot", "message", "computing", "notice"}
     assert not derived & set(Controls.param) and derived <= set(SessionStore.param)
     parts = {"cv_sweep": {"table", "progress", "state"}, "sensitivity": {"tables", "state"}, "proposal1": {"result"},
