@@ -92,7 +92,7 @@ class CurvesView(TabView):
                                           self._on_parametric_tap)
             self.curves_pane.object, self.param_pane.object = shown, pshown
         else:
-            self.display.update(t, cur, x)
+            self.display.update(table=t, current=cur, x=x)
         self._follow_cases(t)
 
     #: heights of the case markers (room for pcases.MAX_PAIRS rows; more pairs are summarised) and of

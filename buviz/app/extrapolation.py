@@ -197,7 +197,7 @@ class ExtrapolationView(pn.viewable.Viewer):
             for name, pane in panes.items():
                 pane.object = display.panels[name].show()
         else:
-            display.update(data, **kw)
+            display.update(result=data, **kw)
         return display
 
     def _draw_toy(self, d: dict) -> None:

@@ -171,7 +171,7 @@ class SampleSpaceView(_PlaneView):
             self._key = key
             self.map_pane.object = shown
         else:
-            self.display.update(s.result, **args)
+            self.display.update(result=s.result, **args)
 
     def proposal1_result(self, snapshot=None):
         """Proposal 1's result for the shown status when the overlay is on and the store has it, else None."""
@@ -285,7 +285,7 @@ class WeightsView(_PlaneView):
             self._key = key
             self.map_pane.object = shown
         else:
-            self.display.update(s.result, **args)
+            self.display.update(result=s.result, **args)
 
     def plot(self, snapshot=None):
         """The weights map of ``snapshot`` as a static overlay (export, tests)."""
@@ -358,7 +358,7 @@ class ShiftView(TabView):
             self.maps_row.visible = bool(self.display.maps)
             self.hist_pane.object = self.display.hist.show()
         else:
-            self.display.update(s.result, **args)
+            self.display.update(result=s.result, **args)
 
     def figure(self):
         if self.display is None:
@@ -455,7 +455,7 @@ class SampleView(_PlaneView):
             self._key = key
             self.map_pane.object, self.zoom_pane.object = shown, self.display.zoom.show()
         else:
-            self.display.update(s.result, self._index(), grid=grid)
+            self.display.update(result=s.result, index=self._index(), grid=grid)
 
     def view_data(self):
         s = self._snap()

@@ -131,11 +131,14 @@ class Display:
             return panels[0].element(names, **opts)
         return hv.Layout([p.element(**opts) for p in panels]).cols(self._cols)
 
-    def update(self, result=None, /, **data) -> list[str]:
-        """Show new data: ``result`` through the computation of ``from_result``/``from_table`` (with
-        its keyword arguments in ``data``), or named attributes. Replaces the attributes, sends the
-        layers whose data changed down their streams (the live figure redraws them in place) and
-        returns their names.
+    def update(self, **data) -> list[str]:
+        """Show new data, always by name: ``result=`` (a display computed ``from_result``) with the
+        keyword arguments of that computation, or the display's attributes. Replaces the attributes,
+        sends the layers whose data changed down their streams (the live figure redraws them in place)
+        and returns their names.
+
+        ``display.update(result=r, grid=g)`` is ``from_result(r, dataset, grid=g)`` for the same
+        dataset, drawn into the same figure; ``display.update(title="...")`` replaces one attribute.
 
         Raises
         ------
@@ -143,8 +146,7 @@ class Display:
             If ``data`` names an attribute the display does not have.
         """
         panels = self.panels  # created from the attributes before they change: the update is a change
-        if result is not None:
-            data = self._attributes_of(result, **data)
+        data = self._data_of(data)
         unknown = sorted(set(data) - {*self._fields, "title"})
         if unknown:
             raise TypeError(f"{type(self).__name__}.update got unknown attribute(s) {unknown}; "
@@ -157,6 +159,14 @@ class Display:
             one = len(panels[name].pipes) == 1
             changed += [name] if one and sent else [self._prefix.get(name, "") + k for k in sent]
         return changed
+
+    def _data_of(self, data: dict) -> dict:
+        """The attributes ``update(**data)`` names: those of ``data["result"]`` computed, else ``data``."""
+        if "result" in data and "result" not in self._fields:
+            data = dict(data)
+            result = data.pop("result")
+            return data if result is None else self._attributes_of(result, **data)
+        return data
 
     def __panel__(self):
         """The live figure, for Panel: ``pn.panel(display)`` and a display inside a Panel layout show it

@@ -145,7 +145,6 @@ class CovariateShiftDisplay(Display):
 
 #: The sweep columns drawn by default.
 COLUMNS = ("L_te", "L_val", "L_ho", "L_tr", "U_tr", "U_te", "U1_tr")
-_KEEP = object()
 
 
 class ErrorCurvesDisplay(Display):
@@ -192,13 +191,11 @@ class ErrorCurvesDisplay(Display):
         for the constructor."""
         return cls(table=table, x=x, current=current, **kw)
 
-    def update(self, table=_KEEP, current=_KEEP, x=_KEEP, /, **data) -> list[str]:
-        """Show ``table`` with the marker at ``current`` (positional, as :meth:`from_table`; an ``x`` of
-        None keeps the status column), or named attributes; returns the layers that changed."""
+    def update(self, **data) -> list[str]:
+        """Show new named attributes (:meth:`Display.update`: ``table``, ``current``, ``x``...); returns
+        the layers that changed."""
         if "title" in data:
             raise TypeError("ErrorCurvesDisplay.update: the titles are plot options, fixed at construction")
-        given = {"table": table, "current": current, "x": x}
-        data = {**{k: v for k, v in given.items() if v is not _KEEP and not (k == "x" and v is None)}, **data}
         return super().update(**data)
 
     @property

@@ -166,11 +166,11 @@ class CellEstimatesDisplay(Display):
         return {"tables": self.tables, "method": self.table_method, "N": self.N, "units": self.units,
                 "n_rows": self.n_rows, "m_cols": self.m_cols}
 
-    def update(self, result=None, /, **data) -> list[str]:
-        """Show new named attributes (:meth:`Display.update`), checked together with the ones kept."""
-        if result is None:
+    def update(self, **data) -> list[str]:
+        """Show new data (:meth:`Display.update`); named attributes are checked together with the ones kept."""
+        if "result" not in data:
             self._check({**{k: getattr(self, k) for k in self._fields}, **data})
-        return super().update(result, **data)
+        return super().update(**data)
 
     def _panels(self) -> dict:
         return {"table": dict(builders={"table": _estimate_table}, opts=self.table_opts),

@@ -466,15 +466,6 @@ class OneSampleDisplay(_MapDisplay):
     def _attributes_of(self, result, *, index=None, grid=None, resolution: int = GRID_RESOLUTION) -> dict:
         return self._computed(result, self._need_dataset(), self.projection, index, grid, resolution)
 
-    def update(self, result=None, index: int | None = None, /, **data) -> list[str]:
-        """Show sample ``index`` of ``result`` (same dataset), or named attributes; returns the layers
-        (and ``"zoom"``) that changed."""
-        if result is None:
-            if index is not None:
-                raise TypeError("OneSampleDisplay.update: pass index with a result")
-            return super().update(**data)
-        return super().update(result, index=index, **data)
-
     @property
     def map(self):
         """The map panel (:class:`~buviz.plots._live.LiveOverlay`)."""

@@ -73,8 +73,8 @@ class ToyModelDisplay(Display):
         return cls(**ex.toy_model_summary(rho, reference_rhos, **kw), opts=opts)
 
     def _attributes_of(self, result, **kw) -> dict:
-        """``update(rho)`` computes the toy model at another ρ with this display's reference ρ;
-        ``update(summary)`` shows a :func:`~buviz.extrapolation.toy_model_summary` with the same ones."""
+        """``update(result=rho)`` computes the toy model at another ρ with this display's reference ρ;
+        ``update(result=summary)`` shows a :func:`~buviz.extrapolation.toy_model_summary` with the same ones."""
         summary = result if isinstance(result, Mapping) else ex.toy_model_summary(result, self.reference_rhos, **kw)
         if tuple(summary["reference_rhos"]) != self.reference_rhos:
             raise ValueError(f"reference_rhos must stay {self.reference_rhos} (a live figure keeps its layers), "
@@ -216,13 +216,12 @@ class ExtrapolationDisplay(Display):
                 "title": f"ClassEx fixture, σ² = {d['sigma2']:g}: {d['k_observed']} observed → {k_tot} classes"}
 
     def _attributes_of(self, result, *, basis: str | None = None) -> dict:
-        """``update(curves, basis=...)`` or ``update(peer_comparison)``, as the class methods."""
+        """``update(result=curves, basis=...)`` or ``update(result=peer_comparison)``, as the class methods."""
         return self._of_curves(result, basis) if isinstance(result, ex.ExtrapolationCurves) else self._of_peer(result)
 
-    def update(self, result=None, /, **data) -> list[str]:
+    def update(self, **data) -> list[str]:
         """Show new data (:meth:`Display.update`); the references keep the names of the first."""
-        if result is not None:
-            data = self._attributes_of(result, **data)
+        data = self._data_of(data)
         unknown = sorted(set(data.get("references", {})) - set(self._reference_names))
         if unknown:
             raise ValueError(f"references must be among {list(self._reference_names)} (a live figure keeps its "

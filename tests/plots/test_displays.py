@@ -62,7 +62,7 @@ def test_sample_space_status_step_changes_data_not_glyphs(gmm):
     d = SampleSpaceDisplay.from_result(r0, ds, grid=g0, bayes_fields=bayes, title="γ0")
     plot = _live(d)
     before = _sources(plot)
-    changed = d.update(r1, grid=g1, bayes_fields=bayes, title="γ1")
+    changed = d.update(result=r1, grid=g1, bayes_fields=bayes, title="γ1")
     assert changed == ["regions", "boundary"]  # T, B* and the (empty) overlays are not sent again
     after = _sources(plot)
     assert after.keys() == before.keys() and all(after[k] is before[k] for k in before)  # same glyphs
@@ -75,7 +75,7 @@ def test_sample_space_status_step_changes_data_not_glyphs(gmm):
     for r, c in [(5, 40), (40, 5), (70, 70), (0, 79)]:  # the predicted class at grid points, by coordinates
         rgba = np.asarray(img[float(g1.xs[c]), float(g1.ys[r])].array()).ravel()
         np.testing.assert_array_equal(rgba, pb.region_rgba([[g1.predicted[r, c]]], 2)[0, 0])
-    assert d.update(r1, grid=g1, bayes_fields=bayes, title="γ1") == []  # nothing new: nothing sent
+    assert d.update(result=r1, grid=g1, bayes_fields=bayes, title="γ1") == []  # nothing new: nothing sent
 
 
 def test_sample_space_without_grid_evaluates_the_status_and_proposal1_layers(gmm):
@@ -111,7 +111,7 @@ def test_sample_space_at_d5_shows_T_in_its_plane_with_the_near_boundary_samples_
     assert len(layers["B(Λ)"].data) == 0 and len(d.element().get(0).dimension_values(2)) == 4  # no map of B(Λ)
     assert "PC1" in pts.kdims[0].label and "% of the variance" in pts.kdims[0].label
     _live(d)
-    assert d.update(r1, title="other") == ["near"]  # T does not move with the status
+    assert d.update(result=r1, title="other") == ["near"]  # T does not move with the status
     # colour by f(x;Λ): the values of the result, on the diverging scale
     f = SampleSpaceDisplay.from_result(r0, ds, color_by="f", projection="lda")
     np.testing.assert_allclose(f.element().get(2).dimension_values("f"), r0.f_train)
@@ -132,7 +132,7 @@ def test_weights_display_colours_the_positive_weights_at_every_d(gmm, five_d):
         assert len(hot) == int((w > 0).sum()) and len(zero) + len(hot) == len(w)
         np.testing.assert_allclose(np.sort(hot.dimension_values("weight")), np.sort(w[w > 0]))
         _live(d)
-        assert "weights" in d.update(r1, resolution=60)
+        assert "weights" in d.update(result=r1, resolution=60)
 
 
 def test_covariate_shift_histograms_at_every_d_and_maps_for_two_features(gmm, five_d):
@@ -146,14 +146,14 @@ def test_covariate_shift_histograms_at_every_d_and_maps_for_two_features(gmm, fi
     counts, _ = np.histogram(np.clip(f_te, edges[0], edges[-1]), edges, density=True)
     np.testing.assert_allclose(hist["f(X_te)"].dimension_values(1), counts)
     hv.renderer("bokeh").get_plot(d.hist.dmap)
-    assert d.update(r1) == ["hist"]
+    assert d.update(result=r1) == ["hist"]
     ds2, g0, g1 = gmm
     d2 = CovariateShiftDisplay.from_result(g0, ds2, resolution=60)
     assert len(d2.maps) == 3
     clims = {m.element().get(0).opts.get("plot", "bokeh").kwargs.get("clim") for m in d2.maps}
     c = pb.symmetric_limit(d2.f_train, d2.f_tilde, d2.f_test)
     assert clims == {(-c, c)}  # one colour scale, from the three samples' f
-    assert d2.update(g1, resolution=60) == ["f(T)", "f(T̃)", "f(X_te)", "hist"]
+    assert d2.update(result=g1, resolution=60) == ["f(T)", "f(T̃)", "f(X_te)", "hist"]
 
 
 def test_one_sample_display_follows_the_selection(gmm, five_d):
@@ -161,7 +161,7 @@ def test_one_sample_display_follows_the_selection(gmm, five_d):
         d = OneSampleDisplay.from_result(r0, ds, None, resolution=60)
         assert len(d.zoom.element().select(hv.Spikes)) >= 1
         hv.renderer("bokeh").get_plot(d.map.dmap)
-        changed = d.update(r0, 7, resolution=60)
+        changed = d.update(result=r0, index=7, resolution=60)
         assert "cluster" in changed and "zoom" in changed and "points" not in changed
         view = r0.sample_view(7)
         spikes = np.concatenate([e.dimension_values(0) for e in d.zoom.element() if isinstance(e, hv.Spikes)])
@@ -192,8 +192,8 @@ def test_error_curves_display_moves_only_the_marker_on_a_status_step():
     plot = hv.renderer("bokeh").get_plot(d.curves.dmap)
     hv.renderer("bokeh").get_plot(d.parametric.dmap)
     t = _table()
-    assert d.update(t, 0.0) == ["curves", "current", "parametric sweep", "parametric current"]
-    assert d.update(t, 2.0) == ["current", "parametric current"]
+    assert d.update(table=t, current=0.0) == ["curves", "current", "parametric sweep", "parametric current"]
+    assert d.update(table=t, current=2.0) == ["current", "parametric current"]
     from bokeh.models import Span
 
     assert [sp.location for sp in plot.state.select({"type": Span})] == [2.0]  # the live marker moved
@@ -278,11 +278,11 @@ def test_live_displays_with_the_apps_options_draw_each_new_status(gmm):
                        render(_with_tap(curves.parametric, ["neg_U", "error"], lambda **kw: None)[0]), {}),
     }
     before = {k: _drawn(p.state) for k, (_, p, _) in live.items()}
-    cov.update(r1, resolution=60)
-    one.update(r1, 11, resolution=60)
-    space.update(r1, resolution=60, title="γ1")
-    weights.update(r1, resolution=60)
-    curves.update(_table(), 2.0)
+    cov.update(result=r1, resolution=60)
+    one.update(result=r1, index=11, resolution=60)
+    space.update(result=r1, resolution=60, title="γ1")
+    weights.update(result=r1, resolution=60)
+    curves.update(table=_table(), current=2.0)
     frozen, wrong = [], []
     for name, (d, plot, opts) in live.items():
         static = render(d.element(**opts))
@@ -435,7 +435,7 @@ def test_update_replaces_the_attributes_and_the_live_figures_data(gmm):
     assert d.plot() is fig and d.figure_ is fig  # memoised: one live object
     plot = hv.renderer("bokeh").get_plot(fig)
     before = _drawn(plot.state)
-    changed = d.update(r1, grid=g1)
+    changed = d.update(result=r1, grid=g1)
     assert changed == ["weights", "boundary"]
     assert d.grid is g1
     np.testing.assert_array_equal(d.weights, r1.near_boundary_weights)
@@ -451,6 +451,39 @@ def test_update_replaces_the_attributes_and_the_live_figures_data(gmm):
     assert [sp.location for sp in live.state.select({"type": Span})] == [2.0]
     with pytest.raises(TypeError, match="colour"):
         curves.update(colour="red")
+
+
+def _display_classes():
+    import buviz.plots.curve_displays  # noqa: F401  (every module defining displays)
+    import buviz.plots.discrete  # noqa: F401
+    import buviz.plots.displays  # noqa: F401
+    import buviz.plots.extrapolation_displays  # noqa: F401
+    from buviz.plots._display import Display
+
+    seen, todo = [], list(Display.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        seen.append(cls)
+        todo += cls.__subclasses__()
+    return sorted(seen, key=lambda c: c.__name__)
+
+
+def test_every_display_updates_with_one_signature_named_data_only(gmm):
+    """``update(**data)``: no positional shape anywhere (the result, the table, the index by name)."""
+    import inspect
+
+    classes = _display_classes()
+    assert len(classes) >= 10
+    for cls in classes:
+        params = list(inspect.signature(cls.update).parameters.values())[1:]
+        assert [p.kind for p in params] == [inspect.Parameter.VAR_KEYWORD], (cls.__name__, params)
+    ds, r0, r1 = gmm
+    d = OneSampleDisplay.from_result(r0, ds, 3, resolution=60)
+    with pytest.raises(TypeError):
+        d.update(r1, 4)  # the former positional shape
+    with pytest.raises(TypeError, match="index"):
+        d.update(index=4)  # an index is a computation's argument: with a result
+    assert d.update(result=r1, index=4, resolution=60) and d.index == 4
 
 
 def test_rms_deviation_display_follows_N_and_k():
@@ -511,7 +544,7 @@ def test_live_legend_lists_only_what_is_drawn():
                 if item.visible}
 
     assert shown() == set()
-    d.update(_table(), 0.0)
+    d.update(table=_table(), current=0.0)
     labels = shown()
     assert "current status" in labels and any("L_te" in t for t in labels)
     assert not any("Proposal 1" in t or "U1" in t or "L_ho" in t for t in labels)  # columns not in the table

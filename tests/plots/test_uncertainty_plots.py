@@ -250,7 +250,7 @@ def test_curves_in_a_dynamic_map_follow_the_sweep_ranges():
     table = pd.DataFrame({"log2_gamma": lg, "L_te": 0.2 + 0.01 * np.abs(lg), "U_tr": 0.5 + 0.02 * lg})
     display = ErrorCurvesDisplay.from_table(None, "log2_gamma", 0.0, show_parametric=False)
     plot = hv.renderer("bokeh").get_plot(display.plot(), doc=Document())
-    display.update(table)
+    display.update(table=table)
     x_range = plot.handles["x_range"]
     assert (x_range.start, x_range.end) == (-10.0, 10.0)
     y_range = plot.handles["y_range"]
