@@ -59,7 +59,8 @@ def tab_views(store: SessionStore, on_select=None) -> dict[str, TabView]:
     view module imports another)."""
     from buviz.app.amplitude import AmplitudeView
     from buviz.app.curves import CurvesView, SensitivityView
-    from buviz.app.uncertainty import SampleSpaceView, SampleView, ShiftView, WeightsView
+    from buviz.app.sample import SampleView
+    from buviz.app.uncertainty import SampleSpaceView, ShiftView, WeightsView
 
     sample = SampleView(store=store)
 

@@ -15,7 +15,7 @@ import param
 from buviz.app.store import SessionStore
 from buviz.plots import displays as pd_
 
-__all__ = ["TabView", "bound_pane", "math_dollars", "NOT_2D_MESSAGE"]
+__all__ = ["TabView", "PlaneView", "bound_pane", "math_dollars", "NOT_2D_MESSAGE"]
 
 NOT_2D_MESSAGE = ("This dataset has more than two features: the sample-space maps need 2-D data. "
                   "The curves (tab *Error vs −Û*) and the numbers still work.")
@@ -97,3 +97,35 @@ class TabView(pn.viewable.Viewer):
             obj.param.watch(run, name)
         self.param.watch(run, ["tab_open", *own])
         follow()
+
+
+#: The names of a map's two axes (what a tap on it reports).
+_XY = ["x1", "x2"]
+
+
+class PlaneView(TabView):
+    """A view whose map draws the training samples: in their plane for d = 2, else in a plane fitted on T."""
+
+    projection = param.Selector(default="pca", objects=["pca", "lda"],
+                                doc="The plane of data with more than two features (fitted on T)")
+    on_select = param.Callable(default=None, doc="Called with the index of a tapped training sample")
+
+    def _plane_widget(self):
+        """The projection choice, shown only for data with more than two features."""
+        return pn.widgets.RadioButtonGroup.from_param(
+            self.param.projection, options={"PCA": "pca", "LDA": "lda"}, color="light", width=140,
+            visible=self.store.param.snapshot.rx().rx.pipe(lambda s: s is not None and not s.is_2d))
+
+    def _tapped(self, x=None, y=None):
+        """Tap on the map: select the training sample drawn nearest to it."""
+        display = getattr(self, "display", None)
+        if x is None or y is None or display is None:
+            return
+        idx = display.nearest(x, y)
+        if idx >= 0:
+            self._select(idx)
+
+    def _select(self, idx: int) -> None:
+        """A training sample was tapped: hand it to ``on_select`` (the app shows it up close)."""
+        if self.on_select is not None:
+            self.on_select(idx)

@@ -11,8 +11,9 @@ from buviz.app import compute as st
 from buviz.app.controls import Controls
 from buviz.app.curves import CurvesView
 from buviz.app.layout import tab_views
+from buviz.app.sample import SampleView
 from buviz.app.store import SessionStore
-from buviz.app.uncertainty import SampleSpaceView, SampleView, ShiftView, WeightsView, numbers_markdown
+from buviz.app.uncertainty import SampleSpaceView, ShiftView, WeightsView, numbers_markdown
 from buviz.plots import uncertainty as pb
 
 hv.extension("bokeh")

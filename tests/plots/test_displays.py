@@ -254,7 +254,9 @@ def test_live_displays_with_the_apps_options_draw_each_new_status(gmm):
     status (what Export draws) and no longer the old one. A one-layer display shown with options once
     went through a memoised callback without inputs and drew its first frame forever (issue 31)."""
     from buviz.app.curves import CurvesView
-    from buviz.app.uncertainty import _MAP_OPTS, _XY, SampleView, ShiftView, _with_tap
+    from buviz.app.sample import SampleView
+    from buviz.app.uncertainty import _MAP_OPTS, ShiftView
+    from buviz.app.viewbase import _XY, _with_tap
 
     ds, r0, r1 = gmm
     render = hv.renderer("bokeh").get_plot
