@@ -31,7 +31,7 @@ from buviz.app.compute import DEFAULT_MIXTURE_JSON, MAX_EPOCH, MLP_EPOCHS, Resul
 from buviz.app.notes import scale_log2_gamma
 
 __all__ = ["Controls", "CONTROL_PARAMS", "URL_PARAMS", "DATA_PARAMS", "DATA_BOUNDS", "url_settings", "K_CHOICES",
-           "DATASET_CHOICES"]
+           "DATASET_CHOICES", "dataset_options"]
 
 K_CHOICES = ("aic", "1", "3", "10", "20", "40")
 MIXTURE_CHOICES = (*datasets.MIXTURE_NAMES, "custom")
@@ -178,6 +178,18 @@ class Controls(param.Parameterized):
         location = location if location is not None else pn.state.location
         if location is not None:
             location.sync(self, {p: p for p in URL_PARAMS})
+
+
+#: Menu labels that tell apart datasets whose names alone do not.
+DATASET_HINTS = {
+    "breast_cancer": "breast_cancer (scikit-learn's copy: diagnostic WDBC, 569 × 30)",
+    "breast_cancer_wisconsin": "breast_cancer_wisconsin (the paper's UCI set: original, 683 × 9)",
+}
+
+
+def dataset_options() -> dict[str, str]:
+    """The dataset menu: label -> name, every choice of the controls, the ambiguous ones explained."""
+    return {DATASET_HINTS.get(n, n): n for n in Controls.param.dataset.objects}
 
 
 @functools.cache

@@ -26,9 +26,10 @@ from buviz.app._panel_compat import (
     server_dist_url,
     set_dist_url,
 )
-from buviz.app.controls import URL_PARAMS, Controls, url_settings
+from buviz.app.controls import URL_PARAMS, Controls, dataset_options, url_settings
 from buviz.app.mathmd import fix_math
 from buviz.app.meta import TITLE
+from buviz.app.notes import dataset_size_text
 from buviz.app.snippets import CodePanel
 from buviz.app.store import SessionStore
 from buviz.app.upload import CSV_HELP
@@ -80,37 +81,6 @@ def tab_views(store: SessionStore, on_select=None) -> dict[str, TabView]:
     }
 
 
-def dataset_size_text(snapshot) -> str:
-    """What the sidebar says under the N slider: the training and test sizes of the data shown,
-    whether N is the dataset's own (fixed), a live subsample of a real dataset, or drawn (a mixture)."""
-    if snapshot is None:
-        return ""
-    from buviz.app.compute import real_sizes
-
-    ds, name = snapshot.ds, snapshot.settings["dataset"]
-    n_tr, n_te = len(ds.X_train), len(ds.X_test)
-    shape = f"d = {ds.n_features}, J = {ds.n_classes}"
-    if name in datasets.UCI_NAMES:
-        full_tr, full_te = real_sizes(name)
-        sub = " *(subsampled live: N sets it)*" if n_tr < full_tr else ""
-        return f"N(train) = {n_tr} of {full_tr}{sub}, N(test) = {n_te} of {full_te}, {shape}"
-    sizes = f"N(train) = {n_tr}, N(test) = {n_te}, {shape}"
-    fixed = name in datasets.REAL_NAMES or name == "csv"
-    return f"{sizes} *(fixed by this dataset)*" if fixed else sizes
-
-
-#: Menu labels that tell apart datasets whose names alone do not.
-DATASET_HINTS = {
-    "breast_cancer": "breast_cancer (scikit-learn's copy: diagnostic WDBC, 569 × 30)",
-    "breast_cancer_wisconsin": "breast_cancer_wisconsin (the paper's UCI set: original, 683 × 9)",
-}
-
-
-def dataset_options() -> dict[str, str]:
-    """The dataset menu: label -> name, every choice of the controls, the ambiguous ones explained."""
-    return {DATASET_HINTS.get(n, n): n for n in Controls.param.dataset.objects}
-
-
 #: Bytes per websocket message of an upload (the file dropper sends a file in chunks of this size):
 #: far below the server's websocket limit (:data:`WEBSOCKET_MAX_MESSAGE_BYTES`), so no file can drop a
 #: session.
@@ -138,10 +108,6 @@ class CsvDropper(CappedFileDropper):
                   "accepted_filetypes": [".csv", ".txt", ".tsv", ".gz", "text/*", "application/gzip",
                                          "application/x-gzip"], "previews": [], **params}
         super().__init__(datasets.MAX_CSV_BYTES, on_refused=on_refused, **params)
-
-
-def _throttled(widget_type, **kw):
-    return {"type": widget_type, "throttled": True, **kw}
 
 
 def _other_view(kind: str, store: SessionStore):

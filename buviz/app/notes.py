@@ -1,15 +1,18 @@
 """What the explorer says about a status in words: its label, what its numbers rest on when it is
-degenerate (:func:`status_notes`), and the γ it starts a new dataset at (:func:`scale_log2_gamma`)."""
+degenerate (:func:`status_notes`), the sizes of the data shown (:func:`dataset_size_text`), and the γ
+it starts a new dataset at (:func:`scale_log2_gamma`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from buviz.app.compute import GAMMA_GRID
+from buviz import datasets
+from buviz.app.compute import GAMMA_GRID, real_sizes
 from buviz.plots.cases import pairs_text
 from buviz.uncertainty.proposal2 import FLAT_WARN_SHARE
 
-__all__ = ["status_label", "status_notes", "scale_log2_gamma", "FEW_SAMPLES", "NOTABLE_SHARE"]
+__all__ = ["status_label", "status_notes", "scale_log2_gamma", "dataset_size_text", "FEW_SAMPLES",
+           "NOTABLE_SHARE"]
 
 
 def status_label(s: dict) -> str:
@@ -86,3 +89,20 @@ def scale_log2_gamma(X, grid=GAMMA_GRID) -> int:
         return 0
     g = -np.log2(X.shape[1] * var)
     return int(min(grid, key=lambda v: (abs(v - g), v)))
+
+
+def dataset_size_text(snapshot) -> str:
+    """What the sidebar says under the N slider: the training and test sizes of the data shown,
+    whether N is the dataset's own (fixed), a live subsample of a real dataset, or drawn (a mixture)."""
+    if snapshot is None:
+        return ""
+    ds, name = snapshot.ds, snapshot.settings["dataset"]
+    n_tr, n_te = len(ds.X_train), len(ds.X_test)
+    shape = f"d = {ds.n_features}, J = {ds.n_classes}"
+    if name in datasets.UCI_NAMES:
+        full_tr, full_te = real_sizes(name)
+        sub = " *(subsampled live: N sets it)*" if n_tr < full_tr else ""
+        return f"N(train) = {n_tr} of {full_tr}{sub}, N(test) = {n_te} of {full_te}, {shape}"
+    sizes = f"N(train) = {n_tr}, N(test) = {n_te}, {shape}"
+    fixed = name in datasets.REAL_NAMES or name == "csv"
+    return f"{sizes} *(fixed by this dataset)*" if fixed else sizes
