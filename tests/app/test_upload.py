@@ -119,3 +119,25 @@ def test_a_one_feature_csv_is_refused_whole_and_the_page_keeps_its_data():
     assert not state.upload_csv(rows.encode(), "one.csv")
     assert "'one.csv' rejected: only one feature column" in state.message
     assert state.snapshot is snap and state.settings() == before and state.computing == ""
+
+
+def test_a_file_read_past_the_time_budget_is_refused_and_the_data_shown_are_kept(monkeypatch):
+    """UPLOAD_TIME_BUDGET_S bounds the reading: a clock that jumps past it between two steps of the
+    reading refuses the file with a message, and the page keeps its data and controls."""
+    from types import SimpleNamespace
+
+    import buviz.app.upload as upload
+
+    state = SessionStore(**SMALL)
+    snap, before = state.snapshot, state.settings()
+    rows = "x1,x2,label\n" + "".join(f"{i % 7},{i % 5},{'ab'[i % 2]}\n" for i in range(200))
+    ticks = iter(range(0, 10_000, 20))  # each reading of the clock 20 s after the last: past 30 s at the 3rd
+    monkeypatch.setattr(upload, "time", SimpleNamespace(monotonic=lambda: next(ticks)))
+    with pytest.raises(ValueError, match=r"took more than 30 s"):
+        upload.prepare_csv(rows.encode())
+    ticks = iter(range(0, 10_000, 20))
+    assert not state.upload_csv(rows.encode(), "slow.csv")
+    assert "CSV 'slow.csv' rejected: reading the file took more than 30 s" in state.message
+    assert state.snapshot is snap and state.settings() == before and state.computing == ""
+    monkeypatch.setattr(upload, "time", SimpleNamespace(monotonic=lambda: 0.0))  # a clock that stands still
+    assert state.upload_csv(rows.encode(), "slow.csv") and state.controls.dataset == "csv"
