@@ -40,8 +40,10 @@ _CONTROLS_NOTE = ("<small>k: the values of the discrete feature (the histogram's
                   "simulated training sets per p, drawn as points on Fig 2.</small>")
 
 
-class DiscreteEstimatorsView(pn.viewable.Viewer):
-    """Tables 1-2, Fig 1 and Fig 2 of Nedelko (2009) for chosen N, k, p."""
+class DiscreteControls(param.Parameterized):
+    """What the user chose on the Discrete tab (the *State* role, as the explorer's
+    :class:`~buviz.app.controls.Controls`): the case (N, k, p) and how its results are shown. Nothing
+    else writes them: the view reads them, asks its result stores and draws what they deliver."""
 
     N = param.Integer(default=50, bounds=(2, 300), doc="sample size N")
     k = param.Integer(default=10, bounds=(1, 100), doc="number of cells k")
@@ -50,6 +52,13 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
     n = param.Integer(default=5, bounds=(0, 300), doc="n for Fig 1")
     table_method = param.Selector(default="bootstrap632", objects=list(discrete.METHODS))
     mc_samples = param.Integer(default=4000, bounds=(100, 100_000))
+
+
+class DiscreteEstimatorsView(pn.viewable.Viewer):
+    """Tables 1-2, Fig 1 and Fig 2 of Nedelko (2009) for chosen N, k, p (:attr:`controls`)."""
+
+    controls = param.ClassSelector(class_=DiscreteControls, constant=True, doc=(
+        "What the user chose (N, k, p and how the results are shown); by default new ones from the keywords"))
     bus = param.ClassSelector(class_=JobBus, default=None, precedence=-1, constant=True,
                               doc="The session's job bus, which computes the tables, curves and Monte Carlo")
 
@@ -60,7 +69,11 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
     def __init__(self, **params):
         if params.get("bus") is None:
             params["bus"] = JobBus()
+        values = {k: params.pop(k) for k in list(params) if k in DiscreteControls.param and k != "name"}
+        if params.get("controls") is None:
+            params["controls"] = DiscreteControls(**values)
         super().__init__(**params)
+        c = self.controls
         #: the tables, Fig 1's estimates and Fig 2's curves of the current (N, k, p)
         self.tables = Requested(self.bus, "discrete", tasks.discrete_view, label="discrete tables")
         #: the latest Monte Carlo asked for (drawn on Fig 2 when it answers the current N and k)
@@ -68,8 +81,8 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
         self.message = pn.pane.Alert("", alert_type="warning", visible=False)
         # displays created once, fed by update(): the live figures keep their glyphs. Fig 1 and Fig 2 at a
         # fixed size (_SIZE): a live plot stretched to its pane is laid out again at each update
-        self.estimates = dplots.CellEstimatesDisplay(tables={}, N=self.N, n=min(self.n, self.N), units=self.units,
-                                                     table_method=self.table_method)
+        self.estimates = dplots.CellEstimatesDisplay(tables={}, N=c.N, n=min(c.n, c.N), units=c.units,
+                                                     table_method=c.table_method)
         # the table as HTML: a Bokeh DataTable fed by a stream keeps the first data it drew in the browser
         # (its source changes on the server, the page shows the first table: measured in Chromium)
         self.table_title = pn.pane.Markdown("", margin=(0, 10))
@@ -80,15 +93,16 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
         self.readout = pn.pane.DataFrame(sizing_mode="stretch_width")
         self.mc_button = pn.widgets.Button(label="Monte Carlo")
         self.mc_button.on_click(lambda event: self.run_monte_carlo())
-        self.param.watch(self._request, ["N", "k", "p"])
-        self.param.watch(self._refresh, ["units", "n", "table_method"])
+        c.param.watch(self._request, ["N", "k", "p"])
+        c.param.watch(self._refresh, ["units", "n", "table_method"])
         for result in (self.tables, self.monte_carlo):
             result.param.watch(self._on_result, ["key", "value", "state"])
         self._request()  # served, the first picture arrives from the runner (never on the event loop)
 
     # ---------------------------------------------------------------- data (the result stores' outputs)
     def _key(self) -> tasks.DiscreteKey:
-        return tasks.DiscreteKey(self.N, self.k, self.p)
+        c = self.controls
+        return tasks.DiscreteKey(c.N, c.k, c.p)
 
     def _request(self, *events) -> None:
         self.tables.request(self._key())
@@ -102,7 +116,8 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
     def mc(self) -> pd.DataFrame | None:
         """The Monte Carlo of the current N and k (:attr:`monte_carlo`'s value), or None."""
         got = self.monte_carlo
-        return got.value if got.key is not None and (got.key.N, got.key.k) == (int(self.N), int(self.k)) else None
+        c = self.controls
+        return got.value if got.key is not None and (got.key.N, got.key.k) == (int(c.N), int(c.k)) else None
 
     @property
     def mc_state(self) -> str:
@@ -120,7 +135,8 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
         (:attr:`monte_carlo`, latest wins); returns the Monte Carlo for the current N and k (:attr:`mc`):
         this one when it is there at once (without a server, or from the cache), else the previous one (or
         None) until it arrives and the figure follows."""
-        self.monte_carlo.request(tasks.MonteCarloKey(self.N, self.k, self.p, self.mc_samples, n_points, random_state))
+        c = self.controls
+        self.monte_carlo.request(tasks.MonteCarloKey(c.N, c.k, c.p, c.mc_samples, n_points, random_state))
         return self.mc
 
     # ---------------------------------------------------------------- views
@@ -129,11 +145,11 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
         self.message.visible = bool(text)
 
     def _refresh(self, *events):
-        notes, state = [], self.tables.state
+        notes, state, c = [], self.tables.state, self.controls
         if state.startswith("error: "):
             notes.append(f"Cannot compute: {state.removeprefix('error: ')}")
-        if self.n > self.N:
-            notes.append(f"Cannot compute: n for Fig 1 must be <= N = {int(self.N)}")
+        if c.n > c.N:
+            notes.append(f"Cannot compute: n for Fig 1 must be <= N = {int(c.N)}")
         if self.mc_state.startswith("error: "):  # shown, but the exact figures are still drawn
             notes.append(f"Monte Carlo failed: {self.mc_state.removeprefix('error: ')}")
         data = self.data()
@@ -143,11 +159,11 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
         if "balanced_optimal" not in data["tables"]:
             notes.append(f"balanced-optimal x* is computed for N <= {BALANCED_MAX_N} only")
         self._show("; ".join(notes))
-        method = self.table_method if self.table_method in data["tables"] else "bootstrap632"
-        self.estimates.update(tables=data["tables"], N=self.N, n=self.n, units=self.units, table_method=method)
+        method = c.table_method if c.table_method in data["tables"] else "bootstrap632"
+        self.estimates.update(tables=data["tables"], N=c.N, n=c.n, units=c.units, table_method=method)
         self.table_title.object = f"**Table: {self.estimates.table_title}**"
         self.table_pane.object = self.estimates.estimate_table()
-        self.fig2.update(p=data["p"], S=data["S"], p_mark=self.p, monte_carlo=self.mc)
+        self.fig2.update(p=data["p"], S=data["S"], p_mark=c.p, monte_carlo=self.mc)
         self.readout.object = pd.DataFrame({"S at p": data["S_at_p"]})
 
     #: Sidebar labels (what each control means, with units).
@@ -161,10 +177,10 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
         "mc_samples": "Monte Carlo samples per p",
     }
 
-    def controls(self) -> pn.Column:
-        """The view's controls (the explorer shows them in its sidebar while this tab is open)."""
+    def sidebar(self) -> pn.Column:
+        """The widgets of :attr:`controls` (the explorer shows them in its sidebar while this tab is open)."""
         widgets = pn.Param(
-            self.param, parameters=list(self.LABELS), show_name=False,
+            self.controls.param, parameters=list(self.LABELS), show_name=False,
             widgets={"N": {"type": pn.widgets.IntSlider, "throttled": True, "name": self.LABELS["N"]},
                      "k": {"type": pn.widgets.IntSlider, "throttled": True, "name": self.LABELS["k"]},
                      "p": {"type": pn.widgets.FloatSlider, "throttled": True, "name": self.LABELS["p"]},
@@ -183,4 +199,4 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
                          sizing_mode="stretch_width")
 
     def __panel__(self):
-        return pn.Row(pn.Column(self.controls(), width=330), self.main())
+        return pn.Row(pn.Column(self.sidebar(), width=330), self.main())

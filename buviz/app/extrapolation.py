@@ -28,7 +28,7 @@ from buviz.app.bus import JobBus, Requested
 from buviz.app.gallery import ZHENG_SCHEMATICS, FigureGallery
 from buviz.plots.extrapolation_displays import ExtrapolationDisplay, ToyModelDisplay
 
-__all__ = ["ExtrapolationView"]
+__all__ = ["ExtrapolationView", "ExtrapolationControls"]
 
 _POPULATIONS = ("gaussian", "digits")
 _N_CLASSES = tasks.N_POPULATION_CLASSES
@@ -63,8 +63,10 @@ R ClassExReg 0.043, KDE-UCV 0.065; buviz `best` 0.038.
 """
 
 
-class ExtrapolationView(pn.viewable.Viewer):
-    """Toy model and accuracy-extrapolation dashboard (mount ``__panel__()`` as a tab)."""
+class ExtrapolationControls(param.Parameterized):
+    """What the user chose on the Extrapolation tab (the *State* role, as the explorer's
+    :class:`~buviz.app.controls.Controls`). Nothing else writes them: the view reads them, asks its
+    result stores and draws what they deliver."""
 
     rho = param.Number(default=0.7, bounds=(0.0, 0.95), step=0.05, doc="Toy-model correlation ρ")
     population = param.Selector(default="gaussian", objects=list(_POPULATIONS))
@@ -76,6 +78,15 @@ class ExtrapolationView(pn.viewable.Viewer):
     basis = param.Selector(default="linear_spline", objects=list(ex.BASES))
     seed = param.Integer(default=0, bounds=(0, 10_000))
     fixture_index = param.Integer(default=0, bounds=(0, 29), doc="Instance of the ClassEx fixture")
+
+
+class ExtrapolationView(pn.viewable.Viewer):
+    """Toy model and accuracy-extrapolation dashboard (mount ``__panel__()`` as a tab), for the choices
+    in :attr:`controls`."""
+
+    controls = param.ClassSelector(class_=ExtrapolationControls, constant=True, doc=(
+        "What the user chose (the toy model's ρ, the population, classifier, K and estimator, the fixture); "
+        "by default new ones from the keywords"))
     bus = param.ClassSelector(class_=JobBus, default=None, precedence=-1, constant=True,
                               doc="The session's job bus, which computes the curves and tables in the background")
 
@@ -86,6 +97,9 @@ class ExtrapolationView(pn.viewable.Viewer):
     def __init__(self, **params):
         if params.get("bus") is None:
             params["bus"] = JobBus()
+        values = {k: params.pop(k) for k in list(params) if k in ExtrapolationControls.param and k != "name"}
+        if params.get("controls") is None:
+            params["controls"] = ExtrapolationControls(**values)
         super().__init__(**params)
         # one result store per part (the results' own outputs: key, value, state), all on the session's bus
         #: the toy model of the current ρ
@@ -132,7 +146,7 @@ class ExtrapolationView(pn.viewable.Viewer):
             self._request(part)
 
     # ------------------------------------------------------------------ data (the result stores' outputs)
-    #: What each part of the view shows: (its result store, the task's key from the view's parameters).
+    #: What each part of the view shows: (its result store, the task's key from the view's controls).
     #: The stores compute them (cached steps of :mod:`buviz.app.tasks`).
     PARTS = {
         "toy": ("toy_model", lambda v: float(v.rho)),
@@ -143,7 +157,7 @@ class ExtrapolationView(pn.viewable.Viewer):
     }
 
     def _key(self, part: str):
-        return self.PARTS[part][1](self)
+        return self.PARTS[part][1](self.controls)
 
     def _result(self, part: str) -> Requested:
         return getattr(self, self.PARTS[part][0])
@@ -183,7 +197,7 @@ class ExtrapolationView(pn.viewable.Viewer):
         if error is not None or alert.visible:
             alert.object, alert.visible = f"Could not compute: {error}", error is not None
 
-    @param.depends("rho", watch=True)
+    @param.depends("controls.rho", watch=True)
     def _toy_view(self) -> None:
         self._request("toy")
 
@@ -211,7 +225,8 @@ class ExtrapolationView(pn.viewable.Viewer):
         return [{name: label(n), f"predicted at k={k_total}": float(a[-1]), "truth": truth,
                  "error": float(a[-1]) - truth} for n, (_, a) in estimates.items()]
 
-    @param.depends("population", "pop_rho", "classifier", "K", "method", "basis", "seed", watch=True)
+    @param.depends(*(f"controls.{name}" for name in ("population", "pop_rho", "classifier", "K", "method", "basis",
+                                                     "seed")), watch=True)
     def _ext_view(self) -> None:
         self._request("ext")
         self._request("interval")
@@ -234,15 +249,16 @@ class ExtrapolationView(pn.viewable.Viewer):
             f"the docs' extrapolation page).")
 
     def _draw_ext(self, c: ex.ExtrapolationCurves) -> None:
+        basis = self.controls.basis
         ext = self._live("ext", {"curves": self.ext_pane, "dbar": self.fit_pane},
-                         lambda: ExtrapolationDisplay.from_curves(c, basis=self.basis, show_dbar=True, opts=self._WIDE,
+                         lambda: ExtrapolationDisplay.from_curves(c, basis=basis, show_dbar=True, opts=self._WIDE,
                                                                   dbar_opts=dict(width=420, height=300)),
-                         c, basis=self.basis)
-        rows = self._rows(ext.estimates, float(c.truth[-1]), "estimator", c.n_classes, self.basis)
+                         c, basis=basis)
+        rows = self._rows(ext.estimates, float(c.truth[-1]), "estimator", c.n_classes, basis)
         self.ext_table.object = pd.DataFrame(rows).round(4)
         self.fit_pane.visible = ext.dbar_fit is not None
 
-    @param.depends("fixture_index", watch=True)
+    @param.depends("controls.fixture_index", watch=True)
     def _peer_view(self) -> None:
         self._request("peer")
 
@@ -260,7 +276,7 @@ class ExtrapolationView(pn.viewable.Viewer):
         return self.comparison.value_for(self._comparison_key())
 
     def _comparison_key(self) -> tasks.PopulationKey:
-        return tasks.PopulationKey("gaussian", self.pop_rho, self.seed)
+        return tasks.PopulationKey("gaussian", self.controls.pop_rho, self.controls.seed)
 
     def _run_table(self, event=None) -> None:
         """The Table-1-style comparison, computed in the background (:attr:`comparison`, heavy lane, latest
@@ -269,7 +285,7 @@ class ExtrapolationView(pn.viewable.Viewer):
         self.comparison.request(key)
         self._show_table()
 
-    @param.depends("pop_rho", "seed", watch=True)
+    @param.depends("controls.pop_rho", "controls.seed", watch=True)
     def _show_table(self) -> None:
         """The comparison for the current ρ and seed, or what its job is doing (the job's state counts only
         when it was asked for the current ρ and seed)."""
@@ -301,16 +317,16 @@ class ExtrapolationView(pn.viewable.Viewer):
         "fixture_index": "ClassEx comparison: fixture instance (0 … 29)",
     }
 
-    def controls(self) -> pn.Column:
-        """The view's controls (the explorer shows them in its sidebar while this tab is open)."""
+    def sidebar(self) -> pn.Column:
+        """The widgets of :attr:`controls` (the explorer shows them in its sidebar while this tab is open)."""
         widgets = {k: {"name": v} for k, v in self.LABELS.items()}
         for k, kind in (("rho", pn.widgets.FloatSlider), ("pop_rho", pn.widgets.FloatSlider),
                         ("K", pn.widgets.IntSlider)):
             widgets[k].update(type=kind, throttled=True)
-        toy = pn.Param(self.param, parameters=["rho"], widgets=widgets, show_name=False)
-        ext = pn.Param(self.param, parameters=[k for k in self.LABELS if k not in ("rho", "fixture_index")],
+        toy = pn.Param(self.controls.param, parameters=["rho"], widgets=widgets, show_name=False)
+        ext = pn.Param(self.controls.param, parameters=[k for k in self.LABELS if k not in ("rho", "fixture_index")],
                        widgets=widgets, show_name=False)
-        peer = pn.Param(self.param, parameters=["fixture_index"], widgets=widgets, show_name=False)
+        peer = pn.Param(self.controls.param, parameters=["fixture_index"], widgets=widgets, show_name=False)
         return pn.Column(pn.pane.Markdown("### Toy model (§4.1)"), toy,
                          pn.pane.Markdown("### Extrapolation to k classes"), ext,
                          pn.pane.Markdown("### Against the ClassEx R package"), peer, sizing_mode="stretch_width")
@@ -332,4 +348,4 @@ class ExtrapolationView(pn.viewable.Viewer):
         return self.schematics.schematics_tabs(("Toy model", toy), ("Extrapolation", ext), ("ClassEx comparison", peer))
 
     def __panel__(self):
-        return pn.Row(pn.Column(self.controls(), width=330), self.main())
+        return pn.Row(pn.Column(self.sidebar(), width=330), self.main())

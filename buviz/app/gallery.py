@@ -366,7 +366,7 @@ class FigureGallery(pn.viewable.Viewer):
         return fd
 
     # -- layout ----------------------------------------------------------------------------------
-    def controls(self) -> pn.Column:
+    def sidebar(self) -> pn.Column:
         """The sidebar: figure selector, parameters, Render button, exports."""
         return pn.Column(self.select, self.param_pane, self.render_button, self.downloads,
                          sizing_mode="stretch_width")
@@ -392,4 +392,4 @@ class FigureGallery(pn.viewable.Viewer):
         return tabs
 
     def __panel__(self):
-        return pn.Row(pn.Column(self.controls(), width=320), self.main())
+        return pn.Row(pn.Column(self.sidebar(), width=320), self.main())

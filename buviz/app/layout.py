@@ -194,8 +194,8 @@ class ExplorerApp(pn.viewable.Viewer):
             self.store.auto_sweep = True
         if name in self.OTHER_TABS and name not in self.other_views:
             view = self.other_views[name] = _other_view(name, self.store)
-            if hasattr(view, "controls"):
-                self._other_controls[name][:] = [view.controls()]
+            if hasattr(view, "sidebar"):
+                self._other_controls[name][:] = [view.sidebar()]
                 self._other_main[name][:] = [fix_math(view.main())]
             else:
                 self._other_main[name][:] = [view]

@@ -40,7 +40,7 @@ def test_view_updates_and_renders():
     exact = discrete.rms_deviation("loo", 30, 5, curves[1].data.iloc[:, 0].to_numpy())
     assert np.allclose(curves[1].dimension_values("S"), exact)
     # change N/k/p: data behind the elements follows
-    view.param.update(N=40, k=4, p=0.6)
+    view.controls.param.update(N=40, k=4, p=0.6)
     curves = _curves(view.fig2.element())
     p = curves[0].dimension_values("p")
     assert np.allclose(curves[0].dimension_values("S"), discrete.rms_deviation("resubstitution", 40, 4, p))
@@ -58,27 +58,27 @@ def test_view_updates_and_renders():
                 if hasattr(r, "data_source") and len(r.data_source.data.get("S", [])) == len(p)]
 
     assert any(np.allclose(s, curves[0].dimension_values("S")) for s in s_values())
-    view.p = 0.5
-    view.k = 6
+    view.controls.p = 0.5
+    view.controls.k = 6
     assert view.fig2_pane.object is live and plot.state is figure and list(figure.renderers) == renderers
     want = discrete.rms_deviation("resubstitution", 40, 6, p)
     assert any(np.allclose(s, want) for s in s_values())
-    view.k = 4
+    view.controls.k = 4
     # units toggle: the live Fig 1 keeps its figure and its y axis follows the data (counts to probabilities)
     fig1_plot = hv.renderer("bokeh").get_plot(view.fig1_pane.object)
     fig1_figure = fig1_plot.state
     assert fig1_figure.y_range.end > 1 and fig1_figure.yaxis[0].axis_label.startswith("N·x")
-    view.units = "probability"
+    view.controls.units = "probability"
     fig1 = _curves(view.estimates.panels["fig1"].element())
     assert np.allclose(fig1[0].dimension_values(1), discrete.cell_values("resubstitution", 40, 5)[5, :6])
     top = max(c.dimension_values(1).max() for c in fig1)
     assert fig1_plot.state is fig1_figure and fig1_figure.yaxis[0].axis_label == "x[n, m] (probability)"
     assert top < fig1_figure.y_range.end < 1.5 * top + 1e-3
     # the table follows the estimator and the units
-    view.table_method = "loo"
+    view.controls.table_method = "loo"
     x = discrete.cell_values("loo", 40, 40)
     assert view.table_pane.object.loc[2, "m=1"] == pytest.approx(x[2, 1]) and "leave-one-out" in view.table_title.object
-    view.units = "count"
+    view.controls.units = "count"
     assert view.table_pane.object.loc[2, "m=1"] == pytest.approx(40 * x[2, 1])
     # the display's own table panel, for notebooks and exports: the same numbers, as text
     table = view.estimates.panels["table"].element()
@@ -110,9 +110,9 @@ def test_monte_carlo_overlay_close_to_exact():
 
 def test_bad_input_shows_message_not_crash():
     view = DiscreteEstimatorsView(N=10, k=3, n=5)
-    view.n = 50  # n > N
+    view.controls.n = 50  # n > N
     assert view.message.visible and "n for Fig 1" in view.message.object
-    view.n = 3
+    view.controls.n = 3
     assert not view.message.visible or "balanced" in view.message.object
     big = DiscreteEstimatorsView(N=100, k=10)
     assert big.message.visible and "balanced" in big.message.object

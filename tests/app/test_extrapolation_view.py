@@ -32,7 +32,7 @@ def test_view_toy_tab_follows_rho():
     assert 0 <= U.min() and U.max() <= 1
     theo = _curves(panels[2])["AvRisk_k (Thm 4.1)"]
     np.testing.assert_allclose(theo.dimension_values("risk"), ex.toy_average_risk(np.arange(2, 11), 0.5))
-    view.rho = 0.9
+    view.controls.rho = 0.9
     theo9 = _curves(_frame(view.toy_panes["risk"]))["AvRisk_k (Thm 4.1)"].dimension_values("risk")
     np.testing.assert_allclose(theo9, ex.toy_average_risk(np.arange(2, 11), 0.9))
     assert np.all(theo9 < theo.dimension_values("risk"))
@@ -41,7 +41,7 @@ def test_view_toy_tab_follows_rho():
     assert view.last_error is None and not view.alerts["toy"].visible
     live = {k: p.object for k, p in view.toy_panes.items()}
     display = view.toy
-    view.rho = 0.45  # not a reference ρ: the same layers, so the live figures stay and their streams carry it
+    view.controls.rho = 0.45  # not a reference ρ: the same layers, so the live figures stay and their streams carry it
     assert {k: p.object for k, p in view.toy_panes.items()} == live and view.toy is display and display.rho == 0.45
     frame = _frame(view.toy_panes["dbar"])
     assert "this ρ = 0.45" in frame.opts.get().kwargs["title"]
@@ -68,13 +68,13 @@ def test_view_extrapolation_follows_K_and_reports_bad_input():
     np.testing.assert_allclose(curves["moment"].dimension_values("accuracy"), c.estimates["moment"])
     assert view.ext_table.object["estimator"].tolist() == ["moment (linear_spline)"]
     assert view.ext_table.object["truth"].iloc[0] == pytest.approx(c.truth[-1], abs=1e-4)
-    view.K = 7
+    view.controls.K = 7
     acc = _curves(_frame(view.ext_pane))["AverageTA_k (observed, eq 3)"].dimension_values("accuracy")
     assert _observed_k(view) == 7
     assert np.all((acc >= 0) & (acc <= 1)) and np.all(np.diff(acc) <= 1e-12)
     assert view.last_error is None and not view.alerts["ext"].visible
     shown = view.ext.observed
-    view.K = 12                                   # more than the 10 digit classes: a message, no crash
+    view.controls.K = 12                                   # more than the 10 digit classes: a message, no crash
     assert view.alerts["ext"].visible and "K must be" in view.last_error and "K must be" in view.alerts["ext"].object
     assert view.ext.observed is shown and _observed_k(view) == 7  # the last good curves stay
 
@@ -86,15 +86,15 @@ def test_view_keeps_its_live_figure_whatever_the_estimators():
     live = view.ext_pane.object
     plot = hv.renderer("bokeh").get_plot(live)
     figure, renderers = plot.state, list(plot.state.renderers)
-    view.K = 6
+    view.controls.K = 6
     assert view.ext_pane.object is live and _observed_k(view) == 6
-    view.method = "all"  # every estimator: their layers were there, empty, from the first frame
+    view.controls.method = "all"  # every estimator: their layers were there, empty, from the first frame
     assert view.ext_pane.object is live and plot.state is figure and list(figure.renderers) == renderers
     assert sum(len(c) > 0 for c in _curves(_frame(view.ext_pane)).values()) == 2 + len(ex.METHODS)
     assert "moment basis: linear_spline" in _frame(view.ext_pane).get(0).opts.get().kwargs["title"]
-    view.basis = "polynomial"
+    view.controls.basis = "polynomial"
     assert "moment basis: polynomial" in _frame(view.ext_pane).get(0).opts.get().kwargs["title"]
-    view.method = "kde"  # no moment fit: the fitted D̄(u) is hidden
+    view.controls.method = "kde"  # no moment fit: the fitted D̄(u) is hidden
     assert not view.fit_pane.visible and view.ext_pane.object is live
 
 
@@ -108,7 +108,7 @@ def test_view_shows_the_stores_classifier_comparison_and_its_failure(monkeypatch
     view._button.clicks += 1
     assert view.table is table and view._table.visible and not view._table_note.visible
     assert view._table.object["error"].tolist() == [0.123, 0.2] and not view._button.loading
-    view.seed = 3  # no comparison for this seed: the note again, not the other seed's table
+    view.controls.seed = 3  # no comparison for this seed: the note again, not the other seed's table
     assert not view._table.visible and "Press the button" in view._table_note.object
 
     def fail(key):
@@ -117,7 +117,7 @@ def test_view_shows_the_stores_classifier_comparison_and_its_failure(monkeypatch
     monkeypatch.setattr(view.comparison, "fn", fail)  # what the comparison's result store computes
     view._button.clicks += 1
     assert not view._table.visible and "no classes" in view._table_note.object and not view._button.loading
-    view.seed = 0  # back to the seed whose comparison the store holds: its table, not seed 3's failure
+    view.controls.seed = 0  # back to the seed whose comparison the store holds: its table, not seed 3's failure
     assert view._table.visible and not view._table_note.visible
 
 
@@ -136,7 +136,7 @@ def test_view_shows_the_classex_comparison_of_a_fixture_instance():
     assert markers["truth at all classes"].dimension_values("k")[0] == d["k_total"]
     assert view.last_error is None and not view.alerts["peer"].visible
     live = view.peer_pane.object
-    view.fixture_index = 7
+    view.controls.fixture_index = 7
     assert view.peer_pane.object is live and "σ² = 0.15" in _frame(view.peer_pane).get(0).opts.get().kwargs["title"]
     assert len(view.peer_table.object) == len(d["estimates"]) + len(d["peer"])
     assert len(view.main()) == 4  # toy model, extrapolation, ClassEx comparison, schematics
@@ -152,17 +152,18 @@ def test_the_interval_beside_the_extrapolation_is_the_packages_and_follows_K():
     view.main()
     d = view.interval_data()
     iv, c = d["interval"], view.extrapolation_data()
-    pop = tasks.label_population(tasks.PopulationKey(view.population, view.pop_rho, view.seed))
-    margins, labels = ex.population_margins(ex.subsample_classes(pop, c.classes), view.classifier, random_state=0)
+    v = view.controls
+    pop = tasks.label_population(tasks.PopulationKey(v.population, v.pop_rho, v.seed))
+    margins, labels = ex.population_margins(ex.subsample_classes(pop, c.classes), v.classifier, random_state=0)
     api = ex.accuracy_interval(margins, labels, c.n_classes, tasks.INTERVAL_LEVEL,
                                estimate=float(c.estimates["moment"][-1]))
     assert (iv.lower, iv.upper) == (api.lower, api.upper) and d["truth"] == float(c.truth[-1])
     assert iv.lower <= iv.range_low <= iv.estimate <= iv.range_high <= iv.upper
     text = view.interval_note.object
     assert f"[{iv.lower:.3f}, {iv.upper:.3f}]" in text and f"{d['truth']:.3f}" in text and "K = 20" in text
-    view.K = 40
+    view.controls.K = 40
     assert view.interval_data()["K"] == 40 and "K = 40" in view.interval_note.object
-    view.K = 2
+    view.controls.K = 2
     assert view.alerts["interval"].visible and "K >= 3" in view.alerts["interval"].object
     assert not view.alerts["ext"].visible and _observed_k(view) == 2
 

@@ -237,14 +237,40 @@ def test_the_tabs_results_live_in_result_stores_on_the_sessions_bus_not_in_their
     mc = disc.run_monte_carlo(n_points=3)
     assert disc.monte_carlo.value is mc and mc_points()
     assert not {"mc", "mc_state", "table"} & (set(disc.param) | set(ext.param))
-    disc.N = 21  # the Monte Carlo answers N = 20: not drawn now, but its store keeps it
+    disc.controls.N = 21  # the Monte Carlo answers N = 20: not drawn now, but its store keeps it
     assert disc.mc is None and not mc_points() and disc.monte_carlo.value is mc
-    disc.N = 20
+    disc.controls.N = 20
     assert disc.mc is mc and mc_points()
     shown = ext.ext.observed
-    ext.K = 12  # more than the 10 digit classes: the store says why; the last curves stay
+    ext.controls.K = 12  # more than the 10 digit classes: the store says why; the last curves stay
     assert ext.curves.state.startswith("error: K must be") and ext.alerts["ext"].visible
     assert ext.ext.observed is shown and ext.curves.key.K == 4
+
+
+def test_every_tab_reads_controls_of_its_own_that_nothing_writes_back():
+    """The Discrete and Extrapolation tabs as the explorer's: what the user chose is a Parameterized of
+    its own (State), the view (its widgets, result stores and displays) only reads it, and a refused
+    choice stays as set, with the message."""
+    from buviz.app.controls import Controls
+    from buviz.app.discrete import DiscreteControls, DiscreteEstimatorsView
+    from buviz.app.extrapolation import ExtrapolationControls, ExtrapolationView
+
+    s = SessionStore(controls=None)
+    for View, Ctl, explicit in ((DiscreteEstimatorsView, DiscreteControls, {"N": 20, "k": 4}),
+                                (ExtrapolationView, ExtrapolationControls, {"population": "digits", "K": 4})):
+        view = View(bus=s.bus, **explicit)
+        assert isinstance(view.controls, Ctl) and not isinstance(view.controls, Controls)
+        assert not set(Ctl.param) - {"name"} & set(View.param)  # the choices are not the view's parameters
+        assert all(getattr(view.controls, k) == v for k, v in explicit.items())
+        seen: list[str] = []
+        view.controls.param.watch(lambda *e, seen=seen: seen.extend(x.name for x in e),
+                                  [p for p in Ctl.param if p != "name"])
+        assert view.sidebar() is not None and seen == []  # building the widgets writes nothing
+        same = View(bus=s.bus, controls=view.controls)  # two views may share one State
+        assert same.controls is view.controls
+    ext = view
+    ext.controls.K = 12  # more than the 10 digit classes: refused by the store, kept in the controls
+    assert ext.controls.K == 12 and ext.curves.state.startswith("error: K must be") and seen == ["K"]
 
 
 @pytest.mark.slow

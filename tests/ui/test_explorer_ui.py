@@ -283,7 +283,7 @@ def test_a_degenerate_status_is_explained_beside_the_numbers_and_the_url_keeps_t
     notice.get_by_text("No near-boundary sample", exact=False).first.wait_for(timeout=60_000)
     notice.get_by_text("every weight k̂/w is 0", exact=False).first.wait_for(timeout=10_000)
     _shot(page, "explorer_degenerate_notice.png")
-    from buviz.app.layout import DATASET_HINTS
+    from buviz.app.controls import DATASET_HINTS
 
     page.locator("select").first.select_option(label=DATASET_HINTS["breast_cancer"])  # ordinary: no notice
     page.get_by_text("SVM γ = 2^-5, C = 2^0").first.wait_for(timeout=120_000)  # 1/30 -> 2^-5, not 2^0
