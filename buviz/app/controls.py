@@ -83,12 +83,14 @@ class Controls(param.Parameterized):
         #: session store shows it with the new data's snapshot.
         self.adjusted = ""
         self._as_given = False
+        #: True while the controls change themselves for new data (one change for the watchers to see)
+        self.following = False
         self._follow_data(fit_gamma=gamma_from_data)
         self.param.watch(self._on_data, [*DATA_PARAMS, "log2_gamma"])
 
     def _on_data(self, *events) -> None:
         names = {e.name for e in events}
-        if names & set(DATA_PARAMS):
+        if names & set(DATA_PARAMS) and not self.following:  # not again for the values it sets itself
             dataset_changed = "dataset" in names and "log2_gamma" not in names
             self._follow_data(fit_gamma=dataset_changed and not self._as_given)
 
@@ -132,8 +134,11 @@ class Controls(param.Parameterized):
         self.adjusted = "; ".join(notes)
         with param.edit_constant(self):
             self.param.update(n_train_max=n_max, M_max=m_max)
-        with self._as_given_now():  # lowering N (UCI) must not fit γ again
+        self.following = True
+        try:
             self.param.update(**values)
+        finally:
+            self.following = False
 
     @contextlib.contextmanager
     def _as_given_now(self):

@@ -26,7 +26,7 @@ from buviz.app._panel_compat import (
     server_dist_url,
     set_dist_url,
 )
-from buviz.app.controls import URL_PARAMS, Controls, dataset_options, url_settings
+from buviz.app.controls import CONTROL_PARAMS, URL_PARAMS, Controls, dataset_options, url_settings
 from buviz.app.mathmd import fix_math
 from buviz.app.meta import TITLE
 from buviz.app.notes import dataset_size_text
@@ -392,14 +392,16 @@ _IGNORED = "Ignored in the URL: "
 
 def build_store(**params) -> SessionStore:
     """A session's store: the URL's valid controls over ``params`` (controls and store options).
-    Rejected URL values, or valid ones that cannot be computed together (M > N), leave the defaults
-    and a message."""
+    Rejected URL values, or valid ones that cannot be computed together (K larger than a class), leave
+    the defaults (over ``params``) and a message."""
     url, rejected = url_settings()
     store = SessionStore(**{**params, **url})
     msg = f"{_IGNORED}{', '.join(rejected)}" if rejected else ""
     if store.snapshot is None and url:
         msg = "; ".join(m for m in (store.message, msg) if m)
-        store.controls.param.update(**{k: params.get(k, Controls.param[k].default) for k in url})
+        # every control back (γ was fitted and M lowered to the refused data), as given: one recomputation
+        defaults = {k: params.get(k, Controls.param[k].default) for k in CONTROL_PARAMS}
+        store.controls.update_as_given(**defaults)
     if msg:
         store.report(msg)
     return store

@@ -135,7 +135,7 @@ class SessionStore(Outputs):
         self._next_notice: str | None = None  # the notice of the data being computed, shown with them
         #: what ingestion said about an uploaded CSV or mixture (payload -> note), shown with it
         self.data_notes: dict[str, str] = {}
-        #: (controls, published values) of the last states every open view drew, newest last
+        #: the published values (:data:`SHOWN_PARAMS`) of the last states every open view drew, newest last
         self._good: list[dict] = []
         if self.controls is not None:
             # after the controls' own data watcher (precedence 0), which may change γ, N and M first
@@ -197,6 +197,8 @@ class SessionStore(Outputs):
     def _on_controls(self, *events) -> None:
         if self.closed:  # late widget events must not recompute anything
             return
+        if self.controls.following:  # the controls adjust themselves to new data: the change that caused it
+            return  # reaches this watcher next, with the adjusted values
         if self._changed_at is None:
             self._changed_at = time.perf_counter()
         if self.asynchronous and self.link.served:
@@ -287,11 +289,15 @@ class SessionStore(Outputs):
             # published with the data's snapshot (:meth:`_show`), never before: a note about data still
             # being computed (or refused later) would sit above the old data
             self._next_notice = "; ".join(n for n in notes if n)
+        else:  # the shown data again: a note queued for other data is stale
+            self._next_notice = None
         return s
 
     def _fail(self, exc: Exception) -> None:
         msg = _describe(exc)
         self._next_notice = None
+        if self.computing:  # nothing is being computed for this session any more
+            self._publish(computing="")
         if not isinstance(exc, ValueError):
             _LOG.warning("buviz: could not compute %s: %s", status_label(self.settings()), msg)
         if self._good and self.notice != self._good[-1]["notice"]:
@@ -307,7 +313,8 @@ class SessionStore(Outputs):
         ``drop_current``: the state on screen is the one that failed (a tab opened later caught up
         with it), so it is dropped from the states to go back to.
         """
-        what = f"dataset {self.controls.dataset!r} at {status_label(self.settings())}"
+        failed = self.applied or self.settings()  # published with the snapshot that could not be drawn
+        what = f"dataset {failed['dataset']!r} at {status_label(failed)}"
         _LOG.warning("buviz: a view could not draw %s: %s (the previous state is shown again)", what, _describe(exc))
         self._next_notice = None
         if drop_current and self._good:
@@ -407,10 +414,12 @@ class SessionStore(Outputs):
             accepted.append(up.digest)
             settings = {**self.settings(), "dataset": "csv", "csv_key": up.digest}
             dataset_for.put(ResultKey.of(settings).data, up.dataset)  # read once, not again on the event loop
-            if self.settings() == settings and self._back_to_shown(settings):
-                self._publish(notice=self.data_notes[up.digest])  # the file on screen, uploaded again
-            else:
+            if self.settings() != settings:
                 self.controls.param.update(csv_key=up.digest, dataset="csv")
+            elif self._back_to_shown(settings):
+                self._publish(notice=self.data_notes[up.digest])  # the file on screen, uploaded again
+            else:  # the controls name this file but it is not shown (it was refused): try it again
+                self._on_controls()
 
         self._publish(computing=reading)
         self.bus.request("upload", work, with_job=True, on_done=done, label=f"reading {filename}")

@@ -99,7 +99,7 @@ class SensitivitySweeps(_SessionPart):
         """
         session = self.session
         session.bus.check_blocking(blocking, f"sensitivity {kind}")
-        if session.controls.classifier != "SVM":
+        if (session.shown_settings or session.settings())["classifier"] != "SVM":
             session.report("The sensitivity sweeps use the SVM γ sweep: select the SVM classifier")
             return
         if kind not in ("M", "K"):
@@ -250,7 +250,8 @@ class CVSweep(_SessionPart):
     def current_row(self) -> dict | None:
         """The sweep row of the current status, when the sweep has reached it."""
         session = self.session
-        t, col = self.table, session.controls.status_column()
+        shown = session.shown_settings or session.settings()
+        t, col = self.table, "log2_gamma" if shown["classifier"] == "SVM" else "epoch"
         if t is None or not len(t) or col not in t or session.snapshot is None:
             return None
         hit = t[np.isclose(t[col].to_numpy(float), session.snapshot.status_value)]

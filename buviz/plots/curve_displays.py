@@ -109,7 +109,7 @@ class CovariateShiftDisplay(Display):
     def _attributes_of(self, result, *, f_test=None, grid=None, resolution: int = GRID_RESOLUTION) -> dict:
         """The attributes of another status ``result`` on the same dataset."""
         if self.dataset is None:
-            raise TypeError("CovariateShiftDisplay.update(result) needs the dataset: build it with from_result")
+            raise TypeError("CovariateShiftDisplay.update(result=...) needs the dataset: build it with from_result")
         return self._computed(result, self.dataset, f_test, grid, resolution, self.X_train is not None)
 
     @property

@@ -111,7 +111,7 @@ class _MapDisplay(Display):
 
     def _need_dataset(self):
         if self.dataset is None:
-            raise TypeError(f"{type(self).__name__}.update(result) needs the dataset: build it with from_result, "
+            raise TypeError(f"{type(self).__name__}.update(result=...) needs the dataset: build it with from_result, "
                             "or pass the data as named attributes")
         return self.dataset
 

@@ -251,6 +251,45 @@ def test_a_change_during_a_computation_wins_and_the_stale_one_is_never_computed(
                                compute.compute_snapshot(state.settings()).result.value)
 
 
+def test_a_refusal_after_a_computation_clears_computing(served, monkeypatch):
+    """An uncached γ is being computed in the background when an M beyond N arrives: the γ's status
+    arrives (cached now), the newest controls are refused at once, and nothing says "computing" any more."""
+    state, loop = served
+    started = threading.Event()
+    real = compute.compute_snapshot
+
+    def slow(settings):
+        started.set()
+        time.sleep(0.3)
+        return real(settings)
+
+    import buviz.app.store as store_module
+
+    monkeypatch.setattr(store_module, "compute_snapshot", slow)
+    state.controls.log2_gamma = 4
+    loop.pending.pop(0)()  # the tick: γ = 4 is uncached -> the worker starts on it
+    assert started.wait(10) and state.computing.startswith("SVM γ = 2^4")
+    state.controls.M = 1000  # while the worker computes γ = 4
+    loop.run()
+    assert "M must be <= 200" in state.message and state.computing == ""
+    assert state.applied["M"] == 40 and state.controls.M == 1000
+
+
+def test_a_note_queued_for_data_left_before_they_arrived_is_not_shown_later(served):
+    state, loop = served
+    gate = threading.Event()
+    RUNNER.submit(lambda job: gate.wait(10))
+    state.controls.dataset = "wine"  # γ fitted to wine, its note queued with wine's snapshot
+    loop.pending.pop(0)()
+    state.controls.update_as_given(dataset="gmm", log2_gamma=0)  # back to the data shown, before wine arrives
+    gate.set()
+    loop.run()
+    assert state.applied["dataset"] == "gmm" and "γ set" not in state.notice
+    state.controls.log2_C = 1  # the next change of the same data shows no stale note either
+    loop.run()
+    assert state.applied["log2_C"] == 1 and "γ set" not in state.notice
+
+
 def test_a_cached_status_is_shown_within_the_tick_without_the_worker(served):
     state, loop = served
     state.controls.log2_gamma = 2

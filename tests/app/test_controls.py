@@ -91,3 +91,35 @@ def test_the_notice_of_new_data_is_what_the_controls_changed():
     assert "M set to 20" in s.notice
     s.controls.seed = 3  # new data, nothing to change: no notice
     assert s.notice == "" and np.isfinite(s.snapshot.result.value)
+
+
+def test_a_change_that_lowers_N_keeps_the_note_of_gamma_and_reaches_the_store_once():
+    """A UCI dataset with fewer rows than N: the controls lower N and fit γ in one change, say both, and
+    the store computes that change once (not once for the adjustments and again for the dataset)."""
+    from buviz.app import timing
+
+    rows = real_sizes("banknote")[0]
+    assert rows < 1000
+    s = SessionStore(n_train=1000, auto_sweep=False)
+    before = len(timing.APPLY_TIMES)
+    s.controls.dataset = "banknote"
+    assert s.controls.n_train == rows and s.controls.log2_gamma != 0
+    assert f"γ set to 2^{s.controls.log2_gamma}" in s.controls.adjusted
+    assert f"γ set to 2^{s.controls.log2_gamma}" in s.notice and s.applied == s.settings()
+    assert len(timing.APPLY_TIMES) == before + 1
+
+
+def test_a_refused_data_change_is_computed_once(monkeypatch):
+    import buviz.app.store as store_module
+
+    s = SessionStore(n_train=200, auto_sweep=False)
+    computed = []
+    real = store_module.compute_snapshot
+
+    def counted(settings):
+        computed.append(settings)
+        return real(settings)
+
+    monkeypatch.setattr(store_module, "compute_snapshot", counted)
+    s.controls.param.update(dataset="gmm3", n_train=60, K="40")  # K larger than a class; γ fitted to the new data
+    assert "K must be" in s.message and len(computed) == 1 and computed[0] == s.settings()

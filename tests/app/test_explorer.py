@@ -76,7 +76,7 @@ def test_gamma_change_gives_new_contour_and_cached_step_reuses_objects(state):
 def test_bad_M_shows_message_keeps_the_plots_and_leaves_the_control_to_the_user(state):
     snap, before = state.snapshot, state.settings()
     assert state.controls.M_max == 200  # the M input's end follows N(train)
-    state.controls.M = 500  # > N = 200, set in code (the input stops at 200): the estimator rejects it
+    state.controls.M = 500  # > N = 200, set in code (the input's label says 2 to 200): the estimator rejects it
     assert "M must be <= 200" in state.message and "last settings that worked" in state.message
     # nothing writes the control back: it keeps the user's 500, the page keeps the last settings that worked
     assert state.controls.M == 500 and state.snapshot is snap and state.applied == before
@@ -359,6 +359,16 @@ def test_a_url_M_beyond_N_is_lowered_to_N_with_a_note(url_args):
     s = build_store(auto_sweep=False)
     assert s.message == "" and s.controls.M == 200 == s.snapshot.settings["M"] == s.controls.M_max
     assert "M = 500 is more than the 200 training samples" in s.notice
+
+
+def test_a_url_refused_together_leaves_every_control_at_its_default(url_args):
+    """γ fitted to the refused data and M lowered to it are put back too, not only the URL's keys."""
+    from buviz.app.layout import build_store
+
+    url_args.update({"dataset": [b"gmm3"], "n_train": [b"30"], "K": [b"40"]})
+    s = build_store(auto_sweep=False)
+    assert "Could not apply these settings: K must be" in s.message
+    assert s.controls.is_default() and s.snapshot.settings == s.settings() == s.applied
 
 
 def test_app_plots_render_on_canvas_not_webgl():

@@ -75,7 +75,7 @@ def test_a_smaller_N_caps_M_but_an_M_typed_beyond_N_is_refused():
     state = SessionStore(**SMALL)
     state.controls.n_train = 20  # a new dataset smaller than M = 40
     assert state.controls.M == 20 and state.snapshot.settings["M"] == 20 and "M set to 20" in state.notice
-    assert state.controls.M_max == 20  # the M input's end
+    assert state.controls.M_max == 20  # the range in the M input's label
     state.controls.M = 30  # the user's own M, beyond N: refused, and left as the user set it
     assert "M must be <= 20" in state.message and state.controls.M == 30 and state.applied["M"] == 20
 

@@ -70,8 +70,9 @@ def test_bad_inputs_show_messages_and_keep_the_plots(server, page):
     url, _ = server
     boundary = _open(page, url + QUERY)
     assert boundary is not None and boundary[0] > 10
-    # M > N through the number input (its end is N(train) = 200, but a typed number reaches the server): the
-    # message names the problem, the input keeps what the user typed (nothing writes it back), the plots stay
+    # M > N through the number input (its label says 2 to 200; the input has no end, so the number reaches
+    # the server): the message names the problem, the input keeps what the user typed (nothing writes it
+    # back), the plots stay
     m_input = page.locator(".bk-input-group", has_text="M (neighbourhood size)").locator("input").first
     m_input.fill("500")
     m_input.press("Enter")
