@@ -236,8 +236,8 @@ def table1_with_buviz_nb() -> pd.DataFrame:
 
 
 def table1_redone_deltas() -> dict[str, float]:
-    """|δ| = |ÂGA₄₀₀ − acc₄₀₀| of the paper's procedure redone on the authors' matrices ('ÂGA redone'
-    against 'acc400 true'), per classifier with a matrix (naive Bayes has none)."""
+    """The absolute error ``abs(ÂGA₄₀₀ − acc₄₀₀)`` of the paper's procedure redone on the authors'
+    matrices ('ÂGA redone' against 'acc400 true'), per classifier with a matrix (naive Bayes has none)."""
     t = ex.shipped_table("table1").dropna(subset=["authors_moment", "acc400"])
     return {c: abs(float(a) - float(b)) for c, a, b in zip(t["classifier"], t["authors_moment"], t["acc400"],
                                                            strict=True)}
