@@ -144,8 +144,10 @@ def test_every_tab_under_cpu_load_requests_nothing_outside_the_server(tmp_path, 
     assert [e for e in console if "ERR_" in e or "Failed to load" in e] == [], console
     assert text.count("Discarding session") > discarded_before  # the page's session was rebuilt on connect
     # the tabs drew; on the saturated machine a tab whose first picture is computed when it opens (the
-    # Discrete tab's balanced-optimal table) may still be computing after TAB_WAIT_MS (seen once in four
-    # runs), so most of them must have drawn, the first one always (the Figures tab draws on demand)
-    shown = {name: n for name, n in drawn.items() if name != "Figures"}
+    # Discrete tab's balanced-optimal table, the Extrapolation tab's toy model) may still be computing after
+    # TAB_WAIT_MS (each seen once in a clean-clone run), so most of them must have drawn, the first one
+    # always. Two tabs draw on demand and are left out: Figures (Render) and Sensitivity (its Run buttons;
+    # alone, with nothing run, it shows no canvas: measured)
+    shown = {name: n for name, n in drawn.items() if name not in ("Figures", "Sensitivity M, K")}
     assert shown[tabs[0]] > 0 and sum(n > 0 for n in shown.values()) >= len(shown) - 1, (tabs, drawn)
     assert server_errors(text.splitlines()) == []
