@@ -16,7 +16,6 @@ the page's URL (:meth:`Controls.sync_url`) and how to read the controls a URL na
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import functools
 
@@ -30,8 +29,8 @@ from buviz.app._panel_compat import parse_url_query
 from buviz.app.compute import DEFAULT_MIXTURE_JSON, MAX_EPOCH, MLP_EPOCHS, ResultKey, dataset_for, real_sizes
 from buviz.app.notes import scale_log2_gamma
 
-__all__ = ["Controls", "CONTROL_PARAMS", "URL_PARAMS", "DATA_PARAMS", "DATA_BOUNDS", "url_settings", "K_CHOICES",
-           "DATASET_CHOICES", "dataset_options"]
+__all__ = ["Controls", "status_column", "CONTROL_PARAMS", "URL_PARAMS", "DATA_PARAMS", "DATA_BOUNDS",
+           "url_settings", "K_CHOICES", "DATASET_CHOICES", "dataset_options"]
 
 K_CHOICES = ("aic", "1", "3", "10", "20", "40")
 MIXTURE_CHOICES = (*datasets.MIXTURE_NAMES, "custom")
@@ -140,18 +139,13 @@ class Controls(param.Parameterized):
         finally:
             self.following = False
 
-    @contextlib.contextmanager
-    def _as_given_now(self):
-        before, self._as_given = self._as_given, True
-        try:
-            yield
-        finally:
-            self._as_given = before
-
     def update_as_given(self, **values) -> None:
         """Set controls as given: a new dataset keeps the γ given (or left), not fitted to its data."""
-        with self._as_given_now():
+        self._as_given = True
+        try:
             self.param.update(**values)
+        finally:
+            self._as_given = False
 
     def settings(self) -> dict:
         """The current values of :data:`CONTROL_PARAMS`."""
@@ -165,8 +159,8 @@ class Controls(param.Parameterized):
         return all(getattr(self, p) == self.param[p].default for p in CONTROL_PARAMS)
 
     def status_column(self) -> str:
-        """The sweep column of the classifier status (log₂ γ for the SVM, the epoch for the MLP)."""
-        return "log2_gamma" if self.classifier == "SVM" else "epoch"
+        """The sweep column of the classifier status (:func:`status_column` of the current controls)."""
+        return status_column(self.settings())
 
     def set_status_from_tap(self, x: float | None) -> None:
         """Curve tap: move to the sweep status nearest to x (log₂ γ or epoch)."""
@@ -195,6 +189,12 @@ DATASET_HINTS = {
 def dataset_options() -> dict[str, str]:
     """The dataset menu: label -> name, every choice of the controls, the ambiguous ones explained."""
     return {DATASET_HINTS.get(n, n): n for n in Controls.param.dataset.objects}
+
+
+def status_column(settings) -> str:
+    """The sweep column of the classifier status of control values ``settings`` (log₂ γ for the SVM,
+    the epoch for the MLP)."""
+    return "log2_gamma" if settings["classifier"] == "SVM" else "epoch"
 
 
 @functools.cache

@@ -189,10 +189,10 @@ class SessionStore(Outputs):
         """The current control values."""
         return self.controls.settings()
 
-    @property
-    def shown_settings(self) -> dict | None:
-        """The control values of the snapshot on screen (:attr:`applied`), a copy."""
-        return None if self.applied is None else dict(self.applied)
+    def shown(self) -> dict:
+        """The control values of the snapshot on screen (:attr:`applied`), else (nothing shown yet) the
+        current controls; a copy."""
+        return dict(self.applied or self.settings())
 
     def _on_controls(self, *events) -> None:
         if self.closed:  # late widget events must not recompute anything

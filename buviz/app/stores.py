@@ -32,6 +32,7 @@ import param
 from buviz.app import sweeps, tasks
 from buviz.app.bus import Outputs, output
 from buviz.app.compute import ResultKey, Snapshot, StatusKey
+from buviz.app.controls import status_column
 from buviz.app.runner import Job
 
 if TYPE_CHECKING:
@@ -99,7 +100,7 @@ class SensitivitySweeps(_SessionPart):
         """
         session = self.session
         session.bus.check_blocking(blocking, f"sensitivity {kind}")
-        if (session.shown_settings or session.settings())["classifier"] != "SVM":
+        if session.shown()["classifier"] != "SVM":
             session.report("The sensitivity sweeps use the SVM γ sweep: select the SVM classifier")
             return
         if kind not in ("M", "K"):
@@ -250,8 +251,7 @@ class CVSweep(_SessionPart):
     def current_row(self) -> dict | None:
         """The sweep row of the current status, when the sweep has reached it."""
         session = self.session
-        shown = session.shown_settings or session.settings()
-        t, col = self.table, "log2_gamma" if shown["classifier"] == "SVM" else "epoch"
+        t, col = self.table, status_column(session.shown())
         if t is None or not len(t) or col not in t or session.snapshot is None:
             return None
         hit = t[np.isclose(t[col].to_numpy(float), session.snapshot.status_value)]
@@ -259,7 +259,7 @@ class CVSweep(_SessionPart):
 
     def _key(self) -> sweeps.SweepKey:
         session = self.session
-        return sweeps.SweepKey.of(session.shown_settings or session.settings(), session.controls.sweep_proposal1)
+        return sweeps.SweepKey.of(session.shown(), session.controls.sweep_proposal1)
 
     def on_settings(self, *events) -> None:
         """The sweep's own settings changed (Proposal 1 column, ``auto_sweep``): follow the new ones."""
@@ -306,7 +306,7 @@ class CVSweep(_SessionPart):
         key = self._key()
         if not force and self.shared is not None and self.shared.key == key and not self.shared.cancelled:
             return
-        c, ds = sweeps.canonical(session.shown_settings or session.settings()), session.snapshot.ds
+        c, ds = sweeps.canonical(session.shown()), session.snapshot.ds
 
         def rows(progress, on_row, cancelled):
             sweeps.sweep_rows(ds, c, key.proposal1, progress, on_row, cancelled)
