@@ -78,7 +78,8 @@ def test_every_tab_under_cpu_load_requests_nothing_outside_the_server(tmp_path, 
     srv = ExplorerServer(tmp_path, query=QUERY, command=lambda port: [sys.executable, "-c", SERVER, str(port)])
     local = f"127.0.0.1:{srv.port}"
     outside: list[str] = []
-    failed: list[str] = []
+    failed: list[tuple[str, str]] = []  # (url, failure) of every request that did not complete
+    served: set[str] = set()  # local urls answered with a success status
     burners = _burners(BURNERS_PER_CORE * (os.cpu_count() or 1))
     pg = new_page(browser)
 
@@ -91,7 +92,14 @@ def test_every_tab_under_cpu_load_requests_nothing_outside_the_server(tmp_path, 
             route.abort()
 
     pg.route("**/*", intercept)
-    pg.on("requestfailed", lambda r: failed.append(f"{r.url} ({r.failure})"))
+    pg.on("requestfailed", lambda r: failed.append((r.url, r.failure)))
+
+    def finished(request):
+        response = request.response()
+        if response is not None and response.status < 400:
+            served.add(request.url)
+
+    pg.on("requestfinished", finished)
     drawn: dict[str, int] = {}
     try:
         discarded_before = srv.text().count("Discarding session")
@@ -140,7 +148,12 @@ def test_every_tab_under_cpu_load_requests_nothing_outside_the_server(tmp_path, 
         close_page(pg)
         srv.stop()
     assert outside == [], outside
-    assert failed == [], failed
+    # a local request the browser itself aborted (net::ERR_ABORTED: its element was replaced while it
+    # loaded, seen once for Panel's bundled bootstrap stylesheet in a clean-clone run) is harmless only
+    # if the same resource was then served; any other failure, or an abort never made good, fails
+    unresolved = [f"{url} ({why})" for url, why in failed
+                  if not (why == "net::ERR_ABORTED" and urlparse(url).netloc == local and url in served)]
+    assert unresolved == [], unresolved
     assert [e for e in console if "ERR_" in e or "Failed to load" in e] == [], console
     assert text.count("Discarding session") > discarded_before  # the page's session was rebuilt on connect
     # the tabs drew; on the saturated machine a tab whose first picture is computed when it opens (the
