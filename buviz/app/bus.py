@@ -2,11 +2,12 @@
 
 :class:`JobBus` is how a session's stores reach the runner (:mod:`buviz.app.runner`): it submits a
 job in a named slot of the session (latest wins: a newer request of the same name cancels the older
-one), delivers its end on the session's event loop (:class:`~buviz.app.session.SessionLink`), cancels
-every slot the session used when the session ends (it asks for nothing after that), and -- only where no
-server runs (tests, notebooks, scripts) -- waits for the result. Every store of a session shares its
-bus (:attr:`buviz.app.store.SessionStore.bus`). The one exception is the shared CV sweep, one run for
-every session with the same settings: :class:`~buviz.app.stores.CVSweep` subscribes to it through
+one), delivers its end on the session's event loop (:class:`~buviz.app.session.SessionLink`), and
+cancels every slot the session used when the session ends (it asks for nothing after that). It never
+waits: where no server runs (tests, notebooks, scripts) the caller waits explicitly, with
+:meth:`JobBus.wait`. Every store of a session shares its bus
+(:attr:`buviz.app.store.SessionStore.bus`). The one exception is the shared CV sweep, one run for every
+session with the same settings: :class:`~buviz.app.stores.CVSweep` subscribes to it through
 :mod:`buviz.app.sweeps`' registry, and leaves it when the session closes.
 
 :class:`Requested` is a store of one result a tab asks for: the discrete tables, the Monte Carlo of
@@ -18,6 +19,8 @@ draws, by name, and no view reads a string-keyed dictionary of everybody's resul
 from __future__ import annotations
 
 import contextlib
+import threading
+import time
 import weakref
 from collections.abc import Callable, Hashable
 
@@ -28,7 +31,10 @@ from buviz.app.cache import LRUCache
 from buviz.app.runner import RUNNER, USER, Job
 from buviz.app.session import SessionLink
 
-__all__ = ["JobBus", "Requested", "Outputs", "output", "close_with_session"]
+__all__ = ["JobBus", "Requested", "Outputs", "output", "close_with_session", "WAIT_TIMEOUT_S"]
+
+#: Default seconds :meth:`JobBus.wait` waits, in all, before it names the job still running.
+WAIT_TIMEOUT_S = 300.0
 
 
 def close_with_session(obj) -> None:
@@ -77,6 +83,8 @@ class JobBus:
         self.link = link if link is not None else SessionLink.for_current_session()
         #: set by :meth:`close`: the session ended, nothing more is asked for or delivered
         self.closed = False
+        self._lock = threading.Lock()
+        self._jobs: list[Job] = []  # jobs asked for and not seen to end (what :meth:`wait` waits for)
         self._names: set[str] = set()  # every slot this session has used (cancelled when it closes)
         #: the result stores on this bus (their values are dropped with the session)
         self._results: weakref.WeakSet[Requested] = weakref.WeakSet()
@@ -97,7 +105,7 @@ class JobBus:
 
     def request(self, name: str, fn: Callable, *args, on_done: Callable[[Job], None] | None = None,
                 on_progress: Callable[[Job], None] | None = None, lane: str = "compute",
-                with_job: bool = False, label: str = "", blocking: bool | None = None, priority: int = USER,
+                with_job: bool = False, label: str = "", priority: int = USER,
                 latest_wins: bool = True, latest: Callable[[Job], None] | None = None) -> Job:
         """Compute ``fn(*args)`` (``fn(job, *args)`` with ``with_job``) in the background for this session.
 
@@ -105,19 +113,12 @@ class JobBus:
         the same name cancels it (latest wins; with ``latest_wins=False`` it joins the slot's batch
         instead, which :meth:`cancel` drops), and so does the end of the session. ``priority``
         :data:`~buviz.app.runner.PREFETCH` queues work done ahead of the user behind every user's own
-        request. ``on_done(job)`` and ``on_progress(job)`` run on the session's event loop. A cached step
+        request. ``on_done(job)`` and ``on_progress(job)`` run on the session's event loop (not served:
+        at :meth:`wait`, or a notebook's :class:`~buviz.app.session.BackgroundPoll`). A cached step
         (``fn`` an :class:`~buviz.app.cache.LRUCache` holding ``args``) is answered without a thread hop.
-        ``blocking`` (default: when no server runs -- tests, notebooks, scripts) waits until the result is
-        delivered; a served session never waits (its event loop is the page's), so there it must be None
-        or False. ``latest(job)`` is called with the new job before anything is delivered. Returns the
-        job's handle.
-
-        Raises
-        ------
-        ValueError
-            If ``blocking`` is true in a served session.
+        ``latest(job)`` is called with the new job before anything is delivered. Never waits: returns
+        the job's handle at once.
         """
-        self.check_blocking(blocking, label or name)
         slot = self.slot(name)
         work = (lambda j: fn(j, *args)) if with_job else (lambda j: fn(*args))
         if self.closed:  # a late widget event of a closed session: nothing is asked for, nothing delivered
@@ -132,30 +133,60 @@ class JobBus:
         else:
             job = RUNNER.submit(work, lane=lane, priority=priority, slot=slot, latest_wins=latest_wins,
                                 label=label or name)
+        with self._lock:
+            self._jobs = [j for j in self._jobs if not j.finished] + [job]
         if latest is not None:
             latest(job)
         if on_done is not None:
             self.link.watch(job, on_done, on_progress)
-        if not self.link.served and blocking is not False:  # served, deliveries run on the session's loop
-            job.wait()
-            self.link.wait()
         return job
 
-    def cancel(self, name: str) -> None:
-        """Cancel every queued or running job of this session's slot ``name``."""
-        RUNNER.cancel(self.slot(name))
+    def wait(self, timeout: float = WAIT_TIMEOUT_S) -> None:
+        """Not served (a test, a notebook cell, a script): block until every job this session asked
+        for has ended, and deliver the results here, with whatever those deliveries ask for in turn.
 
-    def check_blocking(self, blocking: bool | None, what: str) -> None:
-        """Refuse ``blocking=True`` in a served session (its event loop is the page's).
+        A served session never waits (its event loop is the page's): its results arrive on that loop
+        and its stores' outputs change then.
+
+        Parameters
+        ----------
+        timeout : float, default=WAIT_TIMEOUT_S
+            Seconds to wait in all.
 
         Raises
         ------
         ValueError
-            If ``blocking`` is true and the session is served.
+            If the session is served.
+        TimeoutError
+            If a job is still running after ``timeout`` seconds (it names the job).
         """
-        if blocking and self.link.served:
-            raise ValueError(f"blocking=True in a served session: waiting for {what!r} would hold the "
-                             f"page's event loop; request it without blocking and follow the store's outputs")
+        if self.link.served:
+            raise ValueError("wait() in a served session would hold the page's event loop: follow the "
+                             "stores' outputs instead")
+        deadline = time.monotonic() + float(timeout)
+        while True:
+            with self._lock:
+                jobs = list(self._jobs)
+            for job in jobs:
+                if not job.wait(max(0.0, deadline - time.monotonic())):
+                    raise TimeoutError(f"timeout: {job.label or job.slot!r} still running after {timeout} s")
+            delivered = self.link.flush()
+            with self._lock:
+                self._jobs = [j for j in self._jobs if not j.finished]
+                idle = not self._jobs
+            if idle and not delivered:
+                return
+
+    @property
+    def busy(self) -> bool:
+        """Whether a job this session asked for is still to end or to be delivered."""
+        with self._lock:
+            running = any(not j.finished for j in self._jobs)
+        return running or self.link.busy()
+
+    def cancel(self, name: str) -> None:
+        """Cancel every queued or running job of this session's slot ``name``."""
+        RUNNER.cancel(self.slot(name))
 
     def close(self, *names: str) -> None:
         """The session ended: cancel every slot it used (and ``names``), drop every result store's value
@@ -204,14 +235,12 @@ class Requested(Outputs):
         bus.register(self)
 
     def request(self, key: Hashable, *, fn: Callable[[], object] | None = None, lane: str | None = None,
-                label: str | None = None, blocking: bool | None = None) -> Job:
+                label: str | None = None) -> Job:
         """Compute the value for ``key`` (``fn()`` instead of ``fn(key)`` where given) in the background.
 
-        ``blocking`` as for :meth:`JobBus.request` (a served session refuses True). The outputs change at
-        once when the job is finished on return (a cached step, or a blocking request), else on the
-        session's event loop. Returns the job's handle.
+        The outputs change at once when the answer was cached, else when the job's end is delivered (on
+        the session's event loop; not served, at :meth:`JobBus.wait`). Returns the job's handle.
         """
-        self.bus.check_blocking(blocking, label or self.label)
         if fn is None and self.fn is None:
             raise ValueError(f"fn: the result store {self.slot!r} has no fn of its own, so request() needs one")
         if self.bus.closed:
@@ -219,9 +248,9 @@ class Requested(Outputs):
         self._publish(state="running")
         job = self.bus.request(self.slot, fn if fn is not None else self.fn, *(() if fn is not None else (key,)),
                                on_done=lambda j: self._deliver(key, j), lane=lane or self.lane,
-                               label=label or self.label, blocking=blocking, latest=self._set_latest)
+                               label=label or self.label, latest=self._set_latest)
         if job.finished and self._latest is job:
-            self._deliver(key, job)  # answered already (cached, or waited for): shown at once
+            self._deliver(key, job)  # answered already (cached): shown at once
         return job
 
     def _set_latest(self, job: Job) -> None:

@@ -373,7 +373,7 @@ def compute_keys(k: ResultKey) -> None:
 
 # -- work ahead of the user ---------------------------------------------------------------------------
 def prefetch_enabled() -> bool:
-    """Whether sessions compute ahead of their user (:meth:`SessionStore.request` at priority
+    """Whether sessions compute ahead of their user (the store's prefetch, at priority
     ``PREFETCH``); ``BUVIZ_PREFETCH=0`` in the environment turns it off (benchmarks of uncached steps)."""
     return os.environ.get("BUVIZ_PREFETCH", "1") != "0"
 

@@ -133,7 +133,7 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
     def run_monte_carlo(self, n_points: int = 11, random_state: int = 0) -> pd.DataFrame | None:
         """Simulated S at a grid of p (and at the chosen p), overlaid on Fig 2, computed in the background
         (:attr:`monte_carlo`, latest wins); returns the Monte Carlo for the current N and k (:attr:`mc`):
-        this one when it is there at once (without a server, or from the cache), else the previous one (or
+        this one when it is there at once (from the cache), else the previous one (or
         None) until it arrives and the figure follows."""
         c = self.controls
         self.monte_carlo.request(tasks.MonteCarloKey(c.N, c.k, c.p, c.mc_samples, n_points, random_state))

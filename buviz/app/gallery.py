@@ -314,11 +314,11 @@ class FigureGallery(pn.viewable.Viewer):
             self.table.object, self.table.visible = "", False
             self.plot.object, self.plot_box.visible = obj, True  # at its export size (figures.render)
 
-    def render(self, *, blocking: bool | None = None, lane: str = "heavy") -> bool:
+    def render(self, *, lane: str = "heavy") -> bool:
         """Build the chosen figure with the widgets' values (in the background, in runner lane ``lane``,
-        kept by :attr:`rendered`) and show it; on failure keep the last
-        figure and show the error. ``blocking`` (default: when not served) waits for it (a served session
-        refuses True). Returns whether it rendered (blocking) or was submitted."""
+        kept by :attr:`rendered`) and show it when it arrives; on failure keep the last figure and show
+        the error. Not served, :meth:`buviz.app.bus.JobBus.wait` waits for it. Returns whether it was
+        submitted (or, cached, shown at once)."""
         if self.rendering:
             return False
         if out_of_range(self.values_of):
@@ -326,8 +326,8 @@ class FigureGallery(pn.viewable.Viewer):
             return False
         key = self.figure
         job = self.rendered.request(key, fn=functools.partial(render_within, key, self.screen_width, **self.values()),
-                                    lane=lane, label=f"figure {key}", blocking=blocking)
-        return job.status == "done" or not job.finished  # waited for and built, or submitted
+                                    lane=lane, label=f"figure {key}")
+        return job.status == "done" or not job.finished  # cached and shown, or submitted
 
     def render_once(self) -> None:
         """Draw the chosen figure if none has been drawn nor is being drawn: what a tab or card that holds

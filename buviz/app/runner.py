@@ -113,6 +113,7 @@ class Job:
         self.done = self.total = 0
         self._cancel = threading.Event()
         self._finished = threading.Event()
+        self._settled = threading.Event()  # ended, and every done callback has run
         self._lock = threading.Lock()
         self._callbacks: list[Callable[[Job], None]] = []
         self._progress_callbacks: list[Callable[[Job], None]] = []
@@ -145,8 +146,9 @@ class Job:
         self._cancel.set()
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Block until the job ends; whether it ended."""
-        return self._finished.wait(timeout)
+        """Block until the job ends and its done callbacks have run (a delivery they queue is then
+        pending); whether it did."""
+        return self._settled.wait(timeout)
 
     def add_done_callback(self, fn: Callable[[Job], None]) -> None:
         """Call ``fn(job)`` when the job ends (at once if it has; otherwise in the lane's thread)."""
@@ -170,6 +172,7 @@ class Job:
                 cb(self)
             except Exception:  # a callback's failure must not stop the lane
                 traceback.print_exc()
+        self._settled.set()
 
     def run(self) -> None:
         """Run the job here (its lane does this; tests and blocking callers may too)."""

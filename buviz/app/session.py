@@ -8,7 +8,8 @@ session's event loop. :class:`SessionLink` is that bridge:
   held until it returns, so it reaches the browser as one message;
 - otherwise (a notebook, a script, a test), deliveries wait until :meth:`SessionLink.flush` runs
   them: :class:`BackgroundPoll` does so periodically in a notebook, only while something is pending,
-  as a *background* callback (it never shows Panel's busy indicator); a test calls ``flush()``.
+  as a *background* callback (it never shows Panel's busy indicator); a test or a script waits for
+  its session's jobs with :meth:`buviz.app.bus.JobBus.wait`, which flushes.
 
 Deliveries with the same ``key`` coalesce (a sweep that sends rows faster than the page takes
 them is delivered once per tick, with everything received so far). Nothing is polled while idle.
@@ -131,15 +132,6 @@ class SessionLink:
         """Whether a watched job is still running or a delivery waits to be flushed."""
         with self._lock:
             return bool(self._pending) or any(not j.finished for j in self._watched)
-
-    def wait(self, timeout: float = 120.0) -> None:
-        """Block until the watched jobs end, then flush (tests, benchmarks, a notebook's blocking calls)."""
-        with self._lock:
-            jobs = list(self._watched)
-        for j in jobs:
-            j.wait(timeout)
-        if not self.served:
-            self.flush()
 
 
 class BackgroundPoll:

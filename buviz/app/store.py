@@ -11,9 +11,9 @@ other, and never run a job: they call a store method, and the result comes back 
 
 The session's one way to the runner (:mod:`buviz.app.runner`) is its :attr:`SessionStore.bus`, a
 :class:`~buviz.app.bus.JobBus`: submit, progress, latest wins in a named slot, cancellation when the
-session ends, and -- only where no server runs (tests, notebooks, scripts) -- a blocking wait for the
-result. The other tabs (Discrete, Extrapolation, Figures) keep each result they ask for in a
-:class:`~buviz.app.bus.Requested` store of their own on the same bus.
+session ends; it never waits (where no server runs -- tests, notebooks, scripts -- the caller waits
+explicitly, :meth:`SessionStore.wait`). The other tabs (Discrete, Extrapolation, Figures) keep each
+result they ask for in a :class:`~buviz.app.bus.Requested` store of their own on the same bus.
 
 Applying a change of the controls:
 
@@ -49,7 +49,7 @@ import panel as pn
 import param
 
 from buviz.app import timing
-from buviz.app.bus import JobBus, Outputs, close_with_session, output
+from buviz.app.bus import WAIT_TIMEOUT_S, JobBus, Outputs, close_with_session, output
 from buviz.app.compute import (
     ResultKey,
     Snapshot,
@@ -259,8 +259,7 @@ class SessionStore(Outputs):
                 return None
             return compute_snapshot(s)
 
-        self.bus.request("snapshot", work, on_done=lambda job: self._computed(s, job), label=status_label(s),
-                     blocking=False)
+        self.bus.request("snapshot", work, on_done=lambda job: self._computed(s, job), label=status_label(s))
 
     def _computed(self, s: dict, job: Job) -> None:
         """Served: the runner finished ``s`` (or dropped it as stale)."""
@@ -374,10 +373,10 @@ class SessionStore(Outputs):
             if prefetch_enabled():
                 for key in prefetch_keys(k):
                     self.bus.request("prefetch", compute_ahead, key, lane="prefetch", priority=PREFETCH,
-                                     latest_wins=False, blocking=False)
+                                     latest_wins=False)
 
     # ------------------------------------------------------------------ user actions
-    def upload_csv(self, data: bytes | str, filename: str = "upload.csv") -> bool:
+    def upload_csv(self, data: bytes | str, filename: str = "upload.csv") -> Job:
         """Check an uploaded CSV (:func:`buviz.app.upload.prepare_csv`: delimiter and header sniffed,
         two or more numeric feature columns, more rows than the explorer's N range subsampled by
         class) and switch to it; on failure set :attr:`message` and keep the state.
@@ -385,14 +384,12 @@ class SessionStore(Outputs):
         The file is read in the background (the session's ``"upload"`` slot: a newer upload, or the end
         of the session, cancels it) within :data:`~buviz.app.upload.UPLOAD_TIME_BUDGET_S`. The page then
         ends in one state: the new data with :attr:`notice` saying what was inferred and kept (the
-        message bar cleared), or the old data with the refusal in :attr:`message`. Not served, this
-        waits for the outcome; returns whether the upload is shown (served: whether it was accepted
-        for reading).
+        message bar cleared), or the old data with the refusal in :attr:`message`. Returns the reading
+        job's handle at once; not served, :meth:`wait` waits for the outcome.
         """
         if isinstance(data, str):  # the file dropper hands text files over decoded
             data = data.encode("utf-8")
         seed, reading = self.controls.seed, f"CSV {filename!r} ({file_size_text(len(data))}): reading"
-        accepted: list[str] = []
 
         def work(job: Job):
             try:
@@ -411,7 +408,6 @@ class SessionStore(Outputs):
             up = job.result
             store_upload(up.digest, up.data)
             self.data_notes[up.digest] = f"CSV {filename!r}: " + "; ".join(up.notes)
-            accepted.append(up.digest)
             settings = {**self.settings(), "dataset": "csv", "csv_key": up.digest}
             dataset_for.put(ResultKey.of(settings).data, up.dataset)  # read once, not again on the event loop
             if self.settings() != settings:
@@ -422,10 +418,23 @@ class SessionStore(Outputs):
                 self._on_controls()
 
         self._publish(computing=reading)
-        self.bus.request("upload", work, with_job=True, on_done=done, label=f"reading {filename}")
-        if self.link.served:
-            return True
-        return bool(accepted) and self.snapshot is not None and self.snapshot.settings.get("csv_key") == accepted[-1]
+        return self.bus.request("upload", work, with_job=True, on_done=done, label=f"reading {filename}")
+
+    def wait(self, timeout: float = WAIT_TIMEOUT_S) -> None:
+        """Not served (a test, a notebook, a script): wait for everything this session's stores asked
+        for in the background -- an upload, Proposal 1's overlay, the sensitivity and T̃-amplitude
+        sweeps, a served-style snapshot request -- and deliver it here (:meth:`JobBus.wait
+        <buviz.app.bus.JobBus.wait>`). The shared CV sweep has its own, :meth:`CVSweep.wait
+        <buviz.app.stores.CVSweep.wait>`.
+
+        Raises
+        ------
+        ValueError
+            If the session is served (its page's event loop never waits).
+        TimeoutError
+            If a job is still running after ``timeout`` seconds.
+        """
+        self.bus.wait(timeout)
 
     def set_mixture(self, text: str) -> bool:
         """Validate a custom mixture (JSON) and switch to it; on failure set :attr:`message`."""

@@ -87,11 +87,11 @@ class SensitivitySweeps(_SessionPart):
         if tables is not self.tables:
             self._publish(tables=tables)
 
-    def run(self, kind: str = "M", values=None, *, blocking: bool | None = None, cv: int = 2) -> None:
+    def run(self, kind: str = "M", values=None, *, cv: int = 2) -> None:
         """The sweeps of ``kind`` (``"M"``: M = 20 … 160; ``"K"``: K = 3 … 40 and AIC) into :attr:`tables`.
 
-        CV errors are not needed here, so the sweeps use ``cv`` = 2 folds (the cheapest allowed);
-        ``blocking`` as for :meth:`buviz.app.bus.JobBus.request` (a served session refuses True).
+        CV errors are not needed here, so the sweeps use ``cv`` = 2 folds (the cheapest allowed). They run
+        in the background (not served, :meth:`buviz.app.bus.JobBus.wait` waits for them).
 
         Raises
         ------
@@ -99,7 +99,6 @@ class SensitivitySweeps(_SessionPart):
             If ``kind`` is neither ``"M"`` nor ``"K"``.
         """
         session = self.session
-        session.bus.check_blocking(blocking, f"sensitivity {kind}")
         if session.shown()["classifier"] != "SVM":
             session.report("The sensitivity sweeps use the SVM γ sweep: select the SVM classifier")
             return
@@ -131,8 +130,7 @@ class SensitivitySweeps(_SessionPart):
         self._publish(state=f"running {kind} sweeps")
         self._job = session.bus.request(
             "sensitivity", sweeps.sensitivity_tables, snap.ds, sweeps.canonical(snap.settings), kind, values, cv,
-            with_job=True, lane="heavy", on_done=done, on_progress=progress, label=f"sensitivity {kind}",
-            blocking=blocking)
+            with_job=True, lane="heavy", on_done=done, on_progress=progress, label=f"sensitivity {kind}")
 
     def clear(self) -> None:
         """Drop every table without notifying anyone (the session's document is being destroyed)."""
@@ -200,11 +198,10 @@ class AmplitudeSweep(_SessionPart):
         return {"C": 2.0 ** int(s["log2_C"]), "M": min(int(s["M"]), N), "K": s["K"], "seed": int(s["seed"]),
                 "dataset": s["dataset"], "n_train": N}
 
-    def run(self, *, blocking: bool | None = None) -> None:
-        """The sweep of the current settings (heavy lane) into :attr:`table`; ``blocking`` as for
-        :meth:`buviz.app.bus.JobBus.request` (a served session refuses True)."""
+    def run(self) -> None:
+        """The sweep of the current settings (heavy lane, in the background; not served,
+        :meth:`buviz.app.bus.JobBus.wait` waits for it) into :attr:`table`."""
         session = self.session
-        session.bus.check_blocking(blocking, "T̃ amplitude sweep")
         if session.snapshot is None:
             self._publish(state="no status yet")
             return
@@ -221,7 +218,7 @@ class AmplitudeSweep(_SessionPart):
         self._publish(state="running")
         self._job = session.bus.request("amplitude", tasks.amplitude_sweep,
                                         tasks.AmplitudeKey.of(session.snapshot.settings), lane="heavy",
-                                        on_done=done, label="T̃ amplitude sweep", blocking=blocking)
+                                        on_done=done, label="T̃ amplitude sweep")
 
     def clear(self) -> None:
         """Drop the table without notifying anyone (the session's document is being destroyed)."""

@@ -22,7 +22,8 @@ def ran():
     state = SessionStore(**SMALL)
     view = AmplitudeView(store=state)
     view.pane_before_run = view.plot_pane
-    state.amplitude.run(blocking=True)
+    state.amplitude.run()
+    state.wait()
     return state, view
 
 
@@ -72,7 +73,8 @@ def test_the_panes_plots_keep_their_bokeh_figures_when_the_table_arrives():
     plots = {m.id for m in root.select({"type": Plot})}
     sources = {m.id for m in root.select({"type": ColumnDataSource})}
     assert len(plots) == 2 and points() == 0
-    state.amplitude.run(blocking=True)
+    state.amplitude.run()
+    state.wait()
     assert {m.id for m in root.select({"type": Plot})} == plots
     assert {m.id for m in root.select({"type": ColumnDataSource})} == sources
     assert points() > 0
@@ -82,7 +84,8 @@ def test_curves_of_other_settings_are_labelled_as_such():
     """After a change of C the old curves stay, but the status says they belong to other settings."""
     state = SessionStore(**SMALL)
     view = AmplitudeView(store=state)
-    state.amplitude.run(blocking=True)
+    state.amplitude.run()
+    state.wait()
     assert view._status_text().startswith("Status: done")
     state.controls.log2_C = state.controls.log2_C + 1
     assert state.amplitude.config()["C"] == 2.0 * state.amplitude.settings["C"]

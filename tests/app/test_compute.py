@@ -329,14 +329,13 @@ def test_upload_store_keeps_the_newest_uploads_within_its_bound():
 
 
 def test_a_served_session_refuses_to_wait_and_keeps_working(served):
-    """Its event loop is the page's: blocking=True is refused (naming the parameter), nothing is
-    queued, and the same request without blocking is delivered on the session's loop."""
+    """Its event loop is the page's: waiting is refused (saying why), and the request is delivered on
+    the session's loop."""
     state, loop = served
     total = Requested(state.bus, "sum", lambda key: sum(key))
-    with pytest.raises(ValueError, match="blocking=True in a served session"):
-        total.request((1, 2), blocking=True)
-    assert total.state == ""
     job = total.request((1, 2))
+    with pytest.raises(ValueError, match="wait\\(\\) in a served session"):
+        state.wait()
     assert total.state == "running" and total.value is None
     loop.run()
     assert job.result == 3 and total.value_for((1, 2)) == 3 and total.state == "done"

@@ -32,6 +32,7 @@ def test_table_units_switch():
 
 def test_view_updates_and_renders():
     view = DiscreteEstimatorsView(N=30, k=5, p=0.2)
+    view.bus.wait()  # the tables are computed in the background
     layout = view.__panel__()
     assert layout is not None
     fig2 = view.fig2.element()
@@ -41,6 +42,7 @@ def test_view_updates_and_renders():
     assert np.allclose(curves[1].dimension_values("S"), exact)
     # change N/k/p: data behind the elements follows
     view.controls.param.update(N=40, k=4, p=0.6)
+    view.bus.wait()
     curves = _curves(view.fig2.element())
     p = curves[0].dimension_values("p")
     assert np.allclose(curves[0].dimension_values("S"), discrete.rms_deviation("resubstitution", 40, 4, p))
@@ -60,10 +62,12 @@ def test_view_updates_and_renders():
     assert any(np.allclose(s, curves[0].dimension_values("S")) for s in s_values())
     view.controls.p = 0.5
     view.controls.k = 6
+    view.bus.wait()
     assert view.fig2_pane.object is live and plot.state is figure and list(figure.renderers) == renderers
     want = discrete.rms_deviation("resubstitution", 40, 6, p)
     assert any(np.allclose(s, want) for s in s_values())
     view.controls.k = 4
+    view.bus.wait()
     # units toggle: the live Fig 1 keeps its figure and its y axis follows the data (counts to probabilities)
     fig1_plot = hv.renderer("bokeh").get_plot(view.fig1_pane.object)
     fig1_figure = fig1_plot.state
@@ -99,7 +103,9 @@ def test_cell_estimates_display_refuses_a_bad_n_and_keeps_what_it_showed():
 
 def test_monte_carlo_overlay_close_to_exact():
     view = DiscreteEstimatorsView(N=20, k=4, p=0.3, mc_samples=4000)
-    mc = view.run_monte_carlo(n_points=3)
+    view.run_monte_carlo(n_points=3)  # in the background (its cache answers at once)
+    view.bus.wait()
+    mc = view.mc
     assert mc is not None and set(mc["method"]) == set(discrete.METHODS)
     scatters = [e for e in view.fig2.element() if isinstance(e, hv.Scatter) and len(e)]
     assert len(scatters) == 4
@@ -110,11 +116,13 @@ def test_monte_carlo_overlay_close_to_exact():
 
 def test_bad_input_shows_message_not_crash():
     view = DiscreteEstimatorsView(N=10, k=3, n=5)
+    view.bus.wait()
     view.controls.n = 50  # n > N
     assert view.message.visible and "n for Fig 1" in view.message.object
     view.controls.n = 3
     assert not view.message.visible or "balanced" in view.message.object
     big = DiscreteEstimatorsView(N=100, k=10)
+    big.bus.wait()
     assert big.message.visible and "balanced" in big.message.object
     assert len(_curves(big.fig2.element())) == 3
 
@@ -124,6 +132,7 @@ def test_the_read_out_at_p_is_a_cached_task_not_computed_in_the_view():
 
     tasks.discrete_at_p.clear()
     view = DiscreteEstimatorsView(N=24, k=3, p=0.35)
+    view.bus.wait()
     key = tasks.DiscreteKey(24, 3, 0.35)
     assert tasks.discrete_at_p.has(key) and tasks.discrete_at_p.has(tasks.DiscreteKey(np.int64(24), 3.0, 0.35))
     at_p = tasks.discrete_at_p(key)

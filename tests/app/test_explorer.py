@@ -104,7 +104,8 @@ def test_fixed_K_larger_than_a_class_is_rejected():
 ])
 def test_bad_csv_shows_message_and_keeps_state(state, content, words):
     snap = state.snapshot
-    assert not state.upload_csv(content, "bad.csv")
+    state.upload_csv(content, "bad.csv")
+    state.wait()
     assert "rejected" in state.message and words in state.message
     assert state.controls.dataset == "gmm" and state.snapshot is snap
 
@@ -115,7 +116,8 @@ def test_good_csv_switches_dataset():
     X = np.vstack([rng.normal(-1, 1, (60, 2)), rng.normal(1, 1, (60, 2))])
     y = np.repeat(["cat", "dog"], 60)
     data = pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "label": y}).to_csv(index=False).encode()
-    assert s.upload_csv(data, "ok.csv")
+    s.upload_csv(data, "ok.csv")
+    s.wait()
     assert s.controls.dataset == "csv" and s.message == "" and s.snapshot.is_2d
     assert s.snapshot.bayes_error is None  # no exact model
     assert "—" in numbers_markdown(s)
@@ -256,7 +258,8 @@ def test_background_sweep_fills_curves_and_marker():
 @pytest.mark.slow
 def test_sensitivity_runs_on_demand():
     s = SessionStore(n_train=150, auto_sweep=False)
-    s.sensitivity.run("M", values=(20, 40), blocking=True)
+    s.sensitivity.run("M", values=(20, 40))
+    s.wait()
     assert s.sensitivity.state == "done"
     assert set(s.sensitivity.tables["M"]) == {"M = 20", "M = 40"}
 
@@ -527,16 +530,19 @@ def test_the_curves_tab_offers_ha_schematics_in_a_sub_tab_drawn_when_it_first_op
         RUNNER.submit(lambda job: held.wait(60), lane="heavy", label="a sweep holding the heavy lane")
         t0 = time.monotonic()
         tabs.active = 1
+        s.wait(30)
         assert gallery.rendered_key == HA_SCHEMATICS[0] and time.monotonic() - t0 < 30
         gallery.figure = HA_SCHEMATICS[1]
-        assert gallery.render(blocking=False) and gallery.rendering  # Render: queued behind the heavy lane
+        assert gallery.render() and gallery.rendering  # Render: queued behind the heavy lane
     finally:
         held.set()
         safety.cancel()
-    s.link.wait(30)  # not served: the delivery waits for the link's flush
+    s.wait(30)  # not served: the caller waits, and the delivery runs here
     assert gallery.rendered_key == HA_SCHEMATICS[1] and not gallery.rendering
     gallery.figure = HA_SCHEMATICS[0]
-    assert gallery.render() and gallery.plot.object is gallery.obj
+    assert gallery.render()
+    s.wait()
+    assert gallery.plot.object is gallery.obj
     drawn = (gallery.obj, figures.render(HA_SCHEMATICS[0]))
     frames = [o.traverse(lambda el: el.dframe(), [hv.Element]) for o in drawn]
     assert len(frames[0]) == len(frames[1]) > 0
@@ -546,7 +552,9 @@ def test_the_curves_tab_offers_ha_schematics_in_a_sub_tab_drawn_when_it_first_op
     tabs.active, tabs.active = 0, 1  # opened again: not drawn again
     assert gallery.obj is first
     others = FigureGallery(bus=s.bus)
-    assert others.render() and others.rendered_key != HA_SCHEMATICS[0] and gallery.rendered_key == HA_SCHEMATICS[0]
+    assert others.render()
+    s.wait()
+    assert others.rendered_key != HA_SCHEMATICS[0] and gallery.rendered_key == HA_SCHEMATICS[0]
     s.close()
 
 # -- a new dataset starts at gamma="scale"; degenerate statuses are explained beside the numbers ---------

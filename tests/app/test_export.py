@@ -149,6 +149,7 @@ def test_proposal1_overlay(state):
     layers = {e.label: e for e in off}
     assert len(layers["P1 anchors"]) == 0 and len(layers["P1 N_B (near-boundary)"]) == 0
     view.proposal1 = True
+    state.wait()  # the store computes the overlay in the background
     on = {e.label: e for e in view.plot(state.snapshot)}
     r = view.proposal1_result()
     assert r is not None and len(on["P1 anchors"]) == int(r.anchor_valid.sum()) > 0
@@ -170,7 +171,8 @@ def test_proposal1_overlay_is_computed_by_the_store_through_the_one_cache(state)
     state.controls.log2_gamma = 3  # a status nobody asked Proposal 1 for yet
     key = ResultKey.of(state.snapshot.settings).status
     assert not tasks.proposal1_result.has(key) and state.proposal1.for_snapshot(state.snapshot) == (False, None)
-    view.proposal1 = True  # the store requests it (no server here: it waits for the result)
+    view.proposal1 = True  # the store requests it, in the background
+    state.wait()  # no server here: the caller waits
     assert state.proposal1.wanted and tasks.proposal1_result.has(key)
     answered, r = state.proposal1.for_snapshot(state.snapshot)
     assert answered and r is tasks.proposal1_result(key) and len(r.near_boundary) > 0

@@ -20,6 +20,13 @@ def _cache_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("BUVIZ_CACHE_DIR", str(tmp_path / "cache"))
 
 
+def _rendered(g) -> bool:
+    """Render, and wait for it on the gallery's bus (no server: the caller waits); whether it was asked for."""
+    submitted = g.render()
+    g.bus.wait()
+    return submitted
+
+
 def _curve_points(obj) -> int:
     return sum(len(el) for el in obj if isinstance(el, hv.Curve))
 
@@ -56,11 +63,12 @@ def test_renders_only_on_demand_and_a_parameter_change_changes_the_figure():
     assert g.plot.object is None  # nothing built before Render
     g.widgets["n_p"].value = 11
     assert g.plot.object is None  # a widget change does not render
-    assert g.render()
+    assert _rendered(g)
     first = g.plot.object
     assert _curve_points(first) == 4 * 11
     g.widgets["n_p"].value = 21
     g._on_render()  # the button's callback
+    g.bus.wait()
     assert g.plot.object is not first and _curve_points(g.plot.object) == 4 * 21
     assert not g.message.visible and not g.rendering
 
@@ -68,10 +76,10 @@ def test_renders_only_on_demand_and_a_parameter_change_changes_the_figure():
 def test_bad_value_shows_a_message_and_keeps_the_last_figure():
     g = FigureGallery(figure="discrete_fig1")
     g.widgets["N"].value = 20
-    assert g.render()
+    assert _rendered(g)
     shown = g.plot.object
     g.widgets["n"].value = 30  # n must not exceed N: a bound that depends on another parameter
-    assert not g.render()
+    _rendered(g)  # asked for: the figure refuses n > N when it is built
     assert g.message.visible and "'n'" in g.message.object and "[0, 20]" in g.message.object
     assert g.plot.object is shown
     g.figure = "uncertainty_fig6_quick"
@@ -91,14 +99,14 @@ def test_a_number_out_of_range_is_kept_reported_and_refused():
     box.value = 5000
     assert g.values_of.n_p == 5000 and box.value == 5000
     assert g.message.visible and "n_p = 5000" in g.message.object and "[3, 2001]" in g.message.object
-    assert not g.render(blocking=True) and g.plot.object is None and submitted == []
+    assert not _rendered(g) and g.plot.object is None and submitted == []
     with pytest.raises(ValueError, match="n_p"):
         type(g.values_of)(n_p=5000)  # the declaration itself is unchanged
     box.value = 0  # below the lower bound too
     assert "n_p = 0" in g.message.object
     box.value = 11
     assert not g.message.visible
-    assert g.render(blocking=True) and _curve_points(g.plot.object) == 4 * 11
+    assert _rendered(g) and _curve_points(g.plot.object) == 4 * 11
     g.widgets["N"].value = 401
     assert "N = 401" in g.message.object
     g.figure = "discrete_fig1"  # a new figure's boxes start at its defaults: nothing to report
@@ -108,7 +116,7 @@ def test_a_number_out_of_range_is_kept_reported_and_refused():
 def test_table_and_export_bytes():
     g = FigureGallery(figure="discrete_table2")
     g.widgets["N"].value = 20
-    assert g.render()
+    assert _rendered(g)
     assert isinstance(g.obj, pd.DataFrame) and g.table.visible
     assert g.table.object.startswith("<table") and "NaN" not in g.table.object  # the cells m > n: marked, said
     assert not g.plot_box.visible and g.plot.object is None
@@ -116,7 +124,7 @@ def test_table_and_export_bytes():
     g.figure = "discrete_fig2"
     g.widgets["N"].value = 20
     g.widgets["n_p"].value = 11
-    assert g.render()
+    assert _rendered(g)
     svg = g.figure_bytes("svg")
     assert svg.lstrip().startswith(b"<?xml") and b"<svg" in svg
     assert g.figure_bytes("pdf")[:4] == b"%PDF"
@@ -151,11 +159,11 @@ def test_render_waits_for_a_running_sweep():
     gate = threading.Event()
     RUNNER.submit(lambda job: gate.wait(30), lane="heavy")  # a running sweep holds the lane
     g = FigureGallery(figure="discrete_fig2")
-    assert g.render(blocking=False) and g.rendering
+    assert g.render() and g.rendering
     time.sleep(0.5)
     assert g.bus.link.busy() and g.plot.object is None  # not built while the lane is held
     gate.set()
-    g.bus.link.wait(60)
+    g.bus.wait(60)
     assert g.plot.object is not None and not g.rendering
 
 
@@ -168,18 +176,18 @@ def test_info_names_a_former_key_only_when_there_is_one():
 
 def test_a_figure_that_cannot_be_drawn_is_said_and_the_gallery_keeps_working(monkeypatch):
     g = FigureGallery(figure="discrete_fig2")
-    assert g.render()
+    assert _rendered(g)
     shown = g.plot.object
 
     def fail(obj):
         raise AttributeError("'NoneType' object has no attribute 'design'")
 
     monkeypatch.setattr(g, "_draw", fail)  # what Panel raised converting a figure it could not place
-    g.render()
+    _rendered(g)
     assert g.message.visible and "design" in g.message.object
     assert not g.rendering and not g.render_button.loading and g.plot.object is shown
     monkeypatch.undo()
-    assert g.render() and not g.message.visible  # the next render works
+    assert _rendered(g) and not g.message.visible  # the next render works
 
 
 def test_the_menu_lists_short_names_and_the_caption_is_shown_beside_it():
@@ -212,7 +220,7 @@ def test_a_gallery_of_chosen_figures_offers_only_those_and_keeps_its_own_result(
         FigureGallery(keys=keys, figure="discrete_fig1")
     full = FigureGallery(bus=small.bus, figure="discrete_fig2")
     assert len(full.param.figure.objects) == len(figures.REGISTRY)  # the class's menu is untouched
-    assert small.render() and full.render()
+    assert _rendered(small) and _rendered(full)
     assert small.rendered_key == "extrapolation_fig3" and full.rendered_key == "discrete_fig2"
     assert small.plot.object is small.obj and full.plot.object is full.obj and small.obj is not full.obj
 

@@ -81,6 +81,7 @@ def test_state_catalogue(explorer, case, action, expected, control):
     assert s.message == "" and s.snapshot is not None
     snap, before = s.snapshot, s.settings()
     action(s)
+    s.wait()  # an upload is read in the background
     if expected is None:  # legitimate input: a new valid snapshot with finite numbers
         assert s.message == "", s.message
         assert s.snapshot is not snap and np.isfinite(s.snapshot.result.value)
@@ -129,7 +130,8 @@ def test_a_view_that_cannot_draw_an_upload_leaves_the_whole_page_on_the_last_goo
 
     app = ExplorerApp(store=SessionStore(n_train=200, auto_sweep=False))
     s = app.store
-    assert s.upload_csv(_three_feature_csv("x3"), "good.csv")  # a good upload first: its state is the one to keep
+    s.upload_csv(_three_feature_csv("x3"), "good.csv")  # a good upload first: its state is the one to keep
+    s.wait()
     good = dict(settings=s.settings(), snapshot=s.snapshot, notice=s.notice, status_notice=s.status_notice,
                 text=_page_text(app), widgets={k: w.value for k, w in app.widgets.items()})
     assert "good.csv" in s.notice and "d = 3" in app.size_pane.object
@@ -137,7 +139,8 @@ def test_a_view_that_cannot_draw_an_upload_leaves_the_whole_page_on_the_last_goo
     with param.edit_constant(s):  # as the served store shows while the runner computes
         s.computing = "SVM γ = 2^0, C = 2^0"
     assert "computing" in app.computing.object
-    assert not s.upload_csv(_three_feature_csv("boom"), "late.csv")
+    s.upload_csv(_three_feature_csv("boom"), "late.csv")
+    s.wait()
     assert "Could not show dataset 'csv'" in s.message and "SampleSpaceDisplay cannot draw boom" in s.message
     assert s.applied == good["settings"] and s.snapshot is good["snapshot"]
     assert s.controls.csv_key != good["settings"]["csv_key"]  # the controls keep the user's upload
@@ -147,7 +150,9 @@ def test_a_view_that_cannot_draw_an_upload_leaves_the_whole_page_on_the_last_goo
     assert {k: w.value for k, w in app.widgets.items()} == good["widgets"]
     assert "Traceback" not in capsys.readouterr().err
     # the page still works: the good file again clears the message without recomputing, and a new state shows
-    assert s.upload_csv(_three_feature_csv("x3"), "good.csv") and s.message == "" and s.snapshot is good["snapshot"]
+    s.upload_csv(_three_feature_csv("x3"), "good.csv")
+    s.wait()
+    assert s.message == "" and s.snapshot is good["snapshot"]
     assert s.settings() == good["settings"]
     s.controls.log2_gamma = -1
     assert s.message == "" and s.snapshot.settings["log2_gamma"] == -1 and s.snapshot.ds.feature_names[2] == "x3"
@@ -161,7 +166,8 @@ def test_a_tab_opened_later_that_cannot_draw_the_state_puts_the_previous_one_bac
     s = app.store
     gmm = dict(settings=s.settings(), snapshot=s.snapshot, text=_page_text(app))
     _fail_on(monkeypatch, "WeightsDisplay")
-    assert s.upload_csv(_three_feature_csv("boom"), "late.csv")  # the open tab (Sample space) draws it
+    s.upload_csv(_three_feature_csv("boom"), "late.csv")  # the open tab (Sample space) draws it
+    s.wait()
     assert s.controls.dataset == "csv" and s.message == ""
     app.tabs.active = app.tab_names.index("Weights k̂/w")  # the Weights tab cannot: back to the GMM
     assert "WeightsDisplay cannot draw boom" in s.message
@@ -292,7 +298,8 @@ def test_user_input_never_becomes_a_file_path():
     assert timing.count("open(") == 1 and 'path = os.environ.get("BUVIZ_TIMING_LOG")' in timing
     s = SessionStore(n_train=200, auto_sweep=False)
     ok = _csv([f"{i % 7 - 3},{(i * 3) % 5 - 2},{'ab'[i % 2]}" for i in range(60)])
-    assert s.upload_csv(ok, "../../../etc/passwd")
+    s.upload_csv(ok, "../../../etc/passwd")
+    s.wait()
     assert re.fullmatch(r"[0-9a-f]{16}", s.controls.csv_key)
     with pytest.raises(ValueError):
         st.dataset_for(st.DataKey("/etc/passwd", 100, 0, ""))

@@ -49,8 +49,8 @@ def test_a_watched_job_is_delivered_on_flush_when_not_served_and_nothing_after_c
     link.watch(job, lambda j: got.append(j.result))
     assert link.busy() and got == []
     gate.set()
-    link.wait(10)
-    assert got == [42] and not link.busy()
+    assert job.wait(10) and link.busy() and got == []  # ended; its delivery waits for the flush
+    assert link.flush() and got == [42] and not link.busy()
     job2 = runner.submit(lambda j: 1)
     link.watch(job2, lambda j: got.append("late"))
     link.close()

@@ -68,7 +68,9 @@ def test_views_depend_on_the_store_and_keep_their_panes(store):
     pane = view.plot_pane
     assert not pane.visible and view.hint.visible  # nothing run yet
     root = pane.get_root(Document())
-    store.sensitivity.run("M", values=(20, 40))  # no server: waits for the tables
+    store.sensitivity.run("M", values=(20, 40))  # in the background
+    assert store.sensitivity.state == "running M sweeps" and pane is view.plot_pane and not pane.visible
+    store.wait()  # no server: the caller waits
     assert store.sensitivity.state == "done" and set(store.sensitivity.tables["M"]) == {"M = 20", "M = 40"}
     assert view.plot_pane is pane and pane.visible and not view.hint.visible
     assert view.kind_boxes["M"].visible and not view.kind_boxes["K"].visible  # K not run
@@ -78,6 +80,7 @@ def test_views_depend_on_the_store_and_keep_their_panes(store):
     m_plot = {m.id for m in root.select({"type": Plot})}
     assert len(m_plot) == 1
     store.sensitivity.run("K", values=("3", "aic"))
+    store.wait()
     assert view.kind_boxes["K"].visible and set(store.sensitivity.tables) == {"M", "K"}
     assert m_plot < {m.id for m in root.select({"type": Plot})}  # the M plot stays; K's is added beside it
 
@@ -86,20 +89,23 @@ def test_request_answers_a_cached_step_at_once_and_delivers_on_the_session(store
     key = tasks.DiscreteKey(12, 3, 0.25)
     tasks.discrete_at_p(key)  # cached now
     got = []
-    job = store.bus.request("t", tasks.discrete_at_p, key, on_done=got.append, blocking=False)
+    job = store.bus.request("t", tasks.discrete_at_p, key, on_done=got.append)
     assert job.finished and job.status == "done" and job.result is tasks.discrete_at_p(key)
     assert got == []  # the delivery waits for the session (here: its flush), never a thread's callback
     store.link.flush()
     assert got == [job]
 
 
-def test_request_latest_wins_in_a_slot_and_blocks_only_without_a_server(store):
+def test_request_latest_wins_in_a_slot_never_waits_and_the_caller_waits_explicitly(store):
     gate = threading.Event()
-    first = store.bus.request("slow", lambda: gate.wait(30), blocking=False)
-    second = store.bus.request("slow", lambda: 42, on_done=lambda j: None)  # no server: waits for the result
+    first = store.bus.request("slow", lambda: gate.wait(30))
+    got = []
+    second = store.bus.request("slow", lambda: 42, on_done=got.append)
+    assert not first.finished and got == []  # returned at once: nothing waits for the held job
     gate.set()
-    assert first.wait(30) and first.status == "cancelled"  # the newer request of the slot replaced it
-    assert second.status == "done" and second.result == 42
+    store.wait()  # no server: the caller waits, and the deliveries run here
+    assert first.status == "cancelled"  # the newer request of the slot replaced it
+    assert second.status == "done" and second.result == 42 and got == [second]
     progress = []
 
     def work(job: Job, n):
@@ -109,19 +115,41 @@ def test_request_latest_wins_in_a_slot_and_blocks_only_without_a_server(store):
 
     job = store.bus.request("steps", work, 3, with_job=True, on_progress=lambda j: progress.append(j.done),
                         on_done=lambda j: None)
+    store.wait()
     assert job.result == 3 and progress and progress[-1] == 3
+
+
+def test_wait_names_the_job_still_running_after_its_timeout_and_waits_for_what_deliveries_ask_for():
+    s = SessionStore(controls=None)
+    gate = threading.Event()
+    s.bus.request("held", lambda: gate.wait(30), label="a held job")
+    assert s.bus.busy
+    with pytest.raises(TimeoutError, match="'a held job' still running after 0.2 s"):
+        s.wait(0.2)
+    gate.set()
+    got = []
+
+    def first(job):  # a delivery that asks for more, as the store's coalescing does
+        got.append(job.result)
+        s.bus.request("b", lambda: 2, on_done=lambda j: got.append(j.result))
+
+    s.bus.request("a", lambda: 1, on_done=first)
+    s.wait()
+    assert got == [1, 2] and not s.bus.busy
 
 
 def test_a_background_only_store_has_no_controls_and_computes_nothing():
     s = SessionStore(controls=None)
     assert s.controls is None and s.snapshot is None
-    assert s.bus.request("x", lambda: 7, on_done=lambda j: None).result == 7
+    job = s.bus.request("x", lambda: 7, on_done=lambda j: None)
+    s.wait()
+    assert job.result == 7
 
 
 def test_closing_cancels_the_sessions_requests():
     s = SessionStore(**SMALL)
     gate = threading.Event()
-    job = s.bus.request("proposal1", lambda: gate.wait(30), blocking=False)
+    job = s.bus.request("proposal1", lambda: gate.wait(30))
     s.close()
     gate.set()
     assert job.wait(30) and job.cancelled and s.snapshot is None
@@ -138,7 +166,8 @@ def test_a_requested_result_is_an_output_where_the_latest_request_wins_and_a_fai
 
     s = SessionStore(controls=None)
     curves = Requested(s.bus, "curves", answer)
-    curves.request("a")  # no server: waits for the delivery
+    curves.request("a")
+    s.wait()  # no server: the caller waits for the delivery
     assert (curves.key, curves.value, curves.state) == ("a", "a", "done")
     assert curves.value_for("a") == "a" and curves.value_for("b") is None
     # a slow request, then a newer one answered from the cache at once: the slow one ends last, and
@@ -151,21 +180,22 @@ def test_a_requested_result_is_an_output_where_the_latest_request_wins_and_a_fai
         gate.wait(30)
         return "stale"
 
-    stale = curves.request("slow", fn=slow, blocking=False)
+    stale = curves.request("slow", fn=slow)
     assert started.wait(30) and curves.state == "running"
     published = []
     curves.param.watch(lambda e: published.append(e.new), "key")
-    curves.request("b", blocking=False)  # cached: shown at once
+    curves.request("b")  # cached: shown at once
     assert (curves.key, curves.value, curves.state) == ("b", "b", "done")
     gate.set()
     assert stale.wait(30) and stale.status == "done"  # it ran to its end ...
-    s.link.wait()
+    s.wait()
     assert published == ["b"] and curves.value == "b" and curves.state == "done"  # ... unseen
 
     def bad_input():
         raise ValueError("K must be <= 10")
 
     curves.request("bad", fn=bad_input)
+    s.wait()
     assert curves.state == "error: K must be <= 10" and curves.error == "K must be <= 10"
     assert curves.value_for("b") == "b" and curves.value_for("bad") is None
     with pytest.raises(TypeError, match="cannot be modified"):
@@ -182,14 +212,13 @@ def test_a_result_replaced_by_a_newer_request_is_cancelled_and_never_published()
         gate.wait(30)
         return "stale"
 
-    stale = curves.request(1, fn=slow, blocking=False)
+    stale = curves.request(1, fn=slow)
     assert started.wait(30)
     published = []
     curves.param.watch(lambda e: published.append(e.new), "key")
-    curves.request(2, blocking=False)  # in the runner: latest wins in the slot
+    curves.request(2)  # in the runner: latest wins in the slot
     gate.set()
-    stale.wait(30)
-    s.link.wait()
+    s.wait()
     assert stale.cancelled and published == [2] and (curves.value, curves.state) == (2, "done")
 
 
@@ -197,12 +226,13 @@ def test_closing_cancels_every_named_request_and_delivers_nothing_more():
     s = SessionStore(controls=None)
     figure = Requested(s.bus, "figure", lambda key: "old")
     figure.request("fig")
+    s.wait()
     gate = threading.Event()
-    job = figure.request("fig", fn=lambda: gate.wait(30) and "new", blocking=False)
+    job = figure.request("fig", fn=lambda: gate.wait(30) and "new")
     s.close()
     gate.set()
     assert job.wait(30) and job.cancelled
-    s.link.wait()
+    s.wait()
     assert figure.value is None and figure.state == "running"  # dropped with the session, nothing delivered
     late = figure.request("fig", fn=lambda: "late")  # a late widget event: nothing is asked for
     assert late.cancelled and figure.value is None and s.bus.request("x", lambda: 1).cancelled
@@ -215,7 +245,9 @@ def test_a_result_store_without_a_function_of_its_own_needs_one_per_request():
     figure = Requested(bus, "figure", lambda key: key)
     with pytest.raises(ValueError, match="fn"):
         Requested(bus, "render", None).request("k")
-    assert figure.request("k").result == "k"
+    job = figure.request("k")
+    bus.wait()
+    assert job.result == "k" and figure.value == "k"
 
 
 def test_the_tabs_results_live_in_result_stores_on_the_sessions_bus_not_in_their_views():
@@ -227,6 +259,7 @@ def test_the_tabs_results_live_in_result_stores_on_the_sessions_bus_not_in_their
     s = SessionStore(controls=None)
     disc = DiscreteEstimatorsView(N=20, k=4, p=0.3, mc_samples=200, bus=s.bus)
     ext = ExtrapolationView(population="digits", K=4, method="kde", bus=s.bus)
+    s.wait()
     assert disc.bus is s.bus and ext.bus is s.bus
     assert disc.tables.key == tasks.DiscreteKey(20, 4, 0.3) and ext.curves.key.K == 4
     assert all(r.state == "done" for r in (disc.tables, ext.toy_model, ext.curves, ext.classex, ext.interval))
@@ -234,15 +267,20 @@ def test_the_tabs_results_live_in_result_stores_on_the_sessions_bus_not_in_their
     def mc_points():
         return [el for el in disc.fig2.element() if isinstance(el, hv.Scatter) and len(el)]
 
-    mc = disc.run_monte_carlo(n_points=3)
-    assert disc.monte_carlo.value is mc and mc_points()
+    disc.run_monte_carlo(n_points=3)
+    s.wait()
+    mc = disc.mc
+    assert mc is not None and disc.monte_carlo.value is mc and mc_points()
     assert not {"mc", "mc_state", "table"} & (set(disc.param) | set(ext.param))
     disc.controls.N = 21  # the Monte Carlo answers N = 20: not drawn now, but its store keeps it
+    s.wait()
     assert disc.mc is None and not mc_points() and disc.monte_carlo.value is mc
     disc.controls.N = 20
+    s.wait()
     assert disc.mc is mc and mc_points()
     shown = ext.ext.observed
     ext.controls.K = 12  # more than the 10 digit classes: the store says why; the last curves stay
+    s.wait()
     assert ext.curves.state.startswith("error: K must be") and ext.alerts["ext"].visible
     assert ext.ext.observed is shown and ext.curves.key.K == 4
 
@@ -251,6 +289,7 @@ def test_every_tab_reads_controls_of_its_own_that_nothing_writes_back():
     """The Discrete and Extrapolation tabs as the explorer's: what the user chose is a Parameterized of
     its own (State), the view (its widgets, result stores and displays) only reads it, and a refused
     choice stays as set, with the message."""
+    from buviz.app.bus import JobBus
     from buviz.app.controls import Controls
     from buviz.app.discrete import DiscreteControls, DiscreteEstimatorsView
     from buviz.app.extrapolation import ExtrapolationControls, ExtrapolationView
@@ -259,6 +298,7 @@ def test_every_tab_reads_controls_of_its_own_that_nothing_writes_back():
     for View, Ctl, explicit in ((DiscreteEstimatorsView, DiscreteControls, {"N": 20, "k": 4}),
                                 (ExtrapolationView, ExtrapolationControls, {"population": "digits", "K": 4})):
         view = View(bus=s.bus, **explicit)
+        s.wait()
         assert isinstance(view.controls, Ctl) and not isinstance(view.controls, Controls)
         assert not set(Ctl.param) - {"name"} & set(View.param)  # the choices are not the view's parameters
         assert all(getattr(view.controls, k) == v for k, v in explicit.items())
@@ -266,10 +306,12 @@ def test_every_tab_reads_controls_of_its_own_that_nothing_writes_back():
         view.controls.param.watch(lambda *e, seen=seen: seen.extend(x.name for x in e),
                                   [p for p in Ctl.param if p != "name"])
         assert view.sidebar() is not None and seen == []  # building the widgets writes nothing
-        same = View(bus=s.bus, controls=view.controls)  # two views may share one State
+        # two views may share one State (on a bus of its own: the slots of one bus are one view's)
+        same = View(bus=JobBus(), controls=view.controls)
         assert same.controls is view.controls
     ext = view
     ext.controls.K = 12  # more than the 10 digit classes: refused by the store, kept in the controls
+    s.wait()
     assert ext.controls.K == 12 and ext.curves.state.startswith("error: K must be") and seen == ["K"]
 
 
@@ -282,6 +324,7 @@ def test_sensitivity_tables_belong_to_the_dataset_they_were_run_on():
 
     s = SessionStore(**SMALL)
     s.sensitivity.run("M", values=(20,))
+    s.wait()
     first = s.sensitivity.tables
     assert set(first) == {"M"} and s.sensitivity.state == "done"
     s.controls.n_train = 160  # another sample of the mixture: other data
@@ -290,11 +333,10 @@ def test_sensitivity_tables_belong_to_the_dataset_they_were_run_on():
     assert s.sensitivity.tables is first
     gate = threading.Event()
     RUNNER.submit(lambda job: gate.wait(30), lane="heavy")  # the heavy lane is busy: the run waits
-    s.sensitivity.run("K", values=("3",), blocking=False)
+    s.sensitivity.run("K", values=("3",))
     s.controls.n_train = 170  # the data change before the run ends
     gate.set()
-    assert s.sensitivity._job.wait(120)
-    s.link.wait()
+    s.wait(120)
     assert s.sensitivity.tables == {} and s.sensitivity.state.startswith("done for the data shown before")
     s.controls.n_train = SMALL["n_train"]
     assert set(s.sensitivity.tables) == {"M", "K"} and s.sensitivity.tables["M"] is first["M"]

@@ -65,7 +65,8 @@ def test_a_refusal_says_what_would_work(raw, says):
 def test_a_five_row_file_is_shown_with_M_capped_at_its_training_size():
     state = SessionStore(**SMALL)
     rows = "x1,x2,label\n0,0,a\n0.1,0.2,a\n1,1,b\n1.2,0.9,b\n0.2,0.1,a\n"
-    assert state.upload_csv(rows.encode(), "tiny.csv")
+    state.upload_csv(rows.encode(), "tiny.csv")
+    state.wait()
     N = len(state.snapshot.ds.X_train)
     assert state.controls.dataset == "csv" and state.controls.M == N and state.snapshot.settings["M"] == N
     assert state.message == "" and f"M set to {N}" in state.notice and "tiny.csv" in state.notice
@@ -116,7 +117,8 @@ def test_a_one_feature_csv_is_refused_whole_and_the_page_keeps_its_data():
     assert "What works" in str(err.value)
     state = SessionStore(**SMALL)
     snap, before = state.snapshot, state.settings()
-    assert not state.upload_csv(rows.encode(), "one.csv")
+    state.upload_csv(rows.encode(), "one.csv")
+    state.wait()
     assert "'one.csv' rejected: only one feature column" in state.message
     assert state.snapshot is snap and state.settings() == before and state.computing == ""
 
@@ -136,8 +138,11 @@ def test_a_file_read_past_the_time_budget_is_refused_and_the_data_shown_are_kept
     with pytest.raises(ValueError, match=r"took more than 30 s"):
         upload.prepare_csv(rows.encode())
     ticks = iter(range(0, 10_000, 20))
-    assert not state.upload_csv(rows.encode(), "slow.csv")
+    state.upload_csv(rows.encode(), "slow.csv")
+    state.wait()
     assert "CSV 'slow.csv' rejected: reading the file took more than 30 s" in state.message
     assert state.snapshot is snap and state.settings() == before and state.computing == ""
     monkeypatch.setattr(upload, "time", SimpleNamespace(monotonic=lambda: 0.0))  # a clock that stands still
-    assert state.upload_csv(rows.encode(), "slow.csv") and state.controls.dataset == "csv"
+    state.upload_csv(rows.encode(), "slow.csv")
+    state.wait()
+    assert state.controls.dataset == "csv"
