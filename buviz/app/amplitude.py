@@ -57,10 +57,9 @@ class AmplitudeView(TabView):
         # one display for both modes, a pane per mode (the row wraps): a new table changes their data,
         # never their figures. 450 px frames with the legend outside: side by side at 1600 px, one below
         # the other on a 1280 px screen
-        self.display = psel.AmplitudeDisplay(table=self.table, modes=MODES, amplitudes=AMPLITUDES,
-                                             opts=dict(width=450, height=360))
-        self.mode_panes = {mode: pn.pane.HoloViews(panel.show(), linked_axes=False)
-                           for mode, panel in self.display.panels.items()}
+        self.display = psel.AmplitudeDisplay(table=self.table, modes=MODES, amplitudes=AMPLITUDES)
+        self.mode_panes = {mode: pn.pane.HoloViews(self.display.plot(panel=mode, width=450, height=360),
+                                                   linked_axes=False) for mode in self.display.panels}
         self.plot_pane = WrappingRow(*self.mode_panes.values())
         self.status_pane = pn.pane.Markdown(self._status_text())
         self.store.amplitude.param.watch(self._refresh, ["table", "state"])

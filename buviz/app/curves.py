@@ -59,11 +59,10 @@ class CurvesView(TabView):
         # sweep table changes their data, never their Bokeh models (replacing a pane's plot while a busy
         # page switches tabs left the browser with references it never received)
         h1, h2 = self._CASES
-        self.cases = pcases.SeparabilityCasesDisplay(
-            cases_opts=dict(responsive=True, height=h1, toolbar="right"),
-            n_eff_opts=dict(responsive=True, height=h2, toolbar="right"))
-        self.cases_panes = [pn.pane.HoloViews(self.cases.panels[name].show(), linked_axes=False,
-                                              sizing_mode="stretch_width") for name in ("cases", "n_eff")]
+        self.cases = pcases.SeparabilityCasesDisplay()
+        self.cases_panes = [pn.pane.HoloViews(self.cases.plot(panel=name, responsive=True, height=h, toolbar="right"),
+                                              linked_axes=False, sizing_mode="stretch_width")
+                            for name, h in (("cases", h1), ("n_eff", h2))]
         self.restart = pn.widgets.Button(label="Restart sweep", color="default", width=130)
         self.restart.on_click(lambda e: self.store.cv_sweep.start(force=True))
         self.download = sweep_download(self.store)
@@ -85,11 +84,10 @@ class CurvesView(TabView):
         x, t = self._x(s), self.store.cv_sweep.table
         cur = s.status_value if s is not None else None
         if self.display is None or self.display.x != x:
-            self.display = pd_.ErrorCurvesDisplay.from_table(t, x, cur, curves_opts=self._CURVES,
-                                                             parametric_opts=self._PARAM)
-            shown, self.tap = _with_tap(self.display.curves, [x, "error"], self._on_tap)
-            pshown, self.tap2 = _with_tap(self.display.parametric, ["neg_U", "error"],
-                                          self._on_parametric_tap)
+            self.display = pd_.ErrorCurvesDisplay.from_table(t, x, cur)
+            shown, self.tap = _with_tap(self.display, [x, "error"], self._on_tap, panel="curves", **self._CURVES)
+            pshown, self.tap2 = _with_tap(self.display, ["neg_U", "error"], self._on_parametric_tap,
+                                          panel="parametric", **self._PARAM)
             self.curves_pane.object, self.param_pane.object = shown, pshown
         else:
             self.display.update(table=t, current=cur, x=x)
@@ -107,14 +105,14 @@ class CurvesView(TabView):
     def plot(self, sweep_table=None, snapshot=None):
         """Errors and −Û of ``sweep_table`` with the marker of ``snapshot`` (a static overlay)."""
         s = snapshot if snapshot is not None else self._snap()
-        return pd_.ErrorCurvesDisplay.from_table(sweep_table, self._x(s), s.status_value if s is not None else None,
-                                                 curves_opts=self._CURVES).curves.element()
+        return pd_.ErrorCurvesDisplay.from_table(sweep_table, self._x(s), s.status_value if s is not None else None
+                                                 ).element(panel="curves", **self._CURVES)
 
     def parametric(self, sweep_table=None, snapshot=None):
         """Error against −Û of ``sweep_table`` (a static overlay)."""
         s = snapshot if snapshot is not None else self._snap()
-        return pd_.ErrorCurvesDisplay.from_table(sweep_table, self._x(s), s.status_value if s is not None else None,
-                                                 parametric_opts=self._PARAM).parametric.element()
+        return pd_.ErrorCurvesDisplay.from_table(sweep_table, self._x(s), s.status_value if s is not None else None
+                                                 ).element(panel="parametric", **self._PARAM)
 
     def _on_tap(self, x=None, y=None):
         self.store.controls.set_status_from_tap(x)
@@ -201,12 +199,13 @@ class SensitivityView(TabView):
 
     #: The hyper-parameters of Û whose sensitivity the tab shows (Figs 12 and 13).
     KINDS = ("M", "K")
+    #: The frame of each kind's plot.
+    _SIZE = dict(width=620, height=380)
 
     @staticmethod
     def _display(kind: str, tables: dict, reference) -> pd_.SensitivityDisplay:
         """−Û_tr over γ for each setting of ``kind`` in ``tables``, beside the ``reference`` sweep."""
-        return pd_.SensitivityDisplay(tables=tables, reference=reference, title=f"−Û_tr for several {kind}",
-                                      opts=dict(width=620, height=380))
+        return pd_.SensitivityDisplay(tables=tables, reference=reference, title=f"−Û_tr for several {kind}")
 
     def _follow(self) -> None:
         shown = self.store.sensitivity.tables
@@ -218,7 +217,8 @@ class SensitivityView(TabView):
                 continue
             if kind not in self.displays:
                 self.displays[kind] = self._display(kind, shown[kind], self.store.cv_sweep.table)
-                box.objects, box.visible = [pn.pane.HoloViews(self.displays[kind].plot(), linked_axes=False)], True
+                box.objects, box.visible = [pn.pane.HoloViews(self.displays[kind].plot(**self._SIZE),
+                                                              linked_axes=False)], True
             else:  # new tables or a new reference sweep: new data (a layer whose data is the same stays)
                 self.displays[kind].update(tables=shown[kind], reference=self.store.cv_sweep.table)
         if self.plot_pane.visible != bool(shown):
@@ -226,10 +226,11 @@ class SensitivityView(TabView):
 
     def figure(self):
         ref = self.store.cv_sweep.table
-        items = [self._display(kind, tables, ref).element() for kind, tables in self.store.sensitivity.tables.items()]
+        items = [self._display(kind, tables, ref).element(**self._SIZE)
+                 for kind, tables in self.store.sensitivity.tables.items()]
         return hv.Layout(items or [pd_.SensitivityDisplay(tables={}, reference=ref,
-                                                          title="−Û_tr (no sensitivity sweep run yet)").element()]
-                         ).cols(2)
+                                                          title="−Û_tr (no sensitivity sweep run yet)"
+                                                          ).element(**self._SIZE)]).cols(2)
 
     def __panel__(self):
         status = self._pane(pn.pane.Markdown(), lambda: f"Status: {self.store.sensitivity.state}",

@@ -87,7 +87,7 @@ class DiscreteEstimatorsView(pn.viewable.Viewer):
         # (its source changes on the server, the page shows the first table: measured in Chromium)
         self.table_title = pn.pane.Markdown("", margin=(0, 10))
         self.table_pane = pn.pane.DataFrame(None, na_rep="", float_format="{:.4f}".format, sizing_mode="stretch_width")
-        self.fig1_pane = pn.pane.HoloViews(self.estimates.panels["fig1"].show(**self._SIZE), linked_axes=False)
+        self.fig1_pane = pn.pane.HoloViews(self.estimates.plot(panel="fig1", **self._SIZE), linked_axes=False)
         self.fig2 = dplots.RmsDeviationDisplay(p=np.empty(0), S={})
         self.fig2_pane = pn.pane.HoloViews(self.fig2.plot(**self._SIZE), linked_axes=False)
         self.readout = pn.pane.DataFrame(sizing_mode="stretch_width")

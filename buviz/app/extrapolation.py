@@ -201,21 +201,22 @@ class ExtrapolationView(pn.viewable.Viewer):
     def _toy_view(self) -> None:
         self._request("toy")
 
-    def _live(self, attr: str, panes: dict, make, data, **kw):
-        """The display held as ``attr``: created by ``make()`` from the first data, its panels shown in
-        ``panes`` (panel name -> pane); later data updates it in place (the figures keep their glyphs)."""
+    def _live(self, attr: str, panes: dict, make, data, style: dict, **kw):
+        """The display held as ``attr``: created by ``make()`` from the first data, its panels drawn with
+        ``style`` (panel name -> plot options) in ``panes`` (panel name -> pane); later data updates it
+        in place (the figures keep their glyphs)."""
         display = getattr(self, attr)
         if display is None:
             display = make()
             setattr(self, attr, display)
             for name, pane in panes.items():
-                pane.object = display.panels[name].show()
+                pane.object = display.plot(panel=name, **style.get(name, {}))
         else:
             display.update(result=data, **kw)
         return display
 
     def _draw_toy(self, d: dict) -> None:
-        self._live("toy", self.toy_panes, lambda: ToyModelDisplay(**d, opts=self._SIZE), d)
+        self._live("toy", self.toy_panes, lambda: ToyModelDisplay(**d), d, dict.fromkeys(self.toy_panes, self._SIZE))
 
     @staticmethod
     def _rows(estimates: dict, truth: float, name: str, k_total: int, basis: str | None = None) -> list[dict]:
@@ -251,9 +252,8 @@ class ExtrapolationView(pn.viewable.Viewer):
     def _draw_ext(self, c: ex.ExtrapolationCurves) -> None:
         basis = self.controls.basis
         ext = self._live("ext", {"curves": self.ext_pane, "dbar": self.fit_pane},
-                         lambda: ExtrapolationDisplay.from_curves(c, basis=basis, show_dbar=True, opts=self._WIDE,
-                                                                  dbar_opts=dict(width=420, height=300)),
-                         c, basis=basis)
+                         lambda: ExtrapolationDisplay.from_curves(c, basis=basis, show_dbar=True), c,
+                         {"curves": self._WIDE, "dbar": dict(width=420, height=300)}, basis=basis)
         rows = self._rows(ext.estimates, float(c.truth[-1]), "estimator", c.n_classes, basis)
         self.ext_table.object = pd.DataFrame(rows).round(4)
         self.fit_pane.visible = ext.dbar_fit is not None
@@ -264,7 +264,7 @@ class ExtrapolationView(pn.viewable.Viewer):
 
     def _draw_peer(self, d: dict) -> None:
         peer = self._live("peer", {"curves": self.peer_pane},
-                          lambda: ExtrapolationDisplay.from_peer_comparison(d, opts=self._WIDE), d)
+                          lambda: ExtrapolationDisplay.from_peer_comparison(d), d, {"curves": self._WIDE})
         k_tot, truth = d["k_total"], float(d["truth"][1][-1])
         # the R package's predictions as the display names them, beside the estimators
         shown = {**peer.estimates, **{n: ([k], [v]) for n, (k, v) in peer.references.items()}}

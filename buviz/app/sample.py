@@ -85,13 +85,12 @@ class SampleView(PlaneView):
         key = (id(s.ds), self.projection)
         if key != self._key or self.display is None:
             self.display = pd_.OneSampleDisplay.from_result(s.result, s.ds, self._index(), grid=grid,
-                                                            projection=self.projection, map_opts=self._MAP,
-                                                            zoom_opts=self._ZOOM)
-            shown, self.tap = _with_tap(self.display.map, _XY, self._tapped)
+                                                            projection=self.projection)
+            shown, self.tap = _with_tap(self.display, _XY, self._tapped, panel="map", **self._MAP)
             self._key = key
-            self.map_pane.object, self.zoom_pane.object = shown, self.display.zoom.show()
+            self.map_pane.object, self.zoom_pane.object = shown, self.display.plot(panel="zoom", **self._ZOOM)
         else:
-            self.display.update(result=s.result, index=self._index(), grid=grid)
+            self.display.update(result=s.result, dataset=s.ds, index=self._index(), grid=grid)
 
     def view_data(self):
         s = self._snap()
@@ -102,14 +101,14 @@ class SampleView(PlaneView):
         """N^M(x) of the shown sample on the f axis (a static overlay; tests)."""
         s = snapshot if snapshot is not None else self._snap()
         d = pd_.OneSampleDisplay.from_result(s.result, s.ds, self._index(), grid=s.status if s.is_2d else None,
-                                             projection=self.projection, zoom_opts=self._ZOOM)
-        return d.zoom.element()
+                                             projection=self.projection)
+        return d.element(panel="zoom", **self._ZOOM)
 
     def figure(self):
         if self.display is None:
             s = self._snap()
             return pd_.OneSampleDisplay.from_result(s.result, s.ds, self._index()).element()
-        return self.display.element()
+        return self.display.element(map=self._MAP, zoom=self._ZOOM)
 
     def details(self) -> str:
         v = self.view_data()

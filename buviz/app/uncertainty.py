@@ -131,7 +131,7 @@ class SampleSpaceView(PlaneView):
             self._key = key
             self.map_pane.object = shown
         else:
-            self.display.update(result=s.result, **args)
+            self.display.update(result=s.result, dataset=s.ds, **args)
 
     def proposal1_result(self, snapshot=None):
         """Proposal 1's result for the shown status when the overlay is on and the store has it, else None."""
@@ -242,7 +242,7 @@ class WeightsView(PlaneView):
             self._key = key
             self.map_pane.object = shown
         else:
-            self.display.update(result=s.result, **args)
+            self.display.update(result=s.result, dataset=s.ds, **args)
 
     def plot(self, snapshot=None):
         """The weights map of ``snapshot`` as a static overlay (export, tests)."""
@@ -307,20 +307,20 @@ class ShiftView(TabView):
             return
         args = dict(f_test=s.status.f_test if len(s.status.f_test) else None, grid=s.status if s.is_2d else None)
         if id(s.ds) != self._key or self.display is None:
-            self.display = pd_.CovariateShiftDisplay.from_result(s.result, s.ds, map_opts=self._MAP,
-                                                                 hist_opts=self._HIST, **args)
+            self.display = d = pd_.CovariateShiftDisplay.from_result(s.result, s.ds, **args)
             self._key = id(s.ds)
-            for pane, m in zip(self.map_panes, self.display.maps or [None] * 3, strict=True):
-                pane.object = m.show() if m is not None else None
-            self.maps_row.visible = bool(self.display.maps)
-            self.hist_pane.object = self.display.hist.show()
+            for pane, name in zip(self.map_panes, d.map_names or [None] * 3, strict=True):
+                pane.object = d.plot(panel=name, **self._MAP) if name is not None else None
+            self.maps_row.visible = bool(d.map_names)
+            self.hist_pane.object = d.plot(panel="hist", **self._HIST)
         else:
-            self.display.update(result=s.result, **args)
+            self.display.update(result=s.result, dataset=s.ds, **args)
 
     def figure(self):
         if self.display is None:
             return hv.Layout([pb.shift_histograms({n: np.empty(0) for n in self.NAMES})])
-        return self.display.element()
+        d = self.display
+        return d.element(hist=self._HIST, **dict.fromkeys(d.map_names, self._MAP))
 
     def ks_text(self) -> str:
         s = self._snap()

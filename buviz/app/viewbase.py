@@ -53,9 +53,10 @@ def bound_pane(pane, render: Callable[[], object], *deps: tuple[param.Parameteri
     return pane
 
 
-def _with_tap(display: pd_.Display, kdims, callback, **opts) -> tuple[hv.DynamicMap, hv.streams.Tap]:
-    """The live overlay of ``display`` with an empty layer that carries a Tap stream, and the display's
-    plot options (and ``opts``) set once on the result.
+def _with_tap(display: pd_.Display, kdims, callback, panel: str | None = None,
+              **style) -> tuple[hv.DynamicMap, hv.streams.Tap]:
+    """``display.plot(layer, panel=panel, **style)``: its live figure (of one panel) with an empty
+    layer ``layer`` on top that carries a Tap stream, and the stream.
 
     HoloViews attaches no tap callback when the source is a DynamicMap returning an Overlay; a
     separate one-layer DynamicMap as the source works, and Bokeh tap events are figure-wide, so
@@ -65,7 +66,7 @@ def _with_tap(display: pd_.Display, kdims, callback, **opts) -> tuple[hv.Dynamic
     layer = hv.DynamicMap(lambda: empty)
     tap = hv.streams.Tap(source=layer)
     tap.add_subscriber(callback)
-    return display.show(layer, **opts), tap
+    return display.plot(layer, panel=panel, **style), tap
 
 
 class TabView(pn.viewable.Viewer):

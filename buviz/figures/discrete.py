@@ -110,7 +110,7 @@ class DiscreteFig1(PaperFigure):
 
     def build(self) -> hv.Overlay:
         n = self.check("n", self.n, 0, self.N)
-        return dplots.CellEstimatesDisplay.from_estimators(_METHODS, self.N, self.k, n=n).panels["fig1"].element()
+        return dplots.CellEstimatesDisplay.from_estimators(_METHODS, self.N, self.k, n=n).element(panel="fig1")
 
 
 class DiscreteFig2(PaperFigure):

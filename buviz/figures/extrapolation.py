@@ -83,7 +83,7 @@ class ExtrapolationFig6(PaperFigure):
     def build(self) -> hv.Overlay:
         d = ToyModelDisplay.from_rho(self.rho, (), ks=range(2, self.k_max + 1), n_sets=self.n_sets,
                                      random_state=self.seed)
-        return d.panels["risk"].element()
+        return d.element(panel="risk")
 
 
 class ExtrapolationFig7(PaperFigure):
@@ -95,7 +95,7 @@ class ExtrapolationFig7(PaperFigure):
 
     def build(self) -> hv.Layout:
         d = ToyModelDisplay.from_rho(self.rho, ())  # the explorer's toy model at this ρ alone
-        return (d.panels["level_sets"].element() + d.panels["dbar"].element()).cols(2)
+        return (d.element(panel="level_sets") + d.element(panel="dbar")).cols(2)
 
 
 class ExtrapolationFig8(PaperFigure):
@@ -142,7 +142,7 @@ class ExtrapolationFig11Synthetic(PaperFigure):
         a = xplots.observed_accuracy(*ex.truth_curve(M, y, np.arange(2, K + 1), random_state=self.seed),
                                      title=f"(a) {K} observed classes ({self.classifier})")
         b = ExtrapolationDisplay.from_curves(c, title=f"(b) extrapolation to {pop.n_classes} classes")
-        b = b.panels["curves"].element()
+        b = b.element(panel="curves")
         return (a + b).cols(2)
 
 

@@ -269,7 +269,7 @@ class ExtrapolationFig11(_Real):
             top = 1.15 * float(max(t.accuracy.max(), *(v[1].max() for v in est.values())))
             opts = (dict(logy=True, logx=True, xlim=(2, K), ylim=(0.05, 1.0)) if tag == "a" else
                     dict(logy=False, logx=False, xlim=(K, int(t.k.max())), ylim=(0.0, top)))
-            panels.append(p.panels["curves"].element(**opts))
+            panels.append(p.element(panel="curves", **opts))
         return hv.Layout(panels).cols(2).opts(shared_axes=False)
 
     def _drawers(self) -> hv.Layout:
@@ -283,7 +283,7 @@ class ExtrapolationFig11(_Real):
             p = ExtrapolationDisplay(observed=(obs.k.to_numpy(), obs.accuracy.to_numpy()), estimates=est,
                                      truth=(tru.k.to_numpy(), tru.accuracy.to_numpy()), k_observed=int(g.K.iloc[0]),
                                      title=f"Omniglot, {REPRESENTATION_NAMES[r]}")
-            panels.append(p.panels["curves"].element(logy=True, ylim=(0.02, 1.0)))
+            panels.append(p.element(panel="curves", logy=True, ylim=(0.02, 1.0)))
         return hv.Layout(panels).cols(2)
 
     def build(self) -> hv.Layout:

@@ -53,8 +53,8 @@ def _error_curves(table: pd.DataFrame | None, x: str = "log2_gamma", *, columns,
     """The curves panel of :class:`ErrorCurvesDisplay` as a static picture, its legend under the frame,
     errors on the left axis and −Û on the right one, no axis without its curve
     (:func:`buviz.plots.uncertainty_curves.twin_axes`)."""
-    panel = ErrorCurvesDisplay.from_table(table, x, current, columns=columns, title=title, show_parametric=False,
-                                          curves_opts=style.LEGEND_BELOW).element()
+    panel = ErrorCurvesDisplay.from_table(table, x, current, columns=columns, title=title, show_parametric=False
+                                          ).element(**style.LEGEND_BELOW)
     return uplots.twin_axes(panel)
 
 
@@ -228,7 +228,7 @@ class UncertaintyFig4(PaperFigure):
             index = int(np.argmax(score)) if np.isfinite(score).any() else int(np.argmax(r.k))
         index = self.check("index", index, 0, len(ds.X_train) - 1)
         d = OneSampleDisplay.from_result(r, ds, index, resolution=_RESOLUTION)
-        return (d.map.element(title=f"N^M(x), M = {bu.M}") + d.zoom.element()).cols(2)
+        return (d.element(panel="map", title=f"N^M(x), M = {bu.M}") + d.element(panel="zoom")).cols(2)
 
 
 class UncertaintyFig5(PaperFigure):
@@ -500,8 +500,7 @@ class UncertaintyFig10(PaperFigure):
         r = _uncertainty(ds, M=self.M, perturbation=self.perturbation, seed=self.seed).evaluate(disc, train_scores=True)
         data = _space(ds, r, "1: T with given labels", layers=("points",), bayes=False)
         shift = CovariateShiftDisplay.from_result(r, ds, resolution=_RESOLUTION)
-        maps = [m.element(title=f"{n + 2}: {name}") for n, (m, name) in enumerate(zip(shift.maps, shift.NAMES,
-                                                                                          strict=True))]
+        maps = [shift.element(panel=name, title=f"{n + 2}: {name}") for n, name in enumerate(shift.map_names)]
         return hv.Layout([data, *maps]).cols(2)
 
 

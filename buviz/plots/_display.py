@@ -29,6 +29,13 @@ __all__ = ["Display", "GRID_RESOLUTION", "class_names", "as_grid"]
 GRID_RESOLUTION = 160
 
 
+def _same(a: tuple, b: tuple) -> bool:
+    """Whether two calls of :meth:`Display.plot` asked for the same figure: the same extra layers (by
+    identity) and equal style."""
+    (xa, sa, oa), (xb, sb, ob) = a, b
+    return len(xa) == len(xb) and all(p is q for p, q in zip(xa, xb, strict=True)) and sa == sb and oa == ob
+
+
 def class_names(dataset) -> list[str]:
     """Legend names of a dataset's classes: C1, C2, ... for an exact mixture, its labels otherwise."""
     if getattr(dataset, "model", None) is not None:
@@ -47,8 +54,8 @@ class Display:
     that object, so a pane or a notebook cell showing it redraws in place, keeping its glyphs and tools.
 
     A display is one or several *panels* (a panel: one live overlay of named layers, each fed by a
-    ``Pipe``; :class:`buviz.plots._live.LiveOverlay`). A display of one panel also offers that
-    panel's :meth:`show`, :attr:`dmap`, :attr:`layers` and :attr:`pipes`.
+    ``Pipe``; :class:`buviz.plots._live.LiveOverlay`). :meth:`plot` draws them all, or one
+    (``panel=``) for a pane of its own; style is given there, never to the constructor.
 
     Parameters
     ----------
@@ -77,7 +84,7 @@ class Display:
         self.class_names = None if class_names is None else [str(c) for c in class_names]
         self.title = title
         self.figure_ = None
-        self._plot_opts: dict | None = None
+        self._shown: dict[str | None, tuple] = {}  # panel (None: all) -> (plot's arguments, live figure)
         self._live: dict[str, LiveOverlay] | None = None
 
     # -- what a subclass provides ---------------------------------------------------------------------
@@ -112,24 +119,71 @@ class Display:
             self._live = {name: LiveOverlay(args=args[name], **spec) for name, spec in self._panels().items()}
         return self._live
 
-    def plot(self, **opts) -> hv.DynamicMap | hv.Layout:
-        """The live figure: one ``DynamicMap`` (one panel) or a ``Layout`` of them, with the display's
-        plot options and ``opts`` (Bokeh vocabulary). Only draws; the same object at every call with
-        the same (or no) ``opts``, kept as :attr:`figure_` and fed by :meth:`update`."""
-        if self.figure_ is not None and (not opts or opts == self._plot_opts):
-            return self.figure_
-        shown = [panel.show(**opts) for panel in self.panels.values()]
-        self.figure_ = shown[0] if len(shown) == 1 else hv.Layout(shown).cols(self._cols)
-        self._plot_opts = dict(opts)
-        return self.figure_
+    def plot(self, *extra: hv.DynamicMap, panel: str | None = None, **style) -> hv.DynamicMap | hv.Layout:
+        """The live figure: the one drawing verb, in the explorer and in notebooks alike. Only draws.
 
-    def element(self, names=None, **opts) -> hv.Overlay | hv.Layout:
-        """A static picture of the current data (exports, figures): the overlay of the ``names``
-        layers (all by default) of a display of one panel, else a layout of every panel."""
-        panels = list(self.panels.values())
-        if len(panels) == 1:
-            return panels[0].element(names, **opts)
-        return hv.Layout([p.element(**opts) for p in panels]).cols(self._cols)
+        Parameters
+        ----------
+        *extra : hv.DynamicMap
+            Live layers drawn on top (e.g. one carrying a Tap stream); on a display of one panel, or on
+            the ``panel`` named.
+        panel : str, optional
+            One panel of the display (a key of :attr:`panels`): its live overlay alone, for a pane of
+            its own. By default every panel: one ``DynamicMap``, or a ``Layout`` of them.
+        **style
+            Plot options (Bokeh vocabulary) added to the display's own, for every panel drawn; a keyword
+            that names a panel takes a dict of that panel's options alone
+            (``plot(map=dict(height=420), zoom=dict(width=300))``).
+
+        Returns
+        -------
+        hv.DynamicMap or hv.Layout
+            The same object at every call with the same arguments, or none (the whole figure is kept as
+            :attr:`figure_`), fed by :meth:`update`: a pane or a cell showing it redraws in place.
+
+        Raises
+        ------
+        ValueError
+            If ``panel`` names no panel of the display.
+        TypeError
+            If ``extra`` layers are given for several panels, or a panel's style is not a dict.
+        """
+        panels = self.panels
+        if panel is not None and panel not in panels:
+            raise ValueError(f"panel: {type(self).__name__} has the panels {list(panels)}, not {panel!r}")
+        names = list(panels) if panel is None else [panel]
+        if extra and len(names) != 1:
+            raise TypeError(f"{type(self).__name__}.plot: extra layers go on one panel; name it with panel=")
+        own = {k: style.pop(k) for k in list(style) if k in panels}
+        for k, v in own.items():
+            if not isinstance(v, Mapping):
+                raise TypeError(f"{type(self).__name__}.plot: {k}= names a panel and takes a dict of its options, "
+                                f"got {type(v).__name__}")
+        args = (extra, style, own)
+        kept = self._shown.get(panel)
+        if kept is not None and (not (extra or style or own) or _same(kept[0], args)):
+            return kept[1]  # no arguments: the figure shown, whatever it was drawn with
+        shown = [panels[n].show(*extra, **{**style, **own.get(n, {})}) for n in names]
+        figure = shown[0] if len(shown) == 1 else hv.Layout(shown).cols(self._cols)
+        self._shown[panel] = (args, figure)
+        if panel is None:
+            self.figure_ = figure
+        return figure
+
+    def element(self, names=None, *, panel: str | None = None, **style) -> hv.Overlay | hv.Layout:
+        """A static picture of the current data (exports, paper figures): what :meth:`plot` draws live.
+
+        ``names`` picks layers of a display of one panel (all by default); ``panel`` one panel of a
+        display of several (by default a ``Layout`` of every panel); ``style`` as for :meth:`plot`.
+        """
+        panels = self.panels
+        if panel is not None and panel not in panels:
+            raise ValueError(f"panel: {type(self).__name__} has the panels {list(panels)}, not {panel!r}")
+        own = {k: style.pop(k) for k in list(style) if k in panels}
+        chosen = list(panels) if panel is None else [panel]
+        if len(chosen) == 1:
+            return panels[chosen[0]].element(names, **{**style, **own.get(chosen[0], {})})
+        return hv.Layout([panels[n].element(**{**style, **own.get(n, {})}) for n in chosen]).cols(self._cols)
 
     def update(self, **data) -> list[str]:
         """Show new data, always by name: ``result=`` (a display computed ``from_result``) with the
@@ -137,8 +191,10 @@ class Display:
         sends the layers whose data changed down their streams (the live figure redraws them in place)
         and returns their names.
 
-        ``display.update(result=r, grid=g)`` is ``from_result(r, dataset, grid=g)`` for the same
-        dataset, drawn into the same figure; ``display.update(title="...")`` replaces one attribute.
+        ``display.update(result=r, dataset=ds, grid=g)`` computes what ``from_result(r, ds, grid=g)``
+        would, in the plane the display was built in, and draws it into the same figure (a display holds
+        what it draws, never the data to compute it from); ``display.update(title="...")`` replaces one
+        attribute.
 
         Raises
         ------
@@ -176,33 +232,6 @@ class Display:
     def _repr_mimebundle_(self, include=None, exclude=None):
         """A display as a notebook cell's last line shows its live figure (HoloViews' own notebook repr)."""
         return self.plot()._repr_mimebundle_(include, exclude)
-
-    # -- a display of one panel: the panel's live objects -----------------------------------------------
-    def _only(self) -> LiveOverlay:
-        panels = list(self.panels.values())
-        if len(panels) != 1:
-            raise AttributeError(f"{type(self).__name__} has several panels {list(self.panels)}: use .panels")
-        return panels[0]
-
-    def show(self, *extra: hv.DynamicMap, **opts) -> hv.DynamicMap:
-        """The live overlay of a one-panel display with ``extra`` layers on top (e.g. one carrying a
-        Tap stream) and the display's plot options and ``opts`` (:meth:`LiveOverlay.show`)."""
-        return self._only().show(*extra, **opts)
-
-    @property
-    def dmap(self) -> hv.DynamicMap:
-        """The live overlay of a one-panel display, without plot options."""
-        return self._only().dmap
-
-    @property
-    def layers(self) -> dict[str, hv.DynamicMap]:
-        """A ``DynamicMap`` per group of layers of a one-panel display."""
-        return self._only().layers
-
-    @property
-    def pipes(self) -> dict[str, hv.streams.Pipe]:
-        """A ``Pipe`` per layer of a one-panel display."""
-        return self._only().pipes
 
     def __repr__(self) -> str:
         def short(v):

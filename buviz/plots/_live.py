@@ -111,6 +111,10 @@ def _legend_drawn(plot, element) -> None:
                 item.visible = drawn
 
 
+#: Option templates a live overlay keeps (one per figure shown with options of its own).
+_TEMPLATES_KEPT = 8
+
+
 class LiveOverlay:
     """Named layers fed by a ``Pipe`` each, whose data is the keyword arguments of the layer's builder,
     drawn live by one ``DynamicMap`` per group of layers.
@@ -238,7 +242,8 @@ class LiveOverlay:
             opts["legend_position"] = "top_left"
             opts["hooks"] = [*opts.get("hooks", []), _legend_beside(side)]
         template = hv.Overlay([]).opts(backend="bokeh", **opts) if opts else None
-        self._template = template  # the options live as long as an object carries their id
+        # the options live as long as an object carries their id: every figure shown keeps its own
+        self._templates = [*getattr(self, "_templates", [])[-(_TEMPLATES_KEPT - 1):], template]
         return self._live(extra, template)
 
     def element(self, names=None, **opts) -> hv.Overlay:

@@ -258,17 +258,15 @@ class SeparabilityCasesDisplay(Display):
         The class names the pairs are written with (C1, C2, ... by default).
     max_pairs : int or None, default=MAX_PAIRS
         Pairs shown at most (the most telling ones, :func:`ranked_pairs`); None: every pair.
-    cases_opts, n_eff_opts : dict, optional
-        Plot options of the two panels (Bokeh vocabulary).
+
+    Style is given where it is drawn: ``plot(cases=dict(...), n_eff=dict(...))``.
     """
 
     _fields = ("table", "class_names")
 
-    def __init__(self, *, table: pd.DataFrame | None = None, class_names=None, max_pairs: int | None = MAX_PAIRS,
-                 cases_opts=None, n_eff_opts=None):
+    def __init__(self, *, table: pd.DataFrame | None = None, class_names=None, max_pairs: int | None = MAX_PAIRS):
         super().__init__(class_names=class_names)
         self.table, self.max_pairs = table, max_pairs
-        self.cases_opts, self.n_eff_opts = dict(cases_opts or {}), dict(n_eff_opts or {})
 
     @classmethod
     def from_table(cls, table: pd.DataFrame | None, class_names=None, **kw) -> SeparabilityCasesDisplay:
@@ -276,8 +274,8 @@ class SeparabilityCasesDisplay(Display):
         return cls(table=table, class_names=class_names, **kw)
 
     def _panels(self) -> dict:
-        return {"cases": dict(builders={"cases": pair_cases}, opts=self.cases_opts),
-                "n_eff": dict(builders={"n_eff": effective_size_points}, opts=self.n_eff_opts)}
+        return {"cases": dict(builders={"cases": pair_cases}),
+                "n_eff": dict(builders={"n_eff": effective_size_points})}
 
     def _args(self) -> dict:
         kw = {"table": self.table, "classes": self.class_names, "max_pairs": self.max_pairs}

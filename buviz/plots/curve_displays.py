@@ -51,10 +51,6 @@ class CovariateShiftDisplay(Display):
         The same samples in the plane of the maps (None: no maps).
     grid : GridEvaluation, optional
         The status on a grid, for B(Λ) on the maps.
-    dataset : Dataset, optional
-        The data :meth:`update` computes a new result on (set by :meth:`from_result`).
-    map_opts, hist_opts : dict, optional
-        Plot options of each map and of the histograms.
     feature_names, class_names, title
         As for every :class:`Display`.
     """
@@ -63,18 +59,16 @@ class CovariateShiftDisplay(Display):
     _fields = ("f_train", "f_tilde", "f_test", "X_train", "X_tilde", "X_test", "grid")
 
     def __init__(self, *, f_train, f_tilde, f_test, X_train=None, X_tilde=None, X_test=None,
-                 grid: GridEvaluation | None = None, dataset=None, map_opts=None, hist_opts=None, feature_names=None,
+                 grid: GridEvaluation | None = None, feature_names=None,
                  class_names=None, title: str | None = None):
         super().__init__(feature_names=feature_names or ["x1", "x2"], class_names=class_names, title=title)
         self.f_train, self.f_tilde, self.f_test = (np.asarray(v, dtype=float) for v in (f_train, f_tilde, f_test))
         self.X_train, self.X_tilde, self.X_test = X_train, X_tilde, X_test
         self.grid = as_grid(grid)
-        self.dataset = dataset
-        self.map_opts, self.hist_opts = dict(map_opts or {}), dict(hist_opts or {})
 
     @classmethod
     def from_result(cls, result, dataset, *, f_test=None, grid=None, maps: bool = True,
-                    resolution: int = GRID_RESOLUTION, map_opts=None, hist_opts=None) -> CovariateShiftDisplay:
+                    resolution: int = GRID_RESOLUTION) -> CovariateShiftDisplay:
         """Compute f on T, T̃ and the test set.
 
         Parameters
@@ -87,13 +81,11 @@ class CovariateShiftDisplay(Display):
             The status on a grid (d = 2 maps); evaluated when None.
         maps : bool, default=True
             Draw the maps of a two-feature dataset (the histograms alone when False, or for d > 2).
-        map_opts, hist_opts : dict, optional
-            Plot options of each map and of the histograms.
         """
         maps = maps and dataset.n_features == 2
         axis = plane_of(dataset)[2] if maps else None  # no plane is fitted for the histograms alone
         data = cls._computed(result, dataset, f_test, grid, resolution, maps)
-        return cls(**data, dataset=dataset, map_opts=map_opts, hist_opts=hist_opts, feature_names=axis)
+        return cls(**data, feature_names=axis)
 
     @staticmethod
     def _computed(result, dataset, f_test, grid, resolution, maps: bool) -> dict:
@@ -106,27 +98,24 @@ class CovariateShiftDisplay(Display):
                        X_test=project(None, dataset.X_test), grid=grid_of(result, dataset, grid, resolution))
         return out
 
-    def _attributes_of(self, result, *, f_test=None, grid=None, resolution: int = GRID_RESOLUTION) -> dict:
-        """The attributes of another status ``result`` on the same dataset."""
-        if self.dataset is None:
-            raise TypeError("CovariateShiftDisplay.update(result=...) needs the dataset: build it with from_result")
-        return self._computed(result, self.dataset, f_test, grid, resolution, self.X_train is not None)
+    def _attributes_of(self, result, *, dataset=None, f_test=None, grid=None,
+                       resolution: int = GRID_RESOLUTION) -> dict:
+        """The attributes of another status ``result`` of ``dataset``."""
+        if dataset is None:
+            raise TypeError("CovariateShiftDisplay.update(result=...) needs dataset= (the data the result is of: a "
+                            "display holds what it draws, not the data to compute it from)")
+        return self._computed(result, dataset, f_test, grid, resolution, self.X_train is not None)
 
     @property
-    def maps(self) -> list:
-        """The map panels, f(T), f(T̃), f(X_te) (none without coordinates)."""
-        return [self.panels[n] for n in self.NAMES if n in self.panels]
-
-    @property
-    def hist(self):
-        """The histogram panel."""
-        return self.panels["hist"]
+    def map_names(self) -> list[str]:
+        """The panels of the maps drawn, among f(T), f(T̃), f(X_te) (none without coordinates)."""
+        return [n for n in self.NAMES if n in self.panels]
 
     def _panels(self) -> dict:
         out = {}
         if self.X_train is not None:
-            out = {n: dict(builders={"map": _shift_map}, opts=self.map_opts) for n in self.NAMES}
-        out["hist"] = dict(builders={"hist": _hist}, opts=self.hist_opts)
+            out = {n: dict(builders={"map": _shift_map}) for n in self.NAMES}
+        out["hist"] = dict(builders={"hist": _hist})
         return out
 
     def _args(self) -> dict:
@@ -168,8 +157,6 @@ class ErrorCurvesDisplay(Display):
         Draw the parametric plot (error against −Û) beside the curves.
     title, parametric_title : str
         The two plots' titles.
-    curves_opts, parametric_opts : dict, optional
-        Plot options of the two panels.
     """
 
     _fields = ("table", "x", "current", "columns")
@@ -178,11 +165,10 @@ class ErrorCurvesDisplay(Display):
     def __init__(self, *, table: pd.DataFrame | None = None, x: str = "log2_gamma", current: float | None = None,
                  columns=COLUMNS, show_parametric: bool = True,
                  title: str = "Error (left) and −Û (right) over the sweep",
-                 parametric_title: str = "Error against −Û (colour: status)", curves_opts=None, parametric_opts=None):
+                 parametric_title: str = "Error against −Û (colour: status)"):
         super().__init__(title=title)
         self.table, self.x, self.current, self.columns = table, x, current, tuple(columns)
         self.parametric_title, self.show_parametric = parametric_title, bool(show_parametric)
-        self.curves_opts, self.parametric_opts = dict(curves_opts or {}), dict(parametric_opts or {})
 
     @classmethod
     def from_table(cls, table: pd.DataFrame | None, x: str = "log2_gamma", current: float | None = None,
@@ -198,26 +184,14 @@ class ErrorCurvesDisplay(Display):
             raise TypeError("ErrorCurvesDisplay.update: the titles are plot options, fixed at construction")
         return super().update(**data)
 
-    @property
-    def curves(self):
-        """The panel of the curves against the status."""
-        return self.panels["curves"]
-
-    @property
-    def parametric(self):
-        """The panel of error against −Û."""
-        return self.panels["parametric"]
-
     def _panels(self) -> dict:
         out = {"curves": dict(
             builders={"curves": pb.error_curve_layers, "current": pb.current_status_layers},
-            opts={"multi_y": True, "title": self.title, "legend_position": "right", "framewise": True,
-                  **self.curves_opts})}
+            opts={"multi_y": True, "title": self.title, "legend_position": "right", "framewise": True})}
         if self.show_parametric:
             out["parametric"] = dict(
                 builders={"sweep": pb.parametric_layers, "current": pb.parametric_current},
-                opts={"title": self.parametric_title, "legend_position": "right", "framewise": True, "padding": 0.08,
-                      **self.parametric_opts})
+                opts={"title": self.parametric_title, "legend_position": "right", "framewise": True, "padding": 0.08})
         return out
 
     def _args(self) -> dict:
@@ -247,21 +221,18 @@ class SensitivityDisplay(Display):
         The status column.
     title : str
         The plot's title.
-    opts : dict, optional
-        Plot options of the panel (Bokeh vocabulary).
     """
 
     _fields = ("tables", "reference", "x")
 
     def __init__(self, *, tables, reference: pd.DataFrame | None = None, x: str = "log2_gamma",
-                 title: str = "−Û_tr for several settings", opts=None):
+                 title: str = "−Û_tr for several settings"):
         super().__init__(title=title)
         self.tables, self.reference, self.x = dict(tables), reference, x
-        self.opts = dict(opts or {})
 
     def _panels(self) -> dict:
         return {"curves": dict(builders={"settings": pb.sensitivity_layers, "reference": pb.reference_layer},
-                               opts={"legend_position": "right", "framewise": True, **self.opts})}
+                               opts={"legend_position": "right", "framewise": True})}
 
     def _args(self) -> dict:
         return {"curves": {"settings": {"tables": self.tables, "x": self.x, "title": self.title},

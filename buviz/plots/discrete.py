@@ -111,8 +111,6 @@ class CellEstimatesDisplay(Display):
         The rows n and columns m the table shows.
     title : str, optional
         Fig 1's title (default: it names n).
-    fig1_opts, table_opts : dict, optional
-        Plot options of the two panels (Bokeh vocabulary).
 
     Raises
     ------
@@ -124,14 +122,12 @@ class CellEstimatesDisplay(Display):
     _fields = ("tables", "N", "n", "units", "table_method")
 
     def __init__(self, *, tables: Mapping[str, np.ndarray], N: int, n: int = 5, units: str = "count",
-                 table_method: str = "bootstrap632", n_rows: int = 9, m_cols: int = 6, title: str | None = None,
-                 fig1_opts=None, table_opts=None):
+                 table_method: str = "bootstrap632", n_rows: int = 9, m_cols: int = 6, title: str | None = None):
         super().__init__(title=title)
         self._check(dict(tables=tables, N=N, n=n, units=units, table_method=table_method))
         self.tables = {m: np.asarray(x, dtype=float) for m, x in tables.items()}
         self.N, self.n, self.units, self.table_method = int(N), int(n), units, table_method
         self.n_rows, self.m_cols = int(n_rows), int(m_cols)
-        self.fig1_opts, self.table_opts = dict(fig1_opts or {}), dict(table_opts or {})
 
     @classmethod
     def from_estimators(cls, methods, N: int, k: int, **kw) -> CellEstimatesDisplay:
@@ -173,8 +169,8 @@ class CellEstimatesDisplay(Display):
         return super().update(**data)
 
     def _panels(self) -> dict:
-        return {"table": dict(builders={"table": _estimate_table}, opts=self.table_opts),
-                "fig1": dict(builders={"estimates": _cell_curves}, opts={**style.LEGEND_BELOW, **self.fig1_opts})}
+        return {"table": dict(builders={"table": _estimate_table}),
+                "fig1": dict(builders={"estimates": _cell_curves}, opts=dict(style.LEGEND_BELOW))}
 
     def _args(self) -> dict:
         title = self.title if self.title is not None else f"Fig 1: per-cell estimates at n = {self.n}"

@@ -84,7 +84,7 @@ class _MapDisplay(Display):
     """A map of the training samples: in their plane for d = 2 (``projection`` None), else in a plane
     fitted on T. ``X`` are the plotted coordinates, ``xlim``/``ylim`` the fixed axis ranges."""
 
-    def __init__(self, *, X, y, xlim=None, ylim=None, projection: Projection | None = None, dataset=None,
+    def __init__(self, *, X, y, xlim=None, ylim=None, projection: Projection | None = None,
                  feature_names=None, class_names=None, title=None):
         X = np.asarray(X, dtype=float).reshape(-1, 2)
         y = np.asarray(y, dtype=int)
@@ -96,7 +96,6 @@ class _MapDisplay(Display):
             xlim, ylim = limits(X) if len(X) else ((0.0, 1.0), (0.0, 1.0))
         self.xlim, self.ylim = tuple(map(float, xlim)), tuple(map(float, ylim))
         self.projection = projection
-        self.dataset = dataset
 
     @property
     def is_2d(self) -> bool:
@@ -109,11 +108,11 @@ class _MapDisplay(Display):
     def _map_opts(self) -> dict:
         return {**MAP_OPTS, "xlim": self.xlim, "ylim": self.ylim}
 
-    def _need_dataset(self):
-        if self.dataset is None:
-            raise TypeError(f"{type(self).__name__}.update(result=...) needs the dataset: build it with from_result, "
-                            "or pass the data as named attributes")
-        return self.dataset
+    def _need_dataset(self, dataset):
+        if dataset is None:
+            raise TypeError(f"{type(self).__name__}.update(result=...) needs dataset= (the data the result is of: a "
+                            "display holds what it draws, not the data to compute it from)")
+        return dataset
 
     def nearest(self, x: float, y: float) -> int:
         """The training sample drawn nearest to the plotted point (x, y) (a tap)."""
@@ -129,7 +128,7 @@ class _MapDisplay(Display):
         """The constructor arguments every map of ``dataset`` shares (its plane, classes, axes)."""
         proj, X, axis = plane_of(dataset, projection)
         xlim, ylim = limits(X, dataset if proj is None else None)
-        return dict(X=X, y=np.asarray(dataset.y_train), xlim=xlim, ylim=ylim, projection=proj, dataset=dataset,
+        return dict(X=X, y=np.asarray(dataset.y_train), xlim=xlim, ylim=ylim, projection=proj,
                     feature_names=axis, class_names=class_names(dataset))
 
 
@@ -196,8 +195,6 @@ class SampleSpaceDisplay(_MapDisplay):
         The fixed axis ranges (the padded range of ``X`` by default).
     projection : Projection, optional
         The plane of d > 2 data (None: ``X`` are the first two features).
-    dataset : Dataset, optional
-        The data :meth:`update` computes a new result on (set by :meth:`from_result`).
     feature_names, class_names, title
         Axis names, legend names of the classes, the title.
     """
@@ -207,9 +204,9 @@ class SampleSpaceDisplay(_MapDisplay):
 
     def __init__(self, *, X, y, grid: GridEvaluation | None = None, bayes_fields=None, f=None, near_boundary=None,
                  near_pairs=None, proposal1_anchors=None, proposal1_near=None, proposal1_clusters=None, xlim=None,
-                 ylim=None, projection: Projection | None = None, dataset=None, feature_names=None, class_names=None,
+                 ylim=None, projection: Projection | None = None, feature_names=None, class_names=None,
                  title: str | None = None):
-        super().__init__(X=X, y=y, xlim=xlim, ylim=ylim, projection=projection, dataset=dataset,
+        super().__init__(X=X, y=y, xlim=xlim, ylim=ylim, projection=projection,
                          feature_names=feature_names, class_names=class_names, title=title)
         self.grid = as_grid(grid)
         self.bayes_fields = bayes_fields
@@ -290,10 +287,10 @@ class SampleSpaceDisplay(_MapDisplay):
             out["proposal1_clusters"] = np.asarray(proposal1.cluster_labels[0])
         return out
 
-    def _attributes_of(self, result, *, grid=None, bayes_fields=None, proposal1=None, title=None,
+    def _attributes_of(self, result, *, dataset=None, grid=None, bayes_fields=None, proposal1=None, title=None,
                        resolution: int = GRID_RESOLUTION) -> dict:
-        """The attributes of another status ``result`` on the same dataset (as :meth:`from_result`)."""
-        return self._computed(result, self._need_dataset(), self.projection, self.class_names, grid=grid,
+        """The attributes of another status ``result`` of ``dataset`` in this plane (as :meth:`from_result`)."""
+        return self._computed(result, self._need_dataset(dataset), self.projection, self.class_names, grid=grid,
                               bayes_fields=bayes_fields, proposal1=proposal1,
                               color_by="f" if self.f is not None else "class", title=title, resolution=resolution)
 
@@ -351,7 +348,7 @@ class WeightsDisplay(_MapDisplay):
         k̂(x)/w_kl of each training sample (``result.near_boundary_weights``).
     grid : GridEvaluation, optional
         The status on a grid (d = 2), for B(Λ).
-    xlim, ylim, projection, dataset, feature_names, class_names, title
+    xlim, ylim, projection, feature_names, class_names, title
         As for :class:`SampleSpaceDisplay`.
     """
 
@@ -359,9 +356,9 @@ class WeightsDisplay(_MapDisplay):
     DEFAULT_TITLE = "Probability weights k̂(x)/w_kl"
 
     def __init__(self, *, X, y, weights, grid: GridEvaluation | None = None, xlim=None, ylim=None,
-                 projection: Projection | None = None, dataset=None, feature_names=None, class_names=None,
+                 projection: Projection | None = None, feature_names=None, class_names=None,
                  title: str | None = DEFAULT_TITLE):
-        super().__init__(X=X, y=y, xlim=xlim, ylim=ylim, projection=projection, dataset=dataset,
+        super().__init__(X=X, y=y, xlim=xlim, ylim=ylim, projection=projection,
                          feature_names=feature_names, class_names=class_names, title=title)
         self.weights = np.asarray(weights, dtype=float)
         self.grid = as_grid(grid)
@@ -378,9 +375,10 @@ class WeightsDisplay(_MapDisplay):
         return {"weights": np.asarray(result.near_boundary_weights), "grid": grid_of(result, dataset, grid, resolution),
                 "title": title if title is not None else cls.DEFAULT_TITLE}
 
-    def _attributes_of(self, result, *, grid=None, title=None, resolution: int = GRID_RESOLUTION) -> dict:
-        """The attributes of another status ``result`` on the same dataset."""
-        return self._computed(result, self._need_dataset(), grid, title, resolution)
+    def _attributes_of(self, result, *, dataset=None, grid=None, title=None,
+                       resolution: int = GRID_RESOLUTION) -> dict:
+        """The attributes of another status ``result`` of ``dataset``."""
+        return self._computed(result, self._need_dataset(dataset), grid, title, resolution)
 
     def _panels(self) -> dict:
         return {"map": dict(builders={"weights": _weights_layer, "boundary": boundary_layer},
@@ -423,23 +421,20 @@ class OneSampleDisplay(_MapDisplay):
         T̃ in the plotted plane (the perturbed members of N^M(x) are drawn from it).
     grid : GridEvaluation, optional
         The status on a grid (d = 2), for B(Λ).
-    map_opts, zoom_opts : dict, optional
-        Plot options of the two panels.
-    xlim, ylim, projection, dataset, feature_names, class_names, title
+    xlim, ylim, projection, feature_names, class_names, title
         As for :class:`SampleSpaceDisplay`; ``title`` (None: a caption of the sample) titles the map.
     """
 
     _fields = ("X", "y", "sample", "X_tilde", "grid", "xlim", "ylim")
 
     def __init__(self, *, X, y, sample=None, X_tilde=None, grid: GridEvaluation | None = None, xlim=None, ylim=None,
-                 projection: Projection | None = None, dataset=None, feature_names=None, class_names=None,
-                 title: str | None = None, map_opts=None, zoom_opts=None):
-        super().__init__(X=X, y=y, xlim=xlim, ylim=ylim, projection=projection, dataset=dataset,
+                 projection: Projection | None = None, feature_names=None, class_names=None,
+                 title: str | None = None):
+        super().__init__(X=X, y=y, xlim=xlim, ylim=ylim, projection=projection,
                          feature_names=feature_names, class_names=class_names, title=title)
         self.sample = sample
         self.X_tilde = None if X_tilde is None else np.asarray(X_tilde, dtype=float)
         self.grid = as_grid(grid)
-        self.map_opts, self.zoom_opts = dict(map_opts or {}), dict(zoom_opts or {})
 
     @property
     def index(self) -> int | None:
@@ -448,13 +443,12 @@ class OneSampleDisplay(_MapDisplay):
 
     @classmethod
     def from_result(cls, result, dataset, index: int | None = None, *, grid=None,
-                    projection: str | Projection = "pca", resolution: int = GRID_RESOLUTION, map_opts=None,
-                    zoom_opts=None) -> OneSampleDisplay:
+                    projection: str | Projection = "pca", resolution: int = GRID_RESOLUTION) -> OneSampleDisplay:
         """Compute sample ``index`` of ``result`` (None or negative: nothing selected); ``grid`` is the
         status on a grid (d = 2), evaluated when None."""
         common = cls._common(dataset, projection)
         data = cls._computed(result, dataset, common["projection"], index, grid, resolution)
-        return cls(**common, **data, map_opts=map_opts, zoom_opts=zoom_opts)
+        return cls(**common, **data)
 
     @staticmethod
     def _computed(result, dataset, projection, index, grid, resolution) -> dict:
@@ -463,24 +457,15 @@ class OneSampleDisplay(_MapDisplay):
                 "X_tilde": project(projection, result.X_tilde) if chosen else None,
                 "grid": grid_of(result, dataset, grid, resolution) if result is not None else None}
 
-    def _attributes_of(self, result, *, index=None, grid=None, resolution: int = GRID_RESOLUTION) -> dict:
-        return self._computed(result, self._need_dataset(), self.projection, index, grid, resolution)
-
-    @property
-    def map(self):
-        """The map panel (:class:`~buviz.plots._live.LiveOverlay`)."""
-        return self.panels["map"]
-
-    @property
-    def zoom(self):
-        """The f-space panel (:class:`~buviz.plots._live.LiveOverlay`)."""
-        return self.panels["zoom"]
+    def _attributes_of(self, result, *, dataset=None, index=None, grid=None,
+                       resolution: int = GRID_RESOLUTION) -> dict:
+        return self._computed(result, self._need_dataset(dataset), self.projection, index, grid, resolution)
 
     def _panels(self) -> dict:
         live = ("points", "cluster", "boundary") if self.is_2d else ("points", "cluster")
         return {"map": dict(builders={"points": _cluster_points, "cluster": _cluster, "boundary": boundary_layer},
-                            opts={**self._map_opts(), **self.map_opts}, live=live),
-                "zoom": dict(builders={"zoom": _zoom}, opts=self.zoom_opts)}
+                            opts=self._map_opts(), live=live),
+                "zoom": dict(builders={"zoom": _zoom})}
 
     def _args(self) -> dict:
         names, fn, view = self.class_names, self.feature_names, self.sample

@@ -51,26 +51,23 @@ class ToyModelDisplay(Display):
         AvRisk_k at the sorted k of ``distribution``.
     polynomial_error : DataFrame
         Rows ``rho``, ``degree``, ``linf_error`` for ``rho`` and the reference ρ.
-    opts : dict, optional
-        Plot options of every panel (Bokeh vocabulary).
     """
 
     NAMES = ("level_sets", "dbar", "risk", "polynomial_error")
     _fields = ("rho", "level_grid", "dbar", "distribution", "avrisk", "polynomial_error")
 
     def __init__(self, *, rho: float, reference_rhos, level_grid, dbar: Mapping, distribution: pd.DataFrame, avrisk,
-                 polynomial_error: pd.DataFrame, opts=None, title: str | None = None):
+                 polynomial_error: pd.DataFrame, title: str | None = None):
         super().__init__(title=title)
         self.rho, self.reference_rhos = float(rho), tuple(float(r) for r in reference_rhos)
         self.level_grid, self.dbar, self.distribution = level_grid, dict(dbar), distribution
         self.avrisk, self.polynomial_error = np.asarray(avrisk, dtype=float), polynomial_error
-        self.opts = dict(opts or {})
 
     @classmethod
-    def from_rho(cls, rho: float, reference_rhos=ex.TOY_REFERENCE_RHOS, *, opts=None, **kw) -> ToyModelDisplay:
+    def from_rho(cls, rho: float, reference_rhos=ex.TOY_REFERENCE_RHOS, **kw) -> ToyModelDisplay:
         """Compute the toy model at ``rho`` (:func:`buviz.extrapolation.toy_model_summary`, whose
         keyword arguments ``kw`` takes)."""
-        return cls(**ex.toy_model_summary(rho, reference_rhos, **kw), opts=opts)
+        return cls(**ex.toy_model_summary(rho, reference_rhos, **kw))
 
     def _attributes_of(self, result, **kw) -> dict:
         """``update(result=rho)`` computes the toy model at another ρ with this display's reference ρ;
@@ -84,7 +81,7 @@ class ToyModelDisplay(Display):
     def _panels(self) -> dict:
         builders = {"level_sets": xp.toy_level_sets, "dbar": xp.dbar_curves, "risk": xp.risk_distribution,
                     "polynomial_error": xp.polynomial_error}
-        return {name: dict(builders={name: builders[name]}, opts=self.opts) for name in self.NAMES}
+        return {name: dict(builders={name: builders[name]}) for name in self.NAMES}
 
     def _args(self) -> dict:
         rho, refs, err = self.rho, self.reference_rhos, self.polynomial_error
@@ -164,8 +161,6 @@ class ExtrapolationDisplay(Display):
         Draw the panel ``dbar`` (default: when ``dbar_fit`` is given; True keeps it for fits to come).
     title : str, optional
         The curves' title.
-    opts, dbar_opts : dict, optional
-        Plot options of the two panels (Bokeh vocabulary).
 
     Raises
     ------
@@ -177,14 +172,13 @@ class ExtrapolationDisplay(Display):
 
     def __init__(self, *, observed, estimates: Mapping, truth=None, k_observed: int | None = None,
                  references: Mapping | None = None, dbar_fit=None, show_dbar: bool | None = None,
-                 title: str | None = "Accuracy extrapolation", opts=None, dbar_opts=None):
+                 title: str | None = "Accuracy extrapolation"):
         super().__init__(title=title)
         self.observed, self.estimates, self.truth = observed, dict(estimates), truth
         self.k_observed, self.references, self.dbar_fit = k_observed, dict(references or {}), dbar_fit
         self._methods = (*ex.METHODS, *(m for m in self.estimates if m not in ex.METHODS))
         self._reference_names = tuple(self.references)
         self.show_dbar = dbar_fit is not None if show_dbar is None else bool(show_dbar)
-        self.opts, self.dbar_opts = dict(opts or {}), dict(dbar_opts or {})
 
     @classmethod
     def from_curves(cls, curves: ex.ExtrapolationCurves, *, basis: str | None = None, **kw) -> ExtrapolationDisplay:
@@ -230,9 +224,9 @@ class ExtrapolationDisplay(Display):
 
     def _panels(self) -> dict:
         out = {"curves": dict(builders={"curves": _extrapolation_layers},
-                              opts={"logx": True, "legend_position": "bottom_left", "framewise": True, **self.opts})}
+                              opts={"logx": True, "legend_position": "bottom_left", "framewise": True})}
         if self.show_dbar:
-            out["dbar"] = dict(builders={"dbar": _fitted_dbar}, opts={"legend_position": "top_left", **self.dbar_opts})
+            out["dbar"] = dict(builders={"dbar": _fitted_dbar}, opts={"legend_position": "top_left"})
         return out
 
     def _args(self) -> dict:

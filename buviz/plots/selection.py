@@ -128,18 +128,17 @@ class AmplitudeDisplay(Display):
         its first frame: give the amplitudes when the table comes later.
     u : {"U_tr", "U_te"}, default="U_tr"
         Û with the training set or the test set as input.
-    opts : dict, optional
-        Plot options of every panel (Bokeh vocabulary).
+
+    Style is given where it is drawn: ``plot(width=450)`` for every mode's panel.
     """
 
     _fields = ("table",)
 
     def __init__(self, *, table: pd.DataFrame | None = None, modes: Sequence[str] = ("features", "scalar"),
-                 amplitudes: Sequence[float] | None = None, u: str = "U_tr", opts=None):
+                 amplitudes: Sequence[float] | None = None, u: str = "U_tr"):
         super().__init__()
         self.table, self.modes, self.u = table, tuple(modes), u
         self.amplitudes = None if amplitudes is None else [float(a) for a in amplitudes]
-        self.opts = dict(opts or {})
         self._cols = len(self.modes)
 
     @classmethod
@@ -149,7 +148,7 @@ class AmplitudeDisplay(Display):
         return cls(table=table, **kw)
 
     def _panels(self) -> dict:
-        return {mode: dict(builders={"curves": amplitude_curves}, opts=self.opts) for mode in self.modes}
+        return {mode: dict(builders={"curves": amplitude_curves}) for mode in self.modes}
 
     def _args(self) -> dict:
         name = "Û_tr" if self.u == "U_tr" else "Û_te"

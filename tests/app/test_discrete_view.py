@@ -47,7 +47,7 @@ def test_view_updates_and_renders():
     p = curves[0].dimension_values("p")
     assert np.allclose(curves[0].dimension_values("S"), discrete.rms_deviation("resubstitution", 40, 4, p))
     assert view.readout.object.loc["loo", "S at p"] == pytest.approx(discrete.rms_deviation("loo", 40, 4, 0.6))
-    fig1 = _curves(view.estimates.panels["fig1"].element())
+    fig1 = _curves(view.estimates.element(panel="fig1"))
     assert np.allclose(fig1[0].dimension_values(1), 40 * discrete.cell_values("resubstitution", 40, 5)[5, :6])
     # bokeh render of the live figure: its data sources hold the curve values, and the next change of
     # the controls changes those sources in place (the same figure, the same glyphs)
@@ -73,7 +73,7 @@ def test_view_updates_and_renders():
     fig1_figure = fig1_plot.state
     assert fig1_figure.y_range.end > 1 and fig1_figure.yaxis[0].axis_label.startswith("N·x")
     view.controls.units = "probability"
-    fig1 = _curves(view.estimates.panels["fig1"].element())
+    fig1 = _curves(view.estimates.element(panel="fig1"))
     assert np.allclose(fig1[0].dimension_values(1), discrete.cell_values("resubstitution", 40, 5)[5, :6])
     top = max(c.dimension_values(1).max() for c in fig1)
     assert fig1_plot.state is fig1_figure and fig1_figure.yaxis[0].axis_label == "x[n, m] (probability)"
@@ -85,7 +85,7 @@ def test_view_updates_and_renders():
     view.controls.units = "count"
     assert view.table_pane.object.loc[2, "m=1"] == pytest.approx(40 * x[2, 1])
     # the display's own table panel, for notebooks and exports: the same numbers, as text
-    table = view.estimates.panels["table"].element()
+    table = view.estimates.element(panel="table")
     assert table.iloc[2, 2] == f"{40 * x[2, 1]:.4f}" and table.opts.get().kwargs["title"] == view.estimates.table_title
 
 

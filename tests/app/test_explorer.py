@@ -192,8 +192,8 @@ def test_real_dataset_is_shown_in_a_plane_fitted_on_T():
     sv.select(picked[0])
     assert "Sample #11 (tapped)" in sv.details()
     sh = ShiftView(store=s)
-    assert sh.display.maps == [] and not sh.maps_row.visible
-    hist = sh.display.hist.element()
+    assert sh.display.map_names == [] and not sh.maps_row.visible
+    hist = sh.display.element(panel="hist")
     assert {h.label for h in hist} == {"f(T)", "f(T̃)", "f(X_te)"}
     assert 0 <= snap.result.value <= 1
 

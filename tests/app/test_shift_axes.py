@@ -31,7 +31,7 @@ def test_the_histogram_ranges_follow_each_frame_and_match_the_export():
     hv.extension("bokeh")
     wide, narrow = _sample(3.0, 0), _sample(0.1, 1)
     display = CovariateShiftDisplay(**wide)
-    plot = hv.renderer("bokeh").get_plot(display.hist.show())
+    plot = hv.renderer("bokeh").get_plot(display.plot(panel="hist"))
     fig = plot.state if isinstance(plot.state, Plot) else plot.state.select_one({"type": Plot})
     c, peak = _peak(wide)
     x0, x1, _, y1 = _ranges(fig)
@@ -42,6 +42,6 @@ def test_the_histogram_ranges_follow_each_frame_and_match_the_export():
         x0, x1, _, y1 = _ranges(fig)
         assert -1.3 * c <= x0 <= -0.99 * c and 0.99 * c <= x1 <= 1.3 * c
         assert peak <= y1 <= 1.25 * peak, f"y axis ends at {y1:.3g} for a peak of {peak:.3g}"
-        export = hv.renderer("bokeh").get_plot(display.hist.element()).state
+        export = hv.renderer("bokeh").get_plot(display.element(panel="hist")).state
         ex = export if isinstance(export, Plot) else export.select_one({"type": Plot})
         assert np.allclose(_ranges(fig), _ranges(ex), rtol=1e-6)

@@ -78,7 +78,7 @@ def test_the_cases_display_follows_a_growing_sweep_in_its_first_figures():
                       "pair_n_eff_tr": [[500.0, 0.0], [120.0, 4.0], [3.0, 2.5]],
                       "pair_blend_tr": [[0.94, 0.0], [0.8, 0.1], [0.09, 0.07]]})
     d = cases.SeparabilityCasesDisplay.from_table(None, class_names=["A", "B", "C"])
-    plots = {name: hv.renderer("bokeh").get_plot(d.panels[name].show()) for name in ("cases", "n_eff")}
+    plots = {name: hv.renderer("bokeh").get_plot(d.plot(panel=name)) for name in ("cases", "n_eff")}
     figures = {name: p.state for name, p in plots.items()}
     assert d.update(table=t.iloc[:1]) == ["cases", "n_eff"]
     assert d.update(table=t) == ["cases", "n_eff"] and d.update(table=t) == []

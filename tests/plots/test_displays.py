@@ -48,7 +48,7 @@ def five_d():
 
 def _live(display):
     """The Bokeh plot of a display's live overlay (what a pane shows)."""
-    return hv.renderer("bokeh").get_plot(display.dmap)
+    return hv.renderer("bokeh").get_plot(display.plot())
 
 
 def _sources(plot):
@@ -62,7 +62,7 @@ def test_sample_space_status_step_changes_data_not_glyphs(gmm):
     d = SampleSpaceDisplay.from_result(r0, ds, grid=g0, bayes_fields=bayes, title="γ0")
     plot = _live(d)
     before = _sources(plot)
-    changed = d.update(result=r1, grid=g1, bayes_fields=bayes, title="γ1")
+    changed = d.update(result=r1, dataset=ds, grid=g1, bayes_fields=bayes, title="γ1")
     assert changed == ["regions", "boundary"]  # T, B* and the (empty) overlays are not sent again
     after = _sources(plot)
     assert after.keys() == before.keys() and all(after[k] is before[k] for k in before)  # same glyphs
@@ -75,7 +75,7 @@ def test_sample_space_status_step_changes_data_not_glyphs(gmm):
     for r, c in [(5, 40), (40, 5), (70, 70), (0, 79)]:  # the predicted class at grid points, by coordinates
         rgba = np.asarray(img[float(g1.xs[c]), float(g1.ys[r])].array()).ravel()
         np.testing.assert_array_equal(rgba, pb.region_rgba([[g1.predicted[r, c]]], 2)[0, 0])
-    assert d.update(result=r1, grid=g1, bayes_fields=bayes, title="γ1") == []  # nothing new: nothing sent
+    assert d.update(result=r1, dataset=ds, grid=g1, bayes_fields=bayes, title="γ1") == []  # nothing new: nothing sent
 
 
 def test_sample_space_without_grid_evaluates_the_status_and_proposal1_layers(gmm):
@@ -111,7 +111,7 @@ def test_sample_space_at_d5_shows_T_in_its_plane_with_the_near_boundary_samples_
     assert len(layers["B(Λ)"].data) == 0 and len(d.element().get(0).dimension_values(2)) == 4  # no map of B(Λ)
     assert "PC1" in pts.kdims[0].label and "% of the variance" in pts.kdims[0].label
     _live(d)
-    assert d.update(result=r1, title="other") == ["near"]  # T does not move with the status
+    assert d.update(result=r1, dataset=ds, title="other") == ["near"]  # T does not move with the status
     # colour by f(x;Λ): the values of the result, on the diverging scale
     f = SampleSpaceDisplay.from_result(r0, ds, color_by="f", projection="lda")
     np.testing.assert_allclose(f.element().get(2).dimension_values("f"), r0.f_train)
@@ -132,47 +132,47 @@ def test_weights_display_colours_the_positive_weights_at_every_d(gmm, five_d):
         assert len(hot) == int((w > 0).sum()) and len(zero) + len(hot) == len(w)
         np.testing.assert_allclose(np.sort(hot.dimension_values("weight")), np.sort(w[w > 0]))
         _live(d)
-        assert "weights" in d.update(result=r1, resolution=60)
+        assert "weights" in d.update(result=r1, dataset=ds, resolution=60)
 
 
 def test_covariate_shift_histograms_at_every_d_and_maps_for_two_features(gmm, five_d):
     ds, r0, r1 = five_d
     d = CovariateShiftDisplay.from_result(r0, ds)
-    assert d.maps == []
+    assert d.map_names == []
     f_te = top2_difference(r0.discriminant(ds.X_test))
-    hist = {h.label: h for h in d.hist.element()}
+    hist = {h.label: h for h in d.element(panel="hist")}
     assert set(hist) == {"f(T)", "f(T̃)", "f(X_te)"}
     edges = hist["f(X_te)"].edges
     counts, _ = np.histogram(np.clip(f_te, edges[0], edges[-1]), edges, density=True)
     np.testing.assert_allclose(hist["f(X_te)"].dimension_values(1), counts)
-    hv.renderer("bokeh").get_plot(d.hist.dmap)
-    assert d.update(result=r1) == ["hist"]
+    hv.renderer("bokeh").get_plot(d.plot(panel="hist"))
+    assert d.update(result=r1, dataset=ds) == ["hist"]
     ds2, g0, g1 = gmm
     d2 = CovariateShiftDisplay.from_result(g0, ds2, resolution=60)
-    assert len(d2.maps) == 3
-    clims = {m.element().get(0).opts.get("plot", "bokeh").kwargs.get("clim") for m in d2.maps}
+    assert d2.map_names == list(d2.NAMES)
+    clims = {d2.element(panel=m).get(0).opts.get("plot", "bokeh").kwargs.get("clim") for m in d2.map_names}
     c = pb.symmetric_limit(d2.f_train, d2.f_tilde, d2.f_test)
     assert clims == {(-c, c)}  # one colour scale, from the three samples' f
-    assert d2.update(result=g1, resolution=60) == ["f(T)", "f(T̃)", "f(X_te)", "hist"]
+    assert d2.update(result=g1, dataset=ds2, resolution=60) == ["f(T)", "f(T̃)", "f(X_te)", "hist"]
 
 
 def test_one_sample_display_follows_the_selection(gmm, five_d):
     for ds, r0, _ in (gmm, five_d):
         d = OneSampleDisplay.from_result(r0, ds, None, resolution=60)
-        assert len(d.zoom.element().select(hv.Spikes)) >= 1
-        hv.renderer("bokeh").get_plot(d.map.dmap)
-        changed = d.update(result=r0, index=7, resolution=60)
+        assert len(d.element(panel="zoom").select(hv.Spikes)) >= 1
+        hv.renderer("bokeh").get_plot(d.plot(panel="map"))
+        changed = d.update(result=r0, dataset=ds, index=7, resolution=60)
         assert "cluster" in changed and "zoom" in changed and "points" not in changed
         view = r0.sample_view(7)
-        spikes = np.concatenate([e.dimension_values(0) for e in d.zoom.element() if isinstance(e, hv.Spikes)])
+        spikes = np.concatenate([e.dimension_values(0) for e in d.element(panel="zoom") if isinstance(e, hv.Spikes)])
         np.testing.assert_allclose(np.sort(spikes), np.sort(view["F"]))
-        cluster = d.map.element(["cluster"])
+        cluster = d.element(["cluster"], panel="map")
         members = [e for e in cluster if e.label == "N^M(x)"][0]
         nbr = np.asarray(view["neighbours"])
         np.testing.assert_allclose(members.dimension_values(0),  # in legend order (pb.legend_order)
                                    d.X[nbr[pb.legend_order(ds.y_train[nbr])]][:, 0])
         # the kernel estimate of each class of the pair, k̂^m(t)/M, read at t = 0 gives k̂^m(x)/M
-        est = {e.label: e for e in d.zoom.element() if isinstance(e, hv.Curve)}
+        est = {e.label: e for e in d.element(panel="zoom") if isinstance(e, hv.Curve)}
         names = [str(c) for c in (ds.classes if ds.model is None else [f"C{j + 1}" for j in range(ds.n_classes)])]
         i, j = view["pair"]
         for cls, k in ((i, view["k_i"]), (j, view["k_j"])):
@@ -189,18 +189,18 @@ def _table():
 
 def test_error_curves_display_moves_only_the_marker_on_a_status_step():
     d = ErrorCurvesDisplay.from_table(None, current=0.0)
-    plot = hv.renderer("bokeh").get_plot(d.curves.dmap)
-    hv.renderer("bokeh").get_plot(d.parametric.dmap)
+    plot = hv.renderer("bokeh").get_plot(d.plot(panel="curves"))
+    hv.renderer("bokeh").get_plot(d.plot(panel="parametric"))
     t = _table()
     assert d.update(table=t, current=0.0) == ["curves", "current", "parametric sweep", "parametric current"]
     assert d.update(table=t, current=2.0) == ["current", "parametric current"]
     from bokeh.models import Span
 
     assert [sp.location for sp in plot.state.select({"type": Span})] == [2.0]  # the live marker moved
-    el = d.curves.element()
+    el = d.element(panel="curves")
     marker = [e for e in el if isinstance(e, hv.Scatter) and e.label == "current status"][0]
     assert marker.dimension_values(1)[0] == pytest.approx(0.25)
-    ring = [e for e in d.parametric.element() if e.label == "current status"][0]
+    ring = [e for e in d.element(panel="parametric") if e.label == "current status"][0]
     assert ring.dimension_values(0)[0] == pytest.approx(-0.2)
 
 
@@ -210,19 +210,19 @@ def _title_and_options(el):
 
 
 def test_live_displays_keep_each_layers_own_options(gmm):
-    """What a pane shows (``show()``) has the title and size of the static picture (``element()``) with
-    the same options, for displays of one layer (a histogram, the f-space zoom) as for overlays; a
-    display option given to ``show`` reaches a one-layer display too."""
+    """What a pane shows (``plot()``) has the title and size of the static picture (``element()``) with
+    the same options, for panels of one layer (a histogram, the f-space zoom) as for overlays; a style
+    given to ``plot`` reaches a one-layer panel too."""
     ds, r0, _ = gmm
     cov = CovariateShiftDisplay.from_result(r0, ds, resolution=60)
     one = OneSampleDisplay.from_result(r0, ds, None, resolution=60)
     space = SampleSpaceDisplay.from_result(r0, ds, resolution=60, title="γ0")
-    displays = [cov.hist, *cov.maps, one.zoom, one.map, space]
+    drawn = [(cov, "hist"), *((cov, m) for m in cov.map_names), (one, "zoom"), (one, "map"), (space, None)]
     sized = dict(width=333, height=222)
-    shown = [_title_and_options(d.show(**sized)) for d in displays]
+    shown = [_title_and_options(d.plot(panel=p, **sized)) for d, p in drawn]
     assert {"f(T)", "f(T̃)", "f(X_te)", "γ0"} <= {t for t, *_ in shown}
-    for d, got in zip(displays, shown, strict=True):
-        assert got == _title_and_options(d.element(**sized))
+    for (d, p), got in zip(drawn, shown, strict=True):
+        assert got == _title_and_options(d.element(panel=p, **sized))
         assert got[1:] == (333, 222)
 
 
@@ -260,34 +260,33 @@ def test_live_displays_with_the_apps_options_draw_each_new_status(gmm):
 
     ds, r0, r1 = gmm
     render = hv.renderer("bokeh").get_plot
-    cov = CovariateShiftDisplay.from_result(r0, ds, resolution=60, map_opts=ShiftView._MAP,
-                                            hist_opts=ShiftView._HIST)
-    one = OneSampleDisplay.from_result(r0, ds, 3, resolution=60, map_opts=SampleView._MAP,
-                                       zoom_opts=SampleView._ZOOM)
+    cov = CovariateShiftDisplay.from_result(r0, ds, resolution=60)
+    one = OneSampleDisplay.from_result(r0, ds, 3, resolution=60)
     space = SampleSpaceDisplay.from_result(r0, ds, resolution=60, title="γ0")
     weights = WeightsDisplay.from_result(r0, ds, resolution=60)
-    curves = ErrorCurvesDisplay.from_table(_table(), current=0.0, curves_opts=CurvesView._CURVES,
-                                           parametric_opts=CurvesView._PARAM)
-    live = {  # name -> (display, the live plot as a pane shows it, options of the static picture)
-        "hist": (cov.hist, render(cov.hist.show()), {}),
-        **{f"map {k}": (m, render(m.show()), {}) for k, m in enumerate(cov.maps)},
-        "zoom": (one.zoom, render(one.zoom.show()), {}),
-        "one map": (one.map, render(_with_tap(one.map, _XY, lambda **kw: None)[0]), {}),
-        "space": (space, render(_with_tap(space, _XY, lambda **kw: None, **_MAP_OPTS)[0]), _MAP_OPTS),
-        "weights": (weights, render(_with_tap(weights, _XY, lambda **kw: None, **_MAP_OPTS)[0]), _MAP_OPTS),
-        "curves": (curves.curves, render(_with_tap(curves.curves, ["log2_gamma", "error"], lambda **kw: None)[0]), {}),
-        "parametric": (curves.parametric,
-                       render(_with_tap(curves.parametric, ["neg_U", "error"], lambda **kw: None)[0]), {}),
+    curves = ErrorCurvesDisplay.from_table(_table(), current=0.0)
+    none = lambda **kw: None  # noqa: E731 -- a tap callback that does nothing
+    live = {  # name -> (display, its panel, the live plot as a pane shows it, the style of both)
+        "hist": (cov, "hist", render(cov.plot(panel="hist", **ShiftView._HIST)), ShiftView._HIST),
+        **{f"map {m}": (cov, m, render(cov.plot(panel=m, **ShiftView._MAP)), ShiftView._MAP) for m in cov.map_names},
+        "zoom": (one, "zoom", render(one.plot(panel="zoom", **SampleView._ZOOM)), SampleView._ZOOM),
+        "one map": (one, "map", render(_with_tap(one, _XY, none, panel="map", **SampleView._MAP)[0]), SampleView._MAP),
+        "space": (space, None, render(_with_tap(space, _XY, none, **_MAP_OPTS)[0]), _MAP_OPTS),
+        "weights": (weights, None, render(_with_tap(weights, _XY, none, **_MAP_OPTS)[0]), _MAP_OPTS),
+        "curves": (curves, "curves", render(_with_tap(curves, ["log2_gamma", "error"], none, panel="curves",
+                                                      **CurvesView._CURVES)[0]), CurvesView._CURVES),
+        "parametric": (curves, "parametric", render(_with_tap(curves, ["neg_U", "error"], none, panel="parametric",
+                                                              **CurvesView._PARAM)[0]), CurvesView._PARAM),
     }
-    before = {k: _drawn(p.state) for k, (_, p, _) in live.items()}
-    cov.update(result=r1, resolution=60)
-    one.update(result=r1, index=11, resolution=60)
-    space.update(result=r1, resolution=60, title="γ1")
-    weights.update(result=r1, resolution=60)
+    before = {k: _drawn(p.state) for k, (_, _, p, _) in live.items()}
+    cov.update(result=r1, dataset=ds, resolution=60)
+    one.update(result=r1, dataset=ds, index=11, resolution=60)
+    space.update(result=r1, dataset=ds, resolution=60, title="γ1")
+    weights.update(result=r1, dataset=ds, resolution=60)
     curves.update(table=_table(), current=2.0)
     frozen, wrong = [], []
-    for name, (d, plot, opts) in live.items():
-        static = render(d.element(**opts))
+    for name, (d, panel, plot, opts) in live.items():
+        static = render(d.element(panel=panel, **opts))
         drawn = _drawn(plot.state)
         if drawn == before[name]:
             frozen.append(name)
@@ -437,7 +436,7 @@ def test_update_replaces_the_attributes_and_the_live_figures_data(gmm):
     assert d.plot() is fig and d.figure_ is fig  # memoised: one live object
     plot = hv.renderer("bokeh").get_plot(fig)
     before = _drawn(plot.state)
-    changed = d.update(result=r1, grid=g1)
+    changed = d.update(result=r1, dataset=ds, grid=g1)
     assert changed == ["weights", "boundary"]
     assert d.grid is g1
     np.testing.assert_array_equal(d.weights, r1.near_boundary_weights)
@@ -485,7 +484,40 @@ def test_every_display_updates_with_one_signature_named_data_only(gmm):
         d.update(r1, 4)  # the former positional shape
     with pytest.raises(TypeError, match="index"):
         d.update(index=4)  # an index is a computation's argument: with a result
-    assert d.update(result=r1, index=4, resolution=60) and d.index == 4
+    assert d.update(result=r1, dataset=ds, index=4, resolution=60) and d.index == 4
+    assert not hasattr(d, "dataset")  # a display holds what it draws, not the data to compute it from
+    with pytest.raises(TypeError, match="needs dataset="):
+        d.update(result=r1, index=5)
+
+
+def test_plot_is_the_one_drawing_verb_and_style_is_given_where_a_display_is_drawn(gmm):
+    """No display takes style in its constructor (the eleven ``*_opts`` are gone) nor offers another way to
+    draw live (``show``, ``dmap``, ``layers``, ``pipes``); ``plot`` draws all panels or one, a style per
+    panel by its name, the same object for the same arguments, and refuses what it cannot draw."""
+    import inspect
+
+    for cls in _display_classes():
+        names = set(inspect.signature(cls.__init__).parameters)
+        for f in [getattr(cls, m) for m in dir(cls) if m.startswith("from_")]:
+            names |= set(inspect.signature(f).parameters)
+        assert not {n for n in names if n == "opts" or n.endswith("_opts")}, cls.__name__
+        assert not {"show", "dmap", "layers", "pipes"} & set(dir(cls)), cls.__name__
+    ds, r0, _ = gmm
+    d = OneSampleDisplay.from_result(r0, ds, 3, resolution=60)
+    whole = d.plot(map=dict(width=311), zoom=dict(width=222), height=199)
+    assert isinstance(whole, hv.Layout) and d.figure_ is whole and d.plot() is whole
+    assert d.plot(map=dict(width=311), zoom=dict(width=222), height=199) is whole
+    plots = [hv.renderer("bokeh").get_plot(p).state for p in whole]
+    assert [(p.width, p.height) for p in plots] == [(311, 199), (222, 199)]
+    zoom = d.plot(panel="zoom", width=222)
+    assert d.plot(panel="zoom", width=222) is zoom and d.figure_ is whole  # one panel: a pane of its own
+    assert hv.renderer("bokeh").get_plot(zoom).state.width == 222
+    with pytest.raises(ValueError, match="panel: OneSampleDisplay has the panels \\['map', 'zoom'\\], not 'hist'"):
+        d.plot(panel="hist")
+    with pytest.raises(TypeError, match="extra layers go on one panel"):
+        d.plot(hv.DynamicMap(lambda: hv.Points([])))
+    with pytest.raises(TypeError, match="map= names a panel"):
+        d.plot(map=400)
 
 
 def test_rms_deviation_display_follows_N_and_k():

@@ -26,7 +26,7 @@ def test_peer_comparison_plot_has_every_method_the_truth_and_the_peer():
     assert set(data["estimates"]) == {"classexreg", "kde"}
     k, a = data["estimates"]["kde"]
     assert k[0] == 2 and k[-1] == 240 and np.all(np.diff(a) <= 1e-12)
-    fig = hv.render(ExtrapolationDisplay.from_peer_comparison(data).panels["curves"].element())
+    fig = hv.render(ExtrapolationDisplay.from_peer_comparison(data).element(panel="curves"))
     labels = [it.label["value"] for it in fig.legend[0].items]
     assert "classexreg" in labels and "kde" in labels and "truth at all classes" in labels
     assert "moment" not in labels  # not computed: its empty layer is kept out of the legend

@@ -62,8 +62,8 @@ def test_discrete_figures_keep_their_legends_off_the_curves():
     tables = {m: np.tile(np.arange(6.0), (6, 1)) / 10 for m in dplots.LABELS}
     cells = dplots.CellEstimatesDisplay(tables=tables, N=20, n=4)
     for el in (figures.render("discrete_fig1", N=20, k=5, n=4), figures.render("discrete_fig2", N=20, k=5, n_p=11),
-               dplots.RmsDeviationDisplay(p=p, S=S).element(), cells.panels["fig1"].element(),
-               cells.panels["fig1"].show()):  # the live figure, as the Discrete tab shows it
+               dplots.RmsDeviationDisplay(p=p, S=S).element(), cells.element(panel="fig1"),
+               cells.plot(panel="fig1")):  # the live figure, as the Discrete tab shows it
         legends = _legends(hv.render(el, backend="bokeh"))
         assert legends["below"] and not legends["center"]
 
@@ -112,7 +112,7 @@ def test_a_live_proposal1_legend_lists_N_B_once_a_later_status_has_it():
     near, clusters = d.proposal1_near, d.proposal1_clusters
     assert len(near) > 0
     d.update(proposal1_near=np.empty((0, 2)), proposal1_clusters=np.array([], dtype=int))
-    plot = hv.renderer("bokeh").get_plot(d.panels["map"].show(legend_position="right"))
+    plot = hv.renderer("bokeh").get_plot(d.plot(panel="map", legend_position="right"))
 
     def shown(label):
         items = [it for lg in plot.state.select({"type": Legend}) for it in lg.items if _labels_of(it) == label]

@@ -150,7 +150,7 @@ def _table():
 
 def test_error_curves_twin_axes_and_marker_at_current_status():
     t = _table()
-    fig = hv.render(ErrorCurvesDisplay.from_table(t, "log2_gamma", current=2).curves.element(), backend="bokeh")
+    fig = hv.render(ErrorCurvesDisplay.from_table(t, "log2_gamma", current=2).element(panel="curves"), backend="bokeh")
     assert "neg_U" in fig.extra_y_ranges  # −Û on its own right axis
     assert [a.y_range_name for a in fig.right if isinstance(a, LinearAxis)] == ["neg_U"]
     spans = list(fig.select({"type": Span}))
@@ -166,15 +166,15 @@ def test_error_curves_twin_axes_and_marker_at_current_status():
 
 
 def test_error_curves_empty_table_keeps_structure():
-    full = ErrorCurvesDisplay.from_table(_table(), current=0).curves.element()
-    empty = ErrorCurvesDisplay.from_table(None, current=0).curves.element()
+    full = ErrorCurvesDisplay.from_table(_table(), current=0).element(panel="curves")
+    empty = ErrorCurvesDisplay.from_table(None, current=0).element(panel="curves")
     assert [type(e) for e in full] == [type(e) for e in empty]
     hv.render(empty, backend="bokeh")
 
 
 def test_parametric_plot_coloured_by_status():
     t = _table()
-    fig = hv.render(ErrorCurvesDisplay.from_table(t, current=1).parametric.element(), backend="bokeh")
+    fig = hv.render(ErrorCurvesDisplay.from_table(t, current=1).element(panel="parametric"), backend="bokeh")
     coloured = [r for r in _renderers(fig) if "log2_gamma" in r.data_source.data
                 and len(r.data_source.data["log2_gamma"])]
     assert coloured
@@ -209,7 +209,7 @@ def test_one_sample_map_marks_members_and_sample(status):
     ds, *_, fields, res = status
     v = res.sample_view(5)
     grid = GridEvaluation(None, None, None, None, fields)
-    el = OneSampleDisplay(X=ds.X_train, y=ds.y_train, sample=v, X_tilde=res.X_tilde, grid=grid).map.element()
+    el = OneSampleDisplay(X=ds.X_train, y=ds.y_train, sample=v, X_tilde=res.X_tilde, grid=grid).element(panel="map")
     members = [e for e in el if e.label == "N^M(x)"][0]
     nbr = np.asarray(v["neighbours"])[pb.legend_order(ds.y_train[v["neighbours"]])]  # legend order
     np.testing.assert_allclose(members.array(["x1", "x2"]), ds.X_train[nbr])

@@ -207,6 +207,19 @@ def _tree_cpu_seconds(pid: int) -> float:
     return total
 
 
+def _idle_share_after_close(srv, pg) -> tuple[float, float]:
+    """Close ``pg`` abruptly (no navigation away: the socket drops while the server works); the server's
+    share of one core in the ``IDLE_AFTER_S`` after the close, and over the ``IDLE_WINDOW_S`` after that."""
+    busy = _tree_cpu_seconds(srv.proc.pid)
+    pg.close()
+    closed = time.perf_counter()
+    time.sleep(IDLE_AFTER_S)
+    cpu0, t0 = _tree_cpu_seconds(srv.proc.pid), time.perf_counter()
+    time.sleep(IDLE_WINDOW_S)
+    share = (_tree_cpu_seconds(srv.proc.pid) - cpu0) / (time.perf_counter() - t0)
+    return (cpu0 - busy) / (t0 - closed), share
+
+
 def test_the_server_is_idle_within_30_s_of_a_busy_page_closing(browser, tmp_path):
     """A page closed abruptly (no navigation away) while the server reads and fits a 200 000-row upload:
     from 30 s after the close, the server and its worker processes use under 5 % of one core."""
@@ -218,18 +231,45 @@ def test_the_server_is_idle_within_30_s_of_a_busy_page_closing(browser, tmp_path
         _upload(pg, "big.csv", _big_table())
         _wait(pg, lambda b: b.get("computing", {}).get("text") or "big.csv" in b.get("notice", {}).get("text", ""),
               timeout=60)
-        busy = _tree_cpu_seconds(srv.proc.pid)
-        pg.close()  # abruptly: the socket drops while the server works
-        closed = time.perf_counter()
-        time.sleep(IDLE_AFTER_S)
-        cpu0, t0 = _tree_cpu_seconds(srv.proc.pid), time.perf_counter()
-        time.sleep(IDLE_WINDOW_S)
-        share = (_tree_cpu_seconds(srv.proc.pid) - cpu0) / (time.perf_counter() - t0)
-        during = (cpu0 - busy) / (t0 - closed)
+        during, share = _idle_share_after_close(srv, pg)
         errors = server_errors(srv.text().splitlines())
     finally:
         srv.stop()
     print(f"\nserver share of one core: {during:.0%} in the {IDLE_AFTER_S:.0f} s after the close, "
           f"{share:.1%} over the next {IDLE_WINDOW_S:.0f} s")
     assert share < IDLE_SHARE
+    assert errors == [], errors[:3]
+
+
+#: A CV sweep that runs for minutes on two cores (600 training points, 10 folds, every γ of the grid).
+SWEEP_QUERY = "?n_train=600&cv=10"
+
+
+def test_the_server_is_idle_within_30_s_of_a_page_closing_mid_sweep(browser, tmp_path):
+    """A page closed abruptly while the shared CV sweep of its *Error vs −Û* tab runs in the server's
+    joblib workers: the sweep's last subscriber left, so it is cancelled after its current task, and
+    from 30 s after the close the server and its workers use under 5 % of one core."""
+    from .conftest import open_tab
+
+    require_browser()
+    srv = ExplorerServer(tmp_path, query=SWEEP_QUERY)
+    pg = new_page(browser)
+    try:
+        pg.goto(srv.url + SWEEP_QUERY)
+        pg.wait_for_selector("canvas", timeout=120_000)
+        open_tab(pg, "Error vs −Û", timeout_ms=120_000)
+        pg.get_by_text("Sweep running in the background").first.wait_for(timeout=120_000)
+        cpu0, t0 = _tree_cpu_seconds(srv.proc.pid), time.perf_counter()
+        pg.wait_for_timeout(3000)  # its workers busy
+        before = (_tree_cpu_seconds(srv.proc.pid) - cpu0) / (time.perf_counter() - t0)
+        running = pg.get_by_text("Sweep running in the background").count() > 0
+        during, share = _idle_share_after_close(srv, pg)
+        errors = server_errors(srv.text().splitlines())
+    finally:
+        srv.stop()
+    print(f"\nmid-sweep close: server share of one core {before:.0%} in the 3 s before the close, {during:.0%} "
+          f"in the {IDLE_AFTER_S:.0f} s after it, {share:.1%} over the next {IDLE_WINDOW_S:.0f} s")
+    assert running, "the sweep ended before the page closed: the test closed nothing mid-sweep"
+    assert before > 0.5  # the sweep's workers were busy when the page closed ...
+    assert share < IDLE_SHARE  # ... and the server is idle 30 s later
     assert errors == [], errors[:3]
