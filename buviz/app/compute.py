@@ -1,7 +1,8 @@
 """The explorer's snapshot pipeline: cached, thread-safe steps keyed by named, frozen keys, run by
-a session's store on the one background runner (:meth:`buviz.app.store.SessionStore.request`; the users'
-uncached steps first, the work ahead of them, :func:`compute_ahead`, after) and kept in the one cache
-(:mod:`buviz.app.cache`).
+a session's store on the one background runner (through its job bus, :class:`buviz.app.bus.JobBus`; the
+users' uncached steps first, the work ahead of them, :func:`compute_ahead`, after) and kept in the one
+cache (:mod:`buviz.app.cache`). A snapshot is computed within :data:`SNAPSHOT_TIME_BUDGET_S`
+(:func:`compute_snapshot`'s ``check``, between its steps).
 
 Nothing here knows about widgets or documents: a key is a frozen dataclass (:class:`DataKey`,
 :class:`StatusKey`, :class:`FitKey`, :class:`ResultKey`), a value is a dataset, a classifier status
@@ -31,6 +32,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -45,7 +47,7 @@ from buviz.grid import GridEvaluation, evaluate_grid
 from buviz.sweep import evaluate_on_test_set
 
 __all__ = ["LRUCache", "cached", "DataKey", "StatusKey", "FitKey", "ResultKey", "StatusEval", "Snapshot",
-           "dataset_for", "bayes_info",
+           "dataset_for", "bayes_info", "SNAPSHOT_TIME_BUDGET_S", "time_budget",
            "mlp_trajectory", "real_sizes", "status_eval", "bu_fitted", "bu_result", "compute_snapshot",
            "lookup_snapshot",
            "status_cached", "parse_mixture", "UploadStore", "UPLOADS", "store_upload", "prefetch_keys",
@@ -315,11 +317,43 @@ class Snapshot:
         return float(s["log2_gamma"]) if s["classifier"] == "SVM" else float(s["epoch"])
 
 
-def _assemble(settings: dict, k: ResultKey, t0: float) -> Snapshot:
+#: Seconds one snapshot's computation may take, counted from its start (not its wait in the runner's
+#: queue): past it, the steps left are not started and the setting is refused with a message (each step
+#: done stays cached, so asking again goes on from there). A step that runs is never interrupted, so the
+#: inputs' bounds keep each step far below it: at the largest settings the explorer accepts (N = M = 5000,
+#: K = 40, γ = 2^15, C = 2^10, the MLP at 60 epochs, a 3.4 MB upload of 5 000 training rows and 64
+#: features) one snapshot took 3.5-8.8 s on a 2-core machine with nothing else running, against 0.24 s
+#: for the default setting (``benchmarks/bench_worst_case.py``, medians of 3): the budget leaves room for
+#: a class server's queue of work.
+SNAPSHOT_TIME_BUDGET_S = 120.0
+
+
+def time_budget(seconds: float = SNAPSHOT_TIME_BUDGET_S, check: Callable[[], None] | None = None
+                ) -> Callable[[], None]:
+    """A check to call between the steps of a computation: it calls ``check`` (a job's
+    :meth:`~buviz.app.runner.Job.check`: a cancelled job stops there) and raises :class:`ValueError` once
+    ``seconds`` have passed since this function was called."""
+    start = time.monotonic()
+
+    def within() -> None:
+        if check is not None:
+            check()
+        if time.monotonic() - start > seconds:
+            raise ValueError(f"computing these settings took more than {seconds:.0f} s (the server is busy, or N "
+                             f"and M are large): try again, or lower N or M")
+
+    return within
+
+
+def _assemble(settings: dict, k: ResultKey, t0: float, check: Callable[[], None] = lambda: None) -> Snapshot:
     ds = dataset_for(k.data)
+    check()
     st = status_eval(k.status)
+    check()
     res = bu_result(k)
+    check()
     bf, be = bayes_info(k.data)
+    check()
     ks = _shift_stats(k)
     return Snapshot(dict(settings), ds, st, res, bf, be, ks, time.perf_counter() - t0)
 
@@ -330,9 +364,13 @@ def _shift_stats(key: ResultKey) -> dict:
     return bu_result(key).covariate_shift(st.f_test) if len(st.f_test) else {}
 
 
-def compute_snapshot(settings: dict) -> Snapshot:
-    """The snapshot of a control setting; raises ValueError (or the estimator's error) on bad input."""
-    return _assemble(settings, ResultKey.of(settings), time.perf_counter())
+def compute_snapshot(settings: dict, check: Callable[[], None] | None = None) -> Snapshot:
+    """The snapshot of a control setting; raises ValueError (or the estimator's error) on bad input.
+
+    ``check`` is called between the steps (default: :func:`time_budget` of
+    :data:`SNAPSHOT_TIME_BUDGET_S`); whatever it raises ends the computation there.
+    """
+    return _assemble(settings, ResultKey.of(settings), time.perf_counter(), check or time_budget())
 
 
 def lookup_snapshot(settings: dict) -> Snapshot | None:

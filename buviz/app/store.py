@@ -61,6 +61,7 @@ from buviz.app.compute import (
     prefetch_keys,
     status_cached,
     store_upload,
+    time_budget,
 )
 from buviz.app.controls import CONTROL_PARAMS, Controls
 from buviz.app.notes import status_label, status_notes
@@ -254,12 +255,14 @@ class SessionStore(Outputs):
         self._inflight = s
         self._publish(computing=status_label(s))
 
-        def work():
+        def work(job: Job):
             if self.closed or self.settings() != s:  # stale by the time it would start: drop it
                 return None
-            return compute_snapshot(s)
+            # a newer request (latest wins) or the page's end stops it between steps, and so does the budget
+            return compute_snapshot(s, check=time_budget(check=job.check))
 
-        self.bus.request("snapshot", work, on_done=lambda job: self._computed(s, job), label=status_label(s))
+        self.bus.request("snapshot", work, with_job=True, on_done=lambda job: self._computed(s, job),
+                         label=status_label(s))
 
     def _computed(self, s: dict, job: Job) -> None:
         """Served: the runner finished ``s`` (or dropped it as stale)."""

@@ -258,10 +258,10 @@ def test_a_refusal_after_a_computation_clears_computing(served, monkeypatch):
     started = threading.Event()
     real = compute.compute_snapshot
 
-    def slow(settings):
+    def slow(settings, check=None):
         started.set()
         time.sleep(0.3)
-        return real(settings)
+        return real(settings, check)
 
     import buviz.app.store as store_module
 
@@ -339,3 +339,53 @@ def test_a_served_session_refuses_to_wait_and_keeps_working(served):
     assert total.state == "running" and total.value is None
     loop.run()
     assert job.result == 3 and total.value_for((1, 2)) == 3 and total.state == "done"
+
+
+# -- a snapshot is computed within a time budget, checked between its steps ---------------------------------
+def _jumping_clock(monkeypatch, step_s: float) -> None:
+    """``compute``'s clock moves ``step_s`` seconds at every reading (a saturated or slow server)."""
+    from types import SimpleNamespace
+
+    ticks = iter(range(0, 1_000_000, int(step_s)))
+    monkeypatch.setattr(compute, "time", SimpleNamespace(monotonic=lambda: float(next(ticks)),
+                                                         perf_counter=time.perf_counter))
+
+
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["notebook", "served"])
+def test_a_snapshot_over_its_time_budget_is_refused_between_steps_and_the_next_try_goes_on(monkeypatch,
+                                                                                          asynchronous):
+    """Past ``SNAPSHOT_TIME_BUDGET_S`` the steps left are not started: the page keeps the last settings that
+    worked and says why; the steps done stay cached, so the same setting asked again goes on from there."""
+    compute.clear_caches()
+    state = SessionStore(asynchronous=asynchronous, **SMALL)
+    loop = _Loop()
+    if asynchronous:
+        state.attach(loop.doc)
+    shown = state.snapshot
+    _jumping_clock(monkeypatch, 0.6 * compute.SNAPSHOT_TIME_BUDGET_S)  # two readings pass the budget
+    state.controls.log2_gamma = 4
+    if asynchronous:
+        loop.run()
+    assert f"took more than {compute.SNAPSHOT_TIME_BUDGET_S:.0f} s" in state.message
+    assert state.snapshot is shown and state.applied["log2_gamma"] == 0 and state.controls.log2_gamma == 4
+    assert state.computing == ""
+    k = compute.ResultKey.of(state.settings())
+    assert compute.status_eval.has(k.status) and not compute.bu_result.has(k)  # stopped after the status step
+    monkeypatch.undo()
+    state.controls.log2_gamma = 0
+    state.controls.log2_gamma = 4  # asked again, with time enough
+    if asynchronous:
+        loop.run()
+    assert state.message == "" and state.snapshot.settings["log2_gamma"] == 4
+    state.close()
+
+
+def test_the_budget_check_stops_a_cancelled_job_between_steps():
+    from buviz.app.runner import Job, JobCancelled
+
+    job = Job(lambda j: None)
+    check = compute.time_budget(check=job.check)
+    check()  # within the budget, not cancelled: nothing happens
+    job.cancel()
+    with pytest.raises(JobCancelled):
+        check()
