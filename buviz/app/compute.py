@@ -2,7 +2,7 @@
 a session's store on the one background runner (through its job bus, :class:`buviz.app.bus.JobBus`; the
 users' uncached steps first, the work ahead of them, :func:`compute_ahead`, after) and kept in the one
 cache (:mod:`buviz.app.cache`). A snapshot is computed within :data:`SNAPSHOT_TIME_BUDGET_S`
-(:func:`compute_snapshot`'s ``check``, between its steps).
+(:func:`snapshot_budget`, checked between its steps).
 
 Nothing here knows about widgets or documents: a key is a frozen dataclass (:class:`DataKey`,
 :class:`StatusKey`, :class:`FitKey`, :class:`ResultKey`), a value is a dataset, a classifier status
@@ -40,6 +40,7 @@ import numpy as np
 import buviz.uncertainty as bu
 from buviz import datasets
 from buviz.app.cache import LRUCache, cached
+from buviz.app.timebudget import time_budget
 from buviz.app.upload import parse_mixture, read_normalised
 from buviz.classifiers import Discriminant, mlp_statuses, svm_status
 from buviz.datasets import Dataset
@@ -47,7 +48,7 @@ from buviz.grid import GridEvaluation, evaluate_grid
 from buviz.sweep import evaluate_on_test_set
 
 __all__ = ["LRUCache", "cached", "DataKey", "StatusKey", "FitKey", "ResultKey", "StatusEval", "Snapshot",
-           "dataset_for", "bayes_info", "SNAPSHOT_TIME_BUDGET_S", "time_budget",
+           "dataset_for", "bayes_info", "SNAPSHOT_TIME_BUDGET_S", "snapshot_budget",
            "mlp_trajectory", "real_sizes", "status_eval", "bu_fitted", "bu_result", "compute_snapshot",
            "lookup_snapshot",
            "status_cached", "parse_mixture", "UploadStore", "UPLOADS", "store_upload", "prefetch_keys",
@@ -328,21 +329,11 @@ class Snapshot:
 SNAPSHOT_TIME_BUDGET_S = 120.0
 
 
-def time_budget(seconds: float = SNAPSHOT_TIME_BUDGET_S, check: Callable[[], None] | None = None
-                ) -> Callable[[], None]:
-    """A check to call between the steps of a computation: it calls ``check`` (a job's
-    :meth:`~buviz.app.runner.Job.check`: a cancelled job stops there) and raises :class:`ValueError` once
-    ``seconds`` have passed since this function was called."""
-    start = time.monotonic()
-
-    def within() -> None:
-        if check is not None:
-            check()
-        if time.monotonic() - start > seconds:
-            raise ValueError(f"computing these settings took more than {seconds:.0f} s (the server is busy, or N "
-                             f"and M are large): try again, or lower N or M")
-
-    return within
+def snapshot_budget(check: Callable[[], None] | None = None) -> Callable[[], None]:
+    """The check :func:`compute_snapshot` calls between its steps: :data:`SNAPSHOT_TIME_BUDGET_S` from
+    now, and ``check`` (a job's :meth:`~buviz.app.runner.Job.check`: a cancelled job stops there)."""
+    return time_budget(SNAPSHOT_TIME_BUDGET_S, "computing these settings",
+                       "the server is busy, or N and M are large: try again, or lower N or M", check)
 
 
 def _assemble(settings: dict, k: ResultKey, t0: float, check: Callable[[], None] = lambda: None) -> Snapshot:
@@ -367,10 +358,10 @@ def _shift_stats(key: ResultKey) -> dict:
 def compute_snapshot(settings: dict, check: Callable[[], None] | None = None) -> Snapshot:
     """The snapshot of a control setting; raises ValueError (or the estimator's error) on bad input.
 
-    ``check`` is called between the steps (default: :func:`time_budget` of
-    :data:`SNAPSHOT_TIME_BUDGET_S`); whatever it raises ends the computation there.
+    ``check`` is called between the steps (default: :func:`snapshot_budget`); whatever it raises ends
+    the computation there.
     """
-    return _assemble(settings, ResultKey.of(settings), time.perf_counter(), check or time_budget())
+    return _assemble(settings, ResultKey.of(settings), time.perf_counter(), check or snapshot_budget())
 
 
 def lookup_snapshot(settings: dict) -> Snapshot | None:

@@ -59,9 +59,9 @@ from buviz.app.compute import (
     lookup_snapshot,
     prefetch_enabled,
     prefetch_keys,
+    snapshot_budget,
     status_cached,
     store_upload,
-    time_budget,
 )
 from buviz.app.controls import CONTROL_PARAMS, Controls
 from buviz.app.notes import status_label, status_notes
@@ -259,7 +259,7 @@ class SessionStore(Outputs):
             if self.closed or self.settings() != s:  # stale by the time it would start: drop it
                 return None
             # a newer request (latest wins) or the page's end stops it between steps, and so does the budget
-            return compute_snapshot(s, check=time_budget(check=job.check))
+            return compute_snapshot(s, check=snapshot_budget(job.check))
 
         self.bus.request("snapshot", work, with_job=True, on_done=lambda job: self._computed(s, job),
                          label=status_label(s))

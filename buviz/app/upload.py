@@ -21,13 +21,13 @@ import gzip
 import hashlib
 import io
 import json
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from buviz import datasets
+from buviz.app.timebudget import time_budget as within_time
 
 __all__ = ["Upload", "prepare_csv", "read_normalised", "parse_mixture", "check_mixture_text", "CSV_HELP",
            "DELIMITERS", "MAX_CLASSES", "MAX_COMPONENTS", "MAX_UPLOAD_TRAIN", "MAX_UPLOAD_ROWS",
@@ -194,14 +194,8 @@ def prepare_csv(raw: bytes, *, random_state: int = 0, max_rows: int = MAX_UPLOAD
     ValueError
         With a message fit for a user: what is wrong and what would work.
     """
-    start = time.monotonic()
-
-    def step() -> None:
-        if check is not None:
-            check()
-        if time.monotonic() - start > time_budget:
-            raise ValueError(f"reading the file took more than {time_budget:g} s (the server is busy, or the "
-                             f"file is too large to read in time); the data shown are kept")
+    step = within_time(time_budget, "reading the file",
+                       "the server is busy, or the file is too large to read in time; the data shown are kept", check)
 
     if not raw:
         raise ValueError("the uploaded file is empty. " + _WOULD_WORK)

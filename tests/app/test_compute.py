@@ -343,12 +343,13 @@ def test_a_served_session_refuses_to_wait_and_keeps_working(served):
 
 # -- a snapshot is computed within a time budget, checked between its steps ---------------------------------
 def _jumping_clock(monkeypatch, step_s: float) -> None:
-    """``compute``'s clock moves ``step_s`` seconds at every reading (a saturated or slow server)."""
+    """The time budget's clock moves ``step_s`` seconds at every reading (a saturated or slow server)."""
     from types import SimpleNamespace
 
+    from buviz.app import timebudget
+
     ticks = iter(range(0, 1_000_000, int(step_s)))
-    monkeypatch.setattr(compute, "time", SimpleNamespace(monotonic=lambda: float(next(ticks)),
-                                                         perf_counter=time.perf_counter))
+    monkeypatch.setattr(timebudget, "time", SimpleNamespace(monotonic=lambda: float(next(ticks))))
 
 
 @pytest.mark.parametrize("asynchronous", [False, True], ids=["notebook", "served"])
@@ -384,7 +385,7 @@ def test_the_budget_check_stops_a_cancelled_job_between_steps():
     from buviz.app.runner import Job, JobCancelled
 
     job = Job(lambda j: None)
-    check = compute.time_budget(check=job.check)
+    check = compute.snapshot_budget(job.check)
     check()  # within the budget, not cancelled: nothing happens
     job.cancel()
     with pytest.raises(JobCancelled):

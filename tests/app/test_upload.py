@@ -129,12 +129,13 @@ def test_a_file_read_past_the_time_budget_is_refused_and_the_data_shown_are_kept
     from types import SimpleNamespace
 
     import buviz.app.upload as upload
+    from buviz.app import timebudget
 
     state = SessionStore(**SMALL)
     snap, before = state.snapshot, state.settings()
     rows = "x1,x2,label\n" + "".join(f"{i % 7},{i % 5},{'ab'[i % 2]}\n" for i in range(200))
     ticks = iter(range(0, 10_000, 20))  # each reading of the clock 20 s after the last: past 30 s at the 3rd
-    monkeypatch.setattr(upload, "time", SimpleNamespace(monotonic=lambda: next(ticks)))
+    monkeypatch.setattr(timebudget, "time", SimpleNamespace(monotonic=lambda: next(ticks)))
     with pytest.raises(ValueError, match=r"took more than 30 s"):
         upload.prepare_csv(rows.encode())
     ticks = iter(range(0, 10_000, 20))
@@ -142,7 +143,7 @@ def test_a_file_read_past_the_time_budget_is_refused_and_the_data_shown_are_kept
     state.wait()
     assert "CSV 'slow.csv' rejected: reading the file took more than 30 s" in state.message
     assert state.snapshot is snap and state.settings() == before and state.computing == ""
-    monkeypatch.setattr(upload, "time", SimpleNamespace(monotonic=lambda: 0.0))  # a clock that stands still
+    monkeypatch.setattr(timebudget, "time", SimpleNamespace(monotonic=lambda: 0.0))  # a clock that stands still
     state.upload_csv(rows.encode(), "slow.csv")
     state.wait()
     assert state.controls.dataset == "csv"
