@@ -281,8 +281,10 @@ PLOTS_JS = """() => {
       sources.push([rd.glyph.constructor.__name__, rows, names.map(k => [k, ...column(data[k])])]);
     }
     const title = v.model.title && typeof v.model.title === 'object' ? v.model.title.text : v.model.title;
+    // the ranges the browser paints with (a range the server set, or one the browser fitted to the data)
+    const ranges = [v.model.x_range, v.model.y_range].flatMap(g => [g.start, g.end]);
     plots.push({title: title || '', box: [r.left + window.scrollX, r.top + window.scrollY, r.width, r.height],
-                sources, id: v.model.id});
+                sources, id: v.model.id, ranges});
   }
   plots.sort((a, b) => (Math.round(a.box[1]) - Math.round(b.box[1])) || (a.box[0] - b.box[0]));
   return plots;
@@ -337,7 +339,8 @@ def bokeh_digest(state) -> list[dict]:
             if rows:
                 sources.append([type(rd.glyph).__name__, rows, [[k, *_column_digest(data[k])] for k in names]])
         title = fig.title.text if fig.title is not None else ""
-        out.append({"title": title or "", "sources": sources})
+        ranges = [fig.x_range.start, fig.x_range.end, fig.y_range.start, fig.y_range.end]
+        out.append({"title": title or "", "sources": sources, "ranges": ranges})
     return out
 
 

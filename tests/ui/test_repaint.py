@@ -25,6 +25,7 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import holoviews as hv
+import numpy as np
 import param
 import pytest
 
@@ -248,15 +249,31 @@ def _matches_export(shown: Shown, exported: list[dict]) -> None:
 SHIFT = ("f(T)", "f(T̃)", "f(X_te)", "Distributions of f(·;Λ)")
 
 
+def _histogram_ranges_match_export(shown: Shown, exported: list[dict]) -> list[float]:
+    """The painted ranges of the histograms (as the browser holds them) are the export's, which follow
+    each frame's data (``tests/app/test_shift_axes.py``); returns them."""
+    title = "Distributions of f(·;Λ)"
+    screen = shown.plots[shown.index(title)]["ranges"]
+    export = [f["ranges"] for f in exported if f["title"] == title]
+    assert len(export) == 1 and all(v is not None for v in screen), (screen, export)
+    assert np.allclose(screen, export[0], rtol=1e-6, atol=1e-9), f"painted {screen}, exported {export[0]}"
+    return screen
+
+
 def test_covariate_shift_repaints_with_gamma_amplitude_and_dataset(server, page):
     _start(page, server)
     _tab(page, "Covariate shift")
     s0 = _settle(page, "Covariate shift", {"log2_gamma": 0})
-    _matches_export(s0, _exported(page.url, "Covariate shift"))
+    e0 = _exported(page.url, "Covariate shift")
+    _matches_export(s0, e0)
+    r0 = _histogram_ranges_match_export(s0, e0)
     _gamma(page, 3)
     s1 = _settle(page, "Covariate shift", {"log2_gamma": 3})
     _repainted(s0, s1, SHIFT)
-    _matches_export(s1, _exported(page.url, "Covariate shift"))
+    e1 = _exported(page.url, "Covariate shift")
+    _matches_export(s1, e1)
+    r1 = _histogram_ranges_match_export(s1, e1)
+    assert r1 != r0  # the axes followed the new frame (the first frame's axes cut the peaks off, issue 40)
     _press(page, "T̃ amplitude", "ArrowRight", 6)  # a = 0.5 -> 0.8: f(T̃) and its histogram move
     s2 = _settle(page, "Covariate shift", {"perturbation": 0.8})
     _repainted(s1, s2, ("f(T̃)", "Distributions of f(·;Λ)"))
