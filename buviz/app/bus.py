@@ -134,7 +134,7 @@ class JobBus:
             job = RUNNER.submit(work, lane=lane, priority=priority, slot=slot, latest_wins=latest_wins,
                                 label=label or name)
         with self._lock:
-            self._jobs = [j for j in self._jobs if not j.finished] + [job]
+            self._jobs = [j for j in self._jobs if not j.settled] + [job]
         if latest is not None:
             latest(job)
         if on_done is not None:
@@ -172,7 +172,7 @@ class JobBus:
                     raise TimeoutError(f"timeout: {job.label or job.slot!r} still running after {timeout} s")
             delivered = self.link.flush()
             with self._lock:
-                self._jobs = [j for j in self._jobs if not j.finished]
+                self._jobs = [j for j in self._jobs if not j.settled]  # ended and delivered to the link
                 idle = not self._jobs
             if idle and not delivered:
                 return
@@ -181,7 +181,7 @@ class JobBus:
     def busy(self) -> bool:
         """Whether a job this session asked for is still to end or to be delivered."""
         with self._lock:
-            running = any(not j.finished for j in self._jobs)
+            running = any(not j.settled for j in self._jobs)
         return running or self.link.busy()
 
     def cancel(self, name: str) -> None:

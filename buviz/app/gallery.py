@@ -318,7 +318,7 @@ class FigureGallery(pn.viewable.Viewer):
         """Build the chosen figure with the widgets' values (in the background, in runner lane ``lane``,
         kept by :attr:`rendered`) and show it when it arrives; on failure keep the last figure and show
         the error. Not served, :meth:`buviz.app.bus.JobBus.wait` waits for it. Returns whether it was
-        submitted (or, cached, shown at once)."""
+        submitted (False: a render under way, or a value out of range, said in the message)."""
         if self.rendering:
             return False
         if out_of_range(self.values_of):
@@ -327,7 +327,7 @@ class FigureGallery(pn.viewable.Viewer):
         key = self.figure
         job = self.rendered.request(key, fn=functools.partial(render_within, key, self.screen_width, **self.values()),
                                     lane=lane, label=f"figure {key}")
-        return job.status == "done" or not job.finished  # cached and shown, or submitted
+        return not job.cancelled  # submitted (a closed page's is not): the figure or the error comes later
 
     def render_once(self) -> None:
         """Draw the chosen figure if none has been drawn nor is being drawn: what a tab or card that holds

@@ -141,6 +141,11 @@ class Job:
         """Whether the job ended (done, failed or cancelled)."""
         return self._finished.is_set()
 
+    @property
+    def settled(self) -> bool:
+        """Whether the job ended and its done callbacks have run (what they deliver is then queued)."""
+        return self._settled.is_set()
+
     def cancel(self) -> None:
         """Ask the job to stop (a queued job never starts; a running one stops at its next check)."""
         self._cancel.set()
@@ -167,15 +172,17 @@ class Job:
             self.status = status
             self._finished.set()
             callbacks, self._callbacks = self._callbacks, []
-        for cb in callbacks:
-            try:
-                cb(self)
-            except Exception:  # a callback's failure must not stop the lane
-                traceback.print_exc()
-        self._settled.set()
+        try:
+            for cb in callbacks:
+                try:
+                    cb(self)
+                except Exception:  # a callback's failure must not stop the lane
+                    traceback.print_exc()
+        finally:
+            self._settled.set()
 
     def run(self) -> None:
-        """Run the job here (its lane does this; tests and blocking callers may too)."""
+        """Run the job here (its lane does this; a cached answer and a closed session's job run here too)."""
         if self._cancel.is_set():
             self._end("cancelled")
             return

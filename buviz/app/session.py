@@ -110,7 +110,7 @@ class SessionLink:
         """Deliver ``on_done(job)`` when ``job`` ends (and ``on_progress(job)`` at its progress
         reports, coalesced); returns ``job``."""
         with self._lock:
-            self._watched = [j for j in self._watched if not j.finished] + [job]
+            self._watched = [j for j in self._watched if not j.settled] + [job]
         if on_progress is not None:
             job.add_progress_callback(lambda j: self.deliver(lambda: on_progress(j), key=("progress", id(j))))
         job.add_done_callback(lambda j: self.deliver(lambda: on_done(j)))
@@ -131,7 +131,7 @@ class SessionLink:
     def busy(self) -> bool:
         """Whether a watched job is still running or a delivery waits to be flushed."""
         with self._lock:
-            return bool(self._pending) or any(not j.finished for j in self._watched)
+            return bool(self._pending) or any(not j.settled for j in self._watched)
 
 
 class BackgroundPoll:

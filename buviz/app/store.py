@@ -65,7 +65,7 @@ from buviz.app.compute import (
 )
 from buviz.app.controls import CONTROL_PARAMS, Controls
 from buviz.app.notes import status_label, status_notes
-from buviz.app.runner import PREFETCH, Job
+from buviz.app.runner import PREFETCH, Job, JobCancelled
 from buviz.app.session import SessionLink
 from buviz.app.stores import AmplitudeSweep, CVSweep, Proposal1Overlay, SensitivitySweeps
 from buviz.app.upload import check_mixture_text, file_size_text, prepare_csv
@@ -255,11 +255,16 @@ class SessionStore(Outputs):
         self._inflight = s
         self._publish(computing=status_label(s))
 
+        def current(job: Job) -> None:
+            job.check()  # the page closed
+            if self.closed or self.settings() != s:  # newer controls: they are computed next (latest wins)
+                raise JobCancelled
+
         def work(job: Job):
             if self.closed or self.settings() != s:  # stale by the time it would start: drop it
                 return None
-            # a newer request (latest wins) or the page's end stops it between steps, and so does the budget
-            return compute_snapshot(s, check=snapshot_budget(job.check))
+            # stopped between its steps by newer controls, the page's end, or the time budget
+            return compute_snapshot(s, check=snapshot_budget(lambda: current(job)))
 
         self.bus.request("snapshot", work, with_job=True, on_done=lambda job: self._computed(s, job),
                          label=status_label(s))

@@ -400,7 +400,8 @@ class UncertaintyFig7(PaperFigure):
         t, t0 = _sweep(ds, self.log2_gamma, **kw), _sweep(ds, self.log2_gamma, perturbation=0.0, **kw)
         # a 2 × 2 grid, as the paper's Fig 7 on Letter Recognition (uncertainty_fig7)
         return hv.Layout([*_three_panels(t),
-                          _error_curves(t0, columns=("U_tr", "U_te"), title="1bis, 3bis: without T̃")]).cols(2)
+                          _error_curves(t0, columns=("L_te", "U_tr", "U_te"), title="1bis, 3bis: without T̃"),
+                          ]).cols(2)
 
 
 class UncertaintyFig8(PaperFigure):

@@ -49,9 +49,10 @@ class Display:
     A subclass's constructor takes the data to draw, keyword only, and stores each argument as a
     public attribute of the same name (arrays, tables, :class:`~buviz.grid.GridEvaluation` records);
     its class methods compute them from a result, a sweep table or an estimator. Nothing is drawn
-    before :meth:`plot`, which returns the same live HoloViews object at every call (kept as
-    :attr:`figure_`); :meth:`update` replaces attributes and pushes the new data down the streams of
-    that object, so a pane or a notebook cell showing it redraws in place, keeping its glyphs and tools.
+    before :meth:`plot`, which returns the same live HoloViews object at every call with the same
+    arguments (the whole figure kept as :attr:`figure_`, a panel's own figure beside it);
+    :meth:`update` replaces attributes and pushes the new data down the streams of every figure drawn,
+    so a pane or a notebook cell showing one redraws in place, keeping its glyphs and tools.
 
     A display is one or several *panels* (a panel: one live overlay of named layers, each fed by a
     ``Pipe``; :class:`buviz.plots._live.LiveOverlay`). :meth:`plot` draws them all, or one

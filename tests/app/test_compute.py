@@ -390,3 +390,31 @@ def test_the_budget_check_stops_a_cancelled_job_between_steps():
     job.cancel()
     with pytest.raises(JobCancelled):
         check()
+
+
+def test_newer_controls_stop_the_snapshot_being_computed_at_its_next_step(served, monkeypatch):
+    """Served, a snapshot under way when the controls move on stops at its next step (latest wins), and
+    the newest controls are computed and shown."""
+    import buviz.app.store as store_module
+
+    state, loop = served
+    started, go, finished = threading.Event(), threading.Event(), []
+    real = compute.compute_snapshot
+
+    def stepwise(settings, check=None):
+        if settings["log2_gamma"] != 4:
+            return real(settings, check)
+        started.set()
+        go.wait(10)
+        check()  # the first step's end: the controls moved on meanwhile
+        finished.append(settings["log2_gamma"])
+        return real(settings, check)
+
+    monkeypatch.setattr(store_module, "compute_snapshot", stepwise)
+    state.controls.log2_gamma = 4
+    loop.pending.pop(0)()  # the tick: γ = 4 is uncached -> the worker starts on it
+    assert started.wait(10)
+    state.controls.log2_gamma = 5  # while γ = 4 is computed
+    go.set()
+    loop.run()
+    assert finished == [] and state.snapshot.settings["log2_gamma"] == 5 and state.computing == ""
