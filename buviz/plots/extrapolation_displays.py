@@ -70,9 +70,12 @@ class ToyModelDisplay(Display):
         return cls(**ex.toy_model_summary(rho, reference_rhos, **kw))
 
     def _attributes_of(self, result, **kw) -> dict:
-        """``update(result=rho)`` computes the toy model at another ρ with this display's reference ρ;
-        ``update(result=summary)`` shows a :func:`~buviz.extrapolation.toy_model_summary` with the same ones."""
-        summary = result if isinstance(result, Mapping) else ex.toy_model_summary(result, self.reference_rhos, **kw)
+        """``update(result=summary)`` shows a :func:`~buviz.extrapolation.toy_model_summary` with this
+        display's reference ρ (a display draws what it is given; :meth:`from_rho` is what computes)."""
+        if not isinstance(result, Mapping) or kw:
+            raise TypeError("ToyModelDisplay.update(result=...) takes a toy_model_summary: "
+                            "update(result=buviz.extrapolation.toy_model_summary(rho, display.reference_rhos))")
+        summary = result
         if tuple(summary["reference_rhos"]) != self.reference_rhos:
             raise ValueError(f"reference_rhos must stay {self.reference_rhos} (a live figure keeps its layers), "
                              f"got {tuple(summary['reference_rhos'])}")

@@ -41,3 +41,14 @@ def test_peer_comparison_rejects_unknown_method_and_index():
         ex.peer_comparison(f, 0, methods=("nope",))
     with pytest.raises(ValueError, match="index"):
         ex.peer_comparison(f, 3)
+
+
+def test_the_toy_model_display_draws_a_summary_and_computes_nothing_itself():
+    """``from_rho`` computes; ``update`` takes the computed summary (a ρ alone is refused, saying what
+    to compute), drawn into the same figures."""
+    from buviz.plots.extrapolation_displays import ToyModelDisplay
+
+    toy = ToyModelDisplay.from_rho(0.7, (0.5,))
+    with pytest.raises(TypeError, match="toy_model_summary"):
+        toy.update(result=0.6)
+    assert toy.update(result=ex.toy_model_summary(0.6, toy.reference_rhos)) and toy.rho == 0.6
