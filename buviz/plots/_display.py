@@ -149,17 +149,10 @@ class Display:
         TypeError
             If ``extra`` layers are given for several panels, or a panel's style is not a dict.
         """
-        panels = self.panels
-        if panel is not None and panel not in panels:
-            raise ValueError(f"panel: {type(self).__name__} has the panels {list(panels)}, not {panel!r}")
-        names = list(panels) if panel is None else [panel]
+        names, style, own = self._drawn(panel, style, "plot")
         if extra and len(names) != 1:
             raise TypeError(f"{type(self).__name__}.plot: extra layers go on one panel; name it with panel=")
-        own = {k: style.pop(k) for k in list(style) if k in panels}
-        for k, v in own.items():
-            if not isinstance(v, Mapping):
-                raise TypeError(f"{type(self).__name__}.plot: {k}= names a panel and takes a dict of its options, "
-                                f"got {type(v).__name__}")
+        panels = self.panels
         args = (extra, style, own)
         kept = self._shown.get(panel)
         if kept is not None and (not (extra or style or own) or _same(kept[0], args)):
@@ -177,14 +170,25 @@ class Display:
         ``names`` picks layers of a display of one panel (all by default); ``panel`` one panel of a
         display of several (by default a ``Layout`` of every panel); ``style`` as for :meth:`plot`.
         """
+        chosen, style, own = self._drawn(panel, style, "element")
         panels = self.panels
-        if panel is not None and panel not in panels:
-            raise ValueError(f"panel: {type(self).__name__} has the panels {list(panels)}, not {panel!r}")
-        own = {k: style.pop(k) for k in list(style) if k in panels}
-        chosen = list(panels) if panel is None else [panel]
         if len(chosen) == 1:
             return panels[chosen[0]].element(names, **{**style, **own.get(chosen[0], {})})
         return hv.Layout([panels[n].element(**{**style, **own.get(n, {})}) for n in chosen]).cols(self._cols)
+
+    def _drawn(self, panel: str | None, style: dict, verb: str) -> tuple[list[str], dict, dict]:
+        """What :meth:`plot` and :meth:`element` draw: the panels' names (``panel``, else all), the style
+        for every panel, and each panel's own style (the keywords that name a panel)."""
+        panels = self.panels
+        if panel is not None and panel not in panels:
+            raise ValueError(f"panel: {type(self).__name__} has the panels {list(panels)}, not {panel!r}")
+        style = dict(style)
+        own = {k: style.pop(k) for k in list(style) if k in panels}
+        for k, v in own.items():
+            if not isinstance(v, Mapping):
+                raise TypeError(f"{type(self).__name__}.{verb}: {k}= names a panel and takes a dict of its options, "
+                                f"got {type(v).__name__}")
+        return (list(panels) if panel is None else [panel]), style, own
 
     def update(self, **data) -> list[str]:
         """Show new data, always by name: ``result=`` (a display computed ``from_result``) with the
