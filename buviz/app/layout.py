@@ -25,6 +25,7 @@ from buviz.app._panel_compat import (
     resolve_detached_models_in_the_session,
     server_dist_url,
     set_dist_url,
+    without_change_debounce,
 )
 from buviz.app.controls import CONTROL_PARAMS, URL_PARAMS, Controls, dataset_options, url_settings
 from buviz.app.mathmd import fix_math
@@ -234,7 +235,10 @@ class ExplorerApp(pn.viewable.Viewer):
             "cv": (w.IntInput, "CV folds (sweep)", {}),
             "sweep_proposal1": (w.Checkbox, "Proposal 1 in the sweep (slower)", {}),
         }
-        self.widgets = {p: kind.from_param(s.param[p], name=label, sizing_mode="stretch_width", **kw)
+        # a change goes to the store at the next tick, not after Panel's 50 ms debounce (the store
+        # coalesces changes itself): a third of a cached γ step
+        self.widgets = {p: without_change_debounce(kind.from_param(s.param[p], name=label,
+                                                                   sizing_mode="stretch_width", **kw))
                         for p, (kind, label, kw) in spec.items()}
         # M's range in its label, not as the input's end: the browser's spinner keeps a typed number beyond
         # its end in the box without sending it (a silent refusal), while the store says why it refuses it

@@ -104,7 +104,9 @@ def _legend_drawn(plot, element) -> None:
     live plot's legend entries once, from the first frame, so they would list what is not drawn."""
     from bokeh.models import Legend
 
-    for legend in plot.state.select({"type": Legend}):
+    fig = plot.state  # a figure's legends are layout renderers: no walk of its whole model graph
+    sides = [getattr(fig, side, None) or [] for side in ("center", "left", "right", "above", "below")]
+    for legend in [r for side in sides for r in side if isinstance(r, Legend)]:
         for item in legend.items:
             drawn = any(_has_data(r) for r in item.renderers)
             if item.visible != drawn:

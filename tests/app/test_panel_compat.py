@@ -343,3 +343,44 @@ def test_a_closed_tabs_pane_keeps_the_servers_stylesheets(monkeypatch):
     after = _update_a_closed_tabs_markdown(doc)
     assert after and all(u.startswith(url) for u in after), after
     assert compat.resolve_detached_models_in_the_session() and Reactive._get_properties.__wrapped__ is panels_own
+
+
+# -- 12. a control's change handled at the next tick -----------------------------------------------------
+class _ServedDocument:
+    """The part of a served Bokeh ``Document`` that Panel's handling of a browser's change uses: it
+    records whether the change is handled after a timeout (the debounce) or at the next tick."""
+
+    session_context = object()
+
+    def __init__(self):
+        self.timeouts, self.next_ticks = [], []
+
+    def add_timeout_callback(self, cb, ms):
+        self.timeouts.append(ms)
+
+    def add_next_tick_callback(self, cb):
+        self.next_ticks.append(cb)
+
+
+def _browser_changes_value(widget) -> _ServedDocument:
+    from panel.io.state import state
+
+    doc = _ServedDocument()
+    try:
+        widget._server_change(doc, "ref", None, "value", widget.value, widget.value + 1)
+    finally:
+        state._change_callbacks.pop(doc, None)
+        widget._events.clear()
+    return doc
+
+
+def test_a_control_without_the_debounce_is_handled_at_the_next_tick_and_others_keep_it():
+    """Panel handles a browser's change of a widget 50 ms later (a timeout callback); the gate's widget
+    goes to the next tick, and another widget of the same class keeps Panel's debounce."""
+    kept, fast = pn.widgets.IntSlider(start=0, end=5), pn.widgets.IntSlider(start=0, end=5)
+    assert compat.without_change_debounce(fast) is fast
+    debounced = _browser_changes_value(kept)
+    assert debounced.timeouts == [50] and not debounced.next_ticks, f"Panel's debounce changed {REVISIT}"
+    immediate = _browser_changes_value(fast)
+    assert immediate.next_ticks and not immediate.timeouts, f"Panel's priority changes changed {REVISIT}"
+    assert _browser_changes_value(kept).timeouts == [50]  # the class is untouched
