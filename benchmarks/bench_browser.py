@@ -8,7 +8,10 @@ Playwright. Every latency is measured inside the page: from the ``keydown`` (or 
 numbers pane and the sample-space plot's title both name it (Bokeh models, then one more frame for
 the canvas to paint). Figures:
 
-- cached γ step: key presses over γ positions already computed (median, p90);
+- cached γ step: key presses over γ positions already computed (median, p90), first while the page's
+  own background work runs (its first CV sweep in niced worker processes, the γ row's prefetch: what a
+  user who starts at once meets), then again once the server and its workers are idle (under 5 % of a
+  core over a second; the wait is printed);
 - uncached γ step: the first visit of a γ, with the server's prefetch off (``BUVIZ_PREFETCH=0``);
 - live drag: the γ handle dragged across 6 cached positions in about 3 s, mouse button held; the
   distinct statuses shown while held, and the time from release to the released position shown;
@@ -168,7 +171,32 @@ async def trace_steps(cdp_page, path: Path):
         print(f"   {t:8.0f} ms  {name}")
 
 
-async def one_browser(url, n, steps, trace, quick=False):
+def wait_until_idle(pid: int, share: float = 0.05, window: float = 1.0, limit: float = 240.0) -> float:
+    """Seconds until process ``pid`` and every process below it (the sweeps' joblib workers) use under
+    ``share`` of one core over ``window`` seconds (at most ``limit``)."""
+    import psutil
+
+    def cpu() -> float:
+        root = psutil.Process(pid)
+        total = 0.0
+        for proc in [root, *root.children(recursive=True)]:
+            try:
+                t = proc.cpu_times()
+            except psutil.NoSuchProcess:
+                continue
+            total += t.user + t.system
+        return total
+
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < limit:
+        c = cpu()
+        time.sleep(window)
+        if (cpu() - c) / window < share:
+            break
+    return time.perf_counter() - t0
+
+
+async def one_browser(url, n, steps, trace, quick=False, server_pid=None):
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
@@ -185,6 +213,12 @@ async def one_browser(url, n, steps, trace, quick=False):
         while len(cached) < steps:
             cached += await page.walk([3, -3, 0])
         print(f"cached γ step           : {summary(cached)}")
+        if server_pid is not None:
+            waited = await asyncio.to_thread(wait_until_idle, server_pid)
+            idle = []
+            while len(idle) < steps:
+                idle += await page.walk([3, -3, 0])
+            print(f"cached γ step, idle     : {summary(idle)}   (background work ended {waited:.0f} s later)")
         if trace:
             await trace_steps(page, Path(trace))
         await page.walk([-4])
@@ -280,7 +314,7 @@ def main():
     url_q = f"?n_train={a.n}"
     srv = ExplorerServer(tmp, query=url_q, timeout=300)
     try:
-        asyncio.run(one_browser(srv.url + url_q, a.n, a.steps, a.trace, a.quick))
+        asyncio.run(one_browser(srv.url + url_q, a.n, a.steps, a.trace, a.quick, server_pid=srv.proc.pid))
         for k in a.browsers:
             asyncio.run(many_browsers(srv.url + url_q, k, a.steps // 2))
     finally:
