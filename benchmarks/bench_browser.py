@@ -171,29 +171,34 @@ async def trace_steps(cdp_page, path: Path):
         print(f"   {t:8.0f} ms  {name}")
 
 
-def wait_until_idle(pid: int, share: float = 0.05, window: float = 1.0, limit: float = 240.0) -> float:
+def wait_until_idle(pid: int, share: float = 0.05, window: float = 1.0, quiet: int = 3,
+                    limit: float = 240.0) -> float | None:
     """Seconds until process ``pid`` and every process below it (the sweeps' joblib workers) use under
-    ``share`` of one core over ``window`` seconds (at most ``limit``)."""
+    ``share`` of one core in each of ``quiet`` windows of ``window`` seconds in a row (None: not within
+    ``limit`` seconds). A process that ends within a window is not counted in that window."""
     import psutil
 
-    def cpu() -> float:
+    def cpu() -> dict[int, float]:
         root = psutil.Process(pid)
-        total = 0.0
+        out = {}
         for proc in [root, *root.children(recursive=True)]:
             try:
                 t = proc.cpu_times()
             except psutil.NoSuchProcess:
                 continue
-            total += t.user + t.system
-        return total
+            out[proc.pid] = t.user + t.system
+        return out
 
-    t0 = time.perf_counter()
+    t0, calm = time.perf_counter(), 0
     while time.perf_counter() - t0 < limit:
-        c = cpu()
+        before = cpu()
         time.sleep(window)
-        if (cpu() - c) / window < share:
-            break
-    return time.perf_counter() - t0
+        after = cpu()
+        used = sum(after[p] - before.get(p, 0.0) for p in after)  # new processes from 0; ended ones add 0
+        calm = calm + 1 if used / window < share else 0
+        if calm >= quiet:
+            return time.perf_counter() - t0 - quiet * window
+    return None
 
 
 async def one_browser(url, n, steps, trace, quick=False, server_pid=None):
@@ -218,7 +223,9 @@ async def one_browser(url, n, steps, trace, quick=False, server_pid=None):
             idle = []
             while len(idle) < steps:
                 idle += await page.walk([3, -3, 0])
-            print(f"cached γ step, idle     : {summary(idle)}   (background work ended {waited:.0f} s later)")
+            ended = f"background work ended {waited:.0f} s later" if waited is not None else \
+                "the server was still busy after 240 s"
+            print(f"cached γ step, idle     : {summary(idle)}   ({ended})")
         if trace:
             await trace_steps(page, Path(trace))
         await page.walk([-4])

@@ -69,8 +69,9 @@ releases (Panel's API reference and how-to guides were searched for each).
     ``_server_change``). For the explorer's controls those 50 ms were a third of a cached γ step
     (keydown to the new status painted: about 200 ms, 150 ms without them). The store coalesces
     rapid changes itself (latest wins), so the debounce bought nothing there. The gate adds the
-    widget's value to its own ``_priority_changes`` (an instance attribute: other widgets keep
-    Panel's debounce).
+    Bokeh property names of the widget's value (``active`` for a ``Checkbox`` or
+    ``RadioButtonGroup``; a slider's ``value_throttled`` too) to its own ``_priority_changes`` (an
+    instance attribute: other widgets keep Panel's debounce); :func:`change_debounced` reads it.
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ __all__ = [
     "guard_close_after_failed_ping", "is_background", "jupyter_dist_url", "periodic_callbacks",
     "recompute_models_only_when_changed", "server_dist_url", "session_document", "set_dist_url",
     "WrappingRow", "parse_url_query", "extension_loaded", "expire_when_disconnected",
-    "CappedFileDropper", "resolve_detached_models_in_the_session", "without_change_debounce",
+    "CappedFileDropper", "resolve_detached_models_in_the_session", "without_change_debounce", "change_debounced",
 ]
 
 log = logging.getLogger(__name__)
@@ -367,14 +368,39 @@ def resolve_detached_models_in_the_session() -> bool:
 
 
 # -- 12. a control's change handled at the next tick ------------------------------------------------------
-#: The widget properties :func:`without_change_debounce` takes out of Panel's debounce.
+#: The widget parameters whose browser-side changes :func:`without_change_debounce` takes out of Panel's
+#: debounce (under the names of their Bokeh properties: a ``Checkbox``'s or ``RadioButtonGroup``'s
+#: ``value`` is the model's ``active``).
 IMMEDIATE_CHANGES = ("value", "value_throttled")
+
+
+def _model_names(widget: pn.widgets.Widget) -> list[str]:
+    """The Bokeh property names under which ``widget``'s :data:`IMMEDIATE_CHANGES` reach Panel (a
+    slider's ``value_throttled`` is linked under its own name although Panel maps it to none)."""
+    mapping = type(widget)._property_mapping
+    names: list[str] = []
+    for p in IMMEDIATE_CHANGES:
+        for name in (mapping.get(p, p), p if p == "value_throttled" else None):
+            if name is not None and name not in names:
+                names.append(name)
+    return names
 
 
 def without_change_debounce(widget: pn.widgets.Widget) -> pn.widgets.Widget:
     """Have Panel handle the browser's changes of ``widget``'s value at the next tick of the session's
     event loop instead of after its 50 ms debounce (item 12); returns the widget. Only this widget
-    changes; changes that arrive before that tick are still handled together."""
-    widget._priority_changes = [*type(widget)._priority_changes,
-                                *(c for c in IMMEDIATE_CHANGES if c not in type(widget)._priority_changes)]
+    changes; changes that arrive before that tick are still handled together.
+
+    Panel then runs its change handler as it runs a button's click: scheduled, and without Bokeh's
+    document lock (``panel.io.server.async_execute``). A watcher of such a widget must therefore change
+    Bokeh models only through Panel (parameters, panes) or inside ``pn.io.hold``/``unlocked``; the
+    explorer's store hands each change on to a locked next tick (:class:`~buviz.app.session.SessionLink`)."""
+    own = [n for n in _model_names(widget) if n not in type(widget)._priority_changes]
+    widget._priority_changes = [*type(widget)._priority_changes, *own]
     return widget
+
+
+def change_debounced(widget: pn.widgets.Widget) -> bool:
+    """Whether Panel handles a browser's change of ``widget``'s value after its debounce (not at the
+    next tick): False once :func:`without_change_debounce` marked it."""
+    return type(widget)._property_mapping.get("value", "value") not in widget._priority_changes

@@ -102,11 +102,7 @@ def _legend_drawn(plot, element) -> None:
     """A Bokeh hook run at every frame: a legend entry whose glyphs draw nothing (a sweep column not
     computed yet, no current status) is hidden, and shown again once they draw. HoloViews builds a
     live plot's legend entries once, from the first frame, so they would list what is not drawn."""
-    from bokeh.models import Legend
-
-    fig = plot.state  # a figure's legends are layout renderers: no walk of its whole model graph
-    sides = [getattr(fig, side, None) or [] for side in ("center", "left", "right", "above", "below")]
-    for legend in [r for side in sides for r in side if isinstance(r, Legend)]:
+    for legend in plot.state.legend:  # the figure's own legends (no walk of its whole model graph)
         for item in legend.items:
             drawn = any(_has_data(r) for r in item.renderers)
             if item.visible != drawn:

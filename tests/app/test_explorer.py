@@ -277,9 +277,11 @@ def test_app_builds_with_all_tabs():
     assert app.tabs.active == 4
     app.store.controls.M = 1000
     assert app.message.visible and "M" in app.message.object
-    # every sidebar control reaches the store at the next tick, not after Panel's 50 ms debounce
-    # (tests/app/test_panel_compat.py checks what that marking does in Panel)
-    slow = [p for p, w in app.widgets.items() if "value" not in w._priority_changes]
+    # every control of the boundary-uncertainty tabs reaches the store at the next tick, not after
+    # Panel's 50 ms debounce (tests/app/test_panel_compat.py checks what that marking does in Panel)
+    from buviz.app._panel_compat import change_debounced
+
+    slow = [p for p, w in app.widgets.items() if change_debounced(w)]
     assert not slow, f"controls left to Panel's debounce: {slow}"
 
 

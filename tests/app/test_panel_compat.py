@@ -213,7 +213,7 @@ def test_no_other_module_touches_these_internals():
     pattern = re.compile(r"set_curdoc|\._periodic\b|[\"']dist_url[\"']|bokeh\.server|PeriodicCallback\(|\._background\b"
                          r"|WSHandler|LOCAL_DIST|use_cdn\(|DocumentModelManager|_freeze\b|models\.recompute"
                          r"|parse_query|_compute_sizing_mode|Store\.options\(|allowed_keywords|_is_overlay"
-                         r"|Store\.custom_options|\._loaded\b|\bid=\w+\.id\b|_get_properties")
+                         r"|Store\.custom_options|\._loaded\b|\bid=\w+\.id\b|_get_properties|_priority_changes")
     root = pathlib.Path(buviz.__file__).parent
     gates = {"_panel_compat.py", "_hv_compat.py"}
     found = [f"{p.relative_to(root)}:{i}: {line.strip()}" for p in sorted(root.rglob("*.py")) if p.name not in gates
@@ -363,24 +363,45 @@ class _ServedDocument:
 
 
 def _browser_changes_value(widget) -> _ServedDocument:
+    """Panel's handling of a browser's change of ``widget``'s value (under its Bokeh property's name)."""
     from panel.io.state import state
 
     doc = _ServedDocument()
+    prop = type(widget)._property_mapping.get("value", "value")
     try:
-        widget._server_change(doc, "ref", None, "value", widget.value, widget.value + 1)
+        widget._server_change(doc, "ref", None, prop, None, 1)
     finally:
         state._change_callbacks.pop(doc, None)
         widget._events.clear()
     return doc
 
 
-def test_a_control_without_the_debounce_is_handled_at_the_next_tick_and_others_keep_it():
+@pytest.mark.parametrize("kind", [pn.widgets.IntSlider, pn.widgets.Checkbox, pn.widgets.RadioButtonGroup,
+                                  pn.widgets.Select, pn.widgets.IntInput])
+def test_a_control_without_the_debounce_is_handled_at_the_next_tick_and_others_keep_it(kind):
     """Panel handles a browser's change of a widget 50 ms later (a timeout callback); the gate's widget
-    goes to the next tick, and another widget of the same class keeps Panel's debounce."""
-    kept, fast = pn.widgets.IntSlider(start=0, end=5), pn.widgets.IntSlider(start=0, end=5)
-    assert compat.without_change_debounce(fast) is fast
+    goes to the next tick, also where the value is another Bokeh property (a Checkbox's ``active``), and
+    another widget of the same class keeps Panel's debounce."""
+    options = {"options": ["a", "b"]} if kind in (pn.widgets.RadioButtonGroup, pn.widgets.Select) else {}
+    kept, fast = kind(**options), kind(**options)
+    assert compat.change_debounced(kept) and compat.change_debounced(fast)
+    assert compat.without_change_debounce(fast) is fast and not compat.change_debounced(fast)
     debounced = _browser_changes_value(kept)
     assert debounced.timeouts == [50] and not debounced.next_ticks, f"Panel's debounce changed {REVISIT}"
     immediate = _browser_changes_value(fast)
     assert immediate.next_ticks and not immediate.timeouts, f"Panel's priority changes changed {REVISIT}"
-    assert _browser_changes_value(kept).timeouts == [50]  # the class is untouched
+    assert _browser_changes_value(kept).timeouts == [50] and compat.change_debounced(kind(**options))
+
+
+def test_a_sliders_release_is_handled_at_the_next_tick_too():
+    """A slider's ``value_throttled`` (sent on release) reaches Panel under its own name."""
+    from panel.io.state import state
+
+    fast = compat.without_change_debounce(pn.widgets.IntSlider(start=0, end=5))
+    doc = _ServedDocument()
+    try:
+        fast._server_change(doc, "ref", None, "value_throttled", 0, 1)
+    finally:
+        state._change_callbacks.pop(doc, None)
+        fast._events.clear()
+    assert doc.next_ticks and not doc.timeouts, f"a slider's release is debounced {REVISIT}"
