@@ -298,3 +298,24 @@ def test_a_degenerate_status_is_explained_beside_the_numbers_and_the_url_keeps_t
         page.wait_for_timeout(300)
     assert active.text_content().strip() == "Weights k̂/w"
     assert page.console_errors == []
+
+
+def test_the_classifier_radio_group_is_followed_at_once_without_a_server_error(page, tmp_path):
+    """The classifier (a radio group, whose value is Bokeh's ``active``) is handled at the next tick,
+    outside Panel's debounce and without Bokeh's document lock (``_panel_compat`` gate 12): each click
+    is followed (the status, the URL) and the server logs no error."""
+    srv = ExplorerServer(tmp_path, query="?n_train=200", timeout=90)
+    try:
+        _open(page, srv.url + "?n_train=200")
+        page.locator(".bk-btn-group .bk-btn", has_text="MLP").first.click()
+        page.get_by_text("MLP epoch", exact=False).first.wait_for(timeout=60_000)
+        page.wait_for_function("() => location.search.includes('classifier=MLP')", timeout=30_000)
+        page.locator(".bk-btn-group .bk-btn", has_text="SVM").first.click()
+        page.get_by_text("SVM γ = 2^", exact=False).first.wait_for(timeout=60_000)
+        page.wait_for_function("() => !location.search.includes('classifier=MLP')", timeout=30_000)
+        page.wait_for_timeout(500)
+        log = srv.text()
+    finally:
+        srv.stop()
+    assert page.console_errors == []
+    assert "Traceback" not in log and "_pending_writes" not in log, log[-3000:]
