@@ -41,7 +41,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.ui.conftest import ARGS, CHROMIUM, PROBE_JS, RECORD_JS, WAIT_JS, ExplorerServer  # noqa: E402
+from tests.ui.conftest import (  # noqa: E402
+    ARGS,
+    CHROMIUM,
+    PROBE_JS,
+    RECORD_JS,
+    WAIT_JS,
+    ExplorerServer,
+    process_tree_cpu,
+)
 
 
 def label(g: int) -> str:
@@ -176,24 +184,11 @@ def wait_until_idle(pid: int, share: float = 0.05, window: float = 1.0, quiet: i
     """Seconds until process ``pid`` and every process below it (the sweeps' joblib workers) use under
     ``share`` of one core in each of ``quiet`` windows of ``window`` seconds in a row (None: not within
     ``limit`` seconds). A process that ends within a window is not counted in that window."""
-    import psutil
-
-    def cpu() -> dict[int, float]:
-        root = psutil.Process(pid)
-        out = {}
-        for proc in [root, *root.children(recursive=True)]:
-            try:
-                t = proc.cpu_times()
-            except psutil.NoSuchProcess:
-                continue
-            out[proc.pid] = t.user + t.system
-        return out
-
     t0, calm = time.perf_counter(), 0
     while time.perf_counter() - t0 < limit:
-        before = cpu()
+        before = process_tree_cpu(pid)
         time.sleep(window)
-        after = cpu()
+        after = process_tree_cpu(pid)
         used = sum(after[p] - before.get(p, 0.0) for p in after)  # new processes from 0; ended ones add 0
         calm = calm + 1 if used / window < share else 0
         if calm >= quiet:

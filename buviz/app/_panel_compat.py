@@ -375,15 +375,11 @@ IMMEDIATE_CHANGES = ("value", "value_throttled")
 
 
 def _model_names(widget: pn.widgets.Widget) -> list[str]:
-    """The Bokeh property names under which ``widget``'s :data:`IMMEDIATE_CHANGES` reach Panel (a
-    slider's ``value_throttled`` is linked under its own name although Panel maps it to none)."""
-    mapping = type(widget)._property_mapping
-    names: list[str] = []
-    for p in IMMEDIATE_CHANGES:
-        for name in (mapping.get(p, p), p if p == "value_throttled" else None):
-            if name is not None and name not in names:
-                names.append(name)
-    return names
+    """The Bokeh property names under which ``widget``'s :data:`IMMEDIATE_CHANGES` reach Panel: the
+    value's own (mapped by the class), and ``value_throttled``, which a slider links under its own
+    name although Panel maps it to none."""
+    value = type(widget)._property_mapping.get("value", "value")
+    return [n for n in dict.fromkeys((value, "value_throttled")) if n is not None]
 
 
 def without_change_debounce(widget: pn.widgets.Widget) -> pn.widgets.Widget:

@@ -255,13 +255,16 @@ class SessionStore(Outputs):
         self._inflight = s
         self._publish(computing=status_label(s))
 
+        def stale() -> bool:  # the page closed, or newer controls: they are computed next (latest wins)
+            return self.closed or self.settings() != s
+
         def current(job: Job) -> None:
             job.check()  # the page closed
-            if self.closed or self.settings() != s:  # newer controls: they are computed next (latest wins)
+            if stale():
                 raise JobCancelled
 
         def work(job: Job):
-            if self.closed or self.settings() != s:  # stale by the time it would start: drop it
+            if stale():  # stale by the time it would start: drop it
                 return None
             # stopped between its steps by newer controls, the page's end, or the time budget
             return compute_snapshot(s, check=snapshot_budget(lambda: current(job)))

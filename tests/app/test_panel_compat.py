@@ -362,12 +362,13 @@ class _ServedDocument:
         self.next_ticks.append(cb)
 
 
-def _browser_changes_value(widget) -> _ServedDocument:
-    """Panel's handling of a browser's change of ``widget``'s value (under its Bokeh property's name)."""
+def _browser_changes(widget, prop: str | None = None) -> _ServedDocument:
+    """Panel's handling of a browser's change of ``widget``'s Bokeh property ``prop`` (by default the
+    one its value is synced to)."""
     from panel.io.state import state
 
     doc = _ServedDocument()
-    prop = type(widget)._property_mapping.get("value", "value")
+    prop = prop or type(widget)._property_mapping.get("value", "value")
     try:
         widget._server_change(doc, "ref", None, prop, None, 1)
     finally:
@@ -386,22 +387,14 @@ def test_a_control_without_the_debounce_is_handled_at_the_next_tick_and_others_k
     kept, fast = kind(**options), kind(**options)
     assert compat.change_debounced(kept) and compat.change_debounced(fast)
     assert compat.without_change_debounce(fast) is fast and not compat.change_debounced(fast)
-    debounced = _browser_changes_value(kept)
+    debounced = _browser_changes(kept)
     assert debounced.timeouts == [50] and not debounced.next_ticks, f"Panel's debounce changed {REVISIT}"
-    immediate = _browser_changes_value(fast)
+    immediate = _browser_changes(fast)
     assert immediate.next_ticks and not immediate.timeouts, f"Panel's priority changes changed {REVISIT}"
-    assert _browser_changes_value(kept).timeouts == [50] and compat.change_debounced(kind(**options))
+    assert _browser_changes(kept).timeouts == [50] and compat.change_debounced(kind(**options))
 
 
 def test_a_sliders_release_is_handled_at_the_next_tick_too():
     """A slider's ``value_throttled`` (sent on release) reaches Panel under its own name."""
-    from panel.io.state import state
-
-    fast = compat.without_change_debounce(pn.widgets.IntSlider(start=0, end=5))
-    doc = _ServedDocument()
-    try:
-        fast._server_change(doc, "ref", None, "value_throttled", 0, 1)
-    finally:
-        state._change_callbacks.pop(doc, None)
-        fast._events.clear()
+    doc = _browser_changes(compat.without_change_debounce(pn.widgets.IntSlider(start=0, end=5)), "value_throttled")
     assert doc.next_ticks and not doc.timeouts, f"a slider's release is debounced {REVISIT}"

@@ -363,3 +363,19 @@ def same_drawing(a: list, b: list, rel: float = 1e-6) -> bool:
             if not all(math.isclose(x, y, rel_tol=rel, abs_tol=1e-9) for x, y in zip(ca[2:4], cb[2:4], strict=True)):
                 return False
     return True
+
+
+def process_tree_cpu(pid: int) -> dict[int, float]:
+    """CPU seconds (user + system) of process ``pid`` and of every process below it (joblib's workers),
+    by process id; a process that ends while they are read is left out."""
+    import psutil
+
+    root = psutil.Process(pid)
+    out = {}
+    for proc in [root, *root.children(recursive=True)]:
+        try:
+            times = proc.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        out[proc.pid] = times.user + times.system
+    return out

@@ -17,7 +17,15 @@ import time
 import numpy as np
 import pytest
 
-from .conftest import ExplorerServer, close_page, free_port, new_page, require_browser, server_errors
+from .conftest import (
+    ExplorerServer,
+    close_page,
+    free_port,
+    new_page,
+    process_tree_cpu,
+    require_browser,
+    server_errors,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -196,15 +204,7 @@ IDLE_SHARE, IDLE_AFTER_S, IDLE_WINDOW_S = 0.05, 30.0, 10.0
 
 def _tree_cpu_seconds(pid: int) -> float:
     """CPU time (user + system) of process ``pid`` and every process below it (joblib's workers)."""
-    import psutil
-
-    root = psutil.Process(pid)
-    total = 0.0
-    for proc in [root, *root.children(recursive=True)]:
-        with contextlib.suppress(psutil.NoSuchProcess):
-            times = proc.cpu_times()
-            total += times.user + times.system
-    return total
+    return sum(process_tree_cpu(pid).values())
 
 
 def _idle_share_after_close(srv, pg) -> tuple[float, float]:
