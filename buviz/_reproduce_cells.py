@@ -132,13 +132,18 @@ def _done(path: Path) -> bool:
 
 
 def _run_jobs(jobs: list[tuple[Path, Callable, tuple]], *, n_jobs: int, scheduler, log: Callable[[str], None],
-              label: str) -> None:
-    """Run the jobs whose cell file is missing, in parallel, writing each cell as soon as it is done."""
+              label: str, merge: Callable[[Path, dict], dict] | None = None) -> None:
+    """Run the jobs whose cell file is missing, in parallel, writing each cell as soon as it is done.
+
+    With ``merge``, every job runs (the caller chose them) and ``merge(path, output)`` is what is written:
+    a variant cell adds its new values to those already in its file. Cells are written by this process
+    alone, so no two workers write one file.
+    """
     from joblib import delayed
 
     from buviz import sweep
 
-    todo = [(p, fn, args) for p, fn, args in jobs if not _done(p)]
+    todo = jobs if merge is not None else [(p, fn, args) for p, fn, args in jobs if not _done(p)]
     if len(todo) < len(jobs):
         log(f"{label}: {len(jobs) - len(todo)} of {len(jobs)} cells already on disk")
     if not todo:
@@ -147,8 +152,9 @@ def _run_jobs(jobs: list[tuple[Path, Callable, tuple]], *, n_jobs: int, schedule
     tasks = [delayed(fn)(*args) for _, fn, args in todo]
     with sweep._backend(scheduler):
         for n, (t, out) in enumerate(sweep._run_tasks(tasks, min(n_jobs, len(tasks)), {}), 1):
-            _write(todo[t][0], out)
-            log(f"{label}: cell {todo[t][0].stem} done ({n}/{len(todo)}, {time.perf_counter() - t0:.0f} s)")
+            path = todo[t][0]
+            _write(path, out if merge is None else merge(path, out))
+            log(f"{label}: cell {path.stem} done ({n}/{len(todo)}, {time.perf_counter() - t0:.0f} s)")
 
 
 def _reading(result, rule: str) -> float:

@@ -10,7 +10,8 @@ that asks for another seed or another variant (Fig 13's K after Fig 12's M) adds
 file. The error columns L_tr, L_val and L_HO of these tables are those of the same seed in the
 dataset's sweep cells when they are on disk, else in its shipped ``svm_gamma`` table (the same folds and
 split: the CV is seeded by the seed alone), and the ``errors_from`` column says which; C is the one
-recorded there too. Variant cells run one after the other in the calling process.
+recorded there too. The variant cells of one dataset run in parallel, as the sweep cells do; under
+``buviz reproduce --all`` one pass computes both figures' variants, so each γ's SVC is trained once.
 
 D. Ha, S. Katagiri, H. Watanabe and M. Ohsaki, "An Improved Boundary Uncertainty-Based Estimation for
 Classifier Evaluation", *Journal of Signal Processing Systems*, Springer, 2021,
@@ -36,12 +37,13 @@ from buviz._reproduce_cells import (
     _cell_path,
     _read_cell,
     _readings,
+    _run_jobs,
     _Shared,
     _write,
     tables_dir,
 )
 
-__all__ = ["variant_specs", "fit_estimators", "variant_cell", "run_variant_cells", "variant_rows"]
+__all__ = ["variant_specs", "fit_estimators", "variant_cell", "run_variant_cells", "variant_rows", "shipped_C"]
 
 #: The columns of a sweep's errors copied into the variant tables.
 ERROR_COLUMNS = ("L_tr", "L_val", "L_ho", "time_cv", "time_ho")
@@ -164,20 +166,31 @@ def _shipped_svm_gamma(name: str) -> pd.DataFrame | None:
         return pd.read_csv(real)
 
 
+def shipped_C(name: str) -> dict | None:
+    """C and C's rule as the shipped ``svm_gamma`` table of ``name`` records them (None without that table)."""
+    if (t := _shipped_svm_gamma(name)) is None:
+        return None
+    return {"C": float(t["C"].iloc[0]), "C_rule": str(t["C_rule"].iloc[0]), "from": f"svm_gamma_{name}.csv"}
+
+
 def _C(name: str, work_dir: Path, choose: Callable[[], dict]) -> float:
     """C of ``name``: its C cell, else the one the shipped ``svm_gamma`` table records (written as its C cell),
     else ``choose()`` (the CV over the C grid)."""
     path = _cell_path(work_dir, "C", name, None)
-    if (got := _read_cell(path)) is None and (t := _shipped_svm_gamma(name)) is not None:
-        got = {"C": float(t["C"].iloc[0]), "C_rule": str(t["C_rule"].iloc[0]), "from": f"svm_gamma_{name}.csv"}
+    if (got := _read_cell(path)) is None and (got := shipped_C(name)) is not None:
         _write(path, got)
     return float((got or choose())["C"])
 
 
 def run_variant_cells(name: str, seeds: Sequence[int], specs: dict[str, dict], work_dir: Path,
                       log2_gammas: Sequence[float], *, fit: Callable, load_dataset: Callable,
-                      choose_C: Callable[[], dict], log: Callable[[str], None]) -> None:
-    """Compute (or complete) the variant cells of ``name`` for ``seeds`` × ``specs``, one γ after the other.
+                      choose_C: Callable[[], dict], log: Callable[[str], None], n_jobs: int = 1,
+                      scheduler=None) -> None:
+    """Compute (or complete) the variant cells of ``name`` for ``seeds`` × ``specs``, ``n_jobs`` γ at a time.
+
+    The estimators of each seed are fitted once here; each γ's cell then trains the SVC once and
+    evaluates every (seed, variant) it lacks. The values do not depend on ``n_jobs`` or on the order
+    in which the cells finish.
 
     Parameters
     ----------
@@ -186,7 +199,8 @@ def run_variant_cells(name: str, seeds: Sequence[int], specs: dict[str, dict], w
     seeds : sequence of int
         Seeds of T̃ and K-means.
     specs : dict
-        Variant key -> keywords (:func:`variant_specs`).
+        Variant key -> keywords (:func:`variant_specs`); :func:`buviz.reproduce.reproduce` passes the
+        union of Fig 12's and Fig 13's, so that one SVC per γ serves both tables.
     work_dir : path
         Where the cells are kept.
     log2_gammas : sequence of float
@@ -199,26 +213,35 @@ def run_variant_cells(name: str, seeds: Sequence[int], specs: dict[str, dict], w
         Returns ``{"C": ...}`` when neither a C cell nor a shipped table gives C.
     log : callable
         Receives a line per cell.
+    n_jobs : int, default=1
+        Cells computed in parallel (joblib's processes).
+    scheduler : str or distributed.Client, optional
+        A Dask scheduler: the cells run on its workers.
     """
     C = _C(name, work_dir, choose_C)
-    est: dict[int, dict] = {}
-    t0 = time.perf_counter()
+    todo = {}
     for lg in log2_gammas:
-        path = _cell_path(work_dir, "uvar", name, None, lg)
-        have = _read_cell(path) or {"values": {}}
-        todo = {s: [k for k in specs if f"{s}|{k}" not in have["values"]] for s in seeds}
-        todo = {s: ks for s, ks in todo.items() if ks}
-        if not todo:
-            continue
-        for s in todo:
-            if s not in est:
-                t1 = time.perf_counter()
-                est[s] = fit(name, s, variants=specs)
-                log(f"{name} seed {s}: {len(specs)} Û variants fitted in {time.perf_counter() - t1:.0f} s")
-        got = variant_cell(load_dataset, name, lg, C, {f"{s}|{k}": est[s][k][0] for s, ks in todo.items() for k in ks})
-        _write(path, {**got, "values": {**have["values"], **got["values"]}})
-        log(f"{name} variants: log2 gamma {lg:+.0f} done ({len(got['values'])} Û, SVC {got['time_fit']:.1f} s, "
-            f"{time.perf_counter() - t0:.0f} s)")
+        have = _read_cell(_cell_path(work_dir, "uvar", name, None, lg)) or {"values": {}}
+        missing = [(s, k) for s in seeds for k in specs if f"{s}|{k}" not in have["values"]]
+        if missing:
+            todo[lg] = missing
+    if not todo:
+        return
+    est: dict[int, dict] = {}
+    for s in sorted({s for missing in todo.values() for s, _ in missing}):
+        t1 = time.perf_counter()
+        est[s] = fit(name, s, variants=specs)
+        log(f"{name} seed {s}: {len(specs)} Û variants fitted in {time.perf_counter() - t1:.0f} s")
+    jobs = [(_cell_path(work_dir, "uvar", name, None, lg), variant_cell,
+             (load_dataset, name, lg, C, {f"{s}|{k}": est[s][k][0] for s, k in missing}))
+            for lg, missing in todo.items()]
+    _run_jobs(jobs, n_jobs=n_jobs, scheduler=scheduler, log=log, label=f"{name} variants", merge=_merged)
+
+
+def _merged(path: Path, got: dict) -> dict:
+    """A variant cell's new values added to those already in its file (another seed's, another figure's)."""
+    have = _read_cell(path) or {"values": {}}
+    return {**got, "values": {**have["values"], **got["values"]}}
 
 
 def _errors(name: str, seed: int, work_dir: Path, log2_gammas: Sequence[float]) -> tuple[dict, str]:

@@ -91,7 +91,7 @@ from buviz._reproduce_cells import (  # re-exported: the rule, the cells on disk
     tables_dir,
     write_readings,
 )
-from buviz._reproduce_variants import fit_estimators, run_variant_cells, variant_rows, variant_specs
+from buviz._reproduce_variants import fit_estimators, run_variant_cells, shipped_C, variant_rows, variant_specs
 from buviz._validation import InvalidParameterError
 from buviz.uncertainty.prototypes import PAPER_K_RANGE
 from buviz.verdicts import READINGS, minima, reading_column, seed_mean, seeds_of, sweep_minima
@@ -456,7 +456,8 @@ def _run_table3(names, seed, work_dir, n_jobs, scheduler, log) -> None:
 # -- the tables -------------------------------------------------------------------------------------
 def _settings(name: str, seed: int, work_dir: Path, **extra) -> dict:
     ds = load_dataset(name)
-    c = _read_cell(_cell_path(work_dir, "C", name, None)) or {"C": float("nan"), "C_rule": ""}
+    # a table whose cells need no C (the MLP's) still records the set's C: its C cell, else the shipped one
+    c = _read_cell(_cell_path(work_dir, "C", name, None)) or shipped_C(name) or {"C": float("nan"), "C_rule": ""}
     return {"dataset": name, "n_train": len(ds.y_train), "n_test": len(ds.y_test), "n_classes": ds.n_classes,
             "cv": CV, "holdout": HOLDOUT, "C": c["C"], "C_rule": c["C_rule"], **extra, "K_range": K_RANGE_NAME,
             "separability": SEPARABILITY, "seed": seed, "settings": SETTINGS, "buviz_version": buviz.__version__}
@@ -647,9 +648,8 @@ def _compute_cells(table: str, names: Sequence[str], seeds: Sequence[int], work_
     for kind in spec.kinds:
         if kinds is not None and kind not in kinds:
             continue
-        for name in (n for n in names if kind == "uvar" and n not in _IN_SWEEP[table[-1]]):  # all seeds at once
-            run_variant_cells(name, seeds, _figure_variants(name, table[-1]), work_dir, LOG2_GAMMAS, fit=_fit_variants,
-                              load_dataset=load_dataset, choose_C=lambda n=name: _C(n, work_dir, 1, None, log), log=log)
+        if kind == "uvar":
+            _run_uvar([(table, names)], seeds, work_dir, n_jobs, scheduler, log)
         for seed in seeds if kind != "uvar" else ():
             if kind == "table3":
                 _run_table3(names, seed, work_dir, n_jobs, scheduler, log)
@@ -659,6 +659,21 @@ def _compute_cells(table: str, names: Sequence[str], seeds: Sequence[int], work_
                         kind == "sweep" and table.startswith("u_by") and name not in _IN_SWEEP[table[-1]]):
                     continue  # u_by_M, u_by_K: only the sets whose sweep cells hold the variants
                 _RUNNERS[kind](name, seed, work_dir, n_jobs, scheduler, log)
+
+
+def _run_uvar(plan: Sequence[tuple[str, Sequence[str]]], seeds: Sequence[int], work_dir: Path, n_jobs: int,
+              scheduler, log) -> None:
+    """The variant cells of the ``u_by_M`` / ``u_by_K`` tables in ``plan``, one pass per dataset (all seeds,
+    and the union of Fig 12's and Fig 13's variants: one SVC per γ serves both)."""
+    specs: dict[str, dict[str, dict]] = {}
+    for table, names in plan:
+        if "uvar" in TABLES[table].kinds:
+            for name in (n for n in names if n not in _IN_SWEEP[table[-1]]):
+                specs.setdefault(name, {}).update(_figure_variants(name, table[-1]))
+    for name, union in specs.items():
+        run_variant_cells(name, seeds, union, work_dir, LOG2_GAMMAS, fit=_fit_variants, load_dataset=load_dataset,
+                          choose_C=lambda n=name: _C(n, work_dir, n_jobs, scheduler, log), log=log, n_jobs=n_jobs,
+                          scheduler=scheduler)
 
 
 def compute(table: str, dataset: str, *, seeds: Sequence[int] = SEEDS, work_dir=None, n_jobs: int = 2,
@@ -807,6 +822,10 @@ def reproduce(figure: str | None = None, *, table: str | None = None, all_tables
     t0 = time.perf_counter()
     order = ("sweep", "uvar", "mlp", "table3", "p1")
     for kind in order:  # the cheap and central cells first, for every table, then the next kind
+        if kind == "uvar":
+            if kinds is None or kind in kinds:
+                _run_uvar(plan, seeds, work_dir, n_jobs, scheduler, log)
+            continue
         for t, names in plan:
             if kind in TABLES[t].kinds and (kinds is None or kind in kinds):
                 _compute_cells(t, names, seeds, work_dir, n_jobs, scheduler, log, kinds=[kind])

@@ -240,3 +240,12 @@ def test_cli_reproduce_lists_and_keeps_present_tables(tmp_path, capsys):
     assert "did you mean" in capsys.readouterr().err
     assert main(["reproduce"]) == 2
     assert main(["reproduce", "--all", "--table", "svm_gamma"]) == 2
+
+
+def test_a_table_computed_without_C_cells_records_the_shipped_C(tmp_path):
+    """The MLP's cells never choose C, yet its table records the set's C and C's rule: from an empty work dir
+    they are the shipped svm_gamma table's (a recomputed mlp_epoch table once came out with C = NaN)."""
+    shipped = reproduce.load_table("svm_gamma", "letter")
+    got = reproduce._settings("letter", 0, tmp_path)
+    assert got["C"] == float(shipped["C"].iloc[0]) and got["C_rule"] == shipped["C_rule"].iloc[0]
+    assert not (tmp_path / reproduce.SETTINGS).exists()  # read, not written: the work dir is left as it was

@@ -62,6 +62,30 @@ def test_reproduce_writes_a_variant_table_equal_to_the_shipped_one(tmp_path):
     pd.testing.assert_frame_equal(got[values], shipped[values], rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.slow
+def test_one_pass_writes_both_figures_variant_tables(tmp_path):
+    """``reproduce --all`` computes Fig 12's and Fig 13's variant cells in one pass per dataset, two γ at a time:
+    the estimators are fitted once, each γ's cell (one SVC) holds the union of the M and K variants, and both
+    tables equal the shipped seed-0 rows, which were computed one variant table and one cell at a time."""
+    name = "breast_cancer_wisconsin"
+    lines: list[str] = []
+    written = reproduce.reproduce(all_tables=True, datasets=[name], seeds=[0], recompute=True, kinds=["uvar"],
+                                  n_jobs=2, directory=tmp_path / "tables", work_dir=tmp_path / "cells",
+                                  log=lines.append)
+    assert sorted(p.name for p in written) == [f"u_by_K_{name}.csv", f"u_by_M_{name}.csv"]
+    assert len([line for line in lines if "variants fitted" in line]) == 1, lines
+    assert len([line for line in lines if f"{name} variants: cell" in line]) == len(reproduce.LOG2_GAMMAS)
+    union = {**reproduce._figure_variants(name, "M"), **reproduce._figure_variants(name, "K")}
+    cell = reproduce._read_cell(reproduce._cell_path(tmp_path / "cells", "uvar", name, None, 0))
+    assert set(cell["values"]) == {f"0|{k}" for k in union}
+    for path in written:
+        got = pd.read_csv(path)
+        shipped = reproduce.load_table(path.stem[: -len(name) - 1], name)
+        shipped = shipped[shipped["seed"] == 0].reset_index(drop=True)
+        values = [c for c in shipped.columns if not c.startswith("time_")]
+        pd.testing.assert_frame_equal(got[values], shipped[values], rtol=1e-9, atol=1e-12)
+
+
 @pytest.mark.slow  # imports buviz.figures (its captions are computed at import): 17 s alone, 2 s once imported
 @pytest.mark.parametrize(("key", "table", "column"), [("uncertainty_fig12", "u_by_M", "M"),
                                                        ("uncertainty_fig13", "u_by_K", "K")])
