@@ -206,7 +206,8 @@ def run_variant_cells(name: str, seeds: Sequence[int], specs: dict[str, dict], w
     log2_gammas : sequence of float
         The statuses.
     fit : callable
-        ``fit(name, seed, variants=specs)`` -> key -> (Û fitted on T, unused).
+        ``fit(name, seed, variants=specs, keys=keys)`` -> key -> (Û fitted on T, unused), for the keys
+        some cell lacks.
     load_dataset : callable
         Name -> dataset.
     choose_C : callable
@@ -229,9 +230,10 @@ def run_variant_cells(name: str, seeds: Sequence[int], specs: dict[str, dict], w
         return
     est: dict[int, dict] = {}
     for s in sorted({s for missing in todo.values() for s, _ in missing}):
+        keys = [k for k in specs if any((s, k) in missing for missing in todo.values())]  # only what a cell lacks
         t1 = time.perf_counter()
-        est[s] = fit(name, s, variants=specs)
-        log(f"{name} seed {s}: {len(specs)} Û variants fitted in {time.perf_counter() - t1:.0f} s")
+        est[s] = fit(name, s, variants=specs, keys=keys)
+        log(f"{name} seed {s}: {len(keys)} Û variants fitted in {time.perf_counter() - t1:.0f} s")
     jobs = [(_cell_path(work_dir, "uvar", name, None, lg), variant_cell,
              (load_dataset, name, lg, C, {f"{s}|{k}": est[s][k][0] for s, k in missing}))
             for lg, missing in todo.items()]

@@ -454,10 +454,12 @@ def _run_table3(names, seed, work_dir, n_jobs, scheduler, log) -> None:
 
 
 # -- the tables -------------------------------------------------------------------------------------
-def _settings(name: str, seed: int, work_dir: Path, **extra) -> dict:
+def _settings(name: str, seed: int, work_dir: Path, *, c_from_shipped: bool = False, **extra) -> dict:
     ds = load_dataset(name)
-    # a table whose cells need no C (the MLP's) still records the set's C: its C cell, else the shipped one
-    c = _read_cell(_cell_path(work_dir, "C", name, None)) or shipped_C(name) or {"C": float("nan"), "C_rule": ""}
+    c = _read_cell(_cell_path(work_dir, "C", name, None))
+    if c is None and c_from_shipped:  # a table whose cells need no C (the MLP's) still records the set's C
+        c = shipped_C(name)
+    c = c or {"C": float("nan"), "C_rule": ""}  # an SVC table without its C cell says so rather than guess
     return {"dataset": name, "n_train": len(ds.y_train), "n_test": len(ds.y_test), "n_classes": ds.n_classes,
             "cv": CV, "holdout": HOLDOUT, "C": c["C"], "C_rule": c["C_rule"], **extra, "K_range": K_RANGE_NAME,
             "separability": SEPARABILITY, "seed": seed, "settings": SETTINGS, "buviz_version": buviz.__version__}
@@ -510,7 +512,7 @@ def _mlp_epoch(name, seeds, work_dir) -> list[dict]:
         folds = [cells[str(f)]["rows"] for f in range(CV)]
         for n, e in enumerate(MLP_EPOCHS):
             full = cells["full"]["rows"][n]
-            rows.append({**_settings(name, s, work_dir, M=M, K="aic", perturbation=PERTURBATION,
+            rows.append({**_settings(name, s, work_dir, c_from_shipped=True, M=M, K="aic", perturbation=PERTURBATION,
                                      hidden_layer_sizes=str(MLP_HIDDEN), optimizer=_mlp_backend(),
                                      batch_size=MLP_BATCH, learning_rate=MLP_LEARNING_RATE),
                          "status": "epoch", "epoch": e,

@@ -246,6 +246,13 @@ def test_a_table_computed_without_C_cells_records_the_shipped_C(tmp_path):
     """The MLP's cells never choose C, yet its table records the set's C and C's rule: from an empty work dir
     they are the shipped svm_gamma table's (a recomputed mlp_epoch table once came out with C = NaN)."""
     shipped = reproduce.load_table("svm_gamma", "letter")
-    got = reproduce._settings("letter", 0, tmp_path)
+    got = reproduce._settings("letter", 0, tmp_path, c_from_shipped=True)
     assert got["C"] == float(shipped["C"].iloc[0]) and got["C_rule"] == shipped["C_rule"].iloc[0]
     assert not (tmp_path / reproduce.SETTINGS).exists()  # read, not written: the work dir is left as it was
+    assert np.isnan(reproduce._settings("letter", 0, tmp_path)["C"])  # an SVC table's C is its own cells'
+
+
+def test_the_mlp_table_records_the_shipped_C():
+    t = reproduce.load_table("mlp_epoch", "letter")
+    svm = reproduce.load_table("svm_gamma", "letter")
+    assert (t["C"] == svm["C"].iloc[0]).all() and (t["C_rule"] == svm["C_rule"].iloc[0]).all()

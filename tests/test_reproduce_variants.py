@@ -62,6 +62,37 @@ def test_reproduce_writes_a_variant_table_equal_to_the_shipped_one(tmp_path):
     pd.testing.assert_frame_equal(got[values], shipped[values], rtol=1e-9, atol=1e-12)
 
 
+def test_a_later_run_adds_to_the_variant_cells_and_computes_only_what_they_lack(tmp_path, monkeypatch):
+    """A variant cell grows: a second run (another seed, another figure's variants) computes only the (seed,
+    variant) pairs the cells lack, fits only those estimators, and keeps the values already there."""
+    from buviz import _reproduce_variants as rv
+
+    asked, fitted = [], []
+
+    def fake_cell(load_dataset, name, lg, C, estimators):
+        asked.append((lg, sorted(estimators)))
+        return {"log2_gamma": float(lg), "gamma": 2.0 ** lg, "C": C, "L_te": 0.0, "time_fit": 0.0,
+                "separability": rv.SEPARABILITY, "values": {k: {"U_tr": float(lg)} for k in estimators}}
+
+    def fake_fit(name, seed, variants, keys):
+        fitted.append((seed, sorted(keys)))
+        return {k: (f"{seed}:{k}", None) for k in keys}
+
+    monkeypatch.setattr(rv, "variant_cell", fake_cell)
+    run = dict(work_dir=tmp_path, log2_gammas=[0, 1], fit=fake_fit, load_dataset=None,
+               choose_C=lambda: {"C": 1.0}, log=lambda _: None, n_jobs=1)
+    spec = dict(M=40, K="aic", perturbation=0.5, te=False)
+    rv.run_variant_cells("banknote", [0], {"base": spec, "M20": spec}, **run)
+    rv.run_variant_cells("banknote", [0, 1], {"base": spec, "K3": spec}, **run)
+    assert fitted == [(0, ["M20", "base"]), (0, ["K3"]), (1, ["K3", "base"])]
+    assert asked[2:] == [(lg, ["0|K3", "1|K3", "1|base"]) for lg in (0, 1)]
+    for lg in (0, 1):
+        cell = rv._read_cell(rv._cell_path(tmp_path, "uvar", "banknote", None, lg))
+        assert sorted(cell["values"]) == ["0|K3", "0|M20", "0|base", "1|K3", "1|base"]
+    rv.run_variant_cells("banknote", [0, 1], {"base": spec, "K3": spec}, **run)  # nothing left to do
+    assert len(asked) == 4 and len(fitted) == 3
+
+
 @pytest.mark.slow
 def test_one_pass_writes_both_figures_variant_tables(tmp_path):
     """``reproduce --all`` computes Fig 12's and Fig 13's variant cells in one pass per dataset, two γ at a time:
