@@ -237,7 +237,8 @@ def run_variant_cells(name: str, seeds: Sequence[int], specs: dict[str, dict], w
     jobs = [(_cell_path(work_dir, "uvar", name, None, lg), variant_cell,
              (load_dataset, name, lg, C, {f"{s}|{k}": est[s][k][0] for s, k in missing}))
             for lg, missing in todo.items()]
-    _run_jobs(jobs, n_jobs=n_jobs, scheduler=scheduler, log=log, label=f"{name} variants", merge=_merged)
+    # the largest γ (the costliest SVC) first, as the sweep cells: no core waits on one long cell at the end
+    _run_jobs(jobs[::-1], n_jobs=n_jobs, scheduler=scheduler, log=log, label=f"{name} variants", merge=_merged)
 
 
 def _merged(path: Path, got: dict) -> dict:

@@ -408,6 +408,9 @@ def _C(name: str, work_dir: Path, n_jobs: int, scheduler, log) -> dict:
 
 
 def _run_sweep(name, seed, work_dir, n_jobs, scheduler, log) -> None:
+    # the largest γ first: there nearly every training point is a support vector and a cell costs the most
+    # (Letter Recognition: an SVC fit of 17 s at log₂ γ = 9 against 1 s at −10), so the cheap cells fill the
+    # last minutes and no core waits idle on one long cell at the end (longest job first)
     paths = [_cell_path(work_dir, "sweep", name, seed, lg) for lg in LOG2_GAMMAS]
     if all(_done(p) for p in paths):
         return
@@ -416,7 +419,7 @@ def _run_sweep(name, seed, work_dir, n_jobs, scheduler, log) -> None:
     est = _fit_variants(name, seed)
     log(f"{name} seed {seed}: {len(est)} Û variants fitted in {time.perf_counter() - t0:.0f} s")
     jobs = [(p, sweep_cell, (name, seed, lg, C, est)) for p, lg in zip(paths, LOG2_GAMMAS, strict=True)]
-    _run_jobs(jobs, n_jobs=n_jobs, scheduler=scheduler, log=log, label=f"{name} seed {seed} sweep")
+    _run_jobs(jobs[::-1], n_jobs=n_jobs, scheduler=scheduler, log=log, label=f"{name} seed {seed} sweep")
     log(f"{name} seed {seed}: sweep done in {time.perf_counter() - t0:.0f} s")
 
 

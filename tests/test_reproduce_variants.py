@@ -85,7 +85,7 @@ def test_a_later_run_adds_to_the_variant_cells_and_computes_only_what_they_lack(
     rv.run_variant_cells("banknote", [0], {"base": spec, "M20": spec}, **run)
     rv.run_variant_cells("banknote", [0, 1], {"base": spec, "K3": spec}, **run)
     assert fitted == [(0, ["M20", "base"]), (0, ["K3"]), (1, ["K3", "base"])]
-    assert asked[2:] == [(lg, ["0|K3", "1|K3", "1|base"]) for lg in (0, 1)]
+    assert sorted(asked[2:]) == [(lg, ["0|K3", "1|K3", "1|base"]) for lg in (0, 1)]
     for lg in (0, 1):
         cell = rv._read_cell(rv._cell_path(tmp_path, "uvar", "banknote", None, lg))
         assert sorted(cell["values"]) == ["0|K3", "0|M20", "0|base", "1|K3", "1|base"]
