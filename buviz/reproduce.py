@@ -459,10 +459,10 @@ def _run_table3(names, seed, work_dir, n_jobs, scheduler, log) -> None:
 # -- the tables -------------------------------------------------------------------------------------
 def _settings(name: str, seed: int, work_dir: Path, *, c_from_shipped: bool = False, **extra) -> dict:
     ds = load_dataset(name)
-    c = _read_cell(_cell_path(work_dir, "C", name, None))
-    if c is None and c_from_shipped:  # a table whose cells need no C (the MLP's) still records the set's C
-        c = shipped_C(name)
-    c = c or {"C": float("nan"), "C_rule": ""}  # an SVC table without its C cell says so rather than guess
+    # a table whose cells need no C (the MLP's) still records the set's C; an SVC table without its C cell
+    # says so (NaN) rather than guess
+    c = _read_cell(_cell_path(work_dir, "C", name, None)) or (shipped_C(name) if c_from_shipped else None)
+    c = c or {"C": float("nan"), "C_rule": ""}
     return {"dataset": name, "n_train": len(ds.y_train), "n_test": len(ds.y_test), "n_classes": ds.n_classes,
             "cv": CV, "holdout": HOLDOUT, "C": c["C"], "C_rule": c["C_rule"], **extra, "K_range": K_RANGE_NAME,
             "separability": SEPARABILITY, "seed": seed, "settings": SETTINGS, "buviz_version": buviz.__version__}
@@ -671,10 +671,9 @@ def _run_uvar(plan: Sequence[tuple[str, Sequence[str]]], seeds: Sequence[int], w
     """The variant cells of the ``u_by_M`` / ``u_by_K`` tables in ``plan``, one pass per dataset (all seeds,
     and the union of Fig 12's and Fig 13's variants: one SVC per γ serves both)."""
     specs: dict[str, dict[str, dict]] = {}
-    for table, names in plan:
-        if "uvar" in TABLES[table].kinds:
-            for name in (n for n in names if n not in _IN_SWEEP[table[-1]]):
-                specs.setdefault(name, {}).update(_figure_variants(name, table[-1]))
+    for table, name in ((t, n) for t, names in plan if "uvar" in TABLES[t].kinds for n in names):
+        if name not in _IN_SWEEP[table[-1]]:
+            specs.setdefault(name, {}).update(_figure_variants(name, table[-1]))
     for name, union in specs.items():
         run_variant_cells(name, seeds, union, work_dir, LOG2_GAMMAS, fit=_fit_variants, load_dataset=load_dataset,
                           choose_C=lambda n=name: _C(n, work_dir, n_jobs, scheduler, log), log=log, n_jobs=n_jobs,
@@ -827,9 +826,8 @@ def reproduce(figure: str | None = None, *, table: str | None = None, all_tables
     t0 = time.perf_counter()
     order = ("sweep", "uvar", "mlp", "table3", "p1")
     for kind in order:  # the cheap and central cells first, for every table, then the next kind
-        if kind == "uvar":
-            if kinds is None or kind in kinds:
-                _run_uvar(plan, seeds, work_dir, n_jobs, scheduler, log)
+        if kind == "uvar":  # one pass per set over all the variant tables of the plan
+            _run_uvar(plan if kinds is None or kind in kinds else [], seeds, work_dir, n_jobs, scheduler, log)
             continue
         for t, names in plan:
             if kind in TABLES[t].kinds and (kinds is None or kind in kinds):
