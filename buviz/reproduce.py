@@ -655,7 +655,8 @@ def _compute_cells(table: str, names: Sequence[str], seeds: Sequence[int], work_
             continue
         if kind == "uvar":
             _run_uvar([(table, names)], seeds, work_dir, n_jobs, scheduler, log)
-        for seed in seeds if kind != "uvar" else ():
+            continue
+        for seed in seeds:
             if kind == "table3":
                 _run_table3(names, seed, work_dir, n_jobs, scheduler, log)
                 continue
