@@ -398,3 +398,24 @@ def test_a_sliders_release_is_handled_at_the_next_tick_too():
     """A slider's ``value_throttled`` (sent on release) reaches Panel under its own name."""
     doc = _browser_changes(compat.without_change_debounce(pn.widgets.IntSlider(start=0, end=5)), "value_throttled")
     assert doc.next_ticks and not doc.timeouts, f"a slider's release is debounced {REVISIT}"
+
+
+# -- 13. FilePond's frame loop only while someone acts -------------------------------------------------
+def test_filepond_joins_a_painter_it_finds_and_the_painters_script_loads_first():
+    """FilePond's script starts no loop of its own where ``window.__framePainter`` exists, and Panel's
+    served resources list the painter's script before FilePond's (the idle-page browser test in
+    tests/ui/test_upload_ui.py measures the effect)."""
+    from pathlib import Path
+
+    from bokeh.model import Model
+    from panel.models.file_dropper import FileDropper
+
+    dist = Path(pn.__file__).parent / "dist"
+    script = next(u for u in FileDropper.__javascript__ if u.endswith("/filepond.min.js"))
+    source = (dist / script.removeprefix("static/extensions/panel/")).read_text(encoding="utf-8")
+    assert 'r="__framePainter";if(window[r])return window[r].readers.push(e),void window[r].writers.push(t)' \
+        in source, f"FilePond no longer joins window.__framePainter {REVISIT}"
+    names = sorted(Model.model_class_reverse_map)
+    ours, theirs = compat.FilePondFramePainter.__qualified_model__, FileDropper.__qualified_model__
+    assert names.index(ours) < names.index(theirs), f"the painter's script no longer loads first {REVISIT}"
+    assert compat.FilePondFramePainter.__javascript__[0].startswith("data:text/javascript;base64,")

@@ -107,6 +107,42 @@ def test_a_file_over_the_cap_is_refused_in_the_browser_before_it_is_sent(server,
     assert page.console_errors == []
 
 
+#: Counts the page's ``requestAnimationFrame`` calls (installed before any script of the page runs).
+COUNT_ANIMATION_FRAMES = """
+window.__animationFrames = 0;
+const request = window.requestAnimationFrame.bind(window);
+window.requestAnimationFrame = (callback) => { window.__animationFrames += 1; return request(callback); };
+"""
+
+
+def _frames_requested(page, seconds: float) -> int:
+    before = page.evaluate("window.__animationFrames")
+    page.wait_for_timeout(1000 * seconds)
+    return page.evaluate("window.__animationFrames") - before
+
+
+def test_an_idle_page_asks_for_no_animation_frames_and_its_dropper_still_uploads(server, page):
+    """FilePond (the file dropper's library) ran its own loop of 60 animation frames a second on every
+    page, folded card or not: each idle page kept its renderer at 4-9 % of a core. Now FilePond paints on
+    every frame only for 5 s after an input event, else four times a second (``_panel_compat``, item 13),
+    and an upload made without any input event (Playwright sets the file) still goes through."""
+    page.add_init_script(COUNT_ANIMATION_FRAMES)
+    _open(page, server.url + QUERY)
+    page.get_by_text("computing", exact=False).first.wait_for(state="hidden", timeout=120_000)
+    page.wait_for_timeout(6000)  # the painter's 5 s after the card's click
+    idle = _frames_requested(page, 3)
+    assert idle < 30, f"an idle page asked for {idle} animation frames in 3 s (FilePond's own loop: about 180)"
+    rows = "".join(f"{i % 7 - 3},{(i * 3) % 5 - 2},{'ab'[i % 2]}\n" for i in range(120))
+    _upload(page, "ok.csv", ("x1,x2,label\n" + rows).encode())
+    bars = _wait(page, lambda b: "ok.csv" in b["notice"]["text"] and b["notice"]["visible"])
+    assert "N(train) = 84" in bars["sizes"]["text"]
+    # a pointer over the page wakes the painter: FilePond animates at the frame rate while someone acts
+    page.mouse.move(300, 300)
+    page.mouse.move(320, 310)
+    assert _frames_requested(page, 1) > 20
+    assert page.console_errors == []
+
+
 def test_a_large_table_is_subsampled_by_class_and_the_page_ends_in_one_state(server, page):
     _open(page, server.url + QUERY)
     refused = "x1,x2,label\n1,2,é\n3,4,ü\n".encode("latin-1")
