@@ -68,3 +68,10 @@ def test_no_module_over_500_code_lines():
     big = {str(p.relative_to(ROOT)): n for p in sorted((ROOT / "buviz").rglob("*.py"))
            if (n := _code_lines(p.read_text(encoding="utf-8"))) > 500}
     assert big == {}, f"modules over 500 code lines: {big}"
+
+
+def test_no_explorer_module_over_300_code_lines():
+    """The explorer's modules are small enough to read at once (issue 42, item 1: at most 300 code lines)."""
+    big = {str(p.relative_to(ROOT)): n for p in sorted((ROOT / "buviz" / "app").glob("*.py"))
+           if (n := _code_lines(p.read_text(encoding="utf-8"))) > 300}
+    assert big == {}, f"explorer modules over 300 code lines: {big}"
