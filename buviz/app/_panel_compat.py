@@ -80,9 +80,10 @@ releases (Panel's API reference and how-to guides were searched for each).
     FilePond joins a painter it finds at ``window.__framePainter`` instead of starting its own; the gate
     puts one there before FilePond's script runs. It paints on every animation frame for 5 s after an
     input event (pointer, key, drag and drop, wheel, focus) and while a dropper is busy (FilePond's
-    public ``status``, of the droppers ``FilePond.create`` made), else four times a second. The script is the ``__javascript__`` of a Bokeh
-    model class that is never instantiated; Bokeh lists the scripts of model classes sorted by their
-    qualified names (``buviz...`` before ``panel...``), so it loads before FilePond's.
+    public ``status``, of the droppers ``FilePond.create`` made), else four times a second. The
+    script is the ``__javascript__`` of a Bokeh model class that is never instantiated; Bokeh lists
+    the scripts of model classes sorted by their qualified names (``buviz...`` before ``panel...``),
+    so it loads before FilePond's.
 """
 
 from __future__ import annotations
