@@ -419,10 +419,15 @@ def change_debounced(widget: pn.widgets.Widget) -> bool:
 # -- 13. FilePond's frame loop only while someone acts -------------------------------------------------
 #: The painter FilePond joins (item 13): every animation frame for ``awakeMs`` after an input event and
 #: while a dropper is busy (reading or sending a file), else one tick every ``idleMs`` (and while the
-#: page is hidden).
+#: page is hidden); from the moment FilePond joins, so that a page without FilePond never ticks.
 FRAME_PAINTER_JS = """(function () {
   if (window.__framePainter) return;
   var painter = window.__framePainter = {readers: [], writers: []};
+  painter.readers.push = function () {  // FilePond joins: the loop starts (a page without it never ticks)
+    var n = Array.prototype.push.apply(this, arguments);
+    schedule();
+    return n;
+  };
   var idleMs = 250, awakeMs = 5000, awakeUntil = 0, timer = null, frame = null, ponds = [];
   document.addEventListener("FilePond:loaded", function () {
     var filepond = window.FilePond, create = filepond && filepond.create;
@@ -446,7 +451,7 @@ FRAME_PAINTER_JS = """(function () {
     schedule();
   }
   function schedule() {
-    if (timer !== null || frame !== null) return;
+    if (timer !== null || frame !== null || !painter.readers.length) return;
     if (!document.hidden && (performance.now() < awakeUntil || busy())) frame = requestAnimationFrame(tick);
     else timer = setTimeout(function () { tick(performance.now()); }, idleMs);
   }
