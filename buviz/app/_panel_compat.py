@@ -422,33 +422,43 @@ def change_debounced(widget: pn.widgets.Widget) -> bool:
 #: page is hidden); from the moment FilePond joins, so that a page without FilePond never ticks.
 FRAME_PAINTER_JS = """(function () {
   if (window.__framePainter) return;
+  var idleMs = 250, awakeMs = 5000, awakeUntil = 0, timer = null, frame = null, ponds = [], wrapped = false;
   var painter = window.__framePainter = {readers: [], writers: []};
   painter.readers.push = function () {  // FilePond joins: the loop starts (a page without it never ticks)
     var n = Array.prototype.push.apply(this, arguments);
+    Promise.resolve().then(watchDroppers);  // once FilePond's script has run to its end
     schedule();
     return n;
   };
-  var idleMs = 250, awakeMs = 5000, awakeUntil = 0, timer = null, frame = null, ponds = [];
-  document.addEventListener("FilePond:loaded", function () {
+  function watchDroppers() {  // the droppers FilePond.create makes, to tell when one is busy
     var filepond = window.FilePond, create = filepond && filepond.create;
-    if (!create) return;
+    if (wrapped || !create) return;
+    wrapped = true;
     filepond.create = function () {
       var pond = create.apply(this, arguments);
-      if (pond) ponds.push(pond);
+      if (pond) ponds.push({pond: pond, shown: false});
       return pond;
     };
-  });
+  }
+  document.addEventListener("FilePond:loaded", watchDroppers);
   function busy() {
     var status = window.FilePond && window.FilePond.Status;
-    return !!status && ponds.some(function (pond) {
-      try { return pond.status === status.BUSY; } catch (e) { return false; }
+    ponds = ponds.filter(function (p) {  // a dropper shown once and then taken off the page is forgotten
+      try {
+        var shown = !!p.pond.element && p.pond.element.isConnected;
+        p.shown = p.shown || shown;
+        return shown || !p.shown;
+      } catch (e) { return false; }
+    });
+    return !!status && ponds.some(function (p) {
+      try { return p.pond.status === status.BUSY; } catch (e) { return false; }
     });
   }
   function tick(ts) {
     timer = frame = null;
+    schedule();  // first, so that a callback that throws cannot stop the loop
     painter.readers.forEach(function (read) { read(); });
     painter.writers.forEach(function (write) { write(ts); });
-    schedule();
   }
   function schedule() {
     if (timer !== null || frame !== null || !painter.readers.length) return;
@@ -457,7 +467,8 @@ FRAME_PAINTER_JS = """(function () {
   }
   function wake() {
     awakeUntil = performance.now() + awakeMs;
-    if (timer !== null) { clearTimeout(timer); timer = null; schedule(); }
+    if (timer !== null) { clearTimeout(timer); timer = null; }
+    schedule();
   }
   ["pointerdown", "pointermove", "keydown", "dragenter", "dragover", "drop", "wheel", "focus"].forEach(
     function (name) { window.addEventListener(name, wake, {capture: true, passive: true}); });
