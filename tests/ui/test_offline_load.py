@@ -9,11 +9,6 @@ is :func:`buviz.app.serve` and ``panel.serve``, not ``panel serve``), forces ses
 50 ms unused-session lifetime, walks every tab and moves γ, and a request interceptor aborts and
 records every request not addressed to the server. Any such request fails the test, as does a console
 error or a tab that draws nothing.
-
-Where the machine has more than one core, the server and the spinning processes share one core of their
-own (:func:`os.sched_setaffinity`): the server is as starved as on a saturated machine, while the suite's
-other worker keeps its core. Spinning on every core starved that worker too, and this one test then
-held the whole suite back for its 3.4 minutes.
 """
 
 from __future__ import annotations
@@ -34,9 +29,9 @@ from .conftest import ExplorerServer, close_page, new_page, open_tab, require_br
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 QUERY = "?n_train=200&M=30&cv=2"
-#: Spinning processes on the server's core: the server gets a third of it (the walk that found the
-#: outside requests ran at a load average of 10 on 2 cores, a server share of a core or less).
-BURNERS = 2
+#: Spinning processes per core: enough to keep the load average well above the core count (the
+#: walk that found the outside requests ran at a load average of 10 on 2 cores).
+BURNERS_PER_CORE = 2
 #: Longest wait for one tab to draw on the saturated machine.
 TAB_WAIT_MS = 120_000
 #: The sidebar's cards that start folded.
@@ -50,24 +45,6 @@ EXTRAPOLATION_SUB_TABS = ("Extrapolation", "ClassEx comparison", "Schematics", "
 def _burners(n: int) -> list[subprocess.Popen]:
     code = "import time\nend = time.time() + 600\nwhile time.time() < end: pass\n"
     return [subprocess.Popen([sys.executable, "-c", code]) for _ in range(n)]
-
-
-def _loaded_core() -> set[int] | None:
-    """The one core the server and the spinning processes share, or None (one core, or no affinity API)."""
-    cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-    return {cores[-1]} if len(cores) > 1 else None
-
-
-def _pin(pids, core: set[int] | None) -> None:
-    """Run the processes ``pids`` and every process they start on ``core`` (None: leave them anywhere)."""
-    import psutil
-
-    if core is None:
-        return
-    for pid in pids:
-        root = psutil.Process(pid)
-        for proc in [root, *root.children(recursive=True)]:
-            proc.cpu_affinity(sorted(core))
 
 
 #: The lecturer's server (``buviz serve``'s function) with a 50 ms unused-session lifetime, Bokeh's
@@ -103,9 +80,7 @@ def test_every_tab_under_cpu_load_requests_nothing_outside_the_server(tmp_path, 
     outside: list[str] = []
     failed: list[tuple[str, str]] = []  # (url, failure) of every request that did not complete
     served: set[str] = set()  # local urls answered with a success status
-    core = _loaded_core()
-    burners = _burners(BURNERS if core is not None else BURNERS * (os.cpu_count() or 1))
-    _pin([srv.proc.pid, *(b.pid for b in burners)], core)
+    burners = _burners(BURNERS_PER_CORE * (os.cpu_count() or 1))
     pg = new_page(browser)
 
     def intercept(route):
