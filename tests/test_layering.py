@@ -63,15 +63,19 @@ def test_code_lines_are_counted_as_code():
     assert _code_lines(src) == 4  # x = 1, def f, and the two lines of the return
 
 
+def _over(paths, limit: int) -> dict[str, int]:
+    """The modules of ``paths`` with more than ``limit`` code lines, and their counts."""
+    return {str(p.relative_to(ROOT)): n for p in sorted(paths)
+            if (n := _code_lines(p.read_text(encoding="utf-8"))) > limit}
+
+
 def test_no_module_over_500_code_lines():
     """A module a reader can hold in mind: at most 500 lines of code (docstrings and comments aside)."""
-    big = {str(p.relative_to(ROOT)): n for p in sorted((ROOT / "buviz").rglob("*.py"))
-           if (n := _code_lines(p.read_text(encoding="utf-8"))) > 500}
+    big = _over((ROOT / "buviz").rglob("*.py"), 500)
     assert big == {}, f"modules over 500 code lines: {big}"
 
 
 def test_no_explorer_module_over_300_code_lines():
     """The explorer's modules are small enough to read at once (issue 42, item 1: at most 300 code lines)."""
-    big = {str(p.relative_to(ROOT)): n for p in sorted((ROOT / "buviz" / "app").glob("*.py"))
-           if (n := _code_lines(p.read_text(encoding="utf-8"))) > 300}
+    big = _over((ROOT / "buviz" / "app").glob("*.py"), 300)
     assert big == {}, f"explorer modules over 300 code lines: {big}"
