@@ -1,5 +1,6 @@
-"""The figure registry and its static export (Matplotlib backend): every registered figure renders to
-SVG and PNG at the requested pixel size, tables export to CSV, bad names and parameters raise."""
+"""The figure registry and its static export (Matplotlib backend): every registered figure renders to an
+SVG that shows the screen's colours, PNGs have the requested pixel size, tables export to CSV, bad names
+and parameters raise."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import holoviews as hv
 import numpy as np
 import pandas as pd
 import pytest
+from _colours import bokeh_colours, matplotlib_cmaps, palette_samples, svg_colours
 
 from buviz import figures, reproduce
 from buviz.plots import _matplotlib as mpl_export
@@ -105,13 +107,39 @@ def test_registry_covers_the_papers():
 
 
 @pytest.mark.parametrize("name", _params([n for n, f in figures.REGISTRY.items() if f.kind == "figure"]))
-def test_figure_exports_svg_and_png(name, tmp_path):
+def test_figure_exports_an_svg_that_shows_the_screens_colours(name, tmp_path):
+    """Every figure exports to a valid SVG, and the export shows what the screen shows: each solid colour
+    the Bokeh rendering gives a glyph, span or band is drawn in the SVG, and each continuous colour map
+    runs through the same colours on both backends."""
+    cls = figures.get(name)
+    svg = figures.export(name, tmp_path / f"{name}.svg", width=7.0, height=4.5, dpi=60, **FAST[name])
+    assert svg.stat().st_size > 1000 and ET.parse(svg).getroot().tag.endswith("svg")
+    obj = figures.render(name, **FAST[name])  # the object the export drew (renders are memoised)
+    solid, palettes = bokeh_colours(obj)
+    missing = solid - svg_colours(svg.read_text())
+    assert not missing, f"{name}: colours on screen but not in the export: {sorted(missing)}"
+    if palettes:  # colour maps are read from the Matplotlib figure (an SVG embeds images as PNG)
+        import matplotlib.pyplot as plt
+
+        fig = mpl_export.draw(obj, "figure", 7.0, 4.5, 60, twin_y=cls.twin_y)
+        cmaps = matplotlib_cmaps(fig)
+        plt.close(fig)
+        for palette in palettes:
+            want = palette_samples(palette)
+            found = [np.abs(cmap(np.array([0.0, 0.5, 1.0]))[:, :3] - want).max() if len(palette) > 2
+                     else np.abs(cmap(np.array([0.0, 1.0]))[:, :3] - want[[0, 2]]).max() for cmap in cmaps]
+            assert found and min(found) < 0.05, f"{name}: no exported colour map runs through {palette[:3]}..."
+
+
+#: PNG export on three kinds of figure: one panel, a layout of panels, and twin axes (−Û on the right).
+#: Every figure is rasterised by the layout test anyway (``test_figure_layout.py`` draws each with Agg).
+PNG_FIGURES = ("discrete_fig1", "extrapolation_fig7", "uncertainty_fig7")
+
+
+@pytest.mark.parametrize("name", PNG_FIGURES)
+def test_figure_exports_a_png_of_the_requested_pixel_size(name, tmp_path):
     width, height, dpi = 7.0, 4.5, 60
-    svg = figures.export(name, tmp_path / f"{name}.svg", width=width, height=height, dpi=dpi, **FAST[name])
     png = figures.export(name, tmp_path / f"{name}.png", width=width, height=height, dpi=dpi, **FAST[name])
-    assert svg.stat().st_size > 1000 and png.stat().st_size > 1000
-    root = ET.parse(svg).getroot()
-    assert root.tag.endswith("svg")
     from matplotlib.image import imread
 
     h, w = imread(png).shape[:2]
