@@ -43,15 +43,18 @@ if ! $PY -c "import torch" 2>/dev/null; then
     fi
 fi
 $PY -m ruff check buviz tests benchmarks apps scripts docs/conf.py
-# tests/ and the teaching notebooks (executed top to bottom by nbmake), two workers; then the
-# 20-browser load test on its own: its 20 Chromium pages need the machine's cores to themselves; then
+# tests/ and the teaching notebooks (executed top to bottom by nbmake), two workers; then, one after
+# the other on their own, the two tests that load the whole machine: the 20-browser load test (its 20
+# Chromium pages need the cores to themselves) and the offline test under CPU load (its spinning
+# processes would starve the other worker's tests: 84-206 s in the parallel run, 76 s alone); then
 # the docs. scripts/pytest_docs.py keeps what the docs show and the tests compute anyway (each executed
 # notebook in build/notebooks/, each figure's drawing in build/gallery/), so nothing runs twice.
 LOAD_TEST=tests/ui/test_load.py::test_concurrent_sessions
+OFFLINE_TEST=tests/ui/test_offline_load.py::test_every_tab_under_cpu_load_requests_nothing_outside_the_server
 rc=0
 $PY -m pytest -n 2 --dist loadgroup --durations=25 --nbmake tests notebooks \
     -p scripts.pytest_docs --nb-store build/notebooks --figure-store build/gallery \
-    --deselect "$LOAD_TEST" "$@" || rc=$?
-$PY -m pytest "$LOAD_TEST" "$@" || { code=$?; [ "$code" -eq 5 ] || rc=$code; }  # 5: deselected by "$@"
+    --deselect "$LOAD_TEST" --deselect "$OFFLINE_TEST" "$@" || rc=$?
+$PY -m pytest "$LOAD_TEST" "$OFFLINE_TEST" "$@" || { code=$?; [ "$code" -eq 5 ] || rc=$code; }  # 5: deselected by "$@"
 bash scripts/docs.sh || rc=$?
 exit $rc
