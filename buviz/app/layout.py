@@ -31,6 +31,7 @@ from buviz.app.controls import CONTROL_PARAMS, URL_PARAMS, Controls, dataset_opt
 from buviz.app.mathmd import fix_math
 from buviz.app.meta import TITLE
 from buviz.app.notes import dataset_size_text
+from buviz.app.runner import one_blas_thread_when_served
 from buviz.app.snippets import CodePanel
 from buviz.app.store import SessionStore
 from buviz.app.upload import CSV_HELP
@@ -432,6 +433,8 @@ def build_app(uploads: bool | None = None, **params):
     # served: uncached settings are computed in the background (latest wins) and the γ row prefetched
     params.setdefault("asynchronous", served)
     params.setdefault("prefetch", served)
+    if served:
+        one_blas_thread_when_served()
     if uploads is None:
         uploads = os.environ.get("BUVIZ_NO_UPLOAD", "") not in ("1", "true", "yes")
     return ExplorerApp(store=build_store(**params), uploads=uploads).template()

@@ -58,7 +58,8 @@ import traceback
 from collections.abc import Callable, Hashable
 
 __all__ = ["Job", "JobCancelled", "JobRunner", "ComputeBudget", "RUNNER", "RUN_LOCK", "USER", "PREFETCH",
-           "OVER_BUDGET", "LANES", "PREFETCH_NICENESS", "SESSION_BUDGET_S", "budget_from_environment"]
+           "OVER_BUDGET", "LANES", "PREFETCH_NICENESS", "SESSION_BUDGET_S", "budget_from_environment",
+           "SERVED_BLAS_THREADS", "one_blas_thread_when_served"]
 
 #: Priorities: a user's own request before work done ahead of the user.
 USER, PREFETCH = 0, 1
@@ -439,6 +440,32 @@ def _lower_thread_priority(increment: int) -> None:
         os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + int(increment))
     except OSError:
         pass
+
+
+#: BLAS threads of a serving process (:func:`one_blas_thread_when_served`).
+SERVED_BLAS_THREADS = 1
+
+
+def one_blas_thread_when_served() -> None:
+    """Give the serving process's BLAS (OpenBLAS, MKL) :data:`SERVED_BLAS_THREADS` thread, once the
+    explorer is served.
+
+    The explorer already computes in parallel: its lanes are threads, its sweeps run in worker
+    processes (joblib limits theirs). A BLAS call made by the prefetch lane woke OpenBLAS's own thread
+    pool, whose threads spin for a while after each call at the server's priority (a thread's
+    niceness does not reach them): on two cores they took the cores from the event loop and the
+    browser. ``python benchmarks/bench_browser.py --quick --browsers --letter 0``, the cached γ step
+    while a page's γ row is prefetched, two alternating runs each: 146 and 144 ms with the default two
+    BLAS threads, 105 and 103 ms with one; the first render 2.35–2.60 s against 1.69–2.36 s; the
+    uncached step 220–258 ms against 193–218 ms (``docs/explorer_performance.md``). Only a served
+    process is changed (``threadpoolctl``, scikit-learn's own tool): a notebook kernel that uses the
+    explorer keeps its BLAS threads. It is called where a session is built, on the server loop's
+    thread, which is the main thread under ``buviz serve`` and ``panel serve``: OpenBLAS 0.3.30 ignored
+    a limit set from another thread once the main thread had set one (a ``threaded=True`` server).
+    """
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=SERVED_BLAS_THREADS, user_api="blas")
 
 
 #: The process's runner (shared by every session and tab of a server), with the budget of

@@ -251,3 +251,48 @@ def test_buviz_serve_keeps_unconnected_sessions_two_minutes():
             assert "127.0.0.1" in str(srv._tornado.websocket_origins)
         finally:
             srv.stop()
+
+
+#: A served explorer in a process of its own (``buviz serve``'s function, its loop in the main thread):
+#: BLAS set to two threads first, then one page fetched (its session built); the BLAS threads before
+#: and after.
+_SERVED_BLAS = """
+import os, sys, threading, time, urllib.request
+import numpy, scipy.linalg
+from threadpoolctl import threadpool_info, threadpool_limits
+from buviz.app import serve
+
+def blas():
+    return sorted({i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"})
+
+def fetch_a_page():
+    for _ in range(240):
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/explorer?n_train=120", timeout=60).read()
+            break
+        except OSError:
+            time.sleep(0.5)
+    print("after", blas(), flush=True)
+    os._exit(0)
+
+threadpool_limits(limits=2, user_api="blas")
+print("before", blas(), flush=True)
+port = int(sys.argv[1])
+threading.Thread(target=fetch_a_page, daemon=True).start()
+serve(port=port)  # as buviz serve does: the server's loop in the main thread
+"""
+
+
+def test_a_served_explorer_gives_blas_one_thread():
+    """``buviz serve``: once a page's session is built, the process's BLAS runs one thread
+    (``runner.one_blas_thread_when_served``). BLAS's own spinning threads, woken by the γ row's
+    prefetch, took the cores from the event loop and the browser (the cached γ step while a row is
+    prefetched: about 145 ms with two BLAS threads, 95-115 ms with one; ``benchmarks/bench_browser.py``).
+    Two threads are set first, so the test fails without the limit on a machine of any size."""
+    from buviz.app.runner import SERVED_BLAS_THREADS
+
+    out = subprocess.run([sys.executable, "-c", _SERVED_BLAS, str(_free_port())], capture_output=True, text=True,
+                         timeout=180, cwd=Path(__file__).resolve().parents[2])
+    lines = dict(line.split(" ", 1) for line in out.stdout.splitlines() if line.startswith(("before", "after")))
+    assert lines.get("before") == "[2]", out.stdout + out.stderr[-2000:]
+    assert lines.get("after") == f"[{SERVED_BLAS_THREADS}]", out.stdout + out.stderr[-2000:]
