@@ -441,6 +441,7 @@ FRAME_PAINTER_JS = """(function () {
     };
   }
   document.addEventListener("FilePond:loaded", watchDroppers);
+  painter.watched = function () { busy(); return ponds.length; };  // droppers on the page it watches
   function busy() {
     var status = window.FilePond && window.FilePond.Status;
     ponds = ponds.filter(function (p) {  // a dropper shown once and then taken off the page is forgotten

@@ -129,6 +129,9 @@ def test_an_idle_page_asks_for_no_animation_frames_and_its_dropper_still_uploads
     page.add_init_script(COUNT_ANIMATION_FRAMES)
     _open(page, server.url + QUERY)
     page.get_by_text("computing", exact=False).first.wait_for(state="hidden", timeout=120_000)
+    # the painter watches the dropper the card shows (FilePond.create wrapped): while a dropper reads or
+    # sends a file, FilePond paints on every frame (without that, an upload with no input event crawled)
+    assert page.evaluate("window.__framePainter.watched()") >= 1
     page.wait_for_timeout(6000)  # the painter's 5 s after the card's click
     idle = _frames_requested(page, 3)
     assert idle < 30, f"an idle page asked for {idle} animation frames in 3 s (FilePond's own loop: about 180)"
