@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from .conftest import CHROMIUM, ExplorerServer, require_browser, server_errors
+from .conftest import CHROMIUM, ExplorerServer, process_tree_cpu, require_browser, server_errors
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.xdist_group("load")]
 
@@ -294,10 +294,28 @@ async def _hostile(browser, url: str, out: dict, all_loaded: asyncio.Event, stop
         i += 1
 
 
-async def _run_load(url: str, hostile: bool = False) -> dict:
+def cpu_by_group(server_pid: int) -> dict[str, float]:
+    """CPU seconds so far of the server (with its worker processes), of every Chromium process, and of
+    the whole machine (all cores, busy time only)."""
+    import psutil
+
+    chromium = 0.0
+    for proc in psutil.process_iter(["name", "cpu_times"]):
+        times = proc.info["cpu_times"]
+        if times is not None and "chrom" in (proc.info["name"] or "").lower():
+            chromium += times.user + times.system
+    t = psutil.cpu_times()
+    busy = t.user + t.nice + t.system + getattr(t, "irq", 0) + getattr(t, "softirq", 0) + getattr(t, "steal", 0)
+    return {"server": sum(process_tree_cpu(server_pid).values()), "Chromium": chromium, "machine": busy}
+
+
+async def _run_load(url: str, hostile: bool = False, cpu=None) -> dict:
+    """The sessions (and the hostile student); ``cpu()``, if given, is read when every page is open and
+    when the activity ends: ``out["cpu"]`` holds each group's CPU seconds over that window and its length."""
     from playwright.async_api import async_playwright
 
-    out = {"load": [], "latency": [], "final": [], "final_wait": [], "console": [], "repressed": 0, "hostile": []}
+    out = {"load": [], "latency": [], "final": [], "final_wait": [], "console": [], "repressed": 0, "hostile": [],
+           "cpu": {}}
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         all_loaded = asyncio.Event()
@@ -306,6 +324,11 @@ async def _run_load(url: str, hostile: bool = False) -> dict:
         async def started():
             await all_loaded.wait()
             stop_at.append(time.perf_counter() + LOAD_SECONDS)
+            if cpu is not None:
+                before, t = cpu(), time.perf_counter()
+                await asyncio.sleep(LOAD_SECONDS)
+                after = cpu()
+                out["cpu"] = {k: after[k] - before[k] for k in before} | {"wall": time.perf_counter() - t}
 
         await asyncio.gather(*[_session(browser, url, i, out, all_loaded) for i in range(N_SESSIONS)], started(),
                              *([_hostile(browser, url, out, all_loaded, stop_at)] if hostile else []))
@@ -353,7 +376,7 @@ def test_concurrent_sessions(tmp_path):
         rss_start = server.rss_mb()
         lag = LoopLag(f"http://127.0.0.1:{server.port}/static/extensions/panel/css/loading.css", server.rss_mb)
         lag.start()
-        out = asyncio.run(_run_load(server.url, hostile=HOSTILE))
+        out = asyncio.run(_run_load(server.url, hostile=HOSTILE, cpu=functools.partial(cpu_by_group, server.proc.pid)))
         lag.stop.set()
         wall, cpu = time.perf_counter() - t0, server.cpu_seconds() - cpu0
         time.sleep(1.0)
@@ -368,6 +391,11 @@ def test_concurrent_sessions(tmp_path):
     print(f"server-side time per applied change (snapshot + view updates): {_quantiles(applied)}")
     print(f"server event-loop wait (static file round trip every 0.5 s): {_quantiles(lag.times)}")
     print(f"server process CPU: {cpu:.0f} s over {wall:.0f} s of wall time ({100 * cpu / wall:.0f} % of one core)")
+    if out["cpu"]:  # who used the cores while every page was open and acting
+        w = out["cpu"]["wall"]
+        print(f"while every page acted ({w:.0f} s), share of one core: server and its workers "
+              f"{100 * out['cpu']['server'] / w:.0f} %, Chromium {100 * out['cpu']['Chromium'] / w:.0f} %, "
+              f"the whole machine {100 * out['cpu']['machine'] / w:.0f} % of {100 * (os.cpu_count() or 1)} %")
     rss_peak = max(lag.rss_mb, default=rss_start)
     print(f"server memory: {rss_start:.0f} MB at the start, peak {rss_peak:.0f} MB "
           f"(+{rss_peak - rss_start:.0f}, bound +{LOAD_RSS_BOUND_MB})")
