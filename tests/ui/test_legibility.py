@@ -124,9 +124,16 @@ def _render(page, key: str) -> list[dict]:
     return page.evaluate(FRAMES_JS)
 
 
-def test_every_gallery_figure_draws_readable_frames(browser, server):
+#: The gallery's figures are checked in this many shares, one test each, so that the suite's two workers
+#: can take one each (one test of every figure took about 2 minutes).
+GALLERY_SHARES = 2
+
+
+@pytest.mark.parametrize("share", range(GALLERY_SHARES), ids=lambda i: f"share {i + 1} of {GALLERY_SHARES}")
+def test_every_gallery_figure_draws_readable_frames(browser, server, share):
     page = _open(browser, server, 1600, 1000)
     keys = [k for k, f in figures.REGISTRY.items() if f.kind == "figure"]  # tables draw no Bokeh frame
+    keys = keys[share::GALLERY_SHARES]
     narrow = {}
     try:
         page.locator(".bk-tab", has_text="Figures").first.click()
