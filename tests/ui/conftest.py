@@ -64,6 +64,8 @@ def close_page(page) -> None:
 
 SERVER_ERROR = re.compile(r"Traceback|\bERROR\b|Exception in callback")
 _LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d ")
+#: The first line of a warning as Python's ``warnings`` module prints it (``path:line: Category: text``).
+_WARNING_LINE = re.compile(r"^\S.*:\d+: \w*Warning: ")
 
 
 def server_errors(lines: list[str]) -> list[str]:
@@ -84,10 +86,19 @@ def server_errors(lines: list[str]) -> list[str]:
 def _is_closed_socket_write(lines: list[str], start: int) -> bool:
     """Whether the traceback from ``lines[start]`` up to the next log line is a write to a websocket
     the client had already closed."""
-    block = []
+    block, warning_source = [], False
     for ln in itertools.islice(lines, start, None):
         if _LOG_LINE.match(ln):
             break
+        # a warning another thread printed meanwhile (joblib's, as a sweep is cancelled: the line and its
+        # indented source line) is not part of the traceback
+        if _WARNING_LINE.match(ln):
+            warning_source = True
+            continue
+        if warning_source and ln.startswith("  "):
+            warning_source = False
+            continue
+        warning_source = False
         block.append(ln)
     last = next((ln.strip() for ln in reversed(block) if ln.strip()), "")
     return last.startswith("tornado.websocket.WebSocketClosedError") and any("write_message" in ln for ln in block)

@@ -34,6 +34,13 @@ tornado.websocket.WebSocketClosedError
 2026-11-24 17:44:06,520 Failed sending message as connection was closed
 2026-11-24 17:44:06,523 WebSocket connection closed: code=None, reason=None"""
 
+# a warning another thread printed right after the traceback (joblib's, as a sweep is cancelled while
+# its page closes: the CI run of 2026-12-06 12:16 logged this shape)
+JOBLIB_WARNING = """\
+/venv/lib/python3.11/site-packages/joblib/parallel.py:1912: UserWarning: 3 tasks have been successfully \
+executed  but not used. Additionally, 16 tasks which were still being processed by the workers have been cancelled.
+  warnings.warn(msg)"""
+
 # an app failure in a callback: must be reported
 APP_ERROR = """\
 2026-11-24 17:44:07,000 ERROR: panel.reactive - Callback failed for object named 'log₂ γ'
@@ -53,6 +60,15 @@ TypeError: Object of type ndarray is not JSON serializable"""
 
 def test_closed_socket_writes_are_dropped():
     assert server_errors((TORNADO_WRITE + "\n" + PANEL_WRITE).splitlines()) == []
+
+
+def test_a_closed_socket_write_followed_by_another_threads_warning_is_dropped():
+    assert server_errors((TORNADO_WRITE + "\n" + JOBLIB_WARNING + "\n" + PANEL_WRITE).splitlines()) == []
+
+
+def test_an_app_error_after_a_warning_inside_a_transport_event_is_kept():
+    lines = (TORNADO_WRITE + "\n" + JOBLIB_WARNING + "\n" + WRAPPED.split("\n", 1)[1]).splitlines()
+    assert any("TypeError: Object of type ndarray" in e for e in server_errors(lines))
 
 
 def test_app_errors_are_kept_next_to_transport_events():
