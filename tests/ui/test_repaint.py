@@ -179,8 +179,12 @@ def _settle(page, tab: str, want: dict | None = None, timeout: float = 90.0, rea
                       for x, y, w, h in (p["box"] for p in plots)]
             return Shown(plots, pixels)
         page.wait_for_timeout(250)
-    raise AssertionError(f"the {tab} tab did not settle at {want}: computing {_computing(page)!r}, url {page.url}, "
-                         f"plots {[p['title'] for p in plots]}")
+    sweep = page.locator("text=/Sweep (done|running|not started|error)/")
+    raise AssertionError(
+        f"the {tab} tab did not settle at {want}: computing {_computing(page)!r}, url {page.url}, "
+        f"plots {[(p['title'], len(p['sources'])) for p in plots]}, plots ready {(ready or TABS[tab])(plots)}, "
+        f"code card {_text(page, 'buviz-code')[:400]!r}, "
+        f"sweep {sweep.first.inner_text() if sweep.count() else None!r}, last stable run {stable}")
 
 
 def _repainted(before: Shown, after: Shown, which) -> None:
