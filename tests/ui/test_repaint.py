@@ -153,19 +153,38 @@ def _shows(page, want: dict) -> bool:
     return all(SNIPPET[k].format(repr(v) if v == "aic" else v) in code for k, v in want.items())
 
 
+#: How much longer than ``timeout`` :func:`_settle` waits while the page keeps changing (a sweep's rows
+#: arriving). The CV sweep's worker processes run at niceness 10 (``buviz.app.sweeps.SWEEP_NICENESS``):
+#: while the other pytest worker keeps both cores busy they get about a tenth of a core each, and a
+#: sweep of a few CPU seconds takes minutes.
+PROGRESS_GRACE = 4
+
+
+def _sweep_text(page) -> str | None:
+    """The CV sweep's state as the Error vs −Û tab writes it (None: not on the page)."""
+    sweep = page.locator("text=/Sweep (done|running|not started|error)/")
+    return sweep.first.inner_text() if sweep.count() else None
+
+
 def _settle(page, tab: str, want: dict | None = None, timeout: float = 90.0, ready=None) -> Shown:
     """Wait until the page shows ``tab`` (its plots pass ``ready``, by default ``TABS[tab]``) at the URL
     settings ``want``, computes nothing, and its plots draw the same data for a second; then read their
-    pixels."""
+    pixels. Fails after ``timeout`` seconds in which nothing on the page moved on (its plots, the
+    sweep's state, the computing notice), or after ``PROGRESS_GRACE + 1`` times ``timeout`` in all."""
     from PIL import Image
 
-    deadline = time.time() + timeout
+    start = time.time()
+    deadline, moved = start + timeout, None
     last, stable, plots = None, 0, []
     while time.time() < deadline:
         plots = page.evaluate(PLOTS_JS)
+        sweep = _sweep_text(page) if tab == "Error vs −Û" else None
         ok = ((ready or TABS[tab])(plots) and _shows(page, want or {})
-              and (tab != "Error vs −Û" or page.get_by_text("Sweep done").count() > 0))
+              and (tab != "Error vs −Û" or (sweep or "").startswith("Sweep done")))
         sig = json.dumps([[p["title"], p["sources"], p["box"]] for p in plots])
+        if (sig, sweep, _computing(page)) != moved:  # progress: wait on
+            moved = (sig, sweep, _computing(page))
+            deadline = min(time.time() + timeout, start + (PROGRESS_GRACE + 1) * timeout)
         stable = stable + 1 if ok and sig == last else 0
         last = sig
         if stable >= 4:
@@ -179,12 +198,11 @@ def _settle(page, tab: str, want: dict | None = None, timeout: float = 90.0, rea
                       for x, y, w, h in (p["box"] for p in plots)]
             return Shown(plots, pixels)
         page.wait_for_timeout(250)
-    sweep = page.locator("text=/Sweep (done|running|not started|error)/")
     raise AssertionError(
-        f"the {tab} tab did not settle at {want}: computing {_computing(page)!r}, url {page.url}, "
-        f"plots {[(p['title'], len(p['sources'])) for p in plots]}, plots ready {(ready or TABS[tab])(plots)}, "
-        f"code card {_text(page, 'buviz-code')[:400]!r}, "
-        f"sweep {sweep.first.inner_text() if sweep.count() else None!r}, last stable run {stable}")
+        f"the {tab} tab did not settle at {want} in {time.time() - start:.0f} s: computing {_computing(page)!r}, "
+        f"url {page.url}, plots {[(p['title'], len(p['sources'])) for p in plots]}, "
+        f"plots ready {(ready or TABS[tab])(plots)}, code card {_text(page, 'buviz-code')[:400]!r}, "
+        f"sweep {_sweep_text(page)!r}, last stable run {stable}")
 
 
 def _repainted(before: Shown, after: Shown, which) -> None:
