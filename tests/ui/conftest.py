@@ -127,6 +127,37 @@ def open_tab(page, name: str, timeout_ms: float = 60_000, retry_ms: float = 15_0
                 raise AssertionError(f"tab {name!r} not active {timeout_ms / 1000:.0f} s after clicking it") from exc
 
 
+#: The CV sweep's worker processes run at niceness 10 (``buviz.app.sweeps.SWEEP_NICENESS``): while the
+#: other pytest worker keeps both cores busy at niceness 0 they get about a tenth of a core each (a sweep
+#: of 3.2 s alone took 31.5 s beside four busy processes). A wait on a sweep therefore fails when its
+#: state stops changing for ``SWEEP_STALL_S``, not after a fixed time; ``SWEEP_CAP_S`` bounds it.
+SWEEP_STALL_S, SWEEP_CAP_S = 90.0, 450.0
+
+
+def sweep_text(page) -> str | None:
+    """The CV sweep's state as the Error vs −Û tab writes it ("Sweep done: 21 statuses ..."); None
+    while the tab does not show it."""
+    sweep = page.locator("text=/Sweep (done|running|not started|error)/")
+    return sweep.first.inner_text() if sweep.count() else None
+
+
+def wait_for_sweep_done(page, stall_s: float = SWEEP_STALL_S, cap_s: float = SWEEP_CAP_S) -> str:
+    """Wait until the page says its CV sweep is done (its text returned), for as long as the text keeps
+    changing (rows arriving), at most ``cap_s``; fail once it stayed the same for ``stall_s``."""
+    start = last_change = time.monotonic()
+    seen = sweep_text(page)
+    while not (seen or "").startswith("Sweep done"):
+        now = time.monotonic()
+        if now - last_change > stall_s or now - start > cap_s:
+            raise AssertionError(f"the sweep did not finish: {seen!r} for {now - last_change:.0f} s "
+                                 f"({now - start:.0f} s in all)")
+        page.wait_for_timeout(250)
+        text = sweep_text(page)
+        if text != seen:
+            seen, last_change = text, time.monotonic()
+    return seen
+
+
 def require_browser():
     if not os.path.exists(CHROMIUM):
         pytest.skip("Debian's chromium is not installed")

@@ -29,7 +29,16 @@ import numpy as np
 import param
 import pytest
 
-from .conftest import PLOTS_JS, ExplorerServer, bokeh_digest, close_page, new_page, require_browser, same_drawing
+from .conftest import (
+    PLOTS_JS,
+    ExplorerServer,
+    bokeh_digest,
+    close_page,
+    new_page,
+    require_browser,
+    same_drawing,
+    sweep_text,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -153,17 +162,9 @@ def _shows(page, want: dict) -> bool:
     return all(SNIPPET[k].format(repr(v) if v == "aic" else v) in code for k, v in want.items())
 
 
-#: How much longer than ``timeout`` :func:`_settle` waits while the page keeps changing (a sweep's rows
-#: arriving). The CV sweep's worker processes run at niceness 10 (``buviz.app.sweeps.SWEEP_NICENESS``):
-#: while the other pytest worker keeps both cores busy they get about a tenth of a core each, and a
-#: sweep of a few CPU seconds takes minutes.
+#: How many more times ``timeout`` :func:`_settle` waits while the page keeps changing (a sweep's rows
+#: arriving at niceness 10: ``conftest.SWEEP_STALL_S``).
 PROGRESS_GRACE = 4
-
-
-def _sweep_text(page) -> str | None:
-    """The CV sweep's state as the Error vs −Û tab writes it (None: not on the page)."""
-    sweep = page.locator("text=/Sweep (done|running|not started|error)/")
-    return sweep.first.inner_text() if sweep.count() else None
 
 
 def _settle(page, tab: str, want: dict | None = None, timeout: float = 90.0, ready=None) -> Shown:
@@ -178,7 +179,7 @@ def _settle(page, tab: str, want: dict | None = None, timeout: float = 90.0, rea
     last, stable, plots = None, 0, []
     while time.time() < deadline:
         plots = page.evaluate(PLOTS_JS)
-        sweep = _sweep_text(page) if tab == "Error vs −Û" else None
+        sweep = sweep_text(page) if tab == "Error vs −Û" else None
         ok = ((ready or TABS[tab])(plots) and _shows(page, want or {})
               and (tab != "Error vs −Û" or (sweep or "").startswith("Sweep done")))
         sig = json.dumps([[p["title"], p["sources"], p["box"]] for p in plots])
@@ -202,7 +203,7 @@ def _settle(page, tab: str, want: dict | None = None, timeout: float = 90.0, rea
         f"the {tab} tab did not settle at {want} in {time.time() - start:.0f} s: computing {_computing(page)!r}, "
         f"url {page.url}, plots {[(p['title'], len(p['sources'])) for p in plots]}, "
         f"plots ready {(ready or TABS[tab])(plots)}, code card {_text(page, 'buviz-code')[:400]!r}, "
-        f"sweep {_sweep_text(page)!r}, last stable run {stable}")
+        f"sweep {sweep_text(page)!r}, last stable run {stable}")
 
 
 def _repainted(before: Shown, after: Shown, which) -> None:
