@@ -43,6 +43,7 @@ import hashlib
 import json
 import os
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
@@ -804,6 +805,14 @@ def _in_worker(parent_pid: int, niceness: int, filters: list, fn, *args, **kwarg
     return out, [w.message for w in caught]
 
 
+#: How long a sweep closed before its end waits for its tasks in flight while another sweep of the
+#: process runs (:func:`_run_tasks`); after that it abandons them, as joblib would. A rule buviz chose.
+CLOSE_DRAIN_S = 30.0
+
+_calls_lock = threading.Lock()
+_calls_running = 0  # joblib calls of _run_tasks running in this process, every thread
+
+
 def _run_tasks(tasks: list, n_jobs: int, retried: dict[int, int], retries: int = 2,
                niceness: int = 0) -> Iterator[tuple[int, object]]:
     """Run joblib tasks, yielding ``(task index, output)`` in order as each finishes.
@@ -813,14 +822,16 @@ def _run_tasks(tasks: list, n_jobs: int, retried: dict[int, int], retries: int =
     A task that still fails raises ``RuntimeError``: no result is silently dropped. Warnings raised
     in worker processes are raised again here, under the caller's filters (see :func:`_in_worker`).
 
-    Closed before its end (a cancelled sweep), it hands joblib no further task and waits for the ones
-    already handed out, so that joblib's call ends normally. joblib's loky backend runs every call of a
-    process on one shared executor, and a ``return_as="generator"`` call abandoned midway shuts that
-    executor down (its workers killed), which interrupts any other sweep of the process running on it:
-    with a cancelled sweep beside a running one, the running one had 72 of its 84 tasks interrupted
-    and run again (``tests/sweep/test_sweeps.py``). Closing after three rows takes 0.07 s (N = 200,
-    2 folds) to 0.5 s (N = 1000, 10 folds): the tasks in flight.
+    Closed before its end (a cancelled sweep) while another sweep of the process runs, it hands joblib
+    no further task and waits (at most :data:`CLOSE_DRAIN_S`) for the ones already handed out, so that
+    joblib's call ends normally. joblib's loky backend runs every call of a process on one shared
+    executor, and a ``return_as="generator"`` call abandoned midway shuts that executor down (its
+    workers killed), which interrupts the other sweep: with a cancelled sweep beside a running one, the
+    running one had 72 of its 84 tasks interrupted and run again (``tests/sweep/test_sweeps.py``).
+    Alone, or closed by the garbage collector in another thread (where waiting could block the thread
+    that delivers the results), it is abandoned at once, as before.
     """
+    global _calls_running
     filters = _caller_filters()
     tasks = [delayed(_in_worker)(os.getpid(), niceness, filters, fn, *args, **kw) for fn, args, kw in tasks]
     pending = list(range(len(tasks)))
@@ -835,6 +846,9 @@ def _run_tasks(tasks: list, n_jobs: int, retried: dict[int, int], retries: int =
                 handed.append(t)
                 yield tasks[t]
 
+        caller = threading.get_ident()
+        with _calls_lock:
+            _calls_running += 1
         try:
             outputs = Parallel(n_jobs=n_jobs, return_as="generator")(feed())
             for i, (out, caught) in enumerate(outputs):
@@ -844,11 +858,12 @@ def _run_tasks(tasks: list, n_jobs: int, retried: dict[int, int], retries: int =
                     warnings.warn(message, stacklevel=2)
                 try:
                     yield t, out
-                except GeneratorExit:  # closed: no new task; the ones handed out end, then the call
-                    closed.append(True)
-                    with contextlib.suppress(Exception):
-                        for _ in outputs:
-                            pass
+                except GeneratorExit:
+                    closed.append(True)  # no new task
+                    with _calls_lock:
+                        others = _calls_running > 1
+                    if others and threading.get_ident() == caller:
+                        _drain(outputs, time.monotonic() + CLOSE_DRAIN_S)
                     raise
             if pending:  # every task was handed out, so every one has its output
                 raise RuntimeError(f"joblib returned no output for {len(pending)} sweep task(s)")
@@ -862,6 +877,18 @@ def _run_tasks(tasks: list, n_jobs: int, retried: dict[int, int], retries: int =
                           f"retrying (attempt {attempt} of {retries})", RuntimeWarning, stacklevel=2)
             for t in pending:
                 retried[t] = retried.get(t, 0) + 1
+        finally:
+            with _calls_lock:
+                _calls_running -= 1
+
+
+def _drain(outputs: Iterator, deadline: float) -> None:
+    """Read the rest of a joblib call whose input ended (the tasks in flight), until ``deadline``
+    (``time.monotonic()``); a task failing meanwhile ends it too."""
+    with contextlib.suppress(Exception):
+        for _ in outputs:
+            if time.monotonic() > deadline:
+                return
 
 
 @contextmanager

@@ -72,42 +72,46 @@ def test_sweep_is_deterministic_without_cache(small):
     pd.testing.assert_frame_equal(a.filter(regex="^(L|U)_"), b.filter(regex="^(L|U)_"))
 
 
-def test_a_cancelled_sweep_leaves_a_running_one_of_the_process_alone(small):
+def test_a_cancelled_sweep_leaves_a_running_one_of_the_process_alone():
     """Two sweeps in one process (the explorer's in its background thread, the user's in the notebook):
     closing one before its end (a cancelled sweep) must not interrupt the other. joblib's loky backend
     runs both on one shared executor, and a ``Parallel`` generator abandoned midway shuts it down; before
-    ``_run_tasks`` ended a closed call cleanly, the running sweep had 72 of its 84 tasks interrupted and
-    run again (its rows' ``retries``, with a RuntimeWarning)."""
+    ``_run_tasks`` ended a closed call cleanly, a real sweep beside a cancelled one had 72 of its 84
+    tasks interrupted and run again (its rows' ``retries``). Here the running sweep's tasks sleep 3 s,
+    so that they are certainly in flight when the other is closed."""
     import threading
-    import warnings
 
-    gammas = 2.0 ** np.arange(-10, 11, 1.0)
-    first_row, closed, rows, caught = threading.Event(), threading.Event(), [], []
+    running_tasks = [(time.sleep, (0.05,), {})] + [(time.sleep, (3.0,), {})] * 4
+    first, closed, outputs, retried, failed = threading.Event(), threading.Event(), [], {}, []
 
     def running():
-        with warnings.catch_warnings(record=True) as w:
-            warnings.simplefilter("always")
-            for row in sweep.iter_svm_gamma_sweep(small, gammas, cv=2, M=20, cache=False, n_jobs=2):
-                rows.append(row)
-                if len(rows) == 1:
-                    first_row.set()
-                    closed.wait(120)  # its call still open, tasks in flight, while the other is closed
-        caught.extend(str(m.message) for m in w)
+        try:
+            for t, _ in sweep._run_tasks(running_tasks, 2, retried):
+                outputs.append(t)
+                if t == 0:
+                    first.set()
+                    closed.wait(60)  # the call open, its 3 s tasks running, while the other is closed
+        except Exception as exc:  # reported below
+            failed.append(exc)
 
-    thread = threading.Thread(target=running)
+    thread = threading.Thread(target=running, daemon=True)
     thread.start()
-    assert first_row.wait(120)
-    it = sweep.iter_svm_gamma_sweep(small, gammas, cv=2, M=30, cache=False, n_jobs=2)
-    assert len([next(it) for _ in range(3)]) == 3
-    it.close()  # the cancelled sweep
-    closed.set()
-    thread.join(300)
-    assert len(rows) == len(gammas)
-    assert [r["retries"] for r in rows] == [0] * len(gammas), [m for m in caught if "interrupted" in m]
-    assert not [m for m in caught if "interrupted" in m]
-    again = sweep.svm_gamma_sweep(small, gammas[:3], cv=2, M=20, cache=False, n_jobs=2)  # the executor still works
-    assert again["retries"].tolist() == [0, 0, 0]
-    assert again["U_tr"].tolist() == [r["U_tr"] for r in rows[:3]]
+    try:
+        assert first.wait(120)
+        it = sweep._run_tasks([(time.sleep, (0.01,), {})] * 20, 2, {})
+        assert [next(it)[0] for _ in range(3)] == [0, 1, 2]
+        t0 = time.perf_counter()
+        it.close()  # the cancelled sweep
+        took = time.perf_counter() - t0
+    finally:
+        closed.set()
+        thread.join(120)
+    assert failed == [] and not thread.is_alive()
+    assert retried == {}, f"tasks of the running sweep run again: {retried}"
+    assert outputs == list(range(len(running_tasks)))
+    assert took < sweep.CLOSE_DRAIN_S
+    again = list(sweep._run_tasks([(time.sleep, (0.01,), {})] * 3, 2, retried))  # the executor still works
+    assert [t for t, _ in again] == [0, 1, 2] and retried == {}
 
 
 def test_mlp_epoch_sweep(small, tmp_path):
