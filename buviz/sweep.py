@@ -837,11 +837,11 @@ def _run_tasks(tasks: list, n_jobs: int, retried: dict[int, int], retries: int =
     pending = list(range(len(tasks)))
     attempt = 0
     while pending:
-        batch, handed, closed = list(pending), [], []
+        batch, handed, closed = list(pending), [], threading.Event()
 
         def feed(batch=batch, handed=handed, closed=closed):
             for t in batch:  # joblib takes tasks from here as workers free up (in its callback threads too)
-                if closed:
+                if closed.is_set():
                     return
                 handed.append(t)
                 yield tasks[t]
@@ -859,7 +859,7 @@ def _run_tasks(tasks: list, n_jobs: int, retried: dict[int, int], retries: int =
                 try:
                     yield t, out
                 except GeneratorExit:
-                    closed.append(True)  # no new task
+                    closed.set()  # no new task
                     with _calls_lock:
                         others = _calls_running > 1
                     if others and threading.get_ident() == caller:

@@ -129,9 +129,31 @@ def open_tab(page, name: str, timeout_ms: float = 60_000, retry_ms: float = 15_0
 
 #: The CV sweep's worker processes run at niceness 10 (``buviz.app.sweeps.SWEEP_NICENESS``): while the
 #: other pytest worker keeps both cores busy at niceness 0 they get about a tenth of a core each (a sweep
-#: of 3.2 s alone took 31.5 s beside four busy processes). A wait on a sweep therefore fails when its
-#: state stops changing for ``SWEEP_STALL_S``, not after a fixed time; ``SWEEP_CAP_S`` bounds it.
-SWEEP_STALL_S, SWEEP_CAP_S = 90.0, 450.0
+#: of 3.2 s alone took 31.5 s beside four busy processes). A wait on a sweep therefore fails when what it
+#: watches stops changing for ``SWEEP_STALL_S`` (:class:`StallDeadline`), not after a fixed time, and
+#: after ``SWEEP_GRACE`` times that in all.
+SWEEP_STALL_S, SWEEP_GRACE = 90.0, 5
+
+
+class StallDeadline:
+    """The end of a wait on work that shows its progress: ``stall_s`` seconds after the watched state
+    last changed (:meth:`see`), and at most ``SWEEP_GRACE * stall_s`` after the start."""
+
+    def __init__(self, stall_s: float = SWEEP_STALL_S):
+        self.start = self.changed = time.monotonic()
+        self.stall_s, self._state = stall_s, object()
+
+    def see(self, state) -> None:
+        if state != self._state:
+            self._state, self.changed = state, time.monotonic()
+
+    def over(self) -> bool:
+        now = time.monotonic()
+        return now - self.changed > self.stall_s or now - self.start > SWEEP_GRACE * self.stall_s
+
+    def __str__(self) -> str:
+        now = time.monotonic()
+        return f"unchanged for {now - self.changed:.0f} s, {now - self.start:.0f} s in all"
 
 
 def sweep_text(page) -> str | None:
@@ -141,21 +163,16 @@ def sweep_text(page) -> str | None:
     return sweep.first.inner_text() if sweep.count() else None
 
 
-def wait_for_sweep_done(page, stall_s: float = SWEEP_STALL_S, cap_s: float = SWEEP_CAP_S) -> str:
+def wait_for_sweep_done(page, stall_s: float = SWEEP_STALL_S) -> str:
     """Wait until the page says its CV sweep is done (its text returned), for as long as the text keeps
-    changing (rows arriving), at most ``cap_s``; fail once it stayed the same for ``stall_s``."""
-    start = last_change = time.monotonic()
-    seen = sweep_text(page)
-    while not (seen or "").startswith("Sweep done"):
-        now = time.monotonic()
-        if now - last_change > stall_s or now - start > cap_s:
-            raise AssertionError(f"the sweep did not finish: {seen!r} for {now - last_change:.0f} s "
-                                 f"({now - start:.0f} s in all)")
+    changing (rows arriving): :class:`StallDeadline`."""
+    deadline = StallDeadline(stall_s)
+    while not (text := sweep_text(page) or "").startswith("Sweep done"):
+        deadline.see(text)
+        if deadline.over():
+            raise AssertionError(f"the sweep did not finish: {text!r} ({deadline})")
         page.wait_for_timeout(250)
-        text = sweep_text(page)
-        if text != seen:
-            seen, last_change = text, time.monotonic()
-    return seen
+    return text
 
 
 def require_browser():

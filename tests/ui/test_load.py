@@ -391,11 +391,11 @@ def test_concurrent_sessions(tmp_path):
     print(f"server-side time per applied change (snapshot + view updates): {_quantiles(applied)}")
     print(f"server event-loop wait (static file round trip every 0.5 s): {_quantiles(lag.times)}")
     print(f"server process CPU: {cpu:.0f} s over {wall:.0f} s of wall time ({100 * cpu / wall:.0f} % of one core)")
-    if out["cpu"]:  # who used the cores while every page was open and acting
-        w = out["cpu"]["wall"]
+    if share := out["cpu"]:  # who used the cores while every page was open and acting
+        w = share["wall"]
         print(f"while every page acted ({w:.0f} s), share of one core: server and its workers "
-              f"{100 * out['cpu']['server'] / w:.0f} %, Chromium {100 * out['cpu']['Chromium'] / w:.0f} %, "
-              f"the whole machine {100 * out['cpu']['machine'] / w:.0f} % of {100 * (os.cpu_count() or 1)} %")
+              f"{100 * share['server'] / w:.0f} %, Chromium {100 * share['Chromium'] / w:.0f} %, "
+              f"the whole machine {100 * share['machine'] / w:.0f} % of {100 * (os.cpu_count() or 1)} %")
     rss_peak = max(lag.rss_mb, default=rss_start)
     print(f"server memory: {rss_start:.0f} MB at the start, peak {rss_peak:.0f} MB "
           f"(+{rss_peak - rss_start:.0f}, bound +{LOAD_RSS_BOUND_MB})")

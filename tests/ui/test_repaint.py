@@ -32,6 +32,7 @@ import pytest
 from .conftest import (
     PLOTS_JS,
     ExplorerServer,
+    StallDeadline,
     bokeh_digest,
     close_page,
     new_page,
@@ -162,30 +163,22 @@ def _shows(page, want: dict) -> bool:
     return all(SNIPPET[k].format(repr(v) if v == "aic" else v) in code for k, v in want.items())
 
 
-#: How many more times ``timeout`` :func:`_settle` waits while the page keeps changing (a sweep's rows
-#: arriving at niceness 10: ``conftest.SWEEP_STALL_S``).
-PROGRESS_GRACE = 4
-
-
 def _settle(page, tab: str, want: dict | None = None, timeout: float = 90.0, ready=None) -> Shown:
     """Wait until the page shows ``tab`` (its plots pass ``ready``, by default ``TABS[tab]``) at the URL
     settings ``want``, computes nothing, and its plots draw the same data for a second; then read their
     pixels. Fails after ``timeout`` seconds in which nothing on the page moved on (its plots, the
-    sweep's state, the computing notice), or after ``PROGRESS_GRACE + 1`` times ``timeout`` in all."""
+    sweep's state, the computing notice): :class:`~conftest.StallDeadline`."""
     from PIL import Image
 
-    start = time.time()
-    deadline, moved = start + timeout, None
+    deadline = StallDeadline(timeout)
     last, stable, plots = None, 0, []
-    while time.time() < deadline:
+    while not deadline.over():
         plots = page.evaluate(PLOTS_JS)
         sweep = sweep_text(page) if tab == "Error vs −Û" else None
         ok = ((ready or TABS[tab])(plots) and _shows(page, want or {})
               and (tab != "Error vs −Û" or (sweep or "").startswith("Sweep done")))
         sig = json.dumps([[p["title"], p["sources"], p["box"]] for p in plots])
-        if (sig, sweep, _computing(page)) != moved:  # progress: wait on
-            moved = (sig, sweep, _computing(page))
-            deadline = min(time.time() + timeout, start + (PROGRESS_GRACE + 1) * timeout)
+        deadline.see((sig, sweep, _computing(page)))  # progress: wait on
         stable = stable + 1 if ok and sig == last else 0
         last = sig
         if stable >= 4:
@@ -200,7 +193,7 @@ def _settle(page, tab: str, want: dict | None = None, timeout: float = 90.0, rea
             return Shown(plots, pixels)
         page.wait_for_timeout(250)
     raise AssertionError(
-        f"the {tab} tab did not settle at {want} in {time.time() - start:.0f} s: computing {_computing(page)!r}, "
+        f"the {tab} tab did not settle at {want} ({deadline}): computing {_computing(page)!r}, "
         f"url {page.url}, plots {[(p['title'], len(p['sources'])) for p in plots]}, "
         f"plots ready {(ready or TABS[tab])(plots)}, code card {_text(page, 'buviz-code')[:400]!r}, "
         f"sweep {sweep_text(page)!r}, last stable run {stable}")
